@@ -1,0 +1,1 @@
+"""Static files the dashboard ships: logo, CSS and small public demo files."""

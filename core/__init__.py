@@ -1,0 +1,54 @@
+"""privclust.core: differentially private clustering algorithms and their non-private baselines.
+
+The estimators follow scikit-learn conventions (``fit`` returns ``self``, learned state ends in
+``_``, ``random_state`` accepts None/int/Generator). Every private estimator exposes ``privacy_``,
+a :class:`privclust.core.privacy.Guarantee`, and charges an optional ``ledger=`` before it releases.
+
+Names are imported lazily, so ``import privclust.core`` stays cheap and a family's modules are
+only loaded when one of its classes is used.
+"""
+from importlib import import_module
+
+_EXPORTS = {
+    # subspace clustering (WWS15, seed 001)
+    "KPlanes": "subspace",
+    "ThresholdSubspaceClustering": "subspace",
+    "SparseSubspaceClustering": "subspace",
+    "LowRankRepresentation": "subspace",
+    "SampleAggregateSubspaceClustering": "subspace",
+    "GibbsSubspaceClustering": "subspace",
+    "SuLQSubspaceClustering": "subspace",
+    # compressive k-means (SCH19, seed 002)
+    "CompressiveKMeans": "sketch",
+    "DPLloyd": "sketch",
+    "Sketch": "sketch",
+    # locating a small cluster (NSV16, seed 003)
+    "OneCluster": "onecluster",
+    "PrivateKBalls": "onecluster",
+    # co-clustering (BP25, seed 004)
+    "TauCoClustering": "cocluster",
+    "DPTauCoClustering": "cocluster",
+    # foundation
+    "Guarantee": "privacy",
+    "Ledger": "privacy",
+    "BudgetExceeded": "privacy",
+    "Dataset": "data",
+    "load": "data",
+}
+
+__all__ = sorted(_EXPORTS) + ["privacy", "data", "metrics"]
+
+
+def __getattr__(name):
+    if name in ("privacy", "data", "metrics", "subspace", "sketch", "onecluster", "cocluster",
+                "experiments"):
+        return import_module(f"{__name__}.{name}")
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return getattr(import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__():
+    return __all__

@@ -1,0 +1,114 @@
+"""Per-record input-domain enforcement (algorithms.md P9).
+
+Each transform acts on every record (row) independently, so it commutes with any neighbouring
+relation and costs no privacy. The bounds (radius, box, grid step) are public parameters: they
+are never computed from the data, and a missing bound raises ``ValueError`` naming it.
+"""
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+
+class DataWarning(UserWarning):
+    """Data is usable but not what the method assumes (e.g. non-integer counts)."""
+
+
+def _positive(value, name):
+    if value is None:
+        raise ValueError(f"{name} is a required public bound; it is never computed from the data")
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}") from None
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number, got {value}")
+    return value
+
+
+def _float_rows(X, name="X"):
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a numeric array") from None
+    if X.ndim not in (1, 2):
+        raise ValueError(f"{name} must be 1-D (one record) or 2-D (n_samples, n_features), "
+                         f"got shape {X.shape}")
+    return X
+
+
+def clip_l2(X, radius):
+    """Scale each record to L2 norm at most ``radius``: x <- x * min(1, radius / ||x||) (P9).
+
+    X is (n, d) or a single record (d,); returns a new float array. Zero rows stay zero.
+    """
+    radius = _positive(radius, "radius")
+    X = _float_rows(X)
+    norms = np.linalg.norm(X, axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(norms > radius, radius / norms, 1.0)
+    return X * scale
+
+
+def clip_box(X, lower, upper):
+    """Clip every coordinate into the public box [lower, upper] (scalars or length-d arrays) (P9)."""
+    if lower is None or upper is None:
+        missing = "lower" if lower is None else "upper"
+        raise ValueError(f"{missing} is a required public bound; it is never computed from the data")
+    X = _float_rows(X)
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    d = X.shape[-1]
+    for arr, name in ((lo, "lower"), (hi, "upper")):
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != d):
+            raise ValueError(f"{name} must be a scalar or have length n_features={d}, "
+                             f"got shape {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite")
+    if np.any(lo > hi):
+        raise ValueError("lower must be <= upper in every coordinate")
+    return np.clip(X, lo, hi)
+
+
+def quantize(X, step, offset=0.0):
+    """Round every coordinate to the nearest point of the grid offset + step * Z^d (P9)."""
+    step = _positive(step, "step")
+    X = _float_rows(X)
+    return offset + np.round((X - offset) / step) * step
+
+
+def check_counts(A, name="A"):
+    """Validate a count matrix for co-clustering (P9 ``check_nonneg_integer``, spec 5.1).
+
+    Raises ``ValueError`` if an entry is negative or non-finite (naming the first bad row and
+    column, 1-based); warns :class:`DataWarning` if entries are not integers (the ``cell``
+    neighbouring relation is then read as "one entry changes by at most 1"). Returns A unchanged.
+    """
+    if sp.issparse(A):
+        coo = sp.coo_matrix(A)
+        rows, cols, vals = coo.row, coo.col, np.asarray(coo.data)
+        ndim = 2
+    else:
+        arr = np.asarray(A)
+        ndim = arr.ndim
+        if ndim == 2:
+            if not np.issubdtype(arr.dtype, np.number) and arr.dtype != bool:
+                raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+            rows, cols = np.nonzero(arr != 0)
+            vals = arr[rows, cols]
+    if ndim != 2:
+        raise ValueError(f"{name} must be a 2-D count matrix, got {ndim} dimensions")
+    vals = np.asarray(vals, dtype=np.float64)
+    for bad, what in ((~np.isfinite(vals), "a non-finite value"), (vals < 0, "a negative count")):
+        if np.any(bad):
+            order = np.lexsort((cols[bad], rows[bad]))[0]
+            i = np.flatnonzero(bad)[order]
+            raise ValueError(f"{name} has {what} at row {rows[i] + 1}, column {cols[i] + 1}: "
+                             "counts must be non-negative finite numbers")
+    if np.any(vals != np.round(vals)):
+        warnings.warn(f"{name} has non-integer entries; the 'cell' neighbouring relation then "
+                      "means one entry changes by at most 1", DataWarning, stacklevel=2)
+    return A
+
+
+check_nonneg_integer = check_counts

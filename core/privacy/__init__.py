@@ -1,0 +1,34 @@
+"""privclust.core.privacy: DP primitives, guarantees, per-fit accounting and the budget ledger.
+
+Primitives follow algorithms.md section 1 (P1-P8, P10). Each takes an explicit
+``numpy.random.Generator`` and a ``size=`` batched form (N independent releases in one vectorised
+call) used by the statistical audits in :mod:`privclust.core.privacy.audit`.
+
+Known limitation: noise is sampled in floating point with numpy, which is open to precision
+attacks (Mironov 2012); see :mod:`privclust.core.privacy.laplace`.
+"""
+from . import audit
+from .accountant import BudgetAccountant
+from .composition import advanced_composition, basic_composition
+from .errors import BudgetExceeded, PrivacyWarning
+from .exponential import exponential_mechanism, exponential_probabilities, gumbel_max
+from .gaussian import analytic_gaussian_sigma, classic_gaussian_sigma, gaussian
+from .guarantee import KINDS, NEIGHBOURINGS, Guarantee, Spend
+from .histogram import stable_histogram, stable_histogram_threshold
+from .laplace import complex_laplace, laplace
+from .ledger import ChargeRecord, Ledger, charge
+from .random_matrices import haar_orthogonal, haar_stiefel, jl_matrix
+from .rng import as_generator
+from .smooth import smooth_sensitivity_gaussian, smooth_sensitivity_parameters
+from .sparse_vector import above_threshold
+
+__all__ = [
+    "as_generator", "PrivacyWarning", "BudgetExceeded",
+    "laplace", "complex_laplace", "gaussian", "analytic_gaussian_sigma", "classic_gaussian_sigma",
+    "exponential_mechanism", "exponential_probabilities", "gumbel_max", "above_threshold",
+    "stable_histogram", "stable_histogram_threshold", "basic_composition", "advanced_composition",
+    "haar_orthogonal", "haar_stiefel", "jl_matrix",
+    "smooth_sensitivity_parameters", "smooth_sensitivity_gaussian",
+    "Spend", "Guarantee", "KINDS", "NEIGHBOURINGS", "BudgetAccountant",
+    "Ledger", "ChargeRecord", "charge", "audit",
+]

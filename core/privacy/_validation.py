@@ -1,0 +1,69 @@
+"""Argument checks shared by the privacy primitives (spec 6.1: eps > 0 finite, 0 <= delta < 1)."""
+import numbers
+
+import numpy as np
+
+
+def check_epsilon(epsilon, name="epsilon"):
+    """Return ``epsilon`` as a float after checking it is a finite number > 0."""
+    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {epsilon!r}")
+    value = float(epsilon)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be finite and > 0, got {epsilon!r}")
+    return value
+
+
+def check_delta(delta, name="delta", positive=False):
+    """Return ``delta`` as a float after checking 0 <= delta < 1 (0 < delta if ``positive``)."""
+    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {delta!r}")
+    value = float(delta)
+    if not (0.0 <= value < 1.0) or (positive and value == 0.0):
+        bound = "0 < delta < 1" if positive else "0 <= delta < 1"
+        raise ValueError(f"{name} must satisfy {bound}, got {delta!r}")
+    return value
+
+
+def check_sensitivity(sensitivity, name="sensitivity"):
+    """Return ``sensitivity`` as a float after checking it is finite and >= 0."""
+    if isinstance(sensitivity, (bool, np.bool_)) or not isinstance(sensitivity, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {sensitivity!r}")
+    value = float(sensitivity)
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be finite and >= 0, got {sensitivity!r}")
+    return value
+
+
+def check_rng(rng):
+    """Require an explicit ``numpy.random.Generator`` (never the global numpy state).
+
+    Integers are refused on purpose: re-seeding every call would reuse the same noise for
+    different releases, and the difference of two such releases is noise-free.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator (use "
+                        f"privclust.core.privacy.as_generator(random_state)), got {type(rng).__name__}")
+    return rng
+
+
+def check_size(size):
+    """Return the batch shape prefix: () for ``size=None``, (size,) for a positive integer."""
+    if size is None:
+        return ()
+    if isinstance(size, (bool, np.bool_)) or not isinstance(size, numbers.Integral):
+        raise TypeError(f"size must be None or a positive integer, got {size!r}")
+    if size < 1:
+        raise ValueError(f"size must be >= 1, got {size!r}")
+    return (int(size),)
+
+
+def as_float_array(value, name="value"):
+    """Float64 array of ``value``, refusing NaN/inf (a non-finite input is a privacy bug)."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numeric: {exc}") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite entries")
+    return arr

@@ -1,0 +1,34 @@
+"""Composition theorems (spec P7)."""
+import math
+import numbers
+
+from ._validation import check_delta, check_epsilon
+
+
+def basic_composition(spends):
+    """Basic composition: the (epsilon_i, delta_i) add up.
+
+    ``spends`` is an iterable of ``(epsilon, delta)`` pairs or objects with ``epsilon`` and
+    ``delta`` attributes (e.g. :class:`Spend`). Returns ``(epsilon, delta)`` (float sums, fsum).
+    """
+    eps, dels = [], []
+    for item in spends:
+        e, d = (item.epsilon, item.delta) if hasattr(item, "epsilon") else item
+        eps.append(float(e))
+        dels.append(float(d))
+    return math.fsum(eps), math.fsum(dels)
+
+
+def advanced_composition(epsilon0, delta0, k, delta_prime):
+    """k-fold adaptive composition of (eps0, delta0)-DP steps (Dwork, Rothblum & Vadhan 2010).
+
+    Returns ``(eps', k*delta0 + delta')`` with eps' = sqrt(2k ln(1/delta')) eps0 + k eps0 (e^eps0 - 1).
+    """
+    epsilon0 = check_epsilon(epsilon0, "epsilon0")
+    delta0 = check_delta(delta0, "delta0")
+    delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    k = int(k)
+    eps = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon0 + k * epsilon0 * math.expm1(epsilon0)
+    return eps, k * delta0 + delta_prime

@@ -1,0 +1,17 @@
+"""Differentially private subspace clustering (seed 001, WWS15; spec section 2).
+
+Non-private solvers (k-plane, TSC, SSC, LRR) and ``fit_subspaces``; private estimators:
+sample-and-aggregate (Alg. 1), the Gibbs sampler of the exponential mechanism (Sec. 4.1) and the
+SuLQ k-plane baseline (App. E, reconstructed).
+"""
+from .gibbs import GibbsSubspaceClustering
+from .kplanes import KPlanes
+from .lrr import LowRankRepresentation
+from .projection import fit_subspaces
+from .ssc import SparseSubspaceClustering
+from .tsc import ThresholdSubspaceClustering
+
+__all__ = [
+    "KPlanes", "ThresholdSubspaceClustering", "SparseSubspaceClustering", "LowRankRepresentation",
+    "GibbsSubspaceClustering", "fit_subspaces",
+]

@@ -1,0 +1,32 @@
+"""Solver lookup shared by sample-and-aggregate (the ``f`` of Alg. 1) and the Gibbs initialiser."""
+from sklearn.base import clone
+
+from .kplanes import KPlanes
+from .lrr import LowRankRepresentation
+from .ssc import SparseSubspaceClustering
+from .tsc import ThresholdSubspaceClustering
+
+SOLVERS = {
+    "tsc": ThresholdSubspaceClustering,
+    "ssc": SparseSubspaceClustering,
+    "lrr": LowRankRepresentation,
+    "kplanes": KPlanes,
+}
+
+
+def make_solver(solver, n_clusters, subspace_dim, random_state=None):
+    """A fresh solver: a name in ``SOLVERS`` (built with (k, q, random_state)) or a clone of an
+    estimator whose ``fit(X)`` sets ``subspaces_`` (random_state set when it has one)."""
+    if isinstance(solver, str):
+        try:
+            cls = SOLVERS[solver]
+        except KeyError:
+            raise ValueError(f"solver must be one of {sorted(SOLVERS)} or an estimator; "
+                             f"got {solver!r}") from None
+        return cls(n_clusters=n_clusters, subspace_dim=subspace_dim, random_state=random_state)
+    if not hasattr(solver, "fit"):
+        raise TypeError(f"solver must be a name or an estimator with fit(X); got {solver!r}")
+    est = clone(solver)
+    if "random_state" in est.get_params():
+        est.set_params(random_state=random_state)
+    return est

@@ -1,0 +1,102 @@
+"""Thresholding-based subspace clustering (spec 2.2 S1/S2). NONPRIVATE.
+
+``variant="simplified"``: seed 001 Alg. 2 (s-nearest-neighbour graph in |<x_i, x_j>|, connected
+components, one subspace per component); when the number of components is not k the algorithm is
+undefined and we fall back to spectral clustering of the full TSC affinity (ambiguity 13).
+``variant="full"``: Heckel & Bolcskei 2015 (unit-normalised points, weights
+exp(-2 arccos|<x_i, x_j>|) on the s neighbours, spectral clustering).
+The neighbour search runs over row chunks: no n x n matrix is formed.
+"""
+import math
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from ..privacy import as_generator
+from .projection import single_threaded, check_data, complete_basis, fit_subspaces, spectral_labels
+
+_CHUNK = 1024
+
+
+def _neighbours(X, s):
+    """Indices (n, s) and |inner products| (n, s) of each point's s most correlated others."""
+    n = len(X)
+    idx = np.empty((n, s), dtype=np.intp)
+    val = np.empty((n, s))
+    for start in range(0, n, _CHUNK):
+        stop = min(start + _CHUNK, n)
+        G = np.abs(X[start:stop] @ X.T)
+        G[np.arange(stop - start), np.arange(start, stop)] = -np.inf
+        part = np.argpartition(G, -s, axis=1)[:, -s:]
+        idx[start:stop] = part
+        val[start:stop] = np.take_along_axis(G, part, axis=1)
+    return idx, val
+
+
+class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
+    """TSC; ``n_neighbors`` (s) defaults to max(q, ceil(0.05 n / k)) (spec 2.2).
+
+    ``subspace_method``: "svd" (top-q SVD of each cluster, default) or "random_points" (span of
+    q random points of the component, as in Alg. 2; only used by the simplified variant).
+    Attributes: ``labels_``, ``subspaces_`` (k, d, q), ``n_components_`` (simplified variant),
+    ``fallback_`` (True when the simplified variant fell back to spectral clustering).
+    """
+
+    def __init__(self, n_clusters=3, subspace_dim=1, n_neighbors=None, variant="full",
+                 subspace_method="svd", random_state=None):
+        self.n_clusters = n_clusters
+        self.subspace_dim = subspace_dim
+        self.n_neighbors = n_neighbors
+        self.variant = variant
+        self.subspace_method = subspace_method
+        self.random_state = random_state
+
+    @single_threaded
+    def fit(self, X, y=None):
+        X = check_data(X, self.n_clusters, self.subspace_dim)
+        if self.variant not in ("simplified", "full"):
+            raise ValueError(f"variant must be 'simplified' or 'full'; got {self.variant!r}")
+        if self.subspace_method not in ("svd", "random_points"):
+            raise ValueError("subspace_method must be 'svd' or 'random_points'; "
+                             f"got {self.subspace_method!r}")
+        rng = as_generator(self.random_state)
+        n, k, q = len(X), self.n_clusters, self.subspace_dim
+        s = self.n_neighbors
+        if s is None:
+            s = max(q, math.ceil(0.05 * n / k))
+        s = int(min(max(int(s), 1), n - 1))
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
+        Xn = X / np.where(norms > 0, norms, 1.0)
+        rows = np.repeat(np.arange(n), s)
+        self.fallback_ = False
+        if self.variant == "simplified":
+            idx, _ = _neighbours(X, s)
+            G = coo_matrix((np.ones(n * s), (rows, idx.ravel())), shape=(n, n)).tocsr()
+            G = G.maximum(G.T)
+            self.n_components_, comp = connected_components(G, directed=False)
+            if self.n_components_ == k:
+                self.labels_ = comp.astype(int)
+                self.subspaces_ = self._component_bases(X, comp, rng)
+                return self
+            self.fallback_ = True
+        idx, val = _neighbours(Xn, s)
+        w = np.exp(-2.0 * np.arccos(np.clip(val.ravel(), 0.0, 1.0)))
+        Z = coo_matrix((w, (rows, idx.ravel())), shape=(n, n)).tocsr()
+        self.labels_ = spectral_labels(Z + Z.T, k, rng)
+        self.subspaces_ = fit_subspaces(X, self.labels_, q, n_clusters=k, random_state=rng)
+        return self
+
+    def _component_bases(self, X, comp, rng):
+        k, q = self.n_clusters, self.subspace_dim
+        if self.subspace_method == "svd":
+            return fit_subspaces(X, comp, q, n_clusters=k, random_state=rng)
+        bases = np.empty((k, X.shape[1], q))
+        for ell in range(k):
+            members = np.flatnonzero(comp == ell)
+            pick = rng.choice(members, size=min(q, len(members)), replace=False)
+            U, sv, _ = np.linalg.svd(X[pick].T, full_matrices=False)
+            rank = int(np.sum(sv > sv[0] * 1e-12)) if sv[0] > 0 else 0
+            bases[ell] = complete_basis(U[:, :rank], q, rng)
+        return bases

@@ -1,0 +1,13 @@
+"""privclust.core.cocluster: co-clustering with the de-normalised Goodman-Kruskal tau ([BP25]).
+
+``TauCoClustering`` is Fast-tauCC (non-private reference, spec 5.3); ``DPTauCoClustering`` is
+DP-tauCC (pure epsilon-DP under the entry-level ``cell`` relation, spec 5.4). Lower-level pieces:
+``dp_taucc_runs`` (batched runs), ``update_part``, ``compute_table``, ``random_matrix``.
+"""
+from .dp_estimator import DPTauCoClustering
+from .dp_taucc import budget_schedule, compute_table, dp_taucc_runs, update_part
+from .fast_taucc import TauCoClustering
+from .init import random_matrix
+
+__all__ = ["TauCoClustering", "DPTauCoClustering", "dp_taucc_runs", "update_part", "compute_table",
+           "budget_schedule", "random_matrix"]

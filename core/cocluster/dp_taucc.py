@@ -1,0 +1,187 @@
+"""DP-tauCC: differentially private co-clustering under the ``cell`` relation ([BP25], spec 5.4).
+
+Pieces (all batched over S independent runs of the same matrix, for audits; a fit is S = 1):
+
+* :func:`update_part` - [BP25] Alg. 3: every object draws its cluster with the range-based
+  exponential mechanism (spec P3, Gumbel-max, no factor 2) on the utilities sigma(y_i, p_k) of
+  Eq. (4.9), range sensitivity Delta of Eq. (4.10); clusters that receive no object are deleted,
+  and a single surviving cluster is split by moving a random ceil(1%) of the objects (the authors'
+  data-independent repair).
+* :func:`compute_table` - [BP25] Alg. 2: T = R^T A C + Lap(c / eps1) per cell, clamped at 0,
+  all-zero rows deleted (their members are unassigned until the next row update).
+* :func:`dp_taucc_runs` - [BP25] Alg. 1 with the schedule of spec 5.4: eps' = eps / (2 I),
+  eps1 = (1 - h) eps', eps2 = h eps'; 2I + 1 assignment releases and 2I table releases,
+  eps2 + (2 eps1 + eps2) + (I - 1)(2 eps1 + 2 eps2) = eps.
+
+Clusters live in fixed slots (K0 row slots, L0 column slots) with a live mask, so deletions keep
+array shapes fixed; the estimator compacts the slots when it publishes.
+"""
+import math
+import numbers
+from collections import namedtuple
+
+import numpy as np
+
+from ..privacy import as_generator, exponential_mechanism, laplace
+from .aggregate import occupancy, project, table
+from .init import random_matrix
+from .inputs import check_count_matrix, check_n_clusters
+from .tau import prototype_weights, utility_range
+
+#: Delta below this counts as zero: the utilities cannot depend on the data, sample uniformly.
+_TINY_RANGE = 1e-12
+
+DPTauCCRuns = namedtuple("DPTauCCRuns", "row_slots row_alive col_slots col_alive table row_profiles")
+DPTauCCRuns.__doc__ = """Raw state of S DP-tauCC runs: slot labels (S, n) and (S, m), live masks
+(S, K0) and (S, L0), the released noisy tables (S, K0, L0) (zero in dead slots) and the NON-PRIVATE
+row profiles A.C (S, n, L0) (kept only for the evaluation-only assignment)."""
+
+
+def _utilities(Y, weights):
+    """sigma(y_i, p_k) = sum_l y_il B_kl for every object i and prototype k: (S, N, K)."""
+    if isinstance(Y, np.ndarray) and Y.ndim == 3:
+        return np.einsum("snl,skl->snk", Y, weights)
+    S, K, L = weights.shape
+    U = np.asarray(Y @ weights.transpose(2, 0, 1).reshape(L, S * K))
+    return U.reshape(Y.shape[0], S, K).transpose(1, 0, 2)
+
+
+def assignment_utilities(Y, prototypes, proto_alive=None, feature_alive=None):
+    """Utilities of UpdatePart divided by their range sensitivity Delta (spec 5.4 steps 1-6).
+
+    Y: (S, N, L') aggregated profiles, or one (N, L') matrix (dense or sparse) shared by all
+    runs; prototypes: (S, K', L') public noisy tables. Returns (S, N, K') values u / Delta, whose
+    range over the candidates moves by at most 1 per unit change of one cell, so the
+    range-based exponential mechanism with sensitivity ``cell_bound`` applies. Dead prototypes
+    get -inf; if T_tot <= 0 or Delta <= 1e-12 every live candidate gets 0 (uniform draw).
+    """
+    P = np.asarray(prototypes, dtype=np.float64)
+    S, K, L = P.shape
+    pk = np.ones((S, K), bool) if proto_alive is None else np.asarray(proto_alive, bool)
+    B = prototype_weights(np.where(pk[:, :, None], P, 0.0))
+    delta = utility_range(B, pk, feature_alive)
+    U = _utilities(Y, B)
+    usable = (delta > _TINY_RANGE)[:, None, None]
+    scaled = np.where(usable, U / np.where(usable[:, 0, 0], delta, 1.0)[:, None, None], 0.0)
+    return np.where(pk[:, None, :], scaled, -np.inf)
+
+
+def _repair_single_cluster(labels, alive, rng):
+    """Where only one cluster is live, move a random ceil(1%) of the objects to a dead slot."""
+    runs = np.flatnonzero(alive.sum(axis=1) == 1)
+    if runs.size == 0:
+        return labels, alive
+    N = labels.shape[1]
+    n_move = math.ceil(0.01 * N)
+    movers = np.argpartition(rng.random((runs.size, N)), n_move - 1, axis=1)[:, :n_move]
+    target = np.argmin(alive[runs], axis=1)
+    labels[runs[:, None], movers] = target[:, None]
+    alive[runs, target] = True
+    return labels, alive
+
+
+def update_part(Y, prototypes, epsilon, rng, cell_bound=1.0, proto_alive=None, feature_alive=None):
+    """UpdatePart ([BP25] Alg. 3, spec 5.4): epsilon-DP cluster draw for every object.
+
+    Returns (labels (S, N) slot indices, alive (S, K') slots that received objects). A unit change
+    of one cell moves the utilities of one object only, so the call is epsilon-DP (parallel
+    composition over objects).
+    """
+    U = assignment_utilities(Y, prototypes, proto_alive, feature_alive)
+    labels = exponential_mechanism(U, epsilon, cell_bound, rng, range_based=True)
+    alive = occupancy(labels, U.shape[2]) > 0
+    return _repair_single_cluster(labels, alive, rng)
+
+
+def compute_table(row_profiles, row_labels, row_alive, col_alive, epsilon, rng, cell_bound=1.0):
+    """ComputeT ([BP25] Alg. 2): T = R^T (A C) + Lap(c / epsilon), clamped at 0 (epsilon-DP).
+
+    The L1 sensitivity of R^T A C under ``cell`` is c. Dead slots are zeroed; rows that end
+    all-zero are deleted (unless every row would be), which is post-processing.
+    Returns (table (S, K0, L0), row_alive).
+    """
+    T = table(row_profiles, row_labels, row_alive.shape[1], keep=row_alive)
+    noisy = np.maximum(laplace(T, cell_bound, epsilon, rng), 0.0)
+    noisy *= row_alive[:, :, None] & col_alive[:, None, :]
+    keep = row_alive & (noisy.sum(axis=2) > 0)
+    none_left = ~keep.any(axis=1)
+    keep[none_left] = row_alive[none_left]
+    return noisy, keep
+
+
+def budget_schedule(epsilon, n_iter, assignment_share=0.9):
+    """The (name, epsilon) releases of one DP-tauCC fit, in order (spec 5.4).
+
+    Every release has sensitivity ``cell_bound`` in its own units: the range sensitivity of the
+    utilities divided by Delta (assignments) or the L1 sensitivity of T (tables).
+    """
+    half = epsilon / (2 * n_iter)
+    eps_assign, eps_table = assignment_share * half, (1.0 - assignment_share) * half
+    plan = [("assign columns (initial)", eps_assign)]
+    for it in range(1, n_iter + 1):
+        if it > 1:
+            plan.append((f"assign columns (iteration {it})", eps_assign))
+        plan.append((f"table after columns (iteration {it})", eps_table))
+        plan.append((f"assign rows (iteration {it})", eps_assign))
+        plan.append((f"table after rows (iteration {it})", eps_table))
+    return plan
+
+
+def _check_params(epsilon, n_iter, cell_bound, assignment_share):
+    for name, value in (("epsilon", epsilon), ("cell_bound", cell_bound)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+                or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral) or n_iter < 1:
+        raise ValueError(f"n_iter must be a positive integer, got {n_iter!r}")
+    if isinstance(assignment_share, bool) or not isinstance(assignment_share, numbers.Real) \
+            or not 0 < assignment_share < 1:
+        raise ValueError(f"assignment_share must be in (0, 1), got {assignment_share!r}")
+
+
+def run_validated(A, AT, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
+                 assignment_share=0.9, accountant=None):
+    """DP-tauCC on validated inputs (A float64 CSR/ndarray and its transpose); see :func:`dp_taucc_runs`."""
+    n, m = A.shape
+    plan = iter(budget_schedule(epsilon, n_iter, assignment_share))
+
+    def release():
+        name, eps = next(plan)
+        if accountant is not None:
+            accountant.spend(name, eps, sensitivity=cell_bound)
+        return eps
+
+    R, _, P0 = random_matrix(n, m, K0, L0, rng, size=size)
+    row_alive = np.ones((size, K0), bool)
+    C, col_alive = update_part(AT, P0, release(), rng, cell_bound)
+    T = None
+    for it in range(1, n_iter + 1):
+        if it > 1:
+            Yc = project(AT, R, K0, keep=row_alive)
+            C, col_alive = update_part(Yc, T.transpose(0, 2, 1), release(), rng, cell_bound,
+                                       proto_alive=col_alive, feature_alive=row_alive)
+        Yr = project(A, C, L0, keep=col_alive)
+        T, row_alive = compute_table(Yr, R, row_alive, col_alive, release(), rng, cell_bound)
+        R, row_alive = update_part(Yr, T, release(), rng, cell_bound,
+                                   proto_alive=row_alive, feature_alive=col_alive)
+        T, row_alive = compute_table(Yr, R, row_alive, col_alive, release(), rng, cell_bound)
+    return DPTauCCRuns(R, row_alive, C, col_alive, T, Yr)
+
+
+def dp_taucc_runs(X, n_row_clusters, n_col_clusters, epsilon, n_iter=4, random_state=None, size=1,
+             cell_bound=1.0, assignment_share=0.9):
+    """Run DP-tauCC ([BP25] Alg. 1, spec 5.4) ``size`` times independently on X (batched form).
+
+    X: non-negative counts (n, m), dense or scipy.sparse (only A.C and A^T.R products are
+    formed). Each run is epsilon-DP under ``cell`` (one unit of one cell, scaled by
+    ``cell_bound``). Returns the raw slot state :class:`DPTauCCRuns` (used by audits and
+    benchmarks; :class:`DPTauCoClustering` is the estimator).
+    """
+    _check_params(epsilon, n_iter, cell_bound, assignment_share)
+    A, AT = check_count_matrix(X)
+    K0 = check_n_clusters(n_row_clusters, "n_row_clusters", A.shape[0], "rows")
+    L0 = check_n_clusters(n_col_clusters, "n_col_clusters", A.shape[1], "columns")
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+        raise ValueError(f"size must be a positive integer, got {size!r}")
+    return run_validated(A, AT, K0, L0, epsilon, n_iter, as_generator(random_state), int(size),
+                        cell_bound, assignment_share)

@@ -182,7 +182,7 @@ def _worker(path, n, out):
 def test_two_processes_never_overspend(tmp_path):
     path = str(tmp_path / "ledger.sqlite")
     Ledger(1.0, path=path, dataset=FP)
-    ctx = mp.get_context("spawn")
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     out = ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(path, 60, out)) for _ in range(2)]
     for p in procs:

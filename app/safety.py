@@ -1,0 +1,77 @@
+"""Input safety for the dashboard: upload limits, parsing through ``privclust.core.data.load``,
+escaping of user-controlled text (design.md "The dashboard", Security; dp-reliability.md 4).
+"""
+import html
+import os
+import re
+
+MAX_UPLOAD_ENV = "PRIVCLUST_MAX_UPLOAD_MB"
+DEFAULT_MAX_UPLOAD_MB = 50
+UPLOAD_EXTENSIONS = (".csv", ".tsv", ".txt", ".npy", ".npz", ".mtx")
+
+
+class UploadError(ValueError):
+    """A rejected upload; the message is plain text (escape it with :func:`escape` to render)."""
+
+
+def escape_html(text):
+    """HTML-escape a user-derived string for ``pn.pane.HTML`` / HTML attributes."""
+    return html.escape(str(text), quote=True)
+
+
+def escape(text):
+    """Escape a user-derived string for ``pn.pane.Markdown`` / ``pn.pane.Alert``.
+
+    HTML is escaped, then Markdown punctuation that could build links, images (a remote request)
+    or formatting is backslash-escaped, so the text renders literally.
+    """
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=True))
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()!|#~{}])")
+
+
+def max_upload_bytes():
+    """Server-side upload cap in bytes (env ``PRIVCLUST_MAX_UPLOAD_MB``, default 50 MB)."""
+    raw = os.environ.get(MAX_UPLOAD_ENV, "")
+    try:
+        mb = float(raw) if raw else DEFAULT_MAX_UPLOAD_MB
+    except ValueError:
+        mb = DEFAULT_MAX_UPLOAD_MB
+    return int(mb * 1024 * 1024)
+
+
+def parse_upload(filename, payload, max_bytes=None):
+    """Validate and parse one uploaded file into a private :class:`~privclust.core.data.Dataset`.
+
+    ``payload`` is bytes (or str: FileDropper decodes text mime types). Everything goes through
+    ``privclust.core.data.load`` from an in-memory buffer (never a path built from the name, no
+    pickle, no decompression). Any failure becomes :class:`UploadError` with an escaped message.
+    """
+    from privclust.core.data import load
+
+    name = os.path.basename(str(filename or "upload"))
+    limit = max_upload_bytes() if max_bytes is None else int(max_bytes)
+    if isinstance(payload, str):
+        payload = payload.encode("utf-8")
+    if not isinstance(payload, (bytes, bytearray)):
+        raise UploadError(f"{name}: no file content received")
+    if len(payload) > limit:
+        raise UploadError(f"{name}: file is {len(payload) / 2**20:.1f} MB, larger than "
+                          f"the server limit of {limit / 2**20:.1f} MB")
+    if len(payload) == 0:
+        raise UploadError(f"{name}: the file is empty")
+    ext = os.path.splitext(name.lower())[1]
+    if ext not in UPLOAD_EXTENSIONS:
+        raise UploadError(f"{name}: unsupported file type {ext or '(none)'}; "
+                          f"use one of {', '.join(UPLOAD_EXTENSIONS)}")
+    fmt = {".txt": "csv"}.get(ext, ext.lstrip("."))
+    try:
+        dataset = load(bytes(payload), format=fmt, name=name, max_bytes=limit)
+    except (ValueError, TypeError, OSError, UnicodeDecodeError) as exc:
+        text = str(exc)
+        raise UploadError(text if name in text else f"{name}: {text}") from None
+    except Exception:  # never show a traceback or internals of an unexpected failure
+        raise UploadError(f"{name}: the file could not be read") from None
+    dataset.public = False
+    return dataset

@@ -1,0 +1,128 @@
+"""Trade-off view: utility versus epsilon over a grid x trials (the seeds' figures), computed
+with :func:`privclust.core.experiments.run_sweep` in a worker thread, with progress and Cancel.
+Demo data only: on private data every point of the sweep would be a charged release.
+"""
+import logging
+import threading
+
+import numpy as np
+import panel as pn
+import param
+
+from . import plots, teaching
+from .models import Lab
+from .views import _teach
+from .safety import escape
+
+log = logging.getLogger(__name__)
+
+GRID = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
+
+
+def score_for(lab):
+    """(metric name, score(estimator, X)) for the current task; uses public truth when present."""
+    from privclust.core import metrics as m
+    ds = lab.data.dataset
+    truth = getattr(ds, "truth", {}) or {}
+    task = lab.settings.task
+    if task == "subspace":
+        if "subspaces" in truth:
+            return "Wasserstein distance to truth", lambda est, X: m.wasserstein_subspaces(
+                est.subspaces_, truth["subspaces"])
+        return "subspace cost", lambda est, X: m.subspace_cost(X, est.subspaces_)
+    if task == "kmeans":
+        base = lab.baseline(lab.result) if lab.result is not None else None
+        if base is not None:
+            ref = base.cluster_centers_
+            return "relative SSE", lambda est, X: m.relative_sse(X, est.cluster_centers_, ref)
+        return "SSE", lambda est, X: m.sse(X, est.cluster_centers_)
+    if task == "onecluster":
+        if "center" in truth:
+            return "centre error", lambda est, X: float(np.linalg.norm(
+                np.atleast_2d(getattr(est, "center_", None) if getattr(est, "center_", None)
+                              is not None else est.centers_)[0] - truth["center"]))
+        return "radius", lambda est, X: float(np.max(getattr(est, "radii_", None)
+                                                     if getattr(est, "radii_", None) is not None
+                                                     else est.radius_))
+    if ds.labels is not None:
+        return "NMI rows vs labels", lambda est, X: m.nmi(ds.labels, est.row_labels_)
+    return "tau(R|C)", lambda est, X: m.tau_rows(est.table_)
+
+
+class TradeoffView(pn.viewable.Viewer):
+    lab = param.ClassSelector(class_=Lab)
+    n_trials = param.Integer(3, bounds=(1, 20), label="trials per ε")
+    running = param.Boolean(False)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._stop = threading.Event()
+        self.run_btn = pn.widgets.Button(name="Run sweep", button_type="primary")
+        self.cancel_btn = pn.widgets.Button(name="Cancel", button_type="danger", disabled=True)
+        self.run_btn.on_click(lambda e: self.start())
+        self.cancel_btn.on_click(lambda e: self._stop.set())
+        self.eps = pn.widgets.MultiChoice(name="ε grid", options=GRID, value=GRID[:5])
+        self.trials = pn.widgets.IntSlider.from_param(self.param.n_trials)
+        self.progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width")
+        self.status = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.plot = pn.pane.HoloViews(plots.empty("utility vs ε", "no sweep yet"))
+        self.result = None
+        try:
+            pn.state.on_session_destroyed(lambda ctx: self._stop.set())
+        except Exception:
+            pass
+
+    def start(self, wait=False):
+        lab = self.lab
+        if lab.mode != "demo":
+            self.status.object = ("Sweeps run on demo data only: on private data every point "
+                                  "would be a release charged to the budget.")
+            return False
+        spec = lab.settings.spec
+        if spec is None or not spec.private or lab.data.dataset is None or self.running:
+            self.status.object = "Choose a private algorithm first."
+            return False
+        values = dict(lab.settings.values(spec))
+        name, score = score_for(lab)
+        X = lab.data.dataset.X
+        eps = sorted(float(e) for e in (self.eps.value or GRID[:5]))
+
+        def make(epsilon, seed):
+            return spec.build({**values, "epsilon": epsilon}, random_state=int(seed))
+
+        def progress(done, total):
+            self.progress.value = int(100 * done / max(total, 1))
+
+        def work():
+            from privclust.core.experiments import run_sweep
+            try:
+                df = run_sweep(make, X, eps, n_trials=self.n_trials,
+                               score=lambda est, X: {name: score(est, X)},
+                               random_state=lab.settings.seed, progress=progress,
+                               should_stop=self._stop.is_set, errors="record")
+                df["method"] = spec.label
+                self.result = df
+                self.plot.object = plots.tradeoff(df, name, f"{name} vs ε ({spec.label})")
+                self.status.object = ("Cancelled: partial sweep shown." if df.attrs.get("stopped")
+                                      else f"Done: {len(df)} fits.")
+            except Exception as exc:
+                log.warning("sweep failed", exc_info=True)
+                self.status.object = f"Sweep failed: {escape(exc)}"
+            finally:
+                self.running = False
+                self.run_btn.disabled, self.cancel_btn.disabled = False, True
+
+        self._stop.clear()
+        self.running = True
+        self.run_btn.disabled, self.cancel_btn.disabled = True, False
+        self.status.object = f"Running {len(eps)} ε values x {self.n_trials} trials..."
+        thread = threading.Thread(target=work, daemon=True, name="privclust-sweep")
+        thread.start()
+        if wait:
+            thread.join()
+        return True
+
+    def __panel__(self):
+        return pn.Column(_teach(teaching.TRADEOFF), pn.Row(self.run_btn, self.cancel_btn),
+                         self.eps, self.trials, self.progress, self.status, self.plot,
+                         sizing_mode="stretch_width")

@@ -1,0 +1,504 @@
+"""``pn.viewable.Viewer`` views of the dashboard: sidebar panels (data, settings, ledger) and the
+result tabs (clusters, subspaces, co-clusters, report). Views only read the models of one
+:class:`~privclust.app.models.Lab`; every user-derived string is escaped before rendering.
+"""
+import json
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import panel as pn
+import param
+
+from . import algorithms, evaluation, plots, teaching
+from .models import PRESETS, Lab
+from .safety import UPLOAD_EXTENSIONS, escape, max_upload_bytes
+
+EPSILON_GRID = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0,
+                500.0, 1000.0]
+ALERT_TYPES = {"info": "info", "success": "success", "warning": "warning", "danger": "danger"}
+
+
+def _md(text, **kw):
+    return pn.pane.Markdown(text, sizing_mode="stretch_width", **kw)
+
+
+class _View(pn.viewable.Viewer):
+    lab = param.ClassSelector(class_=Lab)
+
+
+class Banner(_View):
+    """The top banner: demo (nothing spent) or PRIVATE with the budget."""
+
+    @param.depends("lab.mode", "lab.ledger.spent", "lab.data.dataset", "lab.settings.owner_view")
+    def _banner(self):
+        lab = self.lab
+        if lab.mode == "demo":
+            return pn.pane.Alert(teaching.DEMO_BANNER, alert_type="success",
+                                 css_classes=["pc-banner", "pc-demo"], sizing_mode="stretch_width")
+        total, spent, left = lab.ledger.total, lab.ledger.spent, lab.ledger.remaining
+        name = escape(getattr(lab.data.dataset, "name", ""))
+        text = teaching.PRIVATE_BANNER.format(name=f": {name}" if name else "", spent=spent[0],
+                                              total=total[0], remaining=left[0])
+        items = [pn.pane.Alert(text, alert_type="danger", css_classes=["pc-banner", "pc-private"],
+                               sizing_mode="stretch_width")]
+        if lab.settings.owner_view:
+            items.append(pn.pane.Alert(teaching.OWNER_WARNING, alert_type="warning",
+                                       sizing_mode="stretch_width"))
+        return pn.Column(*items, sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return pn.panel(self._banner, sizing_mode="stretch_width")
+
+
+class DataPanel(_View):
+    """Dataset choice: presets with sliders, registry sets, upload with preview."""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        data = self.lab.data
+        self.source = pn.widgets.RadioButtonGroup.from_param(
+            data.param.source, options={"Preset": "preset", "Registry": "registry",
+                                        "Upload": "upload"}, sizing_mode="stretch_width")
+        self.preset = pn.widgets.Select.from_param(
+            data.param.preset, options={label: key for key, (label, _) in PRESETS.items()},
+            name="preset")
+        self.sliders = pn.Param(data, parameters=["n_samples", "n_features", "n_clusters",
+                                                  "subspace_dim", "noise", "seed"],
+                                show_name=False, sizing_mode="stretch_width")
+        self.registry = pn.widgets.Select.from_param(data.param.registry_name)
+        mb = max_upload_bytes() / 2**20
+        self.dropper = pn.widgets.FileDropper(
+            accepted_filetypes=list(UPLOAD_EXTENSIONS), multiple=False,
+            max_file_size=f"{mb:g}MB", sizing_mode="stretch_width")
+        self.dropper.param.watch(self._on_upload, "value")
+        self.upload_help = _md(f"CSV/TSV (numeric columns, optional header), NPY/NPZ (no pickle) "
+                               f"or Matrix Market MTX, at most {mb:g} MB. Uploaded data is "
+                               "private: it never leaves this session.", css_classes=["pc-help"])
+
+    def _on_upload(self, event):
+        if not event.new:
+            return
+        name, payload = list(event.new.items())[-1]
+        self.lab.data.upload(name, payload)
+
+    @param.depends("lab.data.source")
+    def _choice(self):
+        src = self.lab.data.source
+        if src == "preset":
+            return pn.Column(self.preset, self.sliders, sizing_mode="stretch_width")
+        if src == "registry":
+            if not self.lab.data.param.registry_name.objects:
+                return _md("No registry datasets found (set PRIVCLUST_DATA_DIR).")
+            return pn.Column(self.registry, sizing_mode="stretch_width")
+        return pn.Column(self.dropper, self.upload_help, sizing_mode="stretch_width")
+
+    @param.depends("lab.data.error")
+    def _error(self):
+        err = self.lab.data.error
+        return pn.pane.Alert(f"**Could not use this data.** {escape(err)}", alert_type="danger",
+                             visible=bool(err), css_classes=["pc-upload-error"],
+                             sizing_mode="stretch_width")
+
+    @param.depends("lab.data.dataset")
+    def _summary(self):
+        ds = self.lab.data.dataset
+        if ds is None:
+            return _md("No dataset loaded.")
+        kind = "public demo data" if ds.public else "private data"
+        sparse = ", sparse" if ds.is_sparse else ""
+        return _md(f"**{escape(ds.name)}**: {ds.n_samples} records x {ds.n_features} "
+                   f"features{sparse} ({kind}).", css_classes=["pc-data-summary"])
+
+    def __panel__(self):
+        return pn.Column("### Data", self.source, self._choice, self._error, self._summary,
+                         sizing_mode="stretch_width")
+
+
+class DataPreview(_View):
+    """Table preview and 2-D projection of the loaded data (raw data: demo or owner view)."""
+
+    @param.depends("lab.data.dataset", "lab.settings.owner_view")
+    def _preview(self):
+        ds = self.lab.data.dataset
+        if ds is None:
+            return _md("No dataset loaded.")
+        cols = ds.feature_names or [f"x{j}" for j in range(ds.n_features)]
+        shown = ", ".join(escape(c) for c in cols[:12]) + (" ..." if len(cols) > 12 else "")
+        head = _md(f"**{escape(ds.name)}**: {ds.n_samples} rows x {ds.n_features} columns. "
+                   f"Columns: {shown}", css_classes=["pc-preview"])
+        if not self.lab.show_raw:
+            return pn.Column(head, _md("The values of private data are hidden. Switch on the "
+                                       "data owner view to see them (not private)."))
+        X = ds.X[:8]
+        X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+        df = pd.DataFrame(X[:, :12], columns=[str(c) for c in cols[:12]])
+        suffix = "" if ds.public else f" — {plots.NOT_PRIVATE}"
+        table = pn.pane.DataFrame(df, escape=True, index=False, max_rows=8,
+                                  sizing_mode="stretch_width", css_classes=["pc-preview-table"])
+        items = [head, _md(f"First rows{suffix}:"), table]
+        if not ds.is_sparse:
+            P, mean = plots.projection(ds.X, True)
+            items.append(pn.pane.HoloViews(plots.points(ds.X, ds.labels, P, mean,
+                                                        "2-D projection (PCA)" + suffix)))
+        return pn.Column(*items, sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return pn.panel(self._preview)
+
+
+class SettingsPanel(_View):
+    """Task, algorithm (with its privacy kind), epsilon/delta, parameters, Release."""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        s = self.lab.settings
+        self.task = pn.widgets.Select.from_param(
+            s.param.task, options={v: k for k, v in algorithms.TASKS.items()}, name="task")
+        self.algorithm = pn.widgets.Select(name="algorithm", sizing_mode="stretch_width")
+        self.algorithm.param.watch(self._pick, "value")
+        s.param.watch(self._sync_algorithms, ["task", "algorithm"])
+        self._sync_algorithms()
+        self.epsilon = pn.widgets.DiscreteSlider(name="ε (epsilon, log scale)",
+                                                 options=EPSILON_GRID, value=self._snap(s.epsilon),
+                                                 sizing_mode="stretch_width")
+        self.epsilon.param.watch(lambda e: setattr(s, "epsilon", float(e.new)), "value_throttled")
+        s.param.watch(lambda e: setattr(self.epsilon, "value", self._snap(e.new)), "epsilon")
+        self.delta = pn.widgets.FloatInput.from_param(s.param.delta, step=1e-6, format="0.000000")
+        self.seed = pn.widgets.IntInput.from_param(s.param.seed)
+        self.owner = pn.widgets.Checkbox.from_param(s.param.owner_view)
+        self.release = pn.widgets.Button(name="Release", button_type="primary",
+                                         sizing_mode="stretch_width", css_classes=["pc-release"])
+        self.release.on_click(lambda e: self.lab.param.trigger("release"))
+
+    @staticmethod
+    def _snap(value):
+        return min(EPSILON_GRID, key=lambda g: abs(np.log(g) - np.log(value)))
+
+    def _sync_algorithms(self, *events):
+        s = self.lab.settings
+        options = {algorithms.by_key(k, s.specs).title: k for k in s.param.algorithm.objects}
+        self.algorithm.param.update(options=options, value=s.algorithm)
+
+    def _pick(self, event):
+        if event.new is not None and event.new != self.lab.settings.algorithm:
+            self.lab.settings.algorithm = event.new
+
+    @param.depends("lab.settings.algorithm", "lab.settings.algo", "lab.stale", "lab.result")
+    def _kind(self):
+        s = self.lab.settings
+        spec = s.spec
+        if spec is None:
+            return _md("No algorithm of this task is available yet.")
+        kind = spec.effective_kind(s.values(spec))
+        label = {"cell": "cell-level", "none": "NOT private"}.get(kind, kind)
+        return _md(f"**{spec.label}** — *{label}*: {algorithms.KIND_TEXT[kind]}",
+                   css_classes=["pc-kind"])
+
+    @param.depends("lab.settings.algorithm", "lab.settings.algo", "lab.mode")
+    def _params(self):
+        s = self.lab.settings
+        spec = s.spec
+        if spec is None:
+            return pn.Column()
+        items = []
+        if spec.uses_epsilon:
+            items.append(self.epsilon)
+        if spec.uses_delta:
+            items.append(self.delta)
+        names = list(spec.task_params) + (["lower", "upper"] if spec.bounds else [])
+        if names:
+            items.append(pn.Param(s, parameters=names, show_name=False,
+                                  sizing_mode="stretch_width"))
+        if s.algo is not None and spec.params:
+            items.append(pn.Param(s.algo, show_name=False, sizing_mode="stretch_width"))
+        items.append(self.seed)
+        return pn.Column(*items, sizing_mode="stretch_width")
+
+    @param.depends("lab.mode", "lab.running", "lab.stale")
+    def _actions(self):
+        lab = self.lab
+        if lab.mode == "demo":
+            return _md("Demo data: results follow the sliders (no Release needed).")
+        self.release.disabled = lab.running
+        hint = "Settings changed since the last release." if lab.stale else ""
+        return pn.Column(self.owner, self.release, _md(hint), sizing_mode="stretch_width")
+
+    @param.depends("lab.message", "lab.message_kind")
+    def _status(self):
+        lab = self.lab
+        return pn.pane.Alert(escape(lab.message), alert_type=ALERT_TYPES[lab.message_kind],
+                             visible=bool(lab.message), css_classes=["pc-status"],
+                             sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return pn.Column("### Task and algorithm", self.task, self.algorithm, self._kind,
+                         self._params, self._actions, self._status, sizing_mode="stretch_width")
+
+
+class LedgerPanel(_View):
+    """Total / spent / remaining and the release history of the current private dataset."""
+
+    @param.depends("lab.ledger.spent", "lab.ledger.active", "lab.ledger.history")
+    def _ledger(self):
+        lg = self.lab.ledger
+        if not lg.active:
+            return _md("Demo data: no budget is used.", css_classes=["pc-ledger"])
+        (te, td), (se, sd), (re_, rd) = lg.total, lg.spent, lg.remaining
+        head = _md(f"Total ε **{te:g}** (δ {td:g}) · spent ε **{se:g}** (δ {sd:g}) · "
+                   f"remaining ε **{re_:g}** (δ {rd:g})", css_classes=["pc-ledger"])
+        bar = pn.indicators.Progress(value=int(round(100 * se / te)) if te else 0, max=100,
+                                     sizing_mode="stretch_width", bar_color="danger")
+        if not lg.history:
+            return pn.Column(head, bar, _md("No releases yet."), sizing_mode="stretch_width")
+        df = pd.DataFrame([{"when (UTC)": f"{h.get('when'):%H:%M:%S}" if h.get("when") else "",
+                            "ε": h.get("epsilon"), "δ": h.get("delta"),
+                            "what": str(h.get("what", ""))[:80]} for h in lg.history[::-1]])
+        return pn.Column(head, bar, pn.pane.DataFrame(df, escape=True, index=False,
+                                                      sizing_mode="stretch_width",
+                                                      css_classes=["pc-history"]),
+                         sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return pn.Column("### Budget ledger", self._ledger, sizing_mode="stretch_width")
+
+
+def _teach(text):
+    """A teaching box (trusted static Markdown) shown above a view."""
+    return pn.pane.Markdown(text, css_classes=["pc-teach"], sizing_mode="stretch_width")
+
+
+def _hidden(title):
+    return plots.empty(title, "hidden: computed on raw data (data owner view)")
+
+
+class ClustersView(_View):
+    """Private result beside the non-private baseline, on the same axes."""
+
+    @param.depends("lab.result", "lab.settings.owner_view")
+    def _plots(self):
+        lab, result = self.lab, self.lab.result
+        if result is None:
+            return _md("No result yet." + (" Press **Release**." if lab.mode == "private" else ""))
+        task = result.spec.task
+        if task == "cocluster":
+            return _md("Co-clustering results are in the **Co-clusters** tab.")
+        ds = result.dataset
+        raw = lab.show_raw
+        P, mean = plots.projection(ds.X, raw)
+        tag = "" if (ds.public or not raw) else f" — {plots.NOT_PRIVATE}"
+        left = self._draw(result, result.estimator, P, mean, raw,
+                          f"{result.spec.title}, ε={result.settings.get('epsilon', 0):g}" + tag)
+        base = lab.baseline(result) if raw else None
+        if base is not None:
+            right = self._draw(result, base, P, mean, True,
+                               f"non-private: {result.baseline_spec.label}" + tag)
+        elif raw:
+            right = plots.empty("non-private baseline", "no baseline for this task")
+        else:
+            right = _hidden("non-private baseline")
+        layout = (left + right).opts(shared_axes=True)
+        return pn.pane.HoloViews(layout, css_classes=["pc-clusters-plot"])
+
+    @staticmethod
+    def _draw(result, est, P, mean, raw, title):
+        ds = result.dataset
+        if raw:
+            base = plots.points(ds.X, evaluation.labels_of(result, est), P, mean, title)
+        else:
+            base = plots.empty(title)
+        over = base
+        if getattr(est, "subspaces_", None) is not None:
+            over = over * plots.directions(est.subspaces_, P)
+        if getattr(est, "cluster_centers_", None) is not None:
+            over = over * plots.centres(est.cluster_centers_, P, mean)
+        centres = getattr(est, "centers_", None)
+        radii = getattr(est, "radii_", None)
+        if centres is None and getattr(est, "center_", None) is not None:
+            centres, radii = np.atleast_2d(est.center_), np.atleast_1d(est.radius_)
+        if centres is not None:
+            over = over * plots.centres(centres, P, mean, color="crimson") * plots.balls(
+                centres, radii, P, mean)
+        return over.opts(title=title)
+
+    @param.depends("lab.result", "lab.settings.owner_view")
+    def _metrics(self):
+        return MetricsTable(lab=self.lab)
+
+    def __panel__(self):
+        return pn.Column(_teach(teaching.CLUSTERS), self._plots, self._metrics,
+                         sizing_mode="stretch_width")
+
+
+class MetricsTable(_View):
+    """Scores of the current result; evaluation-only ones only when raw data may be shown."""
+
+    def __panel__(self):
+        lab, result = self.lab, self.lab.result
+        if result is None:
+            return pn.Column()
+        base = lab.baseline(result) if lab.show_raw else None
+        rows = [(n, v, e) for n, v, e in evaluation.metrics(result, base)
+                if lab.show_raw or not e]
+        if not rows:
+            return _md("No released metric for this result.")
+        lines = [f"- {n}: **{v:.4g}**" + (" *(evaluation only, not private)*" if e and
+                                          lab.mode == "private" else
+                                          (" *(evaluation only)*" if e else ""))
+                 for n, v, e in rows]
+        return _md("\n".join(lines), css_classes=["pc-metrics"])
+
+
+class SubspacesView(_View):
+    """Principal-angle (projector distance) heatmaps against the baseline and the truth."""
+
+    @param.depends("lab.result", "lab.settings.owner_view")
+    def _plots(self):
+        lab, result = self.lab, self.lab.result
+        if result is None or result.spec.task != "subspace":
+            return _md("Run a subspace clustering algorithm to compare subspaces.")
+        S = getattr(result.estimator, "subspaces_", None)
+        if S is None:
+            return _md("This result has no subspaces.")
+        items = []
+        truth = (getattr(result.dataset, "truth", {}) or {}).get("subspaces")
+        if truth is not None:
+            items.append(plots.distance_heatmap(evaluation.pairwise(S, truth),
+                                                "private vs true subspaces", "true", "private"))
+        base = lab.baseline(result) if lab.show_raw else None
+        if base is not None:
+            tag = "" if result.dataset.public else f" — {plots.NOT_PRIVATE}"
+            items.append(plots.distance_heatmap(evaluation.pairwise(S, base.subspaces_),
+                                                "private vs non-private" + tag, "baseline",
+                                                "private"))
+        if not items:
+            return _md("Nothing to compare with: no ground truth, and the baseline needs the "
+                       "data owner view.")
+        return pn.pane.HoloViews(hv.Layout(items).cols(2))
+
+    def __panel__(self):
+        return pn.Column(_teach(teaching.SUBSPACES), self._plots, MetricsTable(lab=self.lab),
+                         sizing_mode="stretch_width")
+
+
+class CoclustersView(_View):
+    """Reordered matrices and the noisy vs exact contingency table."""
+
+    @param.depends("lab.result", "lab.settings.owner_view")
+    def _plots(self):
+        lab, result = self.lab, self.lab.result
+        if result is None or result.spec.task != "cocluster":
+            return _md("Run a co-clustering algorithm to see co-clusters.")
+        est, ds = result.estimator, result.dataset
+        items = []
+        T = getattr(est, "table_", None)
+        if T is not None:
+            items.append(plots.table(T, "released contingency table"
+                                     if result.spec.private else "contingency table"))
+        if lab.show_raw:
+            tag = "" if ds.public else f" — {plots.NOT_PRIVATE}"
+            rows, cols = est.row_labels_, est.column_labels_
+            items.append(plots.table(evaluation.exact_table(ds.X, rows, cols),
+                                     "exact table (raw data)" + tag))
+            items.append(plots.matrix(ds.X, np.argsort(rows, kind="stable"),
+                                      np.argsort(cols, kind="stable"),
+                                      f"reordered by {result.spec.label}" + tag))
+            base = lab.baseline(result)
+            if base is not None:
+                items.append(plots.matrix(ds.X, np.argsort(base.row_labels_, kind="stable"),
+                                          np.argsort(base.column_labels_, kind="stable"),
+                                          "reordered by Fast-τCC (non-private)" + tag))
+        return pn.pane.HoloViews(hv.Layout(items).cols(2))
+
+    def __panel__(self):
+        return pn.Column(_teach(teaching.COCLUSTERS), self._plots, MetricsTable(lab=self.lab),
+                         sizing_mode="stretch_width")
+
+
+def _jsonable(v):
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (np.floating, np.integer)):
+        return v.item()
+    return v
+
+
+def report_payload(result):
+    """The downloadable record of a run: public settings, guarantee, released outputs only."""
+    g = result.guarantee
+    return {
+        "algorithm": result.spec.label,
+        "class": result.spec.class_path.rsplit(".", 1)[-1],
+        "task": result.spec.task,
+        "settings": {k: _jsonable(v) for k, v in result.settings.items()},
+        "dataset_fingerprint": getattr(result.dataset, "fingerprint", None),
+        "guarantee": g.to_dict() if g is not None else {"kind": "none"},
+        "released": {k: _jsonable(v) for k, v in evaluation.released(result).items()},
+    }
+
+
+def _csv_cell(value):
+    """CSV injection guard (OWASP): a cell starting with = + - @ tab/CR gets a quote prefix."""
+    text = str(value)
+    return "'" + text if text[:1] in ("=", "+", "@", "\t", "\r") or (
+        text[:1] == "-" and not _is_number(text)) else text
+
+
+def _is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def report_csv(result):
+    """Released arrays as long CSV rows: output, index, value."""
+    rows = []
+    for name, value in evaluation.released(result).items():
+        arr = np.atleast_1d(np.asarray(value))
+        for idx in np.ndindex(arr.shape):
+            rows.append((name, "/".join(map(str, idx)), _csv_cell(arr[idx])))
+    return pd.DataFrame(rows, columns=["output", "index", "value"]).to_csv(index=False)
+
+
+class ReportView(_View):
+    """Guarantee, mechanisms, metrics and downloads of the current result."""
+
+    @param.depends("lab.result", "lab.settings.owner_view")
+    def _report(self):
+        lab, result = self.lab, self.lab.result
+        if result is None:
+            return _md("No result yet.")
+        g = result.guarantee
+        spec = result.spec
+        lines = [f"### {spec.title}",
+                 f"**Privacy kind:** {spec.kind_text}",
+                 f"**Guarantee:** {escape(g.summary()) if g is not None else 'none (baseline)'}"]
+        if result.from_cache:
+            lines.append("*Served from this session's cache: not charged again.*")
+        if g is not None and g.warnings:
+            lines.append("**Warnings:**\n" + "\n".join(f"- {escape(w)}" for w in g.warnings))
+        items = [_md("\n\n".join(lines), css_classes=["pc-report"])]
+        if g is not None and g.mechanisms:
+            df = pd.DataFrame([m.to_dict() for m in g.mechanisms])
+            items.append(pn.pane.DataFrame(df, escape=True, index=False,
+                                           sizing_mode="stretch_width"))
+        items.append(MetricsTable(lab=lab))
+        payload = report_payload(result)
+        items.append(pn.Row(
+            pn.widgets.FileDownload(callback=lambda: _bytes(json.dumps(payload, indent=2)),
+                                    filename="privclust_result.json", button_type="success",
+                                    label="Download results (JSON)"),
+            pn.widgets.FileDownload(callback=lambda: _bytes(report_csv(result)),
+                                    filename="privclust_result.csv", button_type="success",
+                                    label="Download released outputs (CSV)")))
+        return pn.Column(*items, sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return pn.Column(_teach(teaching.REPORT), self._report, sizing_mode="stretch_width")
+
+
+def _bytes(text):
+    import io
+    return io.BytesIO(text.encode("utf-8"))

@@ -1,0 +1,242 @@
+"""Dashboard models without a browser: modes, ledger charging and refusal, session cache,
+uploads, escaping, parameter widgets -> estimator parameters (issue 7 "Tests")."""
+import io
+import json
+
+import numpy as np
+import pytest
+
+from privclust.app import algorithms
+from privclust.app.models import Lab, SettingsModel
+from privclust.app.safety import UploadError, escape, parse_upload
+from privclust.core.privacy import Guarantee, Ledger, charge
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+class FakePrivate:
+    """A stand-in private estimator following the contract: charges ledger= at fit start."""
+
+    fits = 0
+
+    def __init__(self, n_clusters=2, epsilon=1.0, ledger=None, random_state=None):
+        self.n_clusters, self.epsilon, self.ledger = n_clusters, epsilon, ledger
+        self.random_state = random_state
+
+    def get_params(self, deep=False):
+        return {"n_clusters": self.n_clusters, "epsilon": self.epsilon, "ledger": self.ledger,
+                "random_state": self.random_state}
+
+    def fit(self, X):
+        charge(self.ledger, self.epsilon, 0.0, what=f"FakePrivate(epsilon={self.epsilon})")
+        type(self).fits += 1
+        rng = np.random.default_rng(self.random_state)
+        self.cluster_centers_ = rng.normal(size=(self.n_clusters, X.shape[1]))
+        self.privacy_ = Guarantee(self.epsilon, 0.0, "pure", "replace")
+        return self
+
+
+FAKE = algorithms.AlgorithmSpec("fake", "Fake DP k-means", "kmeans", f"{__name__}.FakePrivate",
+                                "pure", task_params=("n_clusters",))
+
+
+def csv_bytes(n=60, d=3, seed=0):
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    buf = io.StringIO()
+    np.savetxt(buf, X, delimiter=",", header=",".join(f"f{j}" for j in range(d)), comments="")
+    return buf.getvalue().encode()
+
+
+@pytest.fixture
+def private_lab(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "2.5")
+    monkeypatch.setenv("PRIVCLUST_BUDGET_DELTA", "1e-4")
+    FakePrivate.fits = 0
+    lab = Lab(specs=[FAKE], ledger_path=str(tmp_path / "ledger.sqlite"))
+    assert lab.data.upload("records.csv", csv_bytes())
+    lab.settings.param.update(task="kmeans", algorithm="fake", epsilon=1.0)
+    return lab
+
+
+def test_demo_mode_runs_on_changes_without_budget():
+    lab = Lab()
+    assert lab.mode == "demo" and not lab.ledger.active
+    assert lab.result is not None and lab.result.spec.private
+    runs = lab.n_runs
+    lab.settings.epsilon = 5.0
+    assert lab.n_runs == runs + 1
+    assert lab.result.settings["epsilon"] == 5.0
+    assert lab.ledger.ledger is None
+    assert lab.show_raw  # demo data: everything may be shown
+
+
+def test_private_mode_runs_only_on_release_and_charges_once(private_lab):
+    lab = private_lab
+    assert lab.mode == "private" and lab.result is None and lab.ledger.active
+    assert not lab.show_raw and lab.settings.owner_view is False
+    lab.settings.epsilon = 0.5  # a slider change alone runs nothing
+    assert FakePrivate.fits == 0 and lab.ledger.spent[0] == 0.0
+    lab.settings.epsilon = 1.0
+    lab.param.trigger("release")
+    assert FakePrivate.fits == 1 and lab.ledger.spent[0] == pytest.approx(1.0)
+    assert len(lab.ledger.history) == 1 and lab.result is not None
+    first = lab.result
+    lab.param.trigger("release")  # identical request: cache, no second charge
+    assert FakePrivate.fits == 1 and lab.ledger.spent[0] == pytest.approx(1.0)
+    assert lab.result.from_cache and "cache" in lab.message
+    np.testing.assert_array_equal(lab.result.estimator.cluster_centers_,
+                                  first.estimator.cluster_centers_)
+
+
+def test_refusal_when_budget_would_be_exceeded(private_lab):
+    lab = private_lab
+    lab.do_release()
+    lab.settings.seed = 1
+    lab.do_release()  # 2.0 of 2.5 spent
+    assert lab.ledger.spent[0] == pytest.approx(2.0)
+    lab.settings.seed = 2
+    assert lab.do_release() is None
+    assert lab.message_kind == "danger" and "Refused" in lab.message
+    assert FakePrivate.fits == 2 and lab.ledger.spent[0] == pytest.approx(2.0)
+    lab.settings.epsilon = 0.5  # still fits
+    assert lab.do_release() is not None
+    assert lab.ledger.remaining[0] == pytest.approx(0.0)
+
+
+def test_ledger_persists_across_sessions(private_lab, tmp_path):
+    private_lab.do_release()
+    again = Lab(specs=[FAKE], ledger_path=str(tmp_path / "ledger.sqlite"))
+    again.data.upload("records.csv", csv_bytes())
+    assert again.ledger.spent[0] == pytest.approx(1.0)
+    assert again.ledger.history[0]["what"].startswith("FakePrivate")
+
+
+def test_estimator_refusal_is_a_message_not_a_crash(private_lab):
+    lab = private_lab
+    lab.ledger.ledger.charge(2.0, 0.0, what="elsewhere")  # another session spent it
+    lab.ledger.would_exceed = lambda *a: False  # skip the early check: the estimator refuses
+    assert lab.do_release() is None
+    assert "Refused" in lab.message and FakePrivate.fits == 0
+
+
+def test_owner_view_is_off_by_default_and_reset_for_private_data(private_lab):
+    lab = private_lab
+    lab.settings.owner_view = True
+    assert lab.show_raw
+    lab.data.upload("other.csv", csv_bytes(seed=1))
+    assert lab.settings.owner_view is False and not lab.show_raw
+
+
+def test_sessions_are_independent(tmp_path):
+    a, b = Lab(specs=[FAKE]), Lab(specs=[FAKE])
+    a.data.upload("a.csv", csv_bytes(seed=3))
+    assert a.mode == "private" and b.mode == "demo"
+    assert a._cache is not b._cache and b.data.dataset.public
+
+
+@pytest.mark.parametrize("name, payload, expected", [
+    ("bad.csv", b"a,b\n1,2\n3,oops\n", "row"),
+    ("nan.csv", b"a,b\n1,2\n3,nan\n", "NaN"),
+    ("empty.csv", b"", "empty"),
+    ("x.exe", b"MZ....", "unsupported"),
+])
+def test_upload_errors_are_readable(name, payload, expected):
+    with pytest.raises(UploadError, match=expected) as info:
+        parse_upload(name, payload)
+    assert "Traceback" not in str(info.value)
+
+
+def test_upload_size_limit_and_no_pickle():
+    with pytest.raises(UploadError, match="larger than"):
+        parse_upload("big.csv", b"1,2\n" * 1000, max_bytes=100)
+    buf = io.BytesIO()
+    np.save(buf, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(UploadError):
+        parse_upload("obj.npy", buf.getvalue())
+
+
+def test_upload_error_keeps_previous_dataset_and_is_escaped():
+    lab = Lab(specs=[FAKE])
+    before = lab.data.dataset
+    assert not lab.data.upload("<img src=x onerror=alert(1)>.csv", b"a,b\n1,zz\n")
+    assert lab.data.dataset is before and lab.data.error
+    from privclust.app.views import DataPanel
+    pane = DataPanel(lab=lab)._error()
+    assert "<img" not in pane.object and "&lt;img" in pane.object
+
+
+def test_escape_neutralises_html_and_markdown():
+    text = escape('<script>x</script> ![i](http://evil.example/p.png) [l](javascript:1)')
+    assert "<" not in text and "](" not in text and "&lt;script&gt;" in text
+
+
+@pytest.mark.parametrize("spec", [s for s in algorithms.SPECS if s.available()],
+                         ids=lambda s: s.key)
+def test_widgets_map_to_estimator_parameters(spec):
+    settings = SettingsModel(task=spec.task)
+    settings.algorithm = spec.key
+    if spec.params:
+        name, p = next(iter(spec.params.items()))
+        assert name in settings.algo.param
+    values = settings.values(spec)
+    est = spec.build(values, random_state=7, ledger=None)
+    # scikit-learn convention: the constructor stores each parameter under its own name
+    for name, value in values.items():
+        if name in ("lower", "upper"):
+            assert tuple(est.bounds) == (values["lower"], values["upper"])
+        else:
+            assert getattr(est, name) == value, name
+    assert est.random_state == 7
+
+
+def test_privacy_kind_labels():
+    gibbs = algorithms.by_key("gibbs")
+    assert gibbs.kind == "asymptotic" and "limit" in gibbs.kind_text
+    assert gibbs.effective_kind({"init": "ssc"}) == "none"
+    assert "one cell" in algorithms.by_key("dptaucc").kind_text
+    assert "not a whole row" in algorithms.by_key("dptaucc").kind_text
+
+
+def test_report_exports_only_released_outputs(private_lab):
+    from privclust.app.views import report_csv, report_payload
+    lab = private_lab
+    result = lab.do_release()
+    payload = json.loads(json.dumps(report_payload(result)))
+    assert set(payload["released"]) == {"cluster_centers_"}
+    assert payload["guarantee"]["kind"] == "pure"
+    assert report_csv(result).startswith("output,index,value")
+    from privclust.app.views import _csv_cell
+    assert _csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and _csv_cell("-1.5") == "-1.5"
+
+
+def test_gibbs_runner_streams_and_stops():
+    from privclust.app.gibbs import GibbsRunner, rhat
+    from privclust.core import GibbsSubspaceClustering
+    from privclust.core.data import make_union_of_subspaces
+    ds = make_union_of_subspaces(200, 5, 2, 2, 0.05, random_state=0)
+    runner = GibbsRunner()
+    est = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=40, n_chains=2, record_every=5,
+                                  random_state=0)
+    runner.start(est, ds.X)
+    runner.join(60)
+    df = runner.drain()
+    assert runner.status == "finished" and not runner.running
+    assert df["iteration"].nunique() == 8 and set(df["chain"]) == {0.0, 1.0}
+    assert rhat(df) is not None and est.subspaces_.shape == (2, 5, 2)
+    slow = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=100000, n_chains=2,
+                                   record_every=5, random_state=0)
+    runner.start(slow, ds.X)
+    runner.stop()
+    runner.join(30)
+    assert runner.status == "stopped" and not runner.running
+
+
+def test_gibbs_private_charges_ledger_before_sampling(tmp_path):
+    from privclust.app.gibbs import GibbsRunner
+    from privclust.core import GibbsSubspaceClustering
+    ledger = Ledger(1.0, 0.0)
+    est = GibbsSubspaceClustering(2, 1, epsilon=2.0, n_iter=10, n_chains=1, ledger=ledger)
+    runner = GibbsRunner()
+    runner.start(est, np.random.default_rng(0).normal(size=(30, 3)) / 3)
+    runner.join(30)
+    assert runner.status.startswith("failed") and ledger.spent[0] == 0.0

@@ -110,7 +110,9 @@ def run_sweep(make_estimator, X, epsilons, n_trials=10, score=None, random_state
         ``n_jobs`` trials when parallel); when it returns True the sweep ends early and returns
         what has finished.
     n_jobs : 1 runs in-process; otherwise trials run in batches through ``joblib.Parallel``
-        (``backend`` is passed to joblib: None = processes, "threading" = threads).
+        (``backend`` is passed to joblib: None = the ambient ``joblib.parallel_config``, by
+        default processes; "threading" = threads). On a Dask cluster: create a
+        ``distributed.Client`` and call inside ``joblib.parallel_config(backend="dask")``.
     errors : "raise" (default) propagates an exception from a trial; "record" keeps going and
         stores NaN scores and the message in an ``error`` column.
 

@@ -176,3 +176,16 @@ def test_validation(kwargs, exc, match):
             "score": error} | kwargs
     with pytest.raises(exc, match=match):
         run_sweep(**args)
+
+
+def test_dask_backend_matches_single_machine():
+    distributed = pytest.importorskip("distributed")
+    from joblib import parallel_config
+
+    key = ["epsilon", "trial", "seed", "score"]
+    local = run_sweep(NoisyMean, X, EPS, 2, score=error, random_state=4)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        with parallel_config(backend="dask"):
+            remote = run_sweep(NoisyMean, X, EPS, 2, score=error, random_state=4, n_jobs=2)
+    pd.testing.assert_frame_equal(local[key], remote[key])

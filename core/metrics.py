@@ -309,6 +309,9 @@ def clustering_accuracy(labels_true, labels_pred):
     """Fraction of points correctly labelled under the best one-to-one matching of cluster ids
     (Hungarian algorithm on the contingency table; unmatched clusters count as errors)."""
     a, b = _label_pair(labels_true, labels_pred)
+    n_a, n_b = np.unique(a).size, np.unique(b).size
+    if n_a * n_b > _CHUNK_ELEMENTS * 16:
+        raise ValueError(f"too many clusters for Hungarian matching ({n_a} x {n_b})")
     table = contingency_matrix(a, b)
     rows, cols = linear_sum_assignment(table, maximize=True)
     return float(table[rows, cols].sum()) / a.shape[0]

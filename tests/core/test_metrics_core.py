@@ -192,6 +192,9 @@ def test_ari_and_accuracy():
     assert M.clustering_accuracy([0, 0, 0, 1, 1, 1], [1, 1, 0, 0, 0, 0]) == pytest.approx(5 / 6)
     # more predicted clusters than classes: unmatched cluster counts as errors
     assert M.clustering_accuracy([0, 0, 1, 1], [0, 1, 2, 2]) == pytest.approx(3 / 4)
+    with pytest.raises(ValueError, match="too many clusters"):
+        big = np.arange(5000)
+        M.clustering_accuracy(big, big)
 
 
 # ------------------------------------------------------------------------------- co-clustering

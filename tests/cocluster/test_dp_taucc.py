@@ -1,0 +1,120 @@
+"""DPTauCoClustering (spec 5.4, 6.1): budget schedule, privacy_ metadata, ledger, input checks,
+outputs, utility on planted blocks."""
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from privclust.core.cocluster import DPTauCoClustering, budget_schedule
+from privclust.core.data import DataWarning, make_block_counts
+from privclust.core.metrics import nmi
+from privclust.core.privacy import BudgetExceeded, Ledger
+
+
+@pytest.fixture(scope="module")
+def blocks():
+    ds = make_block_counts(300, 200, 3, 3, signal=2.0, background=0.1, random_state=0)
+    return ds.X, ds.labels
+
+
+@pytest.mark.parametrize("n_iter", [1, 2, 4, 7])
+@pytest.mark.parametrize("eps", [0.1, 1.0, 3.0])
+def test_accountant_records_the_schedule_summing_to_epsilon(blocks, n_iter, eps):
+    est = DPTauCoClustering(3, 3, epsilon=eps, n_iter=n_iter, cell_bound=2.0,
+                            random_state=0).fit(blocks[0])
+    mech = est.privacy_.mechanisms
+    assigns = [s for s in mech if s.name.startswith("assign")]
+    tables = [s for s in mech if s.name.startswith("table")]
+    # the initial column draw replaces iteration 1's column draw: 2I assignments, 2I tables
+    assert len(assigns) == 2 * n_iter and len(tables) == 2 * n_iter and len(mech) == 4 * n_iter
+    assert math.fsum(s.epsilon for s in mech) == pytest.approx(eps, rel=0, abs=1e-12)
+    assert est.privacy_.epsilon == pytest.approx(eps, rel=0, abs=1e-12)
+    assert all(s.sensitivity == 2.0 and s.delta == 0.0 for s in mech)
+    half = eps / (2 * n_iter)
+    assert all(s.epsilon == pytest.approx(0.9 * half) for s in assigns)
+    assert all(s.epsilon == pytest.approx(0.1 * half) for s in tables)
+
+
+def test_budget_schedule_sums_exactly():
+    for n_iter in range(1, 11):
+        for eps in (0.1, 0.3, 1.0, 2.5, 10.0):
+            plan = budget_schedule(eps, n_iter)
+            assert math.fsum(e for _, e in plan) == pytest.approx(eps, rel=0, abs=1e-12)
+
+
+def test_privacy_metadata(blocks):
+    est = DPTauCoClustering(3, 3, epsilon=1.0, random_state=0).fit(blocks[0])
+    g = est.privacy_
+    assert (g.kind, g.neighbouring, g.delta) == ("pure", "cell", 0.0)
+    text = " ".join(g.warnings)
+    assert "one unit of one cell" in text and "NOT a row" in text
+    assert "eval_row_labels_" in text and "NOT private" in text
+
+
+def test_ledger_is_charged_before_release(blocks):
+    ledger = Ledger(1.0)
+    DPTauCoClustering(3, 3, epsilon=0.6, random_state=0, ledger=ledger).fit(blocks[0])
+    assert ledger.spent[0] == pytest.approx(0.6)
+    est = DPTauCoClustering(3, 3, epsilon=0.6, random_state=0, ledger=ledger)
+    with pytest.raises(BudgetExceeded):
+        est.fit(blocks[0])
+    assert not hasattr(est, "table_")
+
+
+def test_outputs_are_consistent_and_reproducible(blocks):
+    X = blocks[0]
+    a = DPTauCoClustering(3, 3, epsilon=0.5, random_state=7).fit(X)
+    b = DPTauCoClustering(3, 3, epsilon=0.5, random_state=7).fit(sp.csr_matrix(X))
+    np.testing.assert_array_equal(a.row_labels_, b.row_labels_)
+    np.testing.assert_array_equal(a.column_labels_, b.column_labels_)
+    np.testing.assert_allclose(a.table_, b.table_)
+    K, L = a.table_.shape
+    assert np.all(a.table_ >= 0) and a.n_row_clusters_ == K and a.n_col_clusters_ == L
+    assert a.row_labels_.min() >= -1 and a.row_labels_.max() < K
+    assert set(np.unique(a.column_labels_)) == set(range(L))
+    assert a.eval_row_labels_.min() >= 0 and a.eval_row_labels_.max() < K
+
+
+def test_median_nmi_rises_with_epsilon(blocks):
+    X, truth = blocks
+    medians = {}
+    for eps in (0.02, 0.5, 10.0):
+        scores = [nmi(truth, DPTauCoClustering(3, 3, epsilon=eps, random_state=s).fit(X).row_labels_)
+                  for s in range(9)]
+        medians[eps] = np.median(scores)
+    assert medians[0.02] < 0.1
+    assert medians[0.5] > medians[0.02] + 0.3
+    assert medians[10.0] > medians[0.5]
+
+
+def test_zero_rows_columns_and_zero_matrix_are_handled(blocks):
+    X = np.vstack([blocks[0], np.zeros((4, blocks[0].shape[1]))])
+    X = np.hstack([X, np.zeros((X.shape[0], 3))])
+    est = DPTauCoClustering(3, 3, epsilon=2.0, random_state=0).fit(sp.csr_matrix(X))
+    assert est.row_labels_.shape == (X.shape[0],)
+    zero = DPTauCoClustering(2, 2, epsilon=1.0, random_state=0).fit(np.zeros((30, 20)))
+    assert zero.row_labels_.shape == (30,) and np.all(zero.table_ >= 0)
+
+
+def test_input_and_parameter_checks(blocks):
+    X = blocks[0]
+    bad = X.astype(float)
+    bad[0, 0] = -2
+    with pytest.raises(ValueError, match="negative"):
+        DPTauCoClustering(3, 3).fit(bad)
+    with pytest.warns(DataWarning, match="non-integer"):
+        DPTauCoClustering(3, 3, random_state=0).fit(X * 0.5)
+    with pytest.raises(ValueError, match="n_row_clusters=301"):
+        DPTauCoClustering(301, 3).fit(X)
+    with pytest.raises(ValueError, match="2\\*\\*min"):
+        DPTauCoClustering(2, 4).fit(X)
+    for kwargs, match in (({"epsilon": 0.0}, "epsilon"), ({"epsilon": float("inf")}, "epsilon"),
+                          ({"n_iter": 0}, "n_iter"), ({"cell_bound": -1}, "cell_bound"),
+                          ({"assignment_share": 1.0}, "assignment_share")):
+        with pytest.raises(ValueError, match=match):
+            DPTauCoClustering(3, 3, **kwargs).fit(X)
+    with pytest.raises(NotImplementedError, match="document-level"):
+        DPTauCoClustering(3, 3, neighbouring="replace").fit(X)
+    with pytest.raises(ValueError, match="neighbouring"):
+        DPTauCoClustering(3, 3, neighbouring="rows").fit(X)

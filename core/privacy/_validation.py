@@ -1,24 +1,28 @@
 """Argument checks shared by the privacy primitives (spec 6.1: eps > 0 finite, 0 <= delta < 1)."""
-import numbers
-
 import numpy as np
 
 
-def check_epsilon(epsilon, name="epsilon"):
-    """Return ``epsilon`` as a float after checking it is a finite number > 0."""
-    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {epsilon!r}")
-    value = float(epsilon)
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be finite and > 0, got {epsilon!r}")
+def real_scalar(value, name):
+    """``value`` as a float if it is a real scalar (Python, numpy or 0-d array); TypeError otherwise."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    arr = np.asarray(value)
+    if arr.ndim != 0 or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    return float(arr)
+
+
+def check_epsilon(epsilon, name="epsilon", allow_zero=False):
+    """Return ``epsilon`` as a float after checking it is a finite number > 0 (>= 0 if allowed)."""
+    value = real_scalar(epsilon, name)
+    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name} must be finite and {'>=' if allow_zero else '>'} 0, got {epsilon!r}")
     return value
 
 
 def check_delta(delta, name="delta", positive=False):
     """Return ``delta`` as a float after checking 0 <= delta < 1 (0 < delta if ``positive``)."""
-    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {delta!r}")
-    value = float(delta)
+    value = real_scalar(delta, name)
     if not (0.0 <= value < 1.0) or (positive and value == 0.0):
         bound = "0 < delta < 1" if positive else "0 <= delta < 1"
         raise ValueError(f"{name} must satisfy {bound}, got {delta!r}")
@@ -27,9 +31,7 @@ def check_delta(delta, name="delta", positive=False):
 
 def check_sensitivity(sensitivity, name="sensitivity"):
     """Return ``sensitivity`` as a float after checking it is finite and >= 0."""
-    if isinstance(sensitivity, (bool, np.bool_)) or not isinstance(sensitivity, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {sensitivity!r}")
-    value = float(sensitivity)
+    value = real_scalar(sensitivity, name)
     if not np.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be finite and >= 0, got {sensitivity!r}")
     return value
@@ -51,7 +53,7 @@ def check_size(size):
     """Return the batch shape prefix: () for ``size=None``, (size,) for a positive integer."""
     if size is None:
         return ()
-    if isinstance(size, (bool, np.bool_)) or not isinstance(size, numbers.Integral):
+    if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
         raise TypeError(f"size must be None or a positive integer, got {size!r}")
     if size < 1:
         raise ValueError(f"size must be >= 1, got {size!r}")

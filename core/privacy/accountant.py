@@ -23,8 +23,11 @@ class BudgetAccountant:
         self._spends = []
 
     def spend(self, name, epsilon, delta=0.0, sensitivity=None):
-        """Record one mechanism run; raises BudgetExceeded (recording nothing) if over the plan."""
-        epsilon = check_epsilon(epsilon)
+        """Record one mechanism run; raises BudgetExceeded (recording nothing) if over the plan.
+
+        ``epsilon`` may be 0 (a recorded step that spends nothing, e.g. an unused remainder).
+        """
+        epsilon = check_epsilon(epsilon, allow_zero=True)
         delta = check_delta(delta)
         if sensitivity is not None:
             sensitivity = check_sensitivity(sensitivity)

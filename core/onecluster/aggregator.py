@@ -1,0 +1,59 @@
+"""1-cluster aggregation rule for sample-and-aggregate ([NSV16] Sec. 6; spec 4.6).
+
+The m block outputs y_1..y_m in R^D (one per disjoint block of a random partition of the data)
+are clipped to the public output box and aggregated by 1-cluster with t = ceil(alpha m / 2):
+the released centre is the aggregate. One record changes one block, hence one y_j, so the
+(epsilon, delta) ``replace`` guarantee of 1-cluster on Y transfers to the records.
+
+Honest limit: 1-cluster needs t well above its slack Gamma ~ (16/eps) ln(|F|/beta); with tens of
+blocks the aggregate is noise-dominated or the run fails (the box centre is then returned).
+"""
+import math
+
+from ..privacy import BudgetAccountant
+from .one_cluster import (check_bounds, check_common, check_options, check_X, default_grid_step,
+                          one_cluster, prepare)
+
+
+class OneClusterAggregator:
+    """Callable ``agg(Y, epsilon, delta, bounds, rng) -> (center, guarantee)``.
+
+    ``Y``: (m, D) block outputs; ``bounds``: public (lower, upper) box of the outputs; ``rng``: a
+    numpy Generator. ``alpha`` is the assumed stability fraction (t = ceil(alpha m / 2)).
+    After a call, ``result_`` holds the full 1-cluster result (radius, success, reliability).
+    """
+
+    def __init__(self, alpha=1.0, grid_step=None, refine_steps=2, beta=0.05,
+                 radius_variant="em_geometric", axis_choice="em"):
+        self.alpha = alpha
+        self.grid_step = grid_step
+        self.refine_steps = refine_steps
+        self.beta = beta
+        self.radius_variant = radius_variant
+        self.axis_choice = axis_choice
+
+    def __call__(self, Y, epsilon, delta, bounds, rng):
+        Y = check_X(Y)
+        m, D = Y.shape
+        if not 0 < self.alpha <= 1:
+            raise ValueError(f"alpha must be in (0, 1], got {self.alpha!r}")
+        t = max(1, math.ceil(self.alpha * m / 2))
+        check_common(epsilon, delta, m, t)
+        check_options(self.refine_steps, self.radius_variant, self.axis_choice, "practical")
+        lo, hi = check_bounds(bounds, D)
+        step = default_grid_step(lo, hi) if self.grid_step is None else float(self.grid_step)
+        accountant = BudgetAccountant(epsilon, delta)
+        res = one_cluster(prepare(Y, lo, hi, step), t, epsilon, delta, lo, hi, step, rng,
+                          accountant, beta=self.beta, radius_variant=self.radius_variant,
+                          refine_steps=self.refine_steps, axis_choice=self.axis_choice,
+                          label="1-cluster aggregator: ")
+        self.result_ = res
+        notes = [] if res.failure is None else [res.failure]
+        if not res.reliable:
+            notes.append("1-cluster aggregate unreliable (failed, or no localised heavy ball)")
+        return res.center, accountant.guarantee("approx", "replace", warnings=notes)
+
+
+def one_cluster_aggregate(Y, epsilon, delta, bounds, rng, **options):
+    """Functional form of :class:`OneClusterAggregator` (same return value)."""
+    return OneClusterAggregator(**options)(Y, epsilon, delta, bounds, rng)

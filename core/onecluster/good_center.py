@@ -1,0 +1,164 @@
+"""GoodCenter: a private centre for a ball of a given radius r ([NSV16] Alg. 2; spec 4.3, 4.3a).
+
+Budget (eps, delta) split: AboveThreshold over randomly shifted box partitions eps/4; heavy box
+by stable histogram (eps/4, delta/4); per-axis interval choice in a random basis eps/4 (plus
+delta/4 when advanced composition is used); NoisyAVG over the bounding ball gets eps/4 and the
+rest of delta (so the recorded total is exactly (eps, delta)).
+
+Constants are the spec's practical defaults (JL constant 8, box side 3r/(1 - 0.1^(1/k)),
+R_max = 200) with the 4.3a cap on the interval length p. Privacy never depends on them.
+Practical warning (spec 4.3): the ball's radius is ~13 r in d = 2 and grows quickly with d;
+GoodCenter is useful only for small d or very large n.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ..privacy import (above_threshold, advanced_composition, exponential_mechanism,
+                       haar_orthogonal, jl_matrix, stable_histogram)
+from .noisy_avg import noisy_avg
+
+AXIS_CHOICES = ("em", "stable_hist")
+BOX_SIDES = ("practical", "paper")
+
+
+@dataclass
+class GoodCenterResult:
+    """centre (None on failure), ball radius rho_C, NoisyAVG noise std and noisy count, failure."""
+
+    center: np.ndarray | None
+    radius: float
+    sigma: float
+    noisy_count: float = math.nan
+    failure: str | None = None
+
+
+def em_axis_epsilon(epsilon, delta, d):
+    """Per-axis budget: max(eps/d, eps_adv), eps_adv solving advanced composition with delta.
+
+    Returns ``(eps_axis, uses_delta)``; ``epsilon``, ``delta`` are the axis stage's totals.
+    """
+    basic = epsilon / d
+    if delta <= 0 or d == 1:
+        return basic, False
+
+    def excess(x):
+        return math.sqrt(2 * d * math.log(1 / delta)) * x + d * x * math.expm1(x) - epsilon
+
+    adv = brentq(excess, 1e-300, epsilon)
+    return (adv, True) if adv > basic else (basic, False)
+
+
+def _hash_rows(keys, mult):
+    """One int64 per row (wrap-around polynomial hash): a coarsening of the cell partition."""
+    return keys @ mult
+
+
+def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05, n_public=None,
+                jl_constant=8.0, box_side="practical", max_rounds=200, axis_choice="em"):
+    """Run GoodCenter on the rows of X (clipped to ``bounds``) for the public radius r > 0.
+
+    ``t_c`` is the target count (e.g. t - 4 Gamma from GoodRadius); ``n_public`` the public
+    dataset size used in the constants (defaults to len(X)). Every mechanism is charged to
+    ``accountant`` before it runs. Failures (AboveThreshold never fires, no heavy box kept,
+    no per-axis interval kept, NoisyAVG count too small) return a result with ``center=None``
+    and ``failure`` naming the step; the caller charges the rest of its plan.
+    """
+    if axis_choice not in AXIS_CHOICES:
+        raise ValueError(f"axis_choice must be one of {AXIS_CHOICES}, got {axis_choice!r}")
+    if box_side not in BOX_SIDES:
+        raise ValueError(f"box_side must be one of {BOX_SIDES}, got {box_side!r}")
+    n, d = X.shape
+    n_pub = n if n_public is None else int(n_public)
+    lo = np.broadcast_to(np.asarray(bounds[0], float), (d,))
+    hi = np.broadcast_to(np.asarray(bounds[1], float), (d,))
+    e4 = epsilon / 4.0
+
+    # 1. JL map (identity when it would not reduce the dimension)
+    k = math.ceil(jl_constant * math.log(2 * n_pub / beta))
+    if k >= d:
+        k, Y = d, X
+        w_D_factor = math.sqrt(d)
+    else:
+        Y = X @ jl_matrix(k, d, rng).T
+        w_D_factor = 2.0 * math.sqrt(k)
+    side = 300.0 * r if box_side == "paper" else 3.0 * r / (1.0 - 0.1 ** (1.0 / k))
+
+    # 2-3. AboveThreshold over randomly shifted partitions (query: heaviest box count)
+    shifts = rng.uniform(0.0, side, size=(max_rounds, k))
+    mult = rng.integers(1, 2 ** 62, size=k) | 1
+    queries = np.empty(max_rounds)
+    for i in range(max_rounds):
+        h = _hash_rows(np.floor((Y - shifts[i]) / side).astype(np.int64), mult)
+        queries[i] = np.unique(h, return_counts=True)[1].max() if n else 0
+    threshold = t_c - 32.0 / epsilon * (math.log(max_rounds) + math.log(2.0 / beta))
+    accountant.spend("GoodCenter AboveThreshold over shifted box partitions", e4, 0.0, 1.0)
+    first = int(above_threshold(queries, threshold, e4, rng))
+    if first < 0:
+        return _fail("AboveThreshold never fired (no heavy box partition)")
+    delta_box = delta / 4.0
+    accountant.spend("GoodCenter heavy box (stable histogram)", e4, delta_box, 2.0)
+    keys = np.floor((Y - shifts[first]) / side).astype(np.int64)
+    chosen = stable_histogram(keys, e4, delta_box, rng)
+    if chosen is None:
+        return _fail("stable histogram kept no box")
+    D = X[np.all(keys == chosen[0], axis=1)]
+
+    # 5-7. random basis, capped interval length p (spec 4.3a item 1), per-axis choice
+    Z = haar_orthogonal(d, rng)
+    w_D = side * w_D_factor
+    p = w_D * min(1.0, math.sqrt(2.0 * math.log(d * n_pub ** 2 / beta) / d))
+    U = D @ Z
+    if axis_choice == "em":
+        eps_a, uses_delta = em_axis_epsilon(e4, delta / 4.0, d)
+        delta_axes = delta / 4.0 if uses_delta else 0.0
+        accountant.spend(f"GoodCenter per-axis intervals (exponential mechanism x {d}, "
+                         f"{'advanced' if uses_delta else 'basic'} composition)", e4, delta_axes, 1.0)
+        idx = _em_intervals(U, Z, lo, hi, p, eps_a, rng)
+    else:
+        eps_a = epsilon / (10.0 * math.sqrt(d * math.log(8.0 / delta)))
+        delta_a = delta / (8.0 * d)
+        total = advanced_composition(eps_a, delta_a, d, delta / 8.0)
+        assert total[0] <= e4 * (1 + 1e-12) and total[1] <= delta / 4.0 * (1 + 1e-12)
+        delta_axes = delta / 4.0
+        accountant.spend(f"GoodCenter per-axis intervals (stable histogram x {d}, advanced "
+                         "composition)", e4, delta_axes, 2.0)
+        idx = np.empty(d, dtype=np.int64)
+        for j in range(d):
+            res = stable_histogram(np.floor(U[:, j] / p).astype(np.int64), eps_a, delta_a, rng)
+            if res is None:
+                return _fail(f"stable histogram kept no interval on axis {j}")
+            idx[j] = res[0][0]
+
+    # 8-9. bounding ball and NoisyAVG with the rest of the budget
+    c = Z @ ((idx + 0.5) * p)
+    rho = 1.5 * p * math.sqrt(d)
+    delta_avg = delta - delta_box - delta_axes
+    accountant.spend("GoodCenter NoisyAVG over the bounding ball", e4, delta_avg, 4.0 * rho)
+    center, sigma, count = noisy_avg(X, c, rho, e4, delta_avg, rng)
+    if center is None:
+        return _fail("NoisyAVG noisy count <= 0")
+    return GoodCenterResult(center, rho, sigma, count)
+
+
+def _em_intervals(U, Z, lo, hi, p, eps_a, rng):
+    """Exponential mechanism per axis over the intervals [ip, (i+1)p) meeting the projected box."""
+    d = Z.shape[0]
+    mid_proj = ((lo + hi) / 2.0) @ Z
+    R = float(np.linalg.norm(hi - lo)) / 2.0
+    first = np.floor((mid_proj - R) / p).astype(np.int64)
+    last = np.floor((mid_proj + R) / p).astype(np.int64)
+    width = int((last - first).max()) + 1
+    util = np.full((d, width), -np.inf)
+    for j in range(d):
+        m = last[j] - first[j] + 1
+        cells = np.clip(np.floor(U[:, j] / p).astype(np.int64) - first[j], 0, m - 1)
+        util[j, :m] = np.bincount(cells, minlength=m)
+    return first + exponential_mechanism(util, eps_a, 1.0, rng)
+
+
+def _fail(reason):
+    """Failure result (the caller records the unspent rest of its plan: no refunds)."""
+    return GoodCenterResult(None, math.nan, math.nan, math.nan, reason)

@@ -8,10 +8,11 @@ from .gibbs import GibbsSubspaceClustering
 from .kplanes import KPlanes
 from .lrr import LowRankRepresentation
 from .projection import fit_subspaces
+from .sample_aggregate import SampleAggregateSubspaceClustering
 from .ssc import SparseSubspaceClustering
 from .tsc import ThresholdSubspaceClustering
 
 __all__ = [
     "KPlanes", "ThresholdSubspaceClustering", "SparseSubspaceClustering", "LowRankRepresentation",
-    "GibbsSubspaceClustering", "fit_subspaces",
+    "GibbsSubspaceClustering", "SampleAggregateSubspaceClustering", "fit_subspaces",
 ]

@@ -16,7 +16,8 @@ SOLVERS = {
 
 def make_solver(solver, n_clusters, subspace_dim, random_state=None):
     """A fresh solver: a name in ``SOLVERS`` (built with (k, q, random_state)) or a clone of an
-    estimator whose ``fit(X)`` sets ``subspaces_`` (random_state set when it has one)."""
+    estimator whose ``fit(X)`` sets ``subspaces_`` (n_clusters, subspace_dim and random_state
+    are set to the caller's when it has such parameters)."""
     if isinstance(solver, str):
         try:
             cls = SOLVERS[solver]
@@ -27,6 +28,8 @@ def make_solver(solver, n_clusters, subspace_dim, random_state=None):
     if not hasattr(solver, "fit"):
         raise TypeError(f"solver must be a name or an estimator with fit(X); got {solver!r}")
     est = clone(solver)
-    if "random_state" in est.get_params():
-        est.set_params(random_state=random_state)
+    params = est.get_params()
+    wanted = {"n_clusters": n_clusters, "subspace_dim": subspace_dim,
+              "random_state": random_state}
+    est.set_params(**{key: value for key, value in wanted.items() if key in params})
     return est

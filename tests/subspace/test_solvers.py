@@ -97,6 +97,7 @@ def test_make_solver_names_and_estimators():
     assert isinstance(make_solver("ssc", 3, 2, 0), SparseSubspaceClustering)
     est = make_solver(KPlanes(2, 1, n_init=3), 3, 2, random_state=7)
     assert isinstance(est, KPlanes) and est.n_init == 3 and est.random_state == 7
+    assert (est.n_clusters, est.subspace_dim) == (3, 2)
     with pytest.raises(ValueError, match="solver"):
         make_solver("nope", 3, 2)
     with pytest.raises(TypeError, match="solver"):

@@ -10,9 +10,11 @@ from .lrr import LowRankRepresentation
 from .projection import fit_subspaces
 from .sample_aggregate import SampleAggregateSubspaceClustering
 from .ssc import SparseSubspaceClustering
+from .sulq import SuLQSubspaceClustering
 from .tsc import ThresholdSubspaceClustering
 
 __all__ = [
     "KPlanes", "ThresholdSubspaceClustering", "SparseSubspaceClustering", "LowRankRepresentation",
-    "GibbsSubspaceClustering", "SampleAggregateSubspaceClustering", "fit_subspaces",
+    "GibbsSubspaceClustering", "SampleAggregateSubspaceClustering",
+    "SuLQSubspaceClustering", "fit_subspaces",
 ]

@@ -98,8 +98,8 @@ class GibbsSubspaceClustering(BaseEstimator):
     chain would be a non-private selection). ``release="all"`` releases every chain
     (``chain_subspaces_``, ``chain_labels_``) and costs ``n_chains * epsilon``. Intermediate
     states are never released (each would cost epsilon). ``init="random"`` (default) is
-    data-independent; ``init`` a solver name ("ssc", "lrr", "tsc", "kplanes") starts from a
-    non-private solution on the same data: ``privacy_.kind`` is then "none" and a
+    data-independent; ``init`` a solver name ("ssc", "lrr", "tsc", "kplanes") or a (k, d, q)
+    array of bases starts from a (presumed) non-private solution on the same data: ``privacy_.kind`` is then "none" and a
     PrivacyWarning is raised (that reproduces "exp.+SSC/LRR" of seed 001 Fig. 2). The ledger is
     charged with the whole amount before sampling starts.
 
@@ -147,8 +147,15 @@ class GibbsSubspaceClustering(BaseEstimator):
             raise NotImplementedError(
                 "GibbsSubspaceClustering supports neighbouring='replace' only: under add/remove "
                 "the output space (one label per record) changes with the data (spec 2.4)")
-        if self.init != "random" and not isinstance(self.init, str):
-            raise ValueError(f"init must be 'random' or a solver name; got {self.init!r}")
+        if not isinstance(self.init, (str, np.ndarray)):
+            raise ValueError(f"init must be 'random', a solver name or a (k, d, q) array of "
+                             f"bases; got {self.init!r}")
+
+    def _random_init(self):
+        return isinstance(self.init, str) and self.init == "random"
+
+    def _init_label(self):
+        return repr(self.init) if isinstance(self.init, str) else "array"
 
     def _privacy(self):
         eps = float(self.epsilon)
@@ -158,9 +165,9 @@ class GibbsSubspaceClustering(BaseEstimator):
             acct.spend(f"exponential mechanism (Gibbs chain {c}, asymptotic)", eps, 0.0, 0.5)
         warns = ["asymptotic: an exact sample is epsilon-DP, a finite Gibbs run has no formal "
                  "guarantee"]
-        if self.init != "random":
-            warns.append(f"init={self.init!r} is a non-private solution on the same data: "
-                         "the output is not private")
+        if not self._random_init():
+            warns.append(f"init={self._init_label()} is treated as a non-private solution on "
+                         "the same data: the output is not private")
             return acct.guarantee("none", "replace", warns)
         return acct.guarantee("asymptotic", "replace", warns)
 
@@ -186,15 +193,17 @@ class GibbsSubspaceClustering(BaseEstimator):
             if reference.shape[1:] != (d, q) or reference.shape[0] != k:
                 raise ValueError(f"reference must have shape ({k}, {d}, {q}); "
                                  f"got {reference.shape}")
+        if isinstance(self.init, np.ndarray) and self.init.shape != (k, d, q):
+            raise ValueError(f"init array must have shape ({k}, {d}, {q}); got {self.init.shape}")
         privacy = self._privacy()
-        if self.init != "random":
-            warnings.warn(f"GibbsSubspaceClustering(init={self.init!r}) starts from a non-private "
-                          "solution on the same data: the result is NOT private", PrivacyWarning,
-                          stacklevel=2)
+        if not self._random_init():
+            warnings.warn(f"GibbsSubspaceClustering(init={self._init_label()}) starts from a "
+                          "non-private solution on the same data: the result is NOT private",
+                          PrivacyWarning, stacklevel=2)
         n_released = self.n_chains if self.release == "all" else 1
         charge(self.ledger, float(self.epsilon) * n_released, 0.0,
                what=f"GibbsSubspaceClustering(k={k}, q={q}, epsilon={self.epsilon}, "
-                    f"n_iter={self.n_iter}, n_chains={self.n_chains}, init={self.init!r}, "
+                    f"n_iter={self.n_iter}, n_chains={self.n_chains}, init={self._init_label()}, "
                     f"release={self.release!r})")
         self.privacy_ = privacy
         rng = as_generator(self.random_state)
@@ -207,8 +216,10 @@ class GibbsSubspaceClustering(BaseEstimator):
             X.size * d <= _CHUNK_FLOATS * 4) else None
         kappa = 0.5 * float(self.epsilon)
         with threadpool_limits(limits=1):
-            if self.init == "random":
+            if self._random_init():
                 U = haar_stiefel(d, q, rng, size=C * k).reshape(C, k, d, q)
+            elif isinstance(self.init, np.ndarray):
+                U = np.broadcast_to(np.linalg.qr(self.init)[0], (C, k, d, q)).copy()
             else:
                 solver = make_solver(self.init, k, q, random_state=rng).fit(X)
                 U = np.broadcast_to(solver.subspaces_, (C, k, d, q)).copy()

@@ -113,3 +113,16 @@ def test_utility_close_at_large_epsilon_and_degrades_as_epsilon_falls(data):
         med[eps] = np.median(dist)
     assert med[1000.0] < 0.15
     assert med[1000.0] < med[10.0] < med[0.1]
+
+
+def test_array_init_is_not_private_and_validated(data):
+    ref = data.truth["subspaces"]
+    with pytest.warns(PrivacyWarning):
+        g = GibbsSubspaceClustering(2, 2, epsilon=1000.0, n_iter=5, n_chains=2, record_every=5,
+                                    init=ref, random_state=0).fit(data.X)
+    assert g.privacy_.kind == "none"
+    assert wasserstein_subspaces(g.subspaces_, ref) < 0.3
+    ledger = Ledger(5.0)
+    with pytest.raises(ValueError, match="init array"):
+        GibbsSubspaceClustering(2, 2, init=ref[:, :, :1], ledger=ledger).fit(data.X)
+    assert ledger.spent[0] == 0.0                       # refused before charging

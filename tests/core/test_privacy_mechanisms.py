@@ -344,3 +344,27 @@ def test_smooth_sensitivity_gaussian(rng):
     assert out.std() == pytest.approx(0.5 / alpha, rel=0.02)
     with pytest.warns(P.PrivacyWarning, match="proven range"):
         P.smooth_sensitivity_gaussian(np.zeros(4), 0.5, 2.0, 1e-6, rng)
+
+
+def test_gaussian_noise_distribution_has_power(rng):
+    """Tumult-style KS check: passes at the calibrated sigma, rejects sigma x (1 +- 0.3)."""
+    sigma = P.analytic_gaussian_sigma(1.0, 1e-6, 2.0)
+    out = P.gaussian(0.0, 2.0, 1.0, 1e-6, rng, size=100_000)
+    assert stats.kstest(out, stats.norm(scale=sigma).cdf).pvalue > 1e-6
+    for factor in (0.7, 1.3):
+        assert stats.kstest(out, stats.norm(scale=factor * sigma).cdf).pvalue < 1e-20
+
+
+def test_privacy_package_never_uses_global_numpy_random():
+    """Lint: core/privacy draws randomness only from an explicit Generator."""
+    import ast
+    import pathlib
+    allowed = {"default_rng", "Generator", "SeedSequence", "PCG64"}
+    root = pathlib.Path(P.__file__).parent
+    offenders = []
+    for path in root.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+                    and node.value.attr == "random" and node.attr not in allowed):
+                offenders.append(f"{path.name}:{node.lineno} np.random.{node.attr}")
+    assert not offenders, offenders

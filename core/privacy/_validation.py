@@ -62,10 +62,12 @@ def check_size(size):
 
 def as_float_array(value, name="value"):
     """Float64 array of ``value``, refusing NaN/inf (a non-finite input is a privacy bug)."""
+    if value is None:
+        raise TypeError(f"{name} must be numeric, got None")
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric: {exc}") from None
+        raise TypeError(f"{name} must be a numeric array: {exc}") from None
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite entries")
     return arr

@@ -66,8 +66,8 @@ def gaussian(value, sensitivity, epsilon, delta, rng, size=None, calibration="an
     else:
         raise ValueError(f"calibration must be 'analytic' or 'classic', got {calibration!r}")
     rng = check_rng(rng)
-    shape = check_size(size) + np.shape(value)
     arr = as_float_array(value)
+    shape = check_size(size) + arr.shape
     if sigma == 0.0:
         return np.broadcast_to(arr, shape).copy()
     return arr + rng.normal(0.0, sigma, size=shape)

@@ -22,8 +22,8 @@ def laplace(value, sensitivity, epsilon, rng, size=None):
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
-    shape = check_size(size) + np.shape(value)
     arr = as_float_array(value)
+    shape = check_size(size) + arr.shape
     if sensitivity == 0.0:
         return np.broadcast_to(arr, shape).copy()
     return arr + rng.laplace(0.0, sensitivity / epsilon, size=shape)

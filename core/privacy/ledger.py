@@ -124,7 +124,10 @@ class Ledger:
         if self.path is not None:
             if self.dataset is None:
                 raise ValueError("a persistent Ledger (path=...) needs dataset= (its fingerprint)")
-            self._open_row()
+            try:
+                self._open_row()
+            except sqlite3.Error as exc:
+                raise ValueError(f"cannot use ledger file {self.path!r}: {exc}") from None
 
     # -- persistence -------------------------------------------------------------------------
     def _connect(self):

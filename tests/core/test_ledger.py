@@ -208,3 +208,12 @@ def test_threads_never_overspend():
             return 0
     with ThreadPoolExecutor(8) as pool:
         assert sum(pool.map(try_charge, range(800))) == 100
+
+
+def test_unusable_file_gives_clean_error(tmp_path):
+    not_db = tmp_path / "notes.txt"
+    not_db.write_text("this is not a database\n" * 100)
+    with pytest.raises(ValueError, match="cannot use ledger file"):
+        Ledger(1.0, path=not_db, dataset=FP)
+    with pytest.raises(ValueError, match="cannot use ledger file"):
+        Ledger(1.0, path=tmp_path / "missing" / "dir" / "l.db", dataset=FP)

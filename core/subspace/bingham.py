@@ -31,7 +31,7 @@ def acg_parameters(lam):
 
 
 def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
-    """One exact draw y (B, p) with density proportional to exp(sum_j a_j y_j^2) per row of a (B, p).
+    """One exact draw y (B, p), density proportional to exp(sum_j a_j y_j^2) per row of a (B, p).
 
     ``y0`` (B, p), optional, is the current state used only by the Hoff fallback.
     """

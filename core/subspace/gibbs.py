@@ -99,9 +99,10 @@ class GibbsSubspaceClustering(BaseEstimator):
     (``chain_subspaces_``, ``chain_labels_``) and costs ``n_chains * epsilon``. Intermediate
     states are never released (each would cost epsilon). ``init="random"`` (default) is
     data-independent; ``init`` a solver name ("ssc", "lrr", "tsc", "kplanes") or a (k, d, q)
-    array of bases starts from a (presumed) non-private solution on the same data: ``privacy_.kind`` is then "none" and a
-    PrivacyWarning is raised (that reproduces "exp.+SSC/LRR" of seed 001 Fig. 2). The ledger is
-    charged with the whole amount before sampling starts.
+    array of bases starts from a (presumed) non-private solution on the same data:
+    ``privacy_.kind`` is then "none" and a PrivacyWarning is raised (that reproduces
+    "exp.+SSC/LRR" of seed 001 Fig. 2). The ledger is charged with the whole amount before
+    sampling starts.
 
     Diagnostics (``trace_`` and the records yielded by :meth:`iter_fit`) are EVALUATION ONLY and
     never private: ``cost`` (seed 001 Eq. 3) and ``wasserstein`` (to ``reference``) read the raw

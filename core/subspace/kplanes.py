@@ -3,7 +3,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from ..privacy import as_generator, haar_stiefel
-from .projection import single_threaded, check_data, fit_subspaces, squared_residuals
+from .projection import check_data, fit_subspaces, single_threaded, squared_residuals
 
 
 class KPlanes(ClusterMixin, BaseEstimator):

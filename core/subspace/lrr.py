@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from ..privacy import as_generator
-from .projection import single_threaded, check_data, fit_subspaces, spectral_labels
+from .projection import check_data, fit_subspaces, single_threaded, spectral_labels
 
 
 def lrr_coefficients(X, lam=0.1, tol=1e-8, max_iter=1000, rho=1.1, mu=1e-6, mu_max=1e10):

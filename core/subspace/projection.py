@@ -7,6 +7,7 @@ the spectral step (S6) shared by TSC, SSC and LRR, through scikit-learn's
 """
 import functools
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.cluster import SpectralClustering
@@ -37,8 +38,8 @@ def check_data(X, n_clusters, subspace_dim, name="X"):
     if not isinstance(n_clusters, numbers.Integral) or n_clusters < 1:
         raise ValueError(f"n_clusters must be a positive integer; got {n_clusters!r}")
     if not isinstance(subspace_dim, numbers.Integral) or not 1 <= subspace_dim < d:
-        raise ValueError(f"subspace_dim must be an integer with 1 <= subspace_dim < n_features={d}; "
-                         f"got {subspace_dim!r}")
+        raise ValueError("subspace_dim must be an integer with 1 <= subspace_dim < "
+                         f"n_features={d}; got {subspace_dim!r}")
     if n_clusters > n:
         raise ValueError(f"n_clusters={n_clusters} exceeds n_samples={n}")
     return X
@@ -106,4 +107,6 @@ def spectral_labels(W, n_clusters, rng):
         return np.zeros(W.shape[0], dtype=int)
     sc = SpectralClustering(n_clusters=n_clusters, affinity="precomputed", n_init=10,
                             random_state=sklearn_seed(rng))
-    return sc.fit_predict(W).astype(int)
+    with warnings.catch_warnings():      # a block-diagonal (disconnected) affinity is the ideal
+        warnings.filterwarnings("ignore", message="Graph is not fully connected")
+        return sc.fit_predict(W).astype(int)

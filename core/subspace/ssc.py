@@ -10,15 +10,15 @@ from scipy.linalg import cho_factor, cho_solve
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from ..privacy import as_generator
-from .projection import single_threaded, check_data, fit_subspaces, spectral_labels
-from .tsc import _neighbours
+from .projection import check_data, fit_subspaces, single_threaded, spectral_labels
+from .tsc import top_correlations
 
 
 def ssc_coefficients(X, alpha=20.0, rho=None, tol=2e-4, max_iter=200):
     """ADMM for the noisy SSC program; returns (C (n x n), n_iter)."""
     Y = X.T
     n = Y.shape[1]
-    _, top = _neighbours(X, 1)
+    _, top = top_correlations(X, 1)
     mu_z = float(top.min())
     if mu_z <= 0:
         raise ValueError("SSC needs every point to have a non-orthogonal neighbour (mu_z = 0)")

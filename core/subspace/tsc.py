@@ -15,12 +15,13 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from ..privacy import as_generator
-from .projection import single_threaded, check_data, complete_basis, fit_subspaces, spectral_labels
+from .projection import (check_data, complete_basis, fit_subspaces, single_threaded,
+                         spectral_labels)
 
 _CHUNK = 1024
 
 
-def _neighbours(X, s):
+def top_correlations(X, s):
     """Indices (n, s) and |inner products| (n, s) of each point's s most correlated others."""
     n = len(X)
     idx = np.empty((n, s), dtype=np.intp)
@@ -72,7 +73,7 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
         rows = np.repeat(np.arange(n), s)
         self.fallback_ = False
         if self.variant == "simplified":
-            idx, _ = _neighbours(X, s)
+            idx, _ = top_correlations(X, s)
             G = coo_matrix((np.ones(n * s), (rows, idx.ravel())), shape=(n, n)).tocsr()
             G = G.maximum(G.T)
             self.n_components_, comp = connected_components(G, directed=False)
@@ -81,7 +82,7 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
                 self.subspaces_ = self._component_bases(X, comp, rng)
                 return self
             self.fallback_ = True
-        idx, val = _neighbours(Xn, s)
+        idx, val = top_correlations(Xn, s)
         w = np.exp(-2.0 * np.arccos(np.clip(val.ravel(), 0.0, 1.0)))
         Z = coo_matrix((w, (rows, idx.ravel())), shape=(n, n)).tocsr()
         self.labels_ = spectral_labels(Z + Z.T, k, rng)

@@ -1,0 +1,181 @@
+"""CompressiveKMeans: private sketch + CL-OMPR decoding ([SCH19]; spec 3.1-3.3)."""
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from ..privacy import BudgetAccountant, as_generator, charge
+from .clompr import clompr
+from .frequencies import LAWS, _as_bounds, default_frequency_scale
+from .operator import SIGNATURES, SketchOperator
+from .release import MECHANISMS, NEIGHBOURING
+from .sketch import Sketch
+
+
+class CompressiveKMeans(ClusterMixin, BaseEstimator):
+    """Differentially private compressive k-means ([SCH19]).
+
+    The data are compressed into a sketch of ``sketch_size`` random generalised moments (one
+    pass, row blocks), noise is added once (Laplace per [SCH19] Theorem 1 by default: pure
+    epsilon-DP, ``replace`` neighbours with n public), and CL-OMPR decodes ``n_clusters``
+    centroids from the noisy sketch alone (post-processing).
+
+    Parameters
+    ----------
+    n_clusters : int
+    epsilon : float or None
+        Privacy budget; None releases the noiseless sketch (no guarantee, ``privacy_.kind="none"``).
+    sketch_size : int, default 10 * n_clusters * n_features (m = 10kd of [SCH19] Fig. 1).
+    signature : "complex_exp" (f_e) or "quantized" (one-bit f_q with a public dither).
+    measurements_per_record : int r in [1, m], default m (no subsampling).
+    frequency_scale : float sigma^2 (pycle's Sigma = sigma^2 I), public.  Default derived from
+        the public box and k only: :func:`frequencies.default_frequency_scale` (about 8 on
+        [SCH19]'s mixture).  Never estimated from the data.
+    frequency_law : "adapted_radius" (default), "gaussian" or "folded_gaussian".
+    bounds : (lo, hi) public box (scalars or length-d arrays) searched by the decoder. Required.
+    n_replicates : int, decoder runs; the one with the smallest sketch residual is kept (3).
+    neighbouring : "replace" (n public, Theorem 1) or "add_remove" (noisy count, B1-U).
+    mechanism : "laplace" (pure) or "gaussian" (approx, needs delta > 0).
+    delta : float, for the Gaussian mechanism.
+    numerator_share : float in (0, 1), add_remove only: share of epsilon for the numerator
+        (default 2m/(2m+1), as pycle).
+    block_size : rows per sketching block.
+    random_state : None, int or Generator (frequencies, dither, masks, noise, decoder starts).
+    ledger : optional :class:`privclust.core.privacy.Ledger` charged before the release.
+
+    Attributes
+    ----------
+    cluster_centers_ (k, d), weights_ (k,), sketch_ (m,) complex released sketch,
+    operator_ (public :class:`SketchOperator`), frequency_scale_, sketch_size_,
+    measurements_per_record_, residual_ (decoder's sketch residual), privacy_ (Guarantee).
+    """
+
+    def __init__(self, n_clusters=8, epsilon=1.0, sketch_size=None, signature="complex_exp",
+                 measurements_per_record=None, frequency_scale=None,
+                 frequency_law="adapted_radius", bounds=None, n_replicates=3,
+                 neighbouring="replace", mechanism="laplace", delta=0.0, numerator_share=None,
+                 block_size=100_000, random_state=None, ledger=None):
+        self.n_clusters = n_clusters
+        self.epsilon = epsilon
+        self.sketch_size = sketch_size
+        self.signature = signature
+        self.measurements_per_record = measurements_per_record
+        self.frequency_scale = frequency_scale
+        self.frequency_law = frequency_law
+        self.bounds = bounds
+        self.n_replicates = n_replicates
+        self.neighbouring = neighbouring
+        self.mechanism = mechanism
+        self.delta = delta
+        self.numerator_share = numerator_share
+        self.block_size = block_size
+        self.random_state = random_state
+        self.ledger = ledger
+
+    def _validate(self, n_features):
+        k = self.n_clusters
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"n_clusters must be a positive integer, got {k!r}")
+        if self.signature not in SIGNATURES:
+            raise ValueError(f"signature must be one of {SIGNATURES}, got {self.signature!r}")
+        if self.frequency_law not in LAWS:
+            raise ValueError(f"frequency_law must be one of {LAWS}, got {self.frequency_law!r}")
+        if self.neighbouring not in NEIGHBOURING:
+            raise NotImplementedError(f"neighbouring must be one of {NEIGHBOURING}, got {self.neighbouring!r}")
+        if self.mechanism not in MECHANISMS:
+            raise ValueError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
+        if self.epsilon is not None and not (np.isscalar(self.epsilon) and self.epsilon > 0
+                                             and np.isfinite(self.epsilon)):
+            raise ValueError(f"epsilon must be a positive finite number or None, got {self.epsilon!r}")
+        if isinstance(self.n_replicates, bool) or not isinstance(self.n_replicates, (int, np.integer)) \
+                or self.n_replicates < 1:
+            raise ValueError(f"n_replicates must be a positive integer, got {self.n_replicates!r}")
+        _as_bounds(self.bounds, n_features)
+        m = 10 * k * n_features if self.sketch_size is None else self.sketch_size
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+            raise ValueError(f"sketch_size must be a positive integer, got {self.sketch_size!r}")
+        r = m if self.measurements_per_record is None else self.measurements_per_record
+        if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 1 <= r <= m:
+            raise ValueError(f"measurements_per_record must be an integer in [1, sketch_size={m}], "
+                             f"got {self.measurements_per_record!r}")
+        scale = (default_frequency_scale(self.bounds, k, n_features)
+                 if self.frequency_scale is None else self.frequency_scale)
+        if not (np.isscalar(scale) and np.isfinite(scale) and scale > 0):
+            raise ValueError(f"frequency_scale must be a positive number, got {self.frequency_scale!r}")
+        return int(m), int(r), float(scale)
+
+    def make_operator(self, n_features, random_state=None):
+        """Draw the public operator fit would use (for sketches computed elsewhere, e.g. Dask)."""
+        m, _, scale = self._validate(n_features)
+        return SketchOperator.draw(n_features, m, scale, signature=self.signature,
+                                   law=self.frequency_law,
+                                   random_state=as_generator(
+                                       self.random_state if random_state is None else random_state))
+
+    def _what(self, m, r):
+        return (f"CompressiveKMeans(k={self.n_clusters}, m={m}, r={r}, signature={self.signature}, "
+                f"{self.mechanism}, {self.neighbouring})")
+
+    def fit(self, X, y=None):
+        """Sketch X (rows = records), release the sketch privately and decode the centroids."""
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[0] < 1:
+            raise ValueError(f"X must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X contains NaN or infinite values")
+        m, r, scale = self._validate(X.shape[1])
+        self._charge(m, r)
+        rng = as_generator(self.random_state)
+        operator = self.make_operator(X.shape[1], random_state=rng)
+        sketch = Sketch.from_array(X, operator, r, block_size=self.block_size, random_state=rng)
+        return self._release_and_decode(sketch, rng, scale)
+
+    def fit_sketch(self, sketch):
+        """Release and decode a non-private :class:`Sketch` computed elsewhere (file blocks,
+        Dask partitions).  Its operator must be public (e.g. from :meth:`make_operator`)."""
+        if not isinstance(sketch, Sketch):
+            raise TypeError("sketch must be a privclust.core.sketch.Sketch")
+        m, r, scale = self._validate(sketch.operator.n_features)
+        if sketch.sketch_size != m or sketch.measurements_per_record != r:
+            raise ValueError(f"sketch has m={sketch.sketch_size}, r={sketch.measurements_per_record}; "
+                             f"the estimator expects m={m}, r={r}")
+        if sketch.operator.signature != self.signature:
+            raise ValueError("sketch signature differs from the estimator's signature")
+        self._charge(m, r)
+        return self._release_and_decode(sketch, as_generator(self.random_state), scale)
+
+    def _charge(self, m, r):
+        if self.epsilon is not None:
+            delta = self.delta if self.mechanism == "gaussian" else 0.0
+            charge(self.ledger, self.epsilon, delta, what=self._what(m, r))
+
+    def _release_and_decode(self, sketch, rng, scale):
+        op = sketch.operator
+        if self.epsilon is None:
+            values = sketch.mean
+            self.privacy_ = BudgetAccountant(1.0).guarantee("none", None)
+        else:
+            delta = self.delta if self.mechanism == "gaussian" else 0.0
+            acc = BudgetAccountant(self.epsilon, delta)
+            values = sketch.release(self.epsilon, neighbouring=self.neighbouring,
+                                    mechanism=self.mechanism, delta=delta, random_state=rng,
+                                    accountant=acc, numerator_share=self.numerator_share)
+            self.privacy_ = acc.guarantee("pure" if self.mechanism == "laplace" else "approx",
+                                          self.neighbouring)
+        centers, weights, residual = clompr(values, op, self.n_clusters, self.bounds,
+                                            n_replicates=self.n_replicates, random_state=rng)
+        self.cluster_centers_ = centers
+        self.weights_ = weights
+        self.residual_ = residual
+        self.sketch_ = values
+        self.operator_ = op
+        self.sketch_size_ = op.sketch_size
+        self.measurements_per_record_ = sketch.measurements_per_record
+        self.frequency_scale_ = scale
+        self.n_features_in_ = op.n_features
+        return self
+
+    def predict(self, X):
+        """Index of the nearest released centroid for each row of X (post-processing)."""
+        X = np.asarray(X, dtype=float)
+        C = self.cluster_centers_
+        d2 = (X * X).sum(1)[:, None] - 2.0 * X @ C.T + (C * C).sum(1)[None, :]
+        return np.argmin(d2, axis=1)

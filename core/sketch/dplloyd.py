@@ -1,0 +1,165 @@
+"""DPLloyd baselines of [SCH19] Fig. 1 (spec 3.4): B3 (SuLQ k-means, Blum et al. 2005, as
+described by Su et al. 2016) and B4 ("improved": sphere-packing init + count/sum budget split,
+Su et al. 2016).  Pure epsilon-DP; ``add_remove`` by default (``replace`` doubles sensitivities).
+"""
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from ..data import clip_box
+from ..privacy import BudgetAccountant, as_generator, charge
+from .frequencies import _as_bounds
+
+INITS = ("uniform", "sphere_packing")
+RHO = 0.225                      # Su et al. 2016 (spec 3.4 B4)
+_CHUNK_ELEMENTS = 1 << 20
+
+
+def sum_sensitivity(lo, hi):
+    """L1 sensitivity of one cluster's coordinate sum under add/remove: sum_i max(|lo_i|, |hi_i|)."""
+    return float(np.sum(np.maximum(np.abs(lo), np.abs(hi))))
+
+
+def noise_scales(epsilon, n_iter, lo, hi, init, neighbouring):
+    """Laplace scales (count, sum) per iteration and the per-iteration spends (spec 3.4).
+
+    B3 ("uniform"): one scale b = T (1 + S) / eps for counts and sums (joint L1 sensitivity
+    1 + S). B4 ("sphere_packing"): eps_t = eps / T split as eps_s / eps_c = (d^2 / rho)^(1/3);
+    counts Lap(1/eps_c), sums Lap(S/eps_s).  ``replace`` doubles both sensitivities.
+    Returns (b_count, b_sum, [(name, epsilon, sensitivity), ...] for one iteration).
+    """
+    factor = 2.0 if neighbouring == "replace" else 1.0
+    s = sum_sensitivity(lo, hi)
+    eps_t = epsilon / n_iter
+    if init == "uniform":
+        sens = factor * (1.0 + s)
+        b = sens / eps_t
+        return b, b, [("counts+sums Laplace", eps_t, sens)]
+    ratio = (len(lo) ** 2 / RHO) ** (1.0 / 3.0)
+    eps_c = eps_t / (1.0 + ratio)
+    eps_s = eps_t - eps_c
+    return (factor / eps_c, factor * s / eps_s,
+            [("counts Laplace", eps_c, factor), ("sums Laplace", eps_s, factor * s)])
+
+
+def sphere_packing_init(n_clusters, lo, hi, rng, max_rejections=100):
+    """Data-independent sphere-packing centres (Su et al. 2016; spec 3.4 B4 (a))."""
+    a = float(np.min(hi - lo)) / 2.0
+    while True:
+        centers, rejections = [], 0
+        while len(centers) < n_clusters and rejections < max_rejections:
+            cand = rng.uniform(lo + a, hi - a)
+            if all(np.linalg.norm(cand - c) >= 2.0 * a for c in centers):
+                centers.append(cand)
+                rejections = 0
+            else:
+                rejections += 1
+        if len(centers) == n_clusters:
+            return np.array(centers)
+        a /= 2.0
+
+
+def _cluster_stats(X, centers):
+    """Counts (N, k) and coordinate sums (N, k, d) of the nearest-centre partition, for N
+    centre sets at once, in row chunks."""
+    n_runs, k, d = centers.shape
+    counts, sums = np.zeros((n_runs, k)), np.zeros((n_runs, k, d))
+    c_sq = np.einsum("nkd,nkd->nk", centers, centers)[:, None, :]
+    rows = max(1, _CHUNK_ELEMENTS // (n_runs * k))
+    eye = np.eye(k)
+    for start in range(0, X.shape[0], rows):
+        xc = X[start:start + rows]
+        dist = c_sq - 2.0 * np.matmul(xc, centers.transpose(0, 2, 1))      # (N, c, k)
+        onehot = eye[np.argmin(dist, axis=2)]                               # (N, c, k)
+        counts += onehot.sum(axis=1)
+        sums += np.matmul(onehot.transpose(0, 2, 1), xc)
+    return counts, sums
+
+
+def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter=5, init="uniform",
+                 neighbouring="add_remove", random_state=None, size=None, initial_centers=None,
+                 accountant=None):
+    """Run DPLloyd ``size`` times independently (batched form for audits); returns centres
+    (k, d), or (size, k, d).  X is clipped to the public box first (P9)."""
+    if init not in INITS:
+        raise ValueError(f"init must be one of {INITS}, got {init!r}")
+    if neighbouring not in ("add_remove", "replace"):
+        raise NotImplementedError(f"neighbouring must be 'add_remove' or 'replace', got {neighbouring!r}")
+    rng = as_generator(random_state)
+    X = np.asarray(X, dtype=float)
+    lo, hi = _as_bounds(bounds, X.shape[1])
+    X = clip_box(X, lo, hi)
+    n_runs = 1 if size is None else int(size)
+    k, d = int(n_clusters), X.shape[1]
+    b_count, b_sum, spends = noise_scales(epsilon, n_iter, lo, hi, init, neighbouring)
+    if initial_centers is not None:
+        centers = np.broadcast_to(np.asarray(initial_centers, dtype=float), (n_runs, k, d)).copy()
+    elif init == "uniform":
+        centers = rng.uniform(lo, hi, size=(n_runs, k, d))
+    else:
+        centers = np.stack([sphere_packing_init(k, lo, hi, rng) for _ in range(n_runs)])
+    for t in range(int(n_iter)):
+        if accountant is not None:
+            for name, eps, sens in spends:
+                accountant.spend(f"DPLloyd iteration {t + 1}: {name}", eps, 0.0, sens)
+        counts, sums = _cluster_stats(X, centers)
+        counts = counts + rng.laplace(0.0, b_count, size=counts.shape)
+        sums = sums + rng.laplace(0.0, b_sum, size=sums.shape)
+        ok = counts >= 1.0
+        means = clip_box((sums / np.where(ok, counts, 1.0)[..., None]).reshape(-1, d), lo, hi)
+        centers = np.where(ok[..., None], means.reshape(n_runs, k, d), centers)
+    return centers[0] if size is None else centers
+
+
+class DPLloyd(ClusterMixin, BaseEstimator):
+    """DPLloyd (SuLQ k-means) with ``init="uniform"`` (B3) or the "improved" variant of Su et
+    al. 2016 with ``init="sphere_packing"`` (B4: sphere-packing init and count/sum budget split).
+
+    Parameters: ``n_clusters``, ``epsilon``, ``bounds`` (public box, required; the data are
+    clipped to it), ``n_iter`` (T, default 5), ``init``, ``neighbouring`` ("add_remove" default,
+    or "replace"), ``random_state``, ``ledger``.
+    Attributes: ``cluster_centers_`` (k, d), ``privacy_``.
+    """
+
+    def __init__(self, n_clusters=8, epsilon=1.0, bounds=None, n_iter=5, init="uniform",
+                 neighbouring="add_remove", random_state=None, ledger=None):
+        self.n_clusters = n_clusters
+        self.epsilon = epsilon
+        self.bounds = bounds
+        self.n_iter = n_iter
+        self.init = init
+        self.neighbouring = neighbouring
+        self.random_state = random_state
+        self.ledger = ledger
+
+    def fit(self, X, y=None):
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[0] < 1:
+            raise ValueError(f"X must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X contains NaN or infinite values")
+        k = self.n_clusters
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"n_clusters must be a positive integer, got {k!r}")
+        if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, (int, np.integer)) or self.n_iter < 1:
+            raise ValueError(f"n_iter must be a positive integer, got {self.n_iter!r}")
+        if self.init not in INITS:
+            raise ValueError(f"init must be one of {INITS}, got {self.init!r}")
+        if self.neighbouring not in ("add_remove", "replace"):
+            raise NotImplementedError(f"neighbouring must be 'add_remove' or 'replace', got {self.neighbouring!r}")
+        _as_bounds(self.bounds, X.shape[1])
+        acc = BudgetAccountant(self.epsilon)
+        charge(self.ledger, self.epsilon, 0.0,
+               what=f"DPLloyd(k={k}, T={self.n_iter}, init={self.init}, {self.neighbouring})")
+        self.cluster_centers_ = dplloyd_runs(X, k, self.epsilon, self.bounds, self.n_iter, self.init,
+                                             self.neighbouring, as_generator(self.random_state),
+                                             accountant=acc)
+        self.privacy_ = acc.guarantee("pure", self.neighbouring)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        """Index of the nearest released centre for each row of X (post-processing)."""
+        X = np.asarray(X, dtype=float)
+        C = self.cluster_centers_
+        d2 = (X * X).sum(1)[:, None] - 2.0 * X @ C.T + (C * C).sum(1)[None, :]
+        return np.argmin(d2, axis=1)

@@ -1,0 +1,136 @@
+"""Private release of the sketch: Theorem 1 sensitivity on adversarial neighbours, exact noise
+ratio, and statistical audits with planted bugs (spec 3.2, 6.2)."""
+import importlib
+
+import numpy as np
+import pytest
+
+from privclust.core.privacy import BudgetAccountant
+from privclust.core.privacy.audit import epsilon_lower_bound
+from privclust.core.sketch import Sketch, SketchOperator, l1_sensitivity, l2_sensitivity, sigma_xi
+
+release_mod = importlib.import_module("privclust.core.sketch.release")
+N_AUDIT = 200_000
+
+
+def _adversarial_records(op, rng, n_candidates=300):
+    """The record and replacement (among random points, box corners) maximising the L1 change."""
+    cands = np.vstack([rng.normal(size=(n_candidates, op.n_features)) * 5,
+                       np.array(np.meshgrid(*[[-13.5, 13.5]] * op.n_features)).reshape(op.n_features, -1).T])
+    z = op.contributions(cands)
+    zz = np.hstack([z.real, z.imag])
+    diff = np.abs(zz[:, None, :] - zz[None, :, :]).sum(-1)
+    i, j = np.unravel_index(np.argmax(diff), diff.shape)
+    return cands[i], cands[j]
+
+
+@pytest.mark.parametrize("signature", ["complex_exp", "quantized"])
+@pytest.mark.parametrize("r", [1, 3, 16])
+def test_theorem1_sensitivity_on_adversarial_neighbours(rng, signature, r):
+    op = SketchOperator.draw(2, 16, 1.0, signature=signature, precision="double", random_state=5)
+    sens = l1_sensitivity(op, r, 4, "replace")
+    x, x_adv = _adversarial_records(op, rng)
+    worst = 0.0
+    for trial in range(30):
+        a = rng.normal(size=(4, 2)) * 3
+        b = a.copy()
+        a[0], b[0] = x, x_adv
+        sa = Sketch(op, r).update(a, random_state=trial)      # same masks on both sides
+        sb = Sketch(op, r).update(b, random_state=trial)
+        delta = sa.mean - sb.mean
+        change = np.abs(delta.real).sum() + np.abs(delta.imag).sum()
+        assert change <= sens * (1 + 1e-12)
+        worst = max(worst, change)
+    assert worst > 0.5 * sens          # the adversarial search gets close to the bound
+
+
+def test_theorem1_bound_is_tight_for_one_frequency():
+    op = SketchOperator(np.array([[1.0]]), precision="double")     # m = 1, f_e
+    a, b = np.array([[0.0], [np.pi / 4]]), np.array([[0.0], [5 * np.pi / 4]])
+    delta = Sketch(op).update(a).mean - Sketch(op).update(b).mean
+    assert abs(delta.real) + abs(delta.imag) == pytest.approx(l1_sensitivity(op, 1, 2, "replace"))
+
+
+@pytest.mark.parametrize("r,m,n,eps", [(1, 1000, 10**5, 1.0), (1000, 1000, 10**7, 0.1), (7, 50, 321, 3.0)])
+def test_theorem1_ratio_is_exactly_epsilon(r, m, n, eps):
+    op = SketchOperator(np.zeros((1, m)))
+    per_part_scale = (sigma_xi(eps, n, m, r) / 2.0) / np.sqrt((r / m) * m * n)   # Eq. (3)
+    assert l1_sensitivity(op, r, n, "replace") / per_part_scale == pytest.approx(eps, rel=1e-12)
+
+
+def test_add_remove_and_gaussian_sensitivities(rng):
+    op = SketchOperator.draw(2, 16, 1.0, precision="double", random_state=6)
+    X = rng.normal(size=(5, 2))
+    extra = rng.normal(size=(1, 2))
+    for r in (1, 4, 16):
+        a = Sketch(op, r).update(X, random_state=1)
+        b = Sketch(op, r).update(np.vstack([X, extra]), random_state=1)
+        # same masks for the shared rows: block-level rng draws masks row by row in order
+        d = (b.sum - a.sum) / a.alpha
+        assert np.abs(d.real).sum() + np.abs(d.imag).sum() <= l1_sensitivity(op, r, 5, "add_remove") + 1e-12
+        assert np.linalg.norm(d) <= l2_sensitivity(op, r, 5, "add_remove") + 1e-12
+    assert l2_sensitivity(op, 4, 10, "replace") == pytest.approx(2 * np.sqrt(16 / 4) / 10)
+
+
+def _tight_pair(signature):
+    """m = 1, n = 2 neighbours whose sketches differ by exactly c_f in L1 (Re and Im both move)."""
+    if signature == "complex_exp":
+        op = SketchOperator(np.array([[1.0]]), precision="double")
+        return op, np.array([[0.0], [np.pi / 4]]), np.array([[0.0], [5 * np.pi / 4]])
+    op = SketchOperator(np.array([[1.0]]), dither=np.array([0.0]), signature="quantized")
+    return op, np.array([[0.0], [np.pi / 4]]), np.array([[0.0], [5 * np.pi / 4]])
+
+
+def _audit_release(signature, neighbouring="replace", mechanism="laplace", delta=0.0, eps=1.0,
+                   seed=0):
+    op, a, b = _tight_pair(signature)
+    if neighbouring == "add_remove":
+        b = a[:1]
+    sa, sb = Sketch(op).update(a), Sketch(op).update(b)
+    rng = np.random.default_rng(seed)
+    out_a = sa.release(eps, neighbouring, mechanism, delta, random_state=rng, size=N_AUDIT)[:, 0]
+    out_b = sb.release(eps, neighbouring, mechanism, delta, random_state=rng, size=N_AUDIT)[:, 0]
+    # the attacker's scalar: Re + Im (both parts move in the same direction)
+    return epsilon_lower_bound(out_a.real + out_a.imag, out_b.real + out_b.imag, delta=delta,
+                               rng=rng)
+
+
+@pytest.mark.audit
+@pytest.mark.parametrize("signature", ["complex_exp", "quantized"])
+def test_audit_laplace_release_passes(signature):
+    assert _audit_release(signature) <= 1.0
+
+
+@pytest.mark.audit
+def test_audit_add_remove_and_gaussian_pass():
+    assert _audit_release("complex_exp", "add_remove", eps=1.0, seed=1) <= 1.0
+    assert _audit_release("complex_exp", "replace", "gaussian", delta=1e-3, seed=2) <= 1.0
+
+
+@pytest.mark.audit
+def test_audit_catches_planted_half_sensitivity(monkeypatch):
+    real = release_mod.l1_sensitivity
+    monkeypatch.setattr(release_mod, "l1_sensitivity", lambda *a: real(*a) / 2)
+    assert _audit_release("complex_exp") > 1.0
+
+
+@pytest.mark.audit
+def test_audit_catches_planted_noiseless_count(monkeypatch):
+    """Bug: the add/remove count released without noise (n leaks)."""
+    monkeypatch.setattr(release_mod, "laplace", lambda value, *a, size=None, **k: np.full(size, value))
+    assert _audit_release("complex_exp", "add_remove", eps=1.0, seed=3) > 1.0
+
+
+def test_release_records_spends_and_validates():
+    op, a, _ = _tight_pair("complex_exp")
+    sk = Sketch(op).update(a)
+    acc = BudgetAccountant(1.0)
+    sk.release(1.0, "add_remove", random_state=0, accountant=acc)
+    assert acc.spent[0] == pytest.approx(1.0, abs=1e-12)
+    assert [s.name for s in acc.mechanisms] == ["sketch numerator Laplace", "sketch count Laplace"]
+    with pytest.raises(ValueError, match="delta"):
+        sk.release(1.0, mechanism="gaussian")
+    with pytest.raises(NotImplementedError):
+        sk.release(1.0, neighbouring="cell")
+    with pytest.raises(ValueError, match="epsilon"):
+        sk.release(-1.0)

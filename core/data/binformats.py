@@ -1,4 +1,4 @@
-"""NumPy .npy/.npz (never unpickled) and Matrix Market .mtx readers with size checks first.
+"""NumPy .npy/.npz readers (never unpickled) with size checks first.
 
 The .npy header (shape, dtype) is read and checked against the limits before any array memory is
 allocated; .npz members are read only up to their declared size (a lying zip entry fails its CRC),
@@ -8,7 +8,6 @@ import io
 import zipfile
 
 import numpy as np
-import scipy.io
 import scipy.sparse as sp
 
 from .validation import DataFormatError
@@ -144,52 +143,3 @@ def _csr_from_parts(data, indices, indptr, shape, file, limits):
         raise DataFormatError(f"column index {int(indices[b]) + 1} is outside 1..{m}", file, row)
     return sp.csr_matrix((np.asarray(data, dtype=np.float64), indices.astype(np.int64), indptr.astype(np.int64)),
                          shape=(n, m))
-
-
-def _mtx_header(raw, file):
-    """Parse the banner and size line: (format, field, n_rows, n_cols, n_entries)."""
-    lines = iter(raw[:65536].splitlines())
-    banner = next(lines, b"").decode("ascii", "replace").lower().split()
-    if len(banner) != 5 or banner[0] != "%%matrixmarket" or banner[1] != "matrix":
-        raise DataFormatError("not a Matrix Market matrix (expected '%%MatrixMarket matrix "
-                              "<format> <field> <symmetry>')", file, 1)
-    fmt, field, symmetry = banner[2:]
-    if fmt not in ("coordinate", "array") or field not in ("real", "integer", "double",
-                                                           "pattern"):
-        raise DataFormatError(f"Matrix Market '{fmt} {field}' is not accepted (real, integer "
-                              "or pattern; coordinate or array)", file, 1)
-    if symmetry not in ("general", "symmetric", "skew-symmetric"):
-        raise DataFormatError(f"Matrix Market symmetry '{symmetry}' is not accepted", file, 1)
-    for number, line in enumerate(lines, start=2):
-        text = line.strip()
-        if not text or text.startswith(b"%"):
-            continue
-        parts = text.split()
-        try:
-            sizes = [int(p) for p in parts]
-        except ValueError:
-            sizes = []
-        if len(sizes) != (3 if fmt == "coordinate" else 2) or min(sizes) < 0:
-            raise DataFormatError("invalid Matrix Market size line", file, number)
-        entries = sizes[2] if fmt == "coordinate" else sizes[0] * sizes[1]
-        return fmt, field, sizes[0], sizes[1], entries
-    raise DataFormatError("Matrix Market size line not found", file)
-
-
-def read_mtx(raw, file, limits):
-    fmt, field, n, m, entries = _mtx_header(raw, file)
-    limits.check_shape(n, m, file, dense=(fmt == "array"))
-    if entries > len(raw) // 2:
-        raise DataFormatError(f"the header declares {entries} entries but the file is only "
-                              f"{len(raw)} bytes", file)
-    try:
-        M = scipy.io.mmread(io.BytesIO(raw))
-    except Exception as exc:  # fast_matrix_market / scipy raise many kinds
-        raise DataFormatError(f"invalid Matrix Market data ({exc})", file) from None
-    if sp.issparse(M):
-        X = sp.csr_matrix(M, dtype=np.float64)
-    else:
-        X = np.asarray(M, dtype=np.float64)
-        if X.ndim != 2:
-            raise DataFormatError(f"expected a 2-D matrix, got shape {X.shape}", file)
-    return {"X": X, "labels": None, "feature_names": None}

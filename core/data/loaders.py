@@ -12,7 +12,8 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from .binformats import read_mtx, read_npy, read_npz
+from .binformats import read_npy, read_npz
+from .mtx import read_mtx
 from .dataset import Dataset
 from .domain import check_counts
 from .textformats import read_table, read_triples

@@ -200,3 +200,27 @@ def test_counts_warn_on_non_integers_and_options_are_checked():
     with pytest.raises(ValueError, match="cannot read the file"):
         load("/nonexistent/dir/file.csv")
     assert isinstance(DataFormatError("m"), ValueError)
+
+
+@pytest.mark.parametrize("symmetry", ["general", "symmetric", "skew-symmetric"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_mtx_symmetry_round_trips(symmetry, sparse):
+    B = np.random.default_rng(0).integers(-3, 4, size=(5, 5)).astype(float)
+    A = {"general": B, "symmetric": B + B.T, "skew-symmetric": B - B.T}[symmetry]
+    raw = _mtx(sp.csr_matrix(A) if sparse else A)
+    assert symmetry.encode() in raw.splitlines()[0]
+    ds = load(raw)
+    assert ds.is_sparse == sparse
+    np.testing.assert_array_equal(ds.toarray(), A)
+
+
+def test_mtx_inputs_that_crash_scipy_mmread_are_clean_errors():
+    # scipy.io.mmread (fast_matrix_market) segfaults on the first one and ignores the junk in
+    # the second; our parser reports both with their line.
+    head = b"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.5\n"
+    for tail in (b"3 2 4x", b"3 2 4x\n"):
+        assert "row 4, column 3" in _err(head + tail)
+    assert "row 4: not UTF-8" in _err(head + b"3 2 4\xf7")
+    assert "row 4: expected 3 field(s)" in _err(head + b"3 2 4 5\n")
+    assert "row 4, column 1: row index 9" in _err(head + b"9 2 4\n")
+    assert "must be square" in _err(b"%%MatrixMarket matrix array real symmetric\n2 3\n1\n")

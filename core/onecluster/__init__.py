@@ -6,13 +6,11 @@ estimator (4.5), the k-balls heuristic (4.7), a 1-cluster aggregator for sample-
 """
 from .aggregator import OneClusterAggregator, one_cluster_aggregate
 from .baseline import smallest_ball_2approx
-from .good_center import good_center
-from .good_radius import good_radius, quality, radius_grid
 from .k_balls import PrivateKBalls
-from .noisy_avg import noisy_avg
-from .one_cluster import OneCluster, one_cluster
+from .one_cluster import OneCluster
 from .screening import inside_ball, screen_outliers
 
+# The building blocks live in their modules (good_radius, good_center, noisy_avg, one_cluster);
+# they are not re-exported here so that the function names do not shadow the module names.
 __all__ = ["OneCluster", "PrivateKBalls", "OneClusterAggregator", "one_cluster_aggregate",
-           "one_cluster", "good_radius", "good_center", "noisy_avg", "quality", "radius_grid",
            "smallest_ball_2approx", "inside_ball", "screen_outliers"]

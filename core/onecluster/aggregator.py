@@ -50,7 +50,7 @@ class OneClusterAggregator:
         self.result_ = res
         notes = [] if res.failure is None else [res.failure]
         if not res.reliable:
-            notes.append("1-cluster aggregate unreliable (failed, or no localised heavy ball)")
+            notes.append("1-cluster aggregate unreliable (failed, or the re-centring did not settle on a heavy ball)")
         return res.center, accountant.guarantee("approx", "replace", warnings=notes)
 
 

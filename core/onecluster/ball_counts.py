@@ -22,6 +22,8 @@ _SCHEDULE_ROWS = 64
 def multiplicity_top_mean(X, t):
     """L(0): top-t mean of min(multiplicity, t) (exact duplicates, i.e. the radius-0 balls)."""
     n = X.shape[0]
+    if n == 0:
+        return 0.0
     _, inverse, counts = np.unique(X, axis=0, return_inverse=True, return_counts=True)
     per_row = np.minimum(counts[inverse.ravel()], t)
     return _top_mean(per_row, t, n)
@@ -45,6 +47,8 @@ def capped_top_means(X, radii, t, method="auto"):
     if radii.ndim != 1 or np.any(np.diff(radii) <= 0):
         raise ValueError("radii must be a strictly increasing 1-D array")
     n, d = X.shape
+    if n == 0:
+        return np.zeros(len(radii)), np.zeros(len(radii), dtype=np.int64)
     if method == "auto":
         method = "kdtree" if d <= 3 else "brute"
     if method == "kdtree":
@@ -82,9 +86,10 @@ def _counts_brute(X, radii, t):
     """Chunked-distance version of :func:`_counts_kdtree` (same output contract)."""
     n = X.shape[0]
     K = len(radii)
-    r2 = radii ** 2
     Xc = X - X.mean(axis=0) if n else X  # any per-run constant shift; improves float accuracy
     sq = np.einsum("ij,ij->i", Xc, Xc)
+    # ties at exactly r are common on a grid: absorb the round-off of |a|^2 + |b|^2 - 2ab
+    r2 = radii ** 2 + 1e-13 * (1.0 + (sq.max() if n else 0.0))
     counts = np.full((n, K), t, dtype=np.int64)
     k_stop = _schedule(Xc, sq, r2, t)
     rows = np.arange(n)

@@ -60,6 +60,29 @@ def count_profile(X, t, grid, method="auto"):
     return multiplicity_top_mean(X, t), L
 
 
+def at_gamma(epsilon, n_radii, beta):
+    """Gamma' = 8 (ln|F| + ln(2/beta)) / eps, the slack of the AboveThreshold variant."""
+    return 8.0 * (math.log(n_radii) + math.log(2.0 / beta)) / epsilon
+
+
+def release_index(L0, L, t, epsilon, rng, beta=0.05, variant="em_geometric", size=None):
+    """The private part of GoodRadius given the count profile: a grid index, or -1.
+
+    -1 means r = 0 (zero test fired) for ``em_geometric`` and "never above" for
+    ``above_threshold``. ``size=N`` returns N independent releases (batched form for audits).
+    """
+    n_radii = len(L)
+    if variant == "above_threshold":
+        gamma = at_gamma(epsilon, n_radii, beta)
+        return above_threshold(np.asarray(L) / 2.0, (t - 2.0 * gamma) / 2.0, epsilon, rng, size=size)
+    gamma = em_gamma(epsilon, n_radii, beta)
+    half = epsilon / 2.0
+    noisy_L0 = laplace(float(L0), 2.0, half, rng, size=size)
+    zero = noisy_L0 > t - 2.0 * gamma - 4.0 / epsilon * math.log(1.0 / (2.0 * beta))
+    idx = exponential_mechanism(quality(L, L0, t, gamma), half, 1.0, rng, size=size)
+    return np.where(zero, -1, idx)
+
+
 def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
                 variant="em_geometric", method="auto"):
     """Run GoodRadius on the (clipped, quantised) rows of X with pure budget ``epsilon``.
@@ -72,18 +95,15 @@ def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
     grid = radius_grid(bounds, grid_step, X.shape[1])
     L0, L = count_profile(X, t, grid, method=method)
     if variant == "above_threshold":
-        gamma = 8.0 * (math.log(len(grid)) + math.log(2.0 / beta)) / epsilon
+        gamma = at_gamma(epsilon, len(grid), beta)
         accountant.spend("GoodRadius AboveThreshold on L(r)/2", epsilon, 0.0, 1.0)
-        idx = int(above_threshold(L / 2.0, (t - 2.0 * gamma) / 2.0, epsilon, rng))
-        if idx < 0:
-            return GoodRadiusResult(float(grid[-1]), grid, gamma, fired=False)
+    else:
+        gamma = em_gamma(epsilon, len(grid), beta)
+        accountant.spend("GoodRadius zero-radius test (Laplace on L(0))", epsilon / 2.0, 0.0, 2.0)
+        accountant.spend("GoodRadius exponential mechanism on Q(r)", epsilon / 2.0, 0.0, 1.0)
+    idx = int(release_index(L0, L, t, epsilon, rng, beta=beta, variant=variant))
+    if idx >= 0:
         return GoodRadiusResult(float(grid[idx]), grid, gamma)
-    gamma = em_gamma(epsilon, len(grid), beta)
-    half = epsilon / 2.0
-    accountant.spend("GoodRadius zero-radius test (Laplace on L(0))", half, 0.0, 2.0)
-    noisy_L0 = float(laplace(L0, 2.0, half, rng))
-    if noisy_L0 > t - 2.0 * gamma - 4.0 / epsilon * math.log(1.0 / (2.0 * beta)):
-        return GoodRadiusResult(0.0, grid, gamma)
-    accountant.spend("GoodRadius exponential mechanism on Q(r)", half, 0.0, 1.0)
-    idx = int(exponential_mechanism(quality(L, L0, t, gamma), half, 1.0, rng))
-    return GoodRadiusResult(float(grid[idx]), grid, gamma)
+    if variant == "above_threshold":
+        return GoodRadiusResult(float(grid[-1]), grid, gamma, fired=False)
+    return GoodRadiusResult(0.0, grid, gamma)

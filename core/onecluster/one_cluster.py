@@ -100,22 +100,23 @@ def one_cluster(X, t, epsilon, delta, lo, hi, grid_step, rng, accountant, *, bet
         return OneClusterResult((lo + hi) / 2.0, float(np.linalg.norm(hi - lo)) / 2.0, gr.radius,
                                 math.nan, False, gc.failure, 0, math.nan, False)
     center, sigma, radius, count = gc.center, gc.sigma, gc.radius, gc.noisy_count
-    failure, done = None, 0
+    failure, done, averaged = None, 0, gc.radius
     for step in range(refine_steps):
         ball = 2.0 * r_use + 3.0 * sigma * math.sqrt(d)
         local.spend(f"re-centring NoisyAVG {step + 1}", eps_s, delta_s, 4.0 * ball)
-        new, new_sigma, count = noisy_avg(X, center, ball, eps_s, delta_s, rng)
+        new, new_sigma, new_count = noisy_avg(X, center, ball, eps_s, delta_s, rng)
         if new is None:
             failure = f"re-centring step {step + 1}: NoisyAVG count <= 0 (kept the previous centre)"
             radius = ball
             _settle(local, failure)
             break
-        center, sigma, done = new, new_sigma, step + 1
+        center, sigma, count, averaged, done = new, new_sigma, new_count, ball, step + 1
         radius = 2.0 * r_use + 3.0 * sigma * math.sqrt(d)
     _merge(local, accountant, label)
-    localised = gc.radius < float(np.linalg.norm(hi - lo)) / 2.0
+    # reliable: the last average was over a ball at most twice the released one holding >= t_c
+    reliable = failure is None and averaged <= 2.0 * radius and count >= t_c
     return OneClusterResult(np.asarray(center, dtype=np.float64), float(radius), gr.radius,
-                            gc.radius, True, failure, done, count, bool(localised and count >= t_c))
+                            gc.radius, True, failure, done, count, bool(reliable))
 
 
 def _settle(local, reason):
@@ -181,9 +182,9 @@ class OneCluster(BaseEstimator):
     ``center_radius_`` (GoodCenter's rho_C), ``success_`` (False: GoodCenter failed and the
     released ball is the one around the whole box), ``failure_`` (reason or None),
     ``ball_count_`` (the noisy count m + Lap(2/eps) of the last NoisyAVG ball, already part of
-    that release), ``reliable_`` (success, GoodCenter's ball smaller than the box's circumscribed
-    ball, and ``ball_count_`` >= t - 4 Gamma; all computed from released values: when False the
-    ball should not be trusted to hold ~t points), ``privacy_`` (Guarantee).
+    that release), ``reliable_`` (the run succeeded, the last average was taken over a ball at
+    most twice the released radius, and ``ball_count_`` >= t - 4 Gamma; computed from released
+    values only: when False the ball should not be trusted to hold ~t points), ``privacy_``.
     Useful for small d only: see the module docstring.
     """
 
@@ -241,6 +242,6 @@ class OneCluster(BaseEstimator):
         notes = [f"GoodCenter failed: {res.failure}"] if not res.success else (
             [res.failure] if res.failure else [])
         if res.success and not res.reliable:
-            notes.append("unreliable ball: GoodCenter's ball covers the whole box or the noisy "
-                         "count of the last averaging ball is below t - 4 Gamma")
+            notes.append("unreliable ball: the re-centring did not settle (last averaging ball "
+                         "over twice the released radius) or held fewer than t - 4 Gamma points")
         self.privacy_ = accountant.guarantee("approx", "replace", warnings=notes)

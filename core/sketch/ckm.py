@@ -85,6 +85,8 @@ class CompressiveKMeans(ClusterMixin, BaseEstimator):
         if self.epsilon is not None and not (np.isscalar(self.epsilon) and self.epsilon > 0
                                              and np.isfinite(self.epsilon)):
             raise ValueError(f"epsilon must be a positive finite number or None, got {self.epsilon!r}")
+        if self.mechanism == "gaussian" and not (np.isscalar(self.delta) and 0 < self.delta < 1):
+            raise ValueError(f"mechanism='gaussian' needs 0 < delta < 1, got delta={self.delta!r}")
         if isinstance(self.n_replicates, bool) or not isinstance(self.n_replicates, (int, np.integer)) \
                 or self.n_replicates < 1:
             raise ValueError(f"n_replicates must be a positive integer, got {self.n_replicates!r}")

@@ -6,13 +6,14 @@ are computed from the previous released subspaces and never released.
 """
 import math
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..data import clip_l2
-from ..privacy import (BudgetAccountant, analytic_gaussian_sigma, as_generator, charge, gaussian,
-                       haar_stiefel)
+from ..privacy import (BudgetAccountant, PrivacyWarning, analytic_gaussian_sigma, as_generator,
+                       charge, gaussian, haar_stiefel)
 from .projection import check_data, single_threaded, squared_residuals
 
 
@@ -123,6 +124,8 @@ class SuLQSubspaceClustering(BaseEstimator):
         self.noise_scale_ = sigma if sigma is not None else analytic_gaussian_sigma(
             eps / T, delta / T, sens)
         warns = [] if delta <= 1.0 / n else [f"delta={delta:g} exceeds 1/n"]
+        for w in warns:
+            warnings.warn(w, PrivacyWarning, stacklevel=2)
         if self.accounting == "zcdp":
             warns.append("rounds composed by zCDP: per-round (epsilon/T, delta/T) are shares, "
                          "not separate guarantees")

@@ -121,3 +121,11 @@ def test_utility_close_at_large_epsilon_and_monotone():
             ds.truth["subspaces"]) for s in range(3)])
     assert med[1000.0] < 0.1
     assert med[1000.0] < med[10.0] < med[0.1]
+
+
+def test_large_delta_warns():
+    from privclust.core.privacy import PrivacyWarning
+    X = np.random.default_rng(0).standard_normal((30, 4))
+    with pytest.warns(PrivacyWarning, match="exceeds 1/n"):
+        est = SuLQSubspaceClustering(2, 2, delta=0.1, random_state=0).fit(X)
+    assert any("1/n" in w for w in est.privacy_.warnings)

@@ -141,5 +141,5 @@ def _csr_from_parts(data, indices, indptr, shape, file, limits):
         b = bad[0]
         row = int(np.searchsorted(indptr, b, side="right"))
         raise DataFormatError(f"column index {int(indices[b]) + 1} is outside 1..{m}", file, row)
-    return sp.csr_matrix((np.asarray(data, dtype=np.float64), indices.astype(np.int64), indptr.astype(np.int64)),
-                         shape=(n, m))
+    values = np.asarray(data, dtype=np.float64)
+    return sp.csr_matrix((values, indices.astype(np.int64), indptr.astype(np.int64)), shape=(n, m))

@@ -101,7 +101,8 @@ class Dataset:
             kind = b"csr" if self.is_sparse else b"dense"
             h.update(kind + b"|%d|%d|<f8|" % (n, d))
             if self.is_sparse:
-                for arr, dt in ((self.X.indptr, "<i8"), (self.X.indices, "<i8"), (self.X.data, "<f8")):
+                parts = ((self.X.indptr, "<i8"), (self.X.indices, "<i8"), (self.X.data, "<f8"))
+                for arr, dt in parts:
                     h.update(np.ascontiguousarray(arr, dtype=dt).data)
             else:
                 h.update(np.ascontiguousarray(self.X, dtype="<f8").data)

@@ -51,10 +51,11 @@ def clip_l2(X, radius):
 
 
 def clip_box(X, lower, upper):
-    """Clip every coordinate into the public box [lower, upper] (scalars or length-d arrays) (P9)."""
+    """Clip every coordinate into the public box [lower, upper] (scalars or length-d arrays, P9)."""
     if lower is None or upper is None:
         missing = "lower" if lower is None else "upper"
-        raise ValueError(f"{missing} is a required public bound; it is never computed from the data")
+        raise ValueError(f"{missing} is a required public bound; it is never computed from the "
+                         "data")
     X = _float_rows(X)
     lo = np.asarray(lower, dtype=np.float64)
     hi = np.asarray(upper, dtype=np.float64)

@@ -9,7 +9,6 @@ it applies, the row and column counted from 1.
 """
 import os
 
-import numpy as np
 import scipy.sparse as sp
 
 from .binformats import read_npy, read_npz

@@ -95,10 +95,10 @@ def _build_yaleb5(n_subjects=5, subjects=None, subspace_dim=9, n_features=50, no
     1. ``subjects`` (values of the file's ``labels``, 0..37) or ``n_subjects`` drawn at random;
        64 images each (n = 320 for 5). 2. each subject's images projected onto its own
        ``subspace_dim``-dim affine PCA subspace (class mean + top PCs). 3. a Gaussian random
-       projection to ``n_features`` (entries N(0, 1/n_features), ``jl_matrix``). 4. ``clip_l2(., 1)``
-       per record (every record ends on the unit sphere: raw norms are >> 1). Optional ``noise``:
-       N(0, noise^2) added after that and clipped again (the seed's "sigma = 0.01" is unclear;
-       default off). labels 0..k-1 in the order of ``truth["subjects"]``; truth["subspaces"]
+       projection to ``n_features`` (entries N(0, 1/n_features), ``jl_matrix``).
+       4. ``clip_l2(., 1)`` per record (every record ends on the unit sphere: raw norms are
+       >> 1). Optional ``noise``: N(0, noise^2) added after that and clipped again (the seed's
+       "sigma = 0.01" is unclear; default off). labels 0..k-1 in the order of ``truth["subjects"]``; truth["subspaces"]
        (k, n_features, subspace_dim) = per-class top left singular vectors of the final data,
        without centring (spec 2.1).
     """

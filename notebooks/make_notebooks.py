@@ -407,6 +407,574 @@ def introduction():
 
 
 # ------------------------------------------------------------------------------------------------
+@notebook("01_subspace_clustering")
+def subspace_clustering():
+    return [
+        md("""
+        # Differentially private subspace clustering
+
+        Many data sets (faces under varying light, motion trajectories) lie close to a *union of
+        low-dimensional subspaces*. Subspace clustering finds those subspaces; releasing them
+        privately is hard because the answer of a non-private solver can jump when one point moves.
+        This notebook follows Y. Wang, Y.-X. Wang and A. Singh, *Differentially private subspace
+        clustering*, NIPS 2015 (privclust seed 001):
+
+        1. union-of-subspaces data (Sec. 5) and the non-private solvers k-plane, TSC, SSC, LRR;
+        2. **sample-and-aggregate** (Sec. 3, Alg. 1) and why it needs a very large ε;
+        3. the **Gibbs sampler** of the exponential mechanism (Sec. 4) with live diagnostics;
+        4. the **SuLQ** k-plane baseline (App. E);
+        5. a reduced **Fig. 2** (utility versus ε), and Extended Yale B faces when the data are
+           available.
+
+        The interactive parts are the dashboard's own views (`privclust.app`), bound to one demo
+        session (`Lab`): change a slider and the result re-runs (demo data: no budget is spent).
+        """),
+        setup("""
+        import warnings
+
+        import privclust.core as pc
+        from privclust.core import data, metrics
+        from privclust.core.experiments import run_sweep
+        from privclust.core.privacy import PrivacyWarning
+        from privclust.app import plots
+        from privclust.app.models import DataModel, Lab
+        from privclust.app.views import ClustersView, SettingsPanel, SubspacesView
+        from privclust.app.gibbs import GibbsView
+        from privclust.app.tradeoff import TradeoffView
+
+        warnings.filterwarnings("ignore", category=PrivacyWarning)   # shown in the text instead
+        warnings.filterwarnings("ignore", message="Graph is not fully connected")
+        """),
+        md("""
+        **Sizes.** The defaults are the middle column of the paper's Fig. 2 (n = 1000, d = 10,
+        k = 3 subspaces of dimension q = 3, noise σ = 0.1) with short runs. `PAPER_SIZES = True` runs
+        the Gibbs sampler for 10 000 iterations and 10 trials per ε as in the paper (hours).
+        """),
+        sizes_cell("""
+        N, D, K, Q, NOISE = 1000, 10, 3, 3, 0.1
+        N_ITER = 10_000 if PAPER_SIZES else 150          # Gibbs iterations
+        N_CHAINS = 4 if PAPER_SIZES else 3
+        N_TRIALS = 10 if PAPER_SIZES else 2              # trials per epsilon in the sweep
+        EPSILONS = [0.3, 1.0, 3.0, 10.0, 30.0, 100.0] if PAPER_SIZES else [0.3, 3.0, 30.0]
+        YALE_ITER = 10_000 if PAPER_SIZES else 60
+        """),
+        md("""
+        ## 1. Data: a union of subspaces
+
+        Following Sec. 5: draw k random q-dimensional subspaces of R^d, give each point a random
+        subspace, a uniformly random direction in it, and Gaussian noise of standard deviation σ
+        (`privclust.core.data.make_union_of_subspaces`; records are clipped to the unit ball, which
+        is the public bound every private algorithm below relies on). The plot is a 2-D PCA view,
+        coloured by the true subspace.
+        """),
+        code("""
+        ds = data.make_union_of_subspaces(n_samples=N, n_features=D, n_clusters=K, subspace_dim=Q,
+                                          noise=NOISE, random_state=0)
+        X, TRUTH = ds.X, ds.truth["subspaces"]
+        P, mean = plots.projection(X, True)
+        plots.points(X, ds.labels, P, mean, f"union of {K} subspaces (q={Q}) in R^{D}, PCA view")
+        """),
+        md("""
+        ## 2. Non-private solvers
+
+        k-plane clustering alternates assignments and per-cluster PCA (like k-means with planes).
+        TSC, SSC and LRR build an affinity between points (nearest neighbours by angle, sparse or
+        low-rank self-representation) and run spectral clustering on it. Each returns the subspaces
+        as orthonormal bases. We score them by the **Wasserstein distance** to the true subspaces
+        (0 = identical) and the **subspace cost** (mean squared distance of a point to its nearest
+        subspace); the dotted line is the cost of the true subspaces (the noise floor).
+        """),
+        code("""
+        import time
+
+        solvers = {"k-plane": pc.KPlanes, "TSC": pc.ThresholdSubspaceClustering,
+                   "SSC": pc.SparseSubspaceClustering, "LRR": pc.LowRankRepresentation}
+        rows = []
+        for name, cls in solvers.items():
+            t0 = time.perf_counter()
+            est = cls(n_clusters=K, subspace_dim=Q, random_state=0).fit(X[:600] if name == "SSC"
+                                                                        else X)
+            rows.append({"solver": name, "Wasserstein to truth": metrics.wasserstein_subspaces(
+                             est.subspaces_, TRUTH),
+                         "subspace cost": metrics.subspace_cost(X, est.subspaces_),
+                         "seconds": time.perf_counter() - t0})
+        solver_scores = pd.DataFrame(rows)
+        truth_cost = metrics.subspace_cost(X, TRUTH)
+        opts = dict(width=300, height=260, xrotation=30, tools=["hover"])
+        (hv.Bars(solver_scores, "solver", "Wasserstein to truth").opts(title="distance to truth", **opts)
+         + (hv.Bars(solver_scores, "solver", "subspace cost").opts(title="cost", **opts)
+            * hv.HLine(truth_cost).opts(color="black", line_dash="dotted"))
+         + hv.Bars(solver_scores, "solver", "seconds").opts(title="fit time (SSC on 600 points)",
+                                                            **opts))
+        """),
+        md("""
+        All four recover the subspaces on this easy data. None of them is private: the subspaces
+        are a deterministic function of every record.
+
+        ## 3. The dashboard, embedded
+
+        Below is the dashboard's settings panel and its *Clusters* and *Subspaces* views, bound to a
+        demo session on the same kind of data. Pick an algorithm (sample-and-aggregate, Gibbs,
+        SuLQ, or a non-private solver) and move **ε**: the private result (left) is redrawn next to
+        the non-private k-plane baseline (right). On demo data nothing is charged.
+        """),
+        code("""
+        lab = Lab(data=DataModel(preset="union_of_subspaces", n_samples=N, n_features=D,
+                                 n_clusters=K, subspace_dim=Q, noise=NOISE, seed=0))
+        lab.settings.algorithm = "gibbs"
+        pn.Row(pn.Column(SettingsPanel(lab=lab), width=340),
+               pn.Tabs(("Clusters", ClustersView(lab=lab)), ("Subspaces", SubspacesView(lab=lab)),
+                       dynamic=True))
+        """),
+        md("""
+        ## 4. Sample-and-aggregate: private, but only at very large ε
+
+        Alg. 1 splits the data into m disjoint subsets, runs a non-private solver on each, and
+        releases a noisy "centre of attention" of the m answers, with noise calibrated to the
+        *smooth sensitivity* of that aggregate (Nissim, Raskhodnikova & Smith 2007). It is
+        (ε, δ)-DP. Its noise only becomes small when most subsets agree **and** ε is large:
+        privclust warns (`PrivacyWarning`) when ε < 4(D + ln(2/δ))/√m, i.e. when the noise is of the
+        order of the whole output space. Move ε and compare the released subspaces (coloured by the
+        solver's subsets) with the truth.
+        """),
+        code("""
+        DELTA = 1.0 / (N * np.log(N))          # delta = 1/(n ln n), as in Fig. 2
+
+
+        def sample_aggregate_view(epsilon, solver):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", PrivacyWarning)
+                est = pc.SampleAggregateSubspaceClustering(
+                    n_clusters=K, subspace_dim=Q, epsilon=epsilon, delta=DELTA, solver=solver,
+                    random_state=0).fit(X)
+            w = metrics.wasserstein_subspaces(est.subspaces_, TRUTH)
+            notes = [str(c.message) for c in caught if issubclass(c.category, PrivacyWarning)]
+            plot = (plots.points(X, ds.labels, P, mean, "") * plots.directions(est.subspaces_, P)).opts(
+                title=f"sample-and-aggregate ({solver}), ε={epsilon:g}: Wasserstein {w:.2f}")
+            text = f"**Guarantee:** {est.privacy_.summary()}"
+            if notes:
+                text += "\\n\\n**Warning:** " + notes[0]
+            return pn.Row(plot, pn.pane.Markdown(text, width=380))
+
+
+        sa_eps = pn.widgets.DiscreteSlider(name="ε", options=[0.1, 1.0, 10.0, 100.0, 1000.0],
+                                           value=10.0)
+        sa_solver = pn.widgets.RadioButtonGroup(name="solver", options=["tsc", "kplanes", "lrr"],
+                                                value="tsc")
+        pn.Column(pn.Row(sa_eps, sa_solver), pn.bind(sample_aggregate_view, sa_eps, sa_solver))
+        """),
+        md("""
+        ## 5. The Gibbs sampler, live
+
+        Sec. 4 samples subspaces from the exponential mechanism p(U, z) ∝ exp(−(ε/2) Σᵢ d²(xᵢ, S_zᵢ))
+        with a Gibbs sampler: labels given subspaces (a softmax, sampled by Gumbel-max), subspaces
+        given labels (matrix Bingham draws). An *exact* sample is ε-DP; the chain only reaches that
+        distribution in the limit, so privclust labels the guarantee **asymptotic**. Starting it
+        from a non-private SSC/LRR solution (as the paper does) voids the guarantee: privclust then
+        labels the result *not private*.
+
+        The dashboard's Gibbs view runs several chains in a worker thread and streams their traces:
+        cost, the test statistic of App. D (→ 0 when a chain mixes) and the distance to the
+        non-private baseline; R-hat near 1 means the chains agree. Press **Start sampler** to run it
+        again (the cell below runs it once so the page opens with traces). Only one chain, chosen
+        independently of the data, is released.
+        """),
+        code("""
+        lab.settings.algorithm = "gibbs"
+        lab.settings.epsilon = 10.0
+        lab.settings.algo.param.update(n_iter=N_ITER, n_chains=N_CHAINS, record_every=5)
+        gibbs_view = GibbsView(lab=lab)
+        if gibbs_view.start():                    # what the Start button does
+            gibbs_view.runner.join()
+            gibbs_view.poll()                     # drain the diagnostics into the live plots
+        gibbs_view
+        """),
+        md("""
+        ## 6. The SuLQ baseline
+
+        App. E's baseline runs k-plane clustering but releases each iteration's per-cluster
+        covariance matrices with Gaussian noise (the SuLQ framework, Blum et al. 2005); the budget is
+        split over the iterations. Its noise is a d × d matrix, so it degrades as the ambient
+        dimension d grows, while the Gibbs sampler's does not. The plot fits both at one ε for
+        several d (same n, k, q, σ).
+        """),
+        code("""
+        def by_dimension(epsilon=10.0, dims=(5, 10, 20, 40)):
+            rows = []
+            for d in dims:
+                dd = data.make_union_of_subspaces(n_samples=N, n_features=d, n_clusters=K,
+                                                  subspace_dim=Q, noise=NOISE, random_state=1)
+                for name, est in [
+                        ("SuLQ", pc.SuLQSubspaceClustering(n_clusters=K, subspace_dim=Q,
+                                                           epsilon=epsilon, delta=DELTA,
+                                                           random_state=0)),
+                        ("Gibbs", pc.GibbsSubspaceClustering(n_clusters=K, subspace_dim=Q,
+                                                             epsilon=epsilon, n_iter=N_ITER,
+                                                             n_chains=1, random_state=0))]:
+                    est.fit(dd.X)
+                    rows.append((d, name, metrics.wasserstein_subspaces(est.subspaces_,
+                                                                        dd.truth["subspaces"])))
+            df = pd.DataFrame(rows, columns=["d", "method", "Wasserstein to truth"])
+            return hv.Overlay([hv.Curve(g, "d", "Wasserstein to truth", label=m)
+                               * hv.Scatter(g, "d", "Wasserstein to truth")
+                               for m, g in df.groupby("method")]).opts(
+                width=520, height=320, legend_position="top_left", show_grid=True,
+                title=f"distance to truth vs ambient dimension d (ε = {epsilon:g})")
+
+
+        by_dimension()
+        """),
+        md("""
+        ## 7. A reduced Fig. 2: utility versus ε
+
+        For each ε and trial we fit sample-and-aggregate (TSC), the Gibbs sampler and SuLQ, and
+        record the k-means-style subspace cost and the Wasserstein distance to the truth
+        (`privclust.core.experiments.run_sweep`; medians with the inter-quartile band, drawn with the
+        dashboard's trade-off plot). The non-private k-plane cost is the dotted line. Expect what the
+        paper reports: sample-and-aggregate is poor unless ε is very large; Gibbs and SuLQ are
+        reasonable.
+        """),
+        code("""
+        METHODS = {
+            "sample-and-aggregate (TSC)": lambda eps, seed: pc.SampleAggregateSubspaceClustering(
+                n_clusters=K, subspace_dim=Q, epsilon=eps, delta=DELTA, solver="tsc",
+                random_state=seed),
+            "Gibbs": lambda eps, seed: pc.GibbsSubspaceClustering(
+                n_clusters=K, subspace_dim=Q, epsilon=eps, n_iter=N_ITER, n_chains=1,
+                random_state=seed),
+            "SuLQ": lambda eps, seed: pc.SuLQSubspaceClustering(
+                n_clusters=K, subspace_dim=Q, epsilon=eps, delta=DELTA, random_state=seed),
+        }
+
+
+        def score(est, X):
+            return {"cost": metrics.subspace_cost(X, est.subspaces_),
+                    "Wasserstein": metrics.wasserstein_subspaces(est.subspaces_, TRUTH)}
+
+
+        def figure2(X, methods, epsilons, n_trials, baseline_cost):
+            frames = []
+            for name, make in methods.items():
+                df = run_sweep(make, X, epsilons, n_trials=n_trials, score=score, random_state=0)
+                frames.append(df.assign(method=name))
+            sweep = pd.concat(frames, ignore_index=True)
+            cost = plots.tradeoff(sweep, "cost", "subspace cost vs ε") * hv.HLine(
+                baseline_cost).opts(color="black", line_dash="dotted")
+            return (cost + plots.tradeoff(sweep, "Wasserstein", "Wasserstein to truth vs ε")).cols(1)
+
+
+        kplane_cost = metrics.subspace_cost(X, pc.KPlanes(n_clusters=K, subspace_dim=Q,
+                                                          random_state=0).fit(X).subspaces_)
+        figure2(X, METHODS, EPSILONS, N_TRIALS, kplane_cost)
+        """),
+        md("""
+        The dashboard's trade-off view runs the same kind of sweep for the algorithm chosen in the
+        settings panel above, in a worker thread with a progress bar (press **Run sweep**).
+        """),
+        code("""
+        TradeoffView(lab=lab)
+        """),
+        md("""
+        ## 8. Extended Yale B faces (when the data are available)
+
+        The right column of Fig. 2: 5 individuals of Extended Yale B (n = 320 images), each projected
+        onto a 9-dimensional affine subspace by PCA, then to d = 50 by a random Gaussian projection
+        (privclust's `yaleb5` dataset). It is read only from `PRIVCLUST_DATA_DIR` (never shipped); without
+        it this section says so and does nothing. At the default sizes the sampler runs only
+        briefly, so expect the gap to k-plane to be larger than in the paper.
+        """),
+        code("""
+        names = [d["name"] for d in data.list_datasets()]
+        if "yaleb5" in names:
+            yale = data.get_dataset("yaleb5")
+            Xy = yale.X
+            kp = pc.KPlanes(n_clusters=5, subspace_dim=9, random_state=0).fit(Xy)
+            rows = [("k-plane (non-private)", metrics.subspace_cost(Xy, kp.subspaces_))]
+            for eps in (1.0, 100.0):
+                g = pc.GibbsSubspaceClustering(n_clusters=5, subspace_dim=9, epsilon=eps,
+                                               n_iter=YALE_ITER, n_chains=1, random_state=0).fit(Xy)
+                s = pc.SuLQSubspaceClustering(n_clusters=5, subspace_dim=9, epsilon=eps,
+                                              delta=1 / (len(Xy) * np.log(len(Xy))),
+                                              random_state=0).fit(Xy)
+                rows += [(f"Gibbs ε={eps:g}", metrics.subspace_cost(Xy, g.subspaces_)),
+                         (f"SuLQ ε={eps:g}", metrics.subspace_cost(Xy, s.subspaces_))]
+            yale_view = hv.Bars(rows, "method", "subspace cost").opts(
+                width=620, height=320, xrotation=20, tools=["hover"],
+                title=f"Extended Yale B, 5 subjects (n={len(Xy)}, d={Xy.shape[1]})")
+        else:
+            yale_view = pn.pane.Alert("Extended Yale B is not available: set PRIVCLUST_DATA_DIR to "
+                                      "a folder holding it to run this section.", alert_type="info")
+        yale_view
+        """),
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+@notebook("02_compressive_kmeans")
+def compressive_kmeans():
+    return [
+        md("""
+        # Private k-means from a compressed sketch
+
+        Compressive k-means squeezes a whole dataset into a short vector, the **sketch**: m random
+        generalised moments averaged over the records. The centroids are then decoded from the
+        sketch alone. Because the sketch is an average, one record moves it very little, so a little
+        noise makes it differentially private, and everything computed from it afterwards is free
+        post-processing. This notebook follows V. Schellekens, A. Chatalic, F. Houssiau,
+        Y.-A. de Montjoye, L. Jacques and R. Gribonval, *Compressive k-Means with Differential
+        Privacy*, SPARS 2019 (privclust seed 002), which builds on N. Keriven, N. Tremblay,
+        Y. Traonmilin and R. Gribonval, *Compressive k-means*, ICASSP 2017:
+
+        1. what a sketch is, and why it can be computed in pieces and merged;
+        2. the noise of a private sketch and the **signal-to-noise ratio** (Eq. 4, Fig. 3);
+        3. private sketches with both **signatures** (complex exponential, one-bit quantised),
+           in the dashboard's views;
+        4. CL-OMPR decoding versus **DPLloyd** (D. Su et al., *Differentially private k-means
+           clustering*, CODASPY 2016) and ordinary k-means: a reduced **Fig. 1**;
+        5. the **federated** picture of Fig. 4: several holders sketch locally, the sketches merge;
+        6. a large n on **Dask**.
+        """),
+        setup("""
+        import time
+        import warnings
+
+        from sklearn.cluster import KMeans
+
+        import privclust.core as pc
+        from privclust.core import data, metrics
+        from privclust.core.experiments import run_sweep
+        from privclust.core.sketch import (Sketch, clompr, gmm_true_sketch, sigma_xi,
+                                           snr_complex_exp)
+        from privclust.app import plots
+        from privclust.app.models import DataModel, Lab
+        from privclust.app.views import ClustersView, SettingsPanel
+
+        warnings.filterwarnings("ignore", category=UserWarning, module="sklearn")
+        """),
+        md("""
+        **Sizes.** Fig. 1 of the paper uses k = d = 10 Gaussians, n = 10⁷ records and 50 trials; the
+        defaults here are k = d = 5, n = 20 000 and 2 trials, which show the same shapes in seconds.
+        """),
+        sizes_cell("""
+        K, D = (10, 10) if PAPER_SIZES else (5, 5)
+        N = 10_000_000 if PAPER_SIZES else 20_000
+        N_TRIALS = 50 if PAPER_SIZES else 2
+        EPSILONS = np.logspace(-3, 1, 9).tolist() if PAPER_SIZES else [0.01, 0.1, 1.0, 10.0]
+        N_DASK = 10_000_000 if PAPER_SIZES else 400_000
+        M = 10 * K * D                                  # sketch size m = 10 k d
+        """),
+        md("""
+        ## 1. Data and public bounds
+
+        Fig. 1's data: k Gaussians with identity covariance and centres drawn from
+        N(0, (2.5 k^{1/d})² I) (`make_gaussian_mixture`). The decoder searches centroids inside a
+        **public box**; we fix it from the generator's public recipe (four standard deviations of the
+        centre law), never from the data. The plot is a 2-D PCA view with the true centres (x).
+        """),
+        code("""
+        ds = data.make_gaussian_mixture(n_samples=N, n_features=D, n_clusters=K, random_state=0)
+        X, CENTERS = ds.X, ds.truth["centers"]
+        R = 4 * 2.5 * K ** (1 / D)
+        BOUNDS = (-R, R)                                # public: from the recipe, not from X
+        P, mean = plots.projection(X, True)
+        kmeans = KMeans(K, n_init=3, random_state=0).fit(X)   # the non-private reference (SSE)
+        (plots.points(X, ds.labels, P, mean, f"{K} Gaussians in R^{D} (n = {N:,}), PCA view")
+         * plots.centres(CENTERS, P, mean, color="black"))
+        """),
+        md("""
+        ## 2. What a sketch is
+
+        Draw m random frequencies ωⱼ (public, `make_operator`). The sketch is the average over the
+        records of exp(i ωⱼᵀx) (a sampled *characteristic function*) times a public random phase.
+        Left: each entry's modulus against its frequency's norm; it decays at high frequencies, and
+        the empirical sketch matches the closed form of a Gaussian mixture (`gmm_true_sketch`).
+        Right: the sketch is a **sum** over records, so sketching two halves separately and adding
+        them gives the sketch of the whole (up to rounding): that is what lets it run on partitions,
+        on files streamed from disk, or on many devices.
+        """),
+        code("""
+        ckm = pc.CompressiveKMeans(n_clusters=K, epsilon=1.0, sketch_size=M, bounds=BOUNDS,
+                                   random_state=0)
+        op = ckm.make_operator(D)                       # public frequencies and dither
+        sketch = Sketch.from_array(X, op, random_state=0)
+        true_z = gmm_true_sketch(op, CENTERS, ds.truth["weights"])
+        norms = np.linalg.norm(op.frequencies, axis=0)
+        half1 = Sketch.from_array(X[: N // 2], op, random_state=1)
+        half2 = Sketch.from_array(X[N // 2:], op, random_state=2)
+        merged = (half1 + half2).mean
+        scale = np.sqrt(M)                              # entries are O(1/sqrt(m)); show them O(1)
+        left = (hv.Scatter((norms, scale * np.abs(sketch.mean)), "‖ω‖", "√m |z|",
+                           label="empirical sketch").opts(size=4, alpha=0.6)
+                * hv.Scatter((norms, scale * np.abs(true_z)), "‖ω‖", "√m |z|",
+                             label="closed form").opts(size=3, marker="x", color="black")).opts(
+            width=420, height=320, title=f"a sketch of m = {M} entries", legend_position="top_right")
+        right = hv.Scatter((scale * sketch.mean.real, scale * merged.real),
+                           "sketch of all records (real part)", "sum of the two halves").opts(
+            width=340, height=320, size=4, title="sketches merge by addition")
+        left + right
+        """),
+        md("""
+        ## 3. Private sketches and the SNR
+
+        Theorem 1: adding complex Laplace noise of scale σ_ξ = 2 c_f √(r m) / (√n ε) to each entry
+        of the mean sketch makes it ε-DP (one record replaced, n public; c_f bounds the signature,
+        r = measurements per record, here r = m). The quality of the decoded centroids is driven by
+        the **signal-to-noise ratio** SNR = ‖z‖² / Σⱼ Var(sⱼ) (Eq. 4): it grows with n and ε. Move ε
+        and n: the noisy sketch (left) drifts from the clean one, the SNR drops, and the CL-OMPR
+        centroids decoded from the noisy sketch alone (right, red) drift from the truth (black).
+        """),
+        code("""
+        def private_sketch_view(epsilon, n):
+            sk = Sketch.from_array(X[:n], op, random_state=0)
+            noisy = sk.release(epsilon, random_state=1)
+            noise = sigma_xi(epsilon, n, M, M, op.c_f)
+            snr = snr_complex_exp(true_z, n, M, M, noise)
+            centers, _, _ = clompr(noisy, op, K, BOUNDS, n_replicates=1, random_state=0)
+            rel = metrics.relative_sse(X, centers, kmeans.cluster_centers_)
+            left = (hv.Scatter((scale * noisy.real, scale * noisy.imag), "Re", "Im",
+                               label="private sketch").opts(size=3, alpha=0.5, color="crimson")
+                    * hv.Scatter((scale * sk.mean.real, scale * sk.mean.imag), "Re", "Im",
+                                 label="clean sketch").opts(size=3, color="black")).opts(
+                width=380, height=340, title=f"ε = {epsilon:g}, n = {n:,}: SNR = {snr:.3g}",
+                legend_position="top_right")
+            right = (plots.points(X[:n], ds.labels[:n], P, mean, "")
+                     * plots.centres(CENTERS, P, mean, color="black")
+                     * plots.centres(centers, P, mean, color="crimson", marker="x")).opts(
+                title=f"decoded centroids: SSE / SSE(k-means) = {rel:.2f}")
+            return left + right
+
+
+        eps_sketch = pn.widgets.DiscreteSlider(name="ε", options=[0.001, 0.003, 0.01, 0.03, 0.1,
+                                                                  0.3, 1.0, 10.0], value=0.1)
+        n_sketch = pn.widgets.DiscreteSlider(name="n (records sketched)",
+                                             options=[1000, 2000, 5000, N // 2, N], value=N)
+        pn.Column(pn.Row(eps_sketch, n_sketch), pn.bind(private_sketch_view, eps_sketch, n_sketch))
+        """),
+        md("""
+        ## 4. Both signatures, in the dashboard
+
+        Below are the dashboard's settings panel and *Clusters* view on a demo session with a
+        Gaussian mixture. Choose **Compressive k-means** and switch the **signature** between the
+        complex exponential and the **quantised** one (one bit per entry with a public dither,
+        cheaper to store and send, c_f larger); or pick **DPLloyd** to compare. The private centres
+        are drawn next to scikit-learn's k-means on the same axes.
+        """),
+        code("""
+        lab = Lab(data=DataModel(preset="gaussian_mixture", n_samples=min(N, 20_000), n_features=D,
+                                 n_clusters=K, seed=0))
+        lab.settings.param.update(lower=BOUNDS[0], upper=BOUNDS[1], epsilon=1.0)
+        lab.settings.algorithm = "compressive"
+        pn.Row(pn.Column(SettingsPanel(lab=lab), width=340), ClustersView(lab=lab))
+        """),
+        md("""
+        ## 5. A reduced Fig. 1: CL-OMPR versus DPLloyd versus k-means
+
+        For each ε and trial: compressive k-means with both signatures (m = 10kd) and DPLloyd with
+        its two initialisations (uniform in the box, and the sphere-packing initialisation of
+        Su et al. 2016), scored by the SSE relative to scikit-learn's k-means (1 = as good as
+        non-private k-means). Medians over trials with the inter-quartile band (the dashboard's
+        trade-off plot). The paper's finding: the sketch wins at small ε when n is large, because
+        its noise shrinks like 1/(√n ε) while DPLloyd pays for every iteration.
+        """),
+        code("""
+        METHODS = {
+            "CKM (complex exp.)": lambda eps, seed: pc.CompressiveKMeans(
+                n_clusters=K, epsilon=eps, sketch_size=M, bounds=BOUNDS, n_replicates=1,
+                random_state=seed),
+            "CKM (quantised)": lambda eps, seed: pc.CompressiveKMeans(
+                n_clusters=K, epsilon=eps, sketch_size=M, signature="quantized", bounds=BOUNDS,
+                n_replicates=1, random_state=seed),
+            "DPLloyd": lambda eps, seed: pc.DPLloyd(n_clusters=K, epsilon=eps, bounds=BOUNDS,
+                                                    random_state=seed),
+            "DPLloyd (sphere packing)": lambda eps, seed: pc.DPLloyd(
+                n_clusters=K, epsilon=eps, bounds=BOUNDS, init="sphere_packing", random_state=seed),
+        }
+
+
+        def relative_sse(est, X):
+            return metrics.relative_sse(X, est.cluster_centers_, kmeans.cluster_centers_)
+
+
+        frames = [run_sweep(make, X, EPSILONS, n_trials=N_TRIALS, score=relative_sse,
+                            random_state=0).assign(method=name)
+                  for name, make in METHODS.items()]
+        fig1 = pd.concat(frames, ignore_index=True)
+        plots.tradeoff(fig1, "score", "SSE relative to k-means vs ε").opts(
+            logy=True, ylabel="SSE / SSE(k-means)") * hv.HLine(1.0).opts(color="black",
+                                                                         line_dash="dotted")
+        """),
+        md("""
+        ## 6. The federated picture (Fig. 4)
+
+        L devices each hold part of the records. They agree on the **public** operator (frequencies
+        and dither), each computes the sketch of its own records and publishes a *private* sketch
+        with its own ε (so each protects its own records), and a server averages the published
+        sketches (weights nᵢ / n, public) and decodes the centroids, without ever seeing a record.
+        The noise of the average grows with the number of holders (each holder's sketch is an
+        average over fewer records), so utility degrades gently as L grows. Move L.
+        """),
+        code("""
+        def federated_view(n_holders, epsilon=1.0):
+            parts = np.array_split(np.arange(N), n_holders)
+            published = [Sketch.from_array(X[idx], op, random_state=10 + i).release(
+                             epsilon, random_state=100 + i)       # on device i
+                         for i, idx in enumerate(parts)]
+            weights = np.array([len(idx) for idx in parts]) / N
+            merged = np.tensordot(weights, np.array(published), axes=1)    # on the server
+            centers, _, _ = clompr(merged, op, K, BOUNDS, n_replicates=1, random_state=0)
+            rel = metrics.relative_sse(X, centers, kmeans.cluster_centers_)
+            holder = np.zeros(N, dtype=int)
+            for i, idx in enumerate(parts):
+                holder[idx] = i
+            return (plots.points(X, holder, P, mean, "")
+                    * plots.centres(CENTERS, P, mean, color="black")
+                    * plots.centres(centers, P, mean, color="crimson", marker="x")).opts(
+                title=f"{n_holders} holders (colours), ε = {epsilon:g} each: "
+                      f"SSE / SSE(k-means) = {rel:.2f}")
+
+
+        holders = pn.widgets.DiscreteSlider(name="holders L", options=[1, 2, 5, 10, 20, 50], value=5)
+        pn.Column(holders, pn.bind(federated_view, holders))
+        """),
+        md("""
+        ## 7. A large n on Dask
+
+        The same additivity runs on a cluster: `sketch_dask` sketches each partition of a
+        `dask.array` (or a list of files) as a separate task and adds the partial sums; only the m
+        sums travel. Here a local scheduler sketches N_DASK records in chunks (with
+        `dask.distributed.Client` the same call runs on a cluster); `fit_sketch` then releases the
+        merged sketch privately and decodes. Dask is an optional extra (`privclust[dask]`).
+        """),
+        code("""
+        try:
+            import dask.array as da
+            from privclust.core.sketch import sketch_dask
+        except ImportError:
+            dask_view = pn.pane.Alert("Dask is not installed: `pip install privclust[dask]`.",
+                                      alert_type="info")
+        else:
+            big = data.make_gaussian_mixture(n_samples=N_DASK, n_features=D, n_clusters=K,
+                                             random_state=0)          # same centres as above
+            Xd = da.from_array(big.X, chunks=(max(N_DASK // 8, 1), D))
+            t0 = time.perf_counter()
+            big_sketch = sketch_dask(Xd, op, random_state=0)
+            seconds = time.perf_counter() - t0
+            rows = []
+            for eps in (0.001, 0.01, 0.1):
+                est = pc.CompressiveKMeans(n_clusters=K, epsilon=eps, sketch_size=M, bounds=BOUNDS,
+                                           n_replicates=1, random_state=0).fit_sketch(big_sketch)
+                rows.append((f"ε = {eps:g}", metrics.relative_sse(X, est.cluster_centers_,
+                                                                  kmeans.cluster_centers_)))
+            dask_view = hv.Bars(rows, "private sketch of all records", "SSE / SSE(k-means)").opts(
+                width=520, height=300, tools=["hover"],
+                title=f"{big_sketch.count:,} records sketched on Dask "
+                      f"({Xd.numblocks[0]} partitions) in {seconds:.1f} s")
+        dask_view
+        """),
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
 def build(name, cells):
     nb = nbformat.v4.new_notebook()
     nb.metadata = {

@@ -10,8 +10,10 @@ Pieces (all batched over S independent runs of the same matrix, for audits; a fi
 * :func:`compute_table` - [BP25] Alg. 2: T = R^T A C + Lap(c / eps1) per cell, clamped at 0,
   all-zero rows deleted (their members are unassigned until the next row update).
 * :func:`dp_taucc_runs` - [BP25] Alg. 1 with the schedule of spec 5.4: eps' = eps / (2 I),
-  eps1 = (1 - h) eps', eps2 = h eps'; 2I + 1 assignment releases and 2I table releases,
-  eps2 + (2 eps1 + eps2) + (I - 1)(2 eps1 + 2 eps2) = eps.
+  eps1 = (1 - h) eps', eps2 = h eps'. The initial column draw stands in for iteration 1's column
+  draw, so a fit makes 2I assignment releases and 2I table releases:
+  eps2 + (2 eps1 + eps2) + (I - 1)(2 eps1 + 2 eps2) = 2I (eps1 + eps2) = eps. (Spec 5.4's "2I + 1
+  assignment calls" contradicts its own budget check; 2I + 1 draws at eps2 would overspend.)
 
 Clusters live in fixed slots (K0 row slots, L0 column slots) with a live mask, so deletions keep
 array shapes fixed; the estimator compacts the slots when it publishes.

@@ -96,6 +96,10 @@ class ChargeRecord:
     def __str__(self):
         return f"{self.when:%Y-%m-%d %H:%M:%S} UTC  epsilon={self.epsilon!r} delta={self.delta!r}  {self.what}"
 
+    def to_dict(self):
+        """JSON-friendly dict (``when`` as an ISO 8601 string), e.g. for a downloadable release log."""
+        return {"when": self.when.isoformat(), "what": self.what, "epsilon": self.epsilon, "delta": self.delta}
+
 
 def _fingerprint(dataset):
     if dataset is None:

@@ -99,6 +99,8 @@ def test_history_and_summary():
     assert isinstance(hist[0], ChargeRecord) and isinstance(hist[0].when, datetime)
     assert hist[1].epsilon == 0.5 and hist[1].delta == 1e-7
     assert "OneCluster(t=50)" in str(hist[1])
+    row = json.loads(json.dumps(hist[1].to_dict()))
+    assert row["what"] == "OneCluster(t=50)" and datetime.fromisoformat(row["when"]) == hist[1].when
     text = ledger.summary()
     assert "\n" not in text and "*" not in text and "#" not in text
     assert "spent epsilon=0.75" in text and "remaining epsilon=0.25" in text

@@ -98,8 +98,9 @@ def _build_yaleb5(n_subjects=5, subjects=None, subspace_dim=9, n_features=50, no
        projection to ``n_features`` (entries N(0, 1/n_features), ``jl_matrix``).
        4. ``clip_l2(., 1)`` per record (every record ends on the unit sphere: raw norms are
        >> 1). Optional ``noise``: N(0, noise^2) added after that and clipped again (the seed's
-       "sigma = 0.01" is unclear; default off). labels 0..k-1 in the order of ``truth["subjects"]``; truth["subspaces"]
-       (k, n_features, subspace_dim) = per-class top left singular vectors of the final data,
+       "sigma = 0.01" is unclear; default off). labels 0..k-1 in the order of
+       ``truth["subjects"]``; truth["subspaces"] (k, n_features, subspace_dim) = per-class top
+       left singular vectors of the final data,
        without centring (spec 2.1).
     """
     from ..privacy import as_generator, jl_matrix

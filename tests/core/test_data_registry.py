@@ -1,8 +1,16 @@
 """Dataset registry: presets, scikit-learn sets, and real data from PRIVCLUST_DATA_DIR."""
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from privclust.core.data import data_dir, get_dataset, list_datasets
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """Small SVDs are 50x slower when BLAS threads fight over the 2 shared CI cores."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 SYNTHETIC = ("union_of_subspaces", "gaussian_mixture", "planted_ball", "block_counts")
 REAL = ("classic3", "cstr", "yaleb", "yaleb5")
@@ -66,8 +74,9 @@ def test_yaleb_all_images_and_the_97_percent_energy_figure(data_dir):
     assert ds.X.min() >= 0 and ds.X.max() <= 1 and np.all(np.bincount(ds.labels) == 64)
     energy = []
     for s in range(38):                      # shared/data/README.md: >= 97.4 % in 9 dimensions
-        sv = np.linalg.svd(ds.X[ds.labels == s], compute_uv=False)
-        energy.append(np.sum(sv[:9] ** 2) / np.sum(sv ** 2))
+        Xs = ds.X[ds.labels == s]
+        ev = np.linalg.eigvalsh(Xs @ Xs.T)[::-1]          # squared singular values
+        energy.append(np.sum(ev[:9]) / np.sum(ev))
     assert min(energy) >= 0.97 and round(min(energy), 3) == 0.974
     assert get_dataset("yaleb", drop_bad=True).n_samples == 2432 - 18
 

@@ -52,10 +52,11 @@ def assignment_utilities(Y, prototypes, proto_alive=None, feature_alive=None):
     """Utilities of UpdatePart divided by their range sensitivity Delta (spec 5.4 steps 1-6).
 
     Y: (S, N, L') aggregated profiles, or one (N, L') matrix (dense or sparse) shared by all
-    runs; prototypes: (S, K', L') public noisy tables. Returns (S, N, K') values u / Delta, whose
-    range over the candidates moves by at most 1 per unit change of one cell, so the
-    range-based exponential mechanism with sensitivity ``cell_bound`` applies. Dead prototypes
-    get -inf; if T_tot <= 0 or Delta <= 1e-12 every live candidate gets 0 (uniform draw).
+    runs; prototypes: (S, K', L') public noisy tables. Returns (S, N, K') values u / Delta,
+    shifted so that each object's best candidate is at 0 (the draw is unchanged). Their change
+    under a unit change of one cell has range at most 1, so the range-based exponential
+    mechanism with sensitivity ``cell_bound`` applies. Dead prototypes get -inf; if T_tot <= 0 or
+    Delta <= 1e-12 every live candidate gets 0 (uniform draw).
     """
     P = np.asarray(prototypes, dtype=np.float64)
     S, K, L = P.shape
@@ -65,7 +66,10 @@ def assignment_utilities(Y, prototypes, proto_alive=None, feature_alive=None):
     U = _utilities(Y, B)
     usable = (delta > _TINY_RANGE)[:, None, None]
     scaled = np.where(usable, U / np.where(usable[:, 0, 0], delta, 1.0)[:, None, None], 0.0)
-    return np.where(pk[:, None, :], scaled, -np.inf)
+    scaled = np.where(pk[:, None, :], scaled, -np.inf)
+    # A per-object constant does not change the draw; with the best candidate at 0 the logits
+    # eps * u / c are <= 0 and cannot overflow for any eps (very negative ones become -inf).
+    return scaled - scaled.max(axis=2, keepdims=True)
 
 
 def _repair_single_cluster(labels, alive, rng):

@@ -153,11 +153,12 @@ def test_update_part_samples_follow_the_exact_distribution():
     assert np.all(np.abs(freq[distinct] - exact[distinct]) <= 5 * se + 1e-4)
 
 
-def test_no_overflow_at_huge_epsilon_and_row_totals():
+@pytest.mark.parametrize("eps", [1e-6, 1.0, 1e6, 1e300])
+def test_no_overflow_at_any_epsilon_and_row_total(eps):
     A = np.array([[1e9, 1.0, 0.0, 3e8], [0.0, 2e9, 5.0, 1.0], [7e8, 0.0, 1e9, 0.0]])
-    with np.errstate(all="raise"):
-        runs = dp.dp_taucc_runs(A, 2, 2, 1e6, n_iter=2, random_state=0, size=3)
-    assert np.all(np.isfinite(runs.table))
+    with np.errstate(over="raise", invalid="raise"):
+        runs = dp.dp_taucc_runs(A, 2, 2, eps, n_iter=2, random_state=0, size=3)
+    assert np.all(np.isfinite(runs.table)) and runs.row_slots.shape == (3, 3)
 
 
 def _canonical_partition(labels):

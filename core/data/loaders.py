@@ -25,8 +25,12 @@ _EXTENSIONS = {".csv": "csv", ".txt": "csv", ".tsv": "tsv", ".tab": "tsv", ".npy
                ".npz": "npz", ".mtx": "mtx", ".mm": "mtx", ".triples": "triples",
                ".cluto": "triples"}
 _COMPRESSED_EXT = (".gz", ".gzip", ".bz2", ".xz", ".lzma", ".zst", ".zip", ".7z", ".tgz", ".z")
-_COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd", b"7z\xbc\xaf",
-                     b"\x1f\x9d")
+_COMPRESSED_MAGIC = (b"\x1f\x8b", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd", b"7z\xbc\xaf", b"\x1f\x9d")
+
+
+def _is_compressed(raw):
+    bz2 = raw[:3] == b"BZh" and raw[3:4].isdigit() and raw[4:10] == b"1AY&SY"
+    return bz2 or raw.startswith(_COMPRESSED_MAGIC)
 
 
 def _read_source(source, limits, name):
@@ -67,7 +71,7 @@ def _read_source(source, limits, name):
 
 def _detect_format(raw, display, format):
     ext = os.path.splitext(display.lower())[1]
-    if raw.startswith(_COMPRESSED_MAGIC) or ext in _COMPRESSED_EXT and not raw.startswith(b"PK"):
+    if _is_compressed(raw) or (ext in _COMPRESSED_EXT and not raw.startswith(b"PK")):
         raise DataFormatError("compressed files are not accepted; upload the uncompressed file",
                               display)
     if ext == ".zip":

@@ -1,6 +1,8 @@
 """load(): round trips for every format and validation messages naming file/row/column."""
+import bz2
 import gzip
 import io
+import lzma
 import re
 import warnings
 
@@ -160,6 +162,9 @@ def test_binary_validation_messages():
     assert "row 2: column index 6 is outside 1..2" in _err(oob)
     assert "compressed files are not accepted" in _err(gzip.compress(_csv(X)), name="x.csv")
     assert "compressed files are not accepted" in _err(_csv(X), name="x.csv.gz")
+    for packed in (bz2.compress(_csv(X)), lzma.compress(_csv(X))):
+        assert "compressed files are not accepted" in _err(packed)
+    assert load(b"BZh,x\n1,2\n").feature_names == ["BZh", "x"]
     assert "spreadsheets" in _err(_zip_without_npy(), name="book.xlsx")
     mtx_neg = b"%%MatrixMarket matrix coordinate real general\n2 2 1\n2 1 -3\n"
     assert "row 2, column 1: negative value" in _err(mtx_neg, counts=True)

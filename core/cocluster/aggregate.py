@@ -34,7 +34,8 @@ def table(Y, labels, n_slots, keep=None):
     Y = np.asarray(Y, dtype=np.float64)
     S, N, L = Y.shape
     rows = (np.arange(S)[:, None] * n_slots + np.asarray(labels)).ravel()
-    ind = sp.csr_array((_weights(labels, keep), (rows, np.arange(S * N))), shape=(S * n_slots, S * N))
+    ind = sp.csr_array((_weights(labels, keep), (rows, np.arange(S * N))),
+                       shape=(S * n_slots, S * N))
     return np.asarray(ind @ Y.reshape(S * N, L)).reshape(S, n_slots, L)
 
 

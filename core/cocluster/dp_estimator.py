@@ -55,7 +55,8 @@ class DPTauCoClustering:
         NOT PRIVATE, evaluation only: each row assigned to its nearest noisy prototype using the
         raw data (argmax_k sigma(a_i, T_k)), as in the paper's NMI evaluation. Never release it.
     privacy_ : Guarantee
-        kind "pure", neighbouring "cell", the 4I releases (2I assignments, 2I tables) and the warnings.
+        kind "pure", neighbouring "cell", the 4I releases (2I assignments, 2I tables) and
+        the warnings.
     """
 
     def __init__(self, n_row_clusters=2, n_col_clusters=2, epsilon=1.0, n_iter=4, cell_bound=1.0,

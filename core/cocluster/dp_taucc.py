@@ -33,7 +33,8 @@ from .tau import prototype_weights, utility_range
 #: Delta below this counts as zero: the utilities cannot depend on the data, sample uniformly.
 _TINY_RANGE = 1e-12
 
-DPTauCCRuns = namedtuple("DPTauCCRuns", "row_slots row_alive col_slots col_alive table row_profiles")
+DPTauCCRuns = namedtuple("DPTauCCRuns",
+                         "row_slots row_alive col_slots col_alive table row_profiles")
 DPTauCCRuns.__doc__ = """Raw state of S DP-tauCC runs: slot labels (S, n) and (S, m), live masks
 (S, K0) and (S, L0), the released noisy tables (S, K0, L0) (zero in dead slots) and the NON-PRIVATE
 row profiles A.C (S, n, L0) (kept only for the evaluation-only assignment)."""
@@ -146,8 +147,8 @@ def _check_params(epsilon, n_iter, cell_bound, assignment_share):
 
 
 def run_validated(A, AT, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
-                 assignment_share=0.9, accountant=None):
-    """DP-tauCC on validated inputs (A float64 CSR/ndarray and its transpose); see :func:`dp_taucc_runs`."""
+                  assignment_share=0.9, accountant=None):
+    """DP-tauCC on validated inputs (A float64 CSR/ndarray and A^T); see :func:`dp_taucc_runs`."""
     n, m = A.shape
     plan = iter(budget_schedule(epsilon, n_iter, assignment_share))
 
@@ -174,8 +175,8 @@ def run_validated(A, AT, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
     return DPTauCCRuns(R, row_alive, C, col_alive, T, Yr)
 
 
-def dp_taucc_runs(X, n_row_clusters, n_col_clusters, epsilon, n_iter=4, random_state=None, size=1,
-             cell_bound=1.0, assignment_share=0.9):
+def dp_taucc_runs(X, n_row_clusters, n_col_clusters, epsilon, n_iter=4, random_state=None,
+                  size=1, cell_bound=1.0, assignment_share=0.9):
     """Run DP-tauCC ([BP25] Alg. 1, spec 5.4) ``size`` times independently on X (batched form).
 
     X: non-negative counts (n, m), dense or scipy.sparse (only A.C and A^T.R products are
@@ -190,4 +191,4 @@ def dp_taucc_runs(X, n_row_clusters, n_col_clusters, epsilon, n_iter=4, random_s
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
         raise ValueError(f"size must be a positive integer, got {size!r}")
     return run_validated(A, AT, K0, L0, epsilon, n_iter, as_generator(random_state), int(size),
-                        cell_bound, assignment_share)
+                         cell_bound, assignment_share)

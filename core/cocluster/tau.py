@@ -31,7 +31,10 @@ def utility_range(weights, proto_alive=None, feature_alive=None):
     B = np.asarray(weights, dtype=np.float64)
     K, L = B.shape[-2:]
     pk = np.ones(B.shape[:-1], bool) if proto_alive is None else np.asarray(proto_alive, bool)
-    fl = np.ones(B.shape[:-2] + (L,), bool) if feature_alive is None else np.asarray(feature_alive, bool)
+    if feature_alive is None:
+        fl = np.ones(B.shape[:-2] + (L,), bool)
+    else:
+        fl = np.asarray(feature_alive, bool)
     hi = np.where(pk[..., :, None], B, -np.inf).max(axis=-2)
     lo = np.where(pk[..., :, None], B, np.inf).min(axis=-2)
     spread = np.where(fl, hi - lo, 0.0)

@@ -80,8 +80,8 @@ def test_median_nmi_rises_with_epsilon(blocks):
     X, truth = blocks
     medians = {}
     for eps in (0.02, 0.5, 10.0):
-        scores = [nmi(truth, DPTauCoClustering(3, 3, epsilon=eps, random_state=s).fit(X).row_labels_)
-                  for s in range(9)]
+        fits = [DPTauCoClustering(3, 3, epsilon=eps, random_state=s).fit(X) for s in range(9)]
+        scores = [nmi(truth, f.row_labels_) for f in fits]
         medians[eps] = np.median(scores)
     assert medians[0.02] < 0.1
     assert medians[0.5] > medians[0.02] + 0.3

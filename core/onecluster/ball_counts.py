@@ -136,17 +136,26 @@ def _sq_dist(A, sqa, B, sqb):
 def _fill_chunks(Xc, sq, r2, t, rows, lo, hi, counts):
     """Exact capped counts for ``rows`` at radius indices lo..hi-1, one chunk of rows at a time.
 
-    Per chunk: one comparison pass per radius from the largest down while the pairs within it
-    are dense (> 1/64 of the chunk), then the remaining smaller radii from the (sparse) pairs
-    within the last dense-checked radius, binned with ``searchsorted``.
+    Rows and columns are sorted by their projection on a fixed unit direction u; since
+    |u.(x - y)| <= ||x - y||, a chunk only needs the columns whose projection lies within
+    r_hi = r[hi-1] of the chunk's projections (a contiguous slice). Per chunk: one comparison pass
+    per radius from the largest down while the pairs within it are dense (> 1/64 of the chunk),
+    then the smaller radii from the (sparse) pairs within the last dense-checked radius.
     """
-    n = Xc.shape[0]
+    n, d = Xc.shape
     step = max(1, _CHUNK_ENTRIES // max(n, 1))
-    mB = -2.0 * Xc
+    u = np.full(d, 1.0 / np.sqrt(d))  # fixed direction: only affects the amount of work
+    proj = Xc @ u
+    order = np.argsort(proj, kind="stable")
+    ps, Xs, sqs = proj[order], -2.0 * Xc[order], sq[order]
+    rows = rows[np.argsort(proj[rows], kind="stable")]
+    reach = np.sqrt(r2[hi - 1]) * (1 + 1e-9) + 1e-12
     for s in range(0, rows.size, step):
         block = rows[s:s + step]
-        D2 = Xc[block] @ mB.T
-        D2 += sq[None, :]
+        a = np.searchsorted(ps, proj[block[0]] - reach, side="left")
+        b = np.searchsorted(ps, proj[block[-1]] + reach, side="right")
+        D2 = Xc[block] @ Xs[a:b].T
+        D2 += sqs[None, a:b]
         shift = sq[block][:, None]  # D2 + shift is the squared distance
         c = np.empty((block.size, hi - lo), dtype=np.int64)
         j = hi - 1
@@ -159,7 +168,7 @@ def _fill_chunks(Xc, sq, r2, t, rows, lo, hi, counts):
             r_idx, c_idx = np.nonzero(D2 <= r2[j] - shift)
             vals = D2[r_idx, c_idx] + shift[r_idx, 0]
             width = j - lo + 1
-            inner = np.searchsorted(r2[lo:j + 1], vals, side="left")
+            inner = np.minimum(np.searchsorted(r2[lo:j + 1], vals, side="left"), width - 1)
             hist = np.bincount(r_idx * width + inner, minlength=block.size * width)
             c[:, :width] = np.cumsum(hist.reshape(block.size, width), axis=1)
         counts[block, lo:hi] = np.minimum(c, t)

@@ -165,8 +165,9 @@ def _fill_chunks(Xc, sq, r2, t, rows, lo, hi, counts):
                 break
             j -= 1
         if j > lo:
-            r_idx, c_idx = np.nonzero(D2 <= r2[j] - shift)
-            vals = D2[r_idx, c_idx] + shift[r_idx, 0]
+            vals = D2[D2 <= r2[j] - shift]  # row-major: grouped by row, c[:, j - lo] per row
+            r_idx = np.repeat(np.arange(block.size), c[:, j - lo])
+            vals += shift[r_idx, 0]
             width = j - lo + 1
             inner = np.minimum(np.searchsorted(r2[lo:j + 1], vals, side="left"), width - 1)
             hist = np.bincount(r_idx * width + inner, minlength=block.size * width)

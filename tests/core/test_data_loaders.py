@@ -188,6 +188,10 @@ def test_npz_bomb_is_refused_before_decompressing():
     bomb = _npz(compressed=True, X=np.zeros((4000, 1000)))          # 32 MB of zeros, ~30 kB
     assert len(bomb) < 100_000
     assert "uncompressed" in _err(bomb, max_bytes=1_000_000)
+    n = 60_000                                      # two members of 480 kB each, 960 kB in all
+    split = _npz(compressed=True, data=np.ones(n), indices=np.zeros(n, np.int64),
+                 indptr=np.array([0, n]), shape=np.array([1, 1]))
+    assert "the uncompressed arrays is larger than the limit" in _err(split, max_bytes=600_000)
 
 
 def test_counts_warn_on_non_integers_and_options_are_checked():

@@ -2,13 +2,15 @@
 
 The m block outputs y_1..y_m in R^D (one per disjoint block of a random partition of the data)
 are clipped to the public output box and aggregated by 1-cluster with t = ceil(alpha m / 2):
-the released centre is the aggregate. One record changes one block, hence one y_j, so the
+the released centre, clipped to the same box (post-processing), is the aggregate. One record changes one block, hence one y_j, so the
 (epsilon, delta) ``replace`` guarantee of 1-cluster on Y transfers to the records.
 
 Honest limit: 1-cluster needs t well above its slack Gamma ~ (16/eps) ln(|F|/beta); with tens of
 blocks the aggregate is noise-dominated or the run fails (the box centre is then returned).
 """
 import math
+
+import numpy as np
 
 from ..privacy import BudgetAccountant
 from .one_cluster import (check_bounds, check_common, check_options, check_X, default_grid_step,
@@ -51,7 +53,8 @@ class OneClusterAggregator:
         notes = [] if res.failure is None else [res.failure]
         if not res.reliable:
             notes.append("1-cluster aggregate unreliable (failed, or the re-centring did not settle on a heavy ball)")
-        return res.center, accountant.guarantee("approx", "replace", warnings=notes)
+        center = np.clip(res.center, lo, hi)
+        return center, accountant.guarantee("approx", "replace", warnings=notes)
 
 
 def one_cluster_aggregate(Y, epsilon, delta, bounds, rng, **options):

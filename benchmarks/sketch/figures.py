@@ -23,7 +23,7 @@ from privclust.core.sketch import (DPLloyd, Sketch, SketchOperator, clompr, defa
                                    gmm_true_sketch, noise_std_for_snr, sigma_xi, snr_complex_exp)
 
 CONFIGS = {
-    "quick": {"n": 100_000, "eps": list(np.logspace(-2, 1, 4)), "trials": 3, "big_m_trials": 1,
+    "quick": {"n": 100_000, "eps": [0.01, 0.1, 1.0, 10.0], "trials": 2, "big_m_trials": 1,
               "big_m_replicates": 1},
     "smoke": {"n": 5_000, "eps": [1.0], "trials": 1, "big_m_trials": 0, "big_m_replicates": 1},
     "paper": {"n": 10_000_000, "eps": list(np.logspace(-3, 1, 13)), "trials": 50, "big_m_trials": 50,

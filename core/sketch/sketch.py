@@ -88,7 +88,7 @@ class Sketch:
                    random_state=None):
         """Sketch an in-memory (or memory-mapped) array block by block."""
         sk = cls(operator, measurements_per_record, random_state)
-        X = np.asarray(X) if not isinstance(X, np.memmap) else X
+        X = np.asarray(X)                      # a memmap stays on disk; blocks are read lazily
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D array (n, d), got shape {X.shape}")
         for start in range(0, X.shape[0], int(block_size)):

@@ -11,11 +11,16 @@ from scipy.optimize import minimize, nnls
 
 from ..privacy import as_generator
 from ._threads import single_thread
+from .frequencies import _as_bounds
 
 _WEIGHT_BOUNDS = (1e-9, 2.0)
-FTOL = 1e-6
 _TWO_PI = 2.0 * np.pi
+FTOL = 1e-6            # step 5 tolerance; the final polish uses 1e-9 (spec 3.3 defaults)
 MAXITER = 300
+# Step-1 screening (our addition to spec 3.3): score this many uniform draws in one product and
+# start L-BFGS-B from the best n_restarts.  Measured on seed 002's mixture (n = 1e5, m = 1000):
+# plain uniform starts decoded a noiseless sketch correctly in 6 of 15 runs (3 datasets); screened
+# starts in 15 of 15.
 N_CANDIDATES = 256
 
 
@@ -99,6 +104,7 @@ def _refine(prob, centers, weights, ftol, maxiter):
 
 
 def _single_run(prob, n_clusters, rng, n_restarts, n_candidates=N_CANDIDATES):
+    """One CL-OMPR run (T = 2K iterations, replacement of the weakest atom); spec 3.3."""
     centers = np.empty((0, prob.d))
     weights = np.empty(0)
     r_re, r_im = prob.s_re, prob.s_im
@@ -124,7 +130,6 @@ def clompr(sketch, operator, n_clusters, bounds, n_replicates=3, n_restarts=3,
     residual ||s - A alpha|| (post-processing: uses the sketch only).
     Returns ``(centers (K, d), weights (K,) summing to 1, residual)``.
     """
-    from .frequencies import _as_bounds
     sketch = np.asarray(sketch, dtype=complex)
     if sketch.shape != (operator.sketch_size,):
         raise ValueError(f"sketch must have shape ({operator.sketch_size},), got {sketch.shape}")

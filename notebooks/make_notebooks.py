@@ -437,7 +437,7 @@ def subspace_clustering():
         from privclust.core.experiments import run_sweep
         from privclust.core.privacy import PrivacyWarning
         from privclust.app import plots
-        from privclust.app.models import DataModel, Lab
+        from privclust.app.models import DataModel, Lab, SettingsModel
         from privclust.app.views import ClustersView, SettingsPanel, SubspacesView
         from privclust.app.gibbs import GibbsView
         from privclust.app.tradeoff import TradeoffView
@@ -519,9 +519,11 @@ def subspace_clustering():
         the non-private k-plane baseline (right). On demo data nothing is charged.
         """),
         code("""
+        settings = SettingsModel(task="subspace", algorithm="gibbs", epsilon=10.0)
+        settings.algo.param.update(n_iter=N_ITER, n_chains=N_CHAINS, record_every=5)
         lab = Lab(data=DataModel(preset="union_of_subspaces", n_samples=N, n_features=D,
-                                 n_clusters=K, subspace_dim=Q, noise=NOISE, seed=0))
-        lab.settings.algorithm = "gibbs"
+                                 n_clusters=K, subspace_dim=Q, noise=NOISE, seed=0),
+                  settings=settings)
         pn.Row(pn.Column(SettingsPanel(lab=lab), width=340),
                pn.Tabs(("Clusters", ClustersView(lab=lab)), ("Subspaces", SubspacesView(lab=lab)),
                        dynamic=True))
@@ -534,8 +536,9 @@ def subspace_clustering():
         *smooth sensitivity* of that aggregate (Nissim, Raskhodnikova & Smith 2007). It is
         (ε, δ)-DP. Its noise only becomes small when most subsets agree **and** ε is large:
         privclust warns (`PrivacyWarning`) when ε < 4(D + ln(2/δ))/√m, i.e. when the noise is of the
-        order of the whole output space. Move ε and compare the released subspaces (coloured by the
-        solver's subsets) with the truth.
+        order of the whole output space. Move ε: the released subspaces are the coloured lines
+        through the origin, the points are coloured by their true subspace, and the title gives the
+        Wasserstein distance to the truth.
         """),
         code("""
         DELTA = 1.0 / (N * np.log(N))          # delta = 1/(n ln n), as in Fig. 2
@@ -580,9 +583,7 @@ def subspace_clustering():
         independently of the data, is released.
         """),
         code("""
-        lab.settings.algorithm = "gibbs"
-        lab.settings.epsilon = 10.0
-        lab.settings.algo.param.update(n_iter=N_ITER, n_chains=N_CHAINS, record_every=5)
+        lab.settings.algorithm = "gibbs"           # in case it was changed above
         gibbs_view = GibbsView(lab=lab)
         if gibbs_view.start():                    # what the Start button does
             gibbs_view.runner.join()
@@ -746,7 +747,7 @@ def compressive_kmeans():
         from privclust.core.sketch import (Sketch, clompr, gmm_true_sketch, sigma_xi,
                                            snr_complex_exp)
         from privclust.app import plots
-        from privclust.app.models import DataModel, Lab
+        from privclust.app.models import DataModel, Lab, SettingsModel
         from privclust.app.views import ClustersView, SettingsPanel
 
         warnings.filterwarnings("ignore", category=UserWarning, module="sklearn")
@@ -860,10 +861,10 @@ def compressive_kmeans():
         are drawn next to scikit-learn's k-means on the same axes.
         """),
         code("""
+        settings = SettingsModel(task="kmeans", algorithm="compressive", epsilon=1.0,
+                                 lower=BOUNDS[0], upper=BOUNDS[1])
         lab = Lab(data=DataModel(preset="gaussian_mixture", n_samples=min(N, 20_000), n_features=D,
-                                 n_clusters=K, seed=0))
-        lab.settings.param.update(lower=BOUNDS[0], upper=BOUNDS[1], epsilon=1.0)
-        lab.settings.algorithm = "compressive"
+                                 n_clusters=K, seed=0), settings=settings)
         pn.Row(pn.Column(SettingsPanel(lab=lab), width=340), ClustersView(lab=lab))
         """),
         md("""
@@ -970,6 +971,501 @@ def compressive_kmeans():
                 title=f"{big_sketch.count:,} records sketched on Dask "
                       f"({Xd.numblocks[0]} partitions) in {seconds:.1f} s")
         dask_view
+        """),
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+@notebook("03_small_cluster")
+def small_cluster():
+    return [
+        md("""
+        # Locating a small cluster privately
+
+        Given n points and a number t, find a ball that holds about t of them and is not much larger
+        than the smallest such ball, with (ε, δ)-differential privacy. Such a ball is a building
+        block for private clustering, for screening outliers before another private analysis, and
+        for aggregating the answers of non-private algorithms run on pieces of the data. This
+        notebook follows K. Nissim, U. Stemmer and S. Vadhan, *Locating a small cluster privately*,
+        PODS 2016 (privclust seed 003), with privclust's practical variants (spec 4.2–4.6, 4.3a):
+
+        1. a planted small cluster in the unit square;
+        2. **GoodRadius**: a private radius from counts on a geometric grid of radii;
+        3. **GoodCenter**: randomly shifted boxes, a heavy box, a bounding ball, and re-centring by
+           noisy averages, drawn step by step in 2-D;
+        4. the dashboard's view of the whole 1-cluster algorithm and k balls;
+        5. **outlier screening** with the released ball;
+        6. **sample-and-aggregate** with a 1-cluster aggregator (NSV16 Sec. 6; Nissim,
+           Raskhodnikova & Smith, STOC 2007);
+        7. how often it works: radius ratio and coverage versus ε.
+        """),
+        setup("""
+        import warnings
+
+        import privclust.core as pc
+        from privclust.core import data
+        from privclust.core.experiments import run_sweep
+        from privclust.core.privacy import (BudgetAccountant, PrivacyWarning, as_generator,
+                                            exponential_probabilities)
+        from privclust.core.onecluster import (OneClusterAggregator, inside_ball, screen_outliers,
+                                               smallest_ball_2approx)
+        from privclust.core.onecluster.good_center import good_center
+        from privclust.core.onecluster.good_radius import (count_profile, em_gamma, good_radius,
+                                                           quality, radius_grid)
+        from privclust.core.onecluster.one_cluster import budget_plan, default_grid_step, prepare
+        from privclust.app import plots
+        from privclust.app.models import DataModel, Lab, SettingsModel
+        from privclust.app.views import ClustersView, SettingsPanel
+
+        warnings.filterwarnings("ignore", category=PrivacyWarning)
+        IDENTITY, ORIGIN = np.eye(2), np.zeros(2)          # 2-D data: draw the coordinates as they are
+        """),
+        md("""
+        **Sizes.** The paper has no experiments; privclust's benchmark protocol (spec 4.8) uses
+        n ∈ {10³, 10⁴}, t = n/2 points in a Gaussian cluster of std 0.01 in [0, 1]^d, d ∈ {2, 10, 50},
+        ε ∈ {0.5, 1, 2, 4, 8}, δ = n⁻² and 20 trials. The defaults use n = 5000, d = 2 and 3 trials.
+        """),
+        sizes_cell("""
+        N = 10_000 if PAPER_SIZES else 5_000
+        T = N // 2                                      # t: points the ball should hold
+        DELTA = 1.0 / N ** 2
+        N_TRIALS = 20 if PAPER_SIZES else 3
+        EPSILONS = [0.5, 1.0, 2.0, 4.0, 8.0]
+        DIMS = [2, 10, 50] if PAPER_SIZES else [2]
+        N_AGG = 50_000                                  # records for sample-and-aggregate
+        """),
+        md("""
+        ## 1. A small cluster in the unit square
+
+        `make_planted_ball` puts t points in a tight Gaussian cluster and spreads the others
+        uniformly over [0, 1]²; coordinates live on a public grid of step 2⁻¹⁶. The **public** inputs
+        of every private algorithm below are the box [0, 1]², the grid step and t. Black: the
+        smallest ball centred at a data point that holds t points (a non-private 2-approximation of
+        the optimum, r_opt, used only to evaluate).
+        """),
+        code("""
+        ds = data.make_planted_ball(n_samples=N, n_features=2, n_inliers=T, std=0.01, random_state=0)
+        X = ds.X
+        BOUNDS = (0.0, 1.0)
+        LO, HI = np.zeros(2), np.ones(2)
+        STEP = default_grid_step(LO, HI)
+        opt_center, r_opt = smallest_ball_2approx(X, T)
+
+
+        def scene(title, labels=None):
+            return (plots.points(X, ds.labels if labels is None else labels, IDENTITY, ORIGIN, title)
+                    .opts(xlim=(-0.05, 1.05), ylim=(-0.05, 1.05), width=400, height=400))
+
+
+        (scene(f"n = {N:,}, t = {T:,} planted points") * plots.balls([opt_center], [r_opt], IDENTITY,
+                                                                    ORIGIN, color="black"))
+        """),
+        md("""
+        ## 2. GoodRadius
+
+        For each radius r on a geometric grid (from the grid step up to the box diagonal), L(r) is the
+        average of the t largest capped counts of points within r of a data point: a smooth version of
+        "how many points does the best ball of radius r hold" with sensitivity 2. GoodRadius wants the
+        smallest r with L(r) ≈ t. privclust's default variant first tests r = 0 (Laplace), then picks
+        a grid radius with the **exponential mechanism** on the quality
+        Q(r) = ½ min{L(r) − t + 4Γ, t − L(r/2)} (largest where L crosses t). Move ε: the selection
+        probabilities (right) concentrate on the right radius as ε grows. (L is computed on the raw
+        data and shown here for teaching; only the selected radius is released.)
+        """),
+        code("""
+        Xp = prepare(X, LO, HI, STEP)                   # clip to the box and round to the grid
+        GRID = radius_grid((LO, HI), STEP, 2)
+        L0, L = count_profile(Xp, T, GRID)
+
+
+        def good_radius_view(epsilon):
+            eps_r = budget_plan(epsilon, DELTA, 2)[0]   # GoodRadius's share of the budget
+            gamma = em_gamma(eps_r, len(GRID), 0.05)
+            Q = quality(L, L0, T, gamma)
+            probs = exponential_probabilities(Q, eps_r / 2.0, 1.0)
+            profile = (hv.Curve((GRID, L), "radius r", "L(r)").opts(color="black")
+                       * hv.Scatter((GRID, L), "radius r", "L(r)").opts(size=5)
+                       * hv.HLine(T).opts(color="crimson", line_dash="dashed")
+                       * hv.VLine(r_opt).opts(color="grey", line_dash="dotted")).opts(
+                logx=True, width=400, height=300, title="counts L(r) (red: t, grey: r_opt)")
+            chosen = hv.Bars(list(zip([f"{r:.2g}" for r in GRID], probs)), "radius r",
+                             "P[selected]").opts(width=480, height=300, xrotation=60,
+                                                 title=f"exponential mechanism, ε = {epsilon:g} "
+                                                       f"(share {eps_r:g})", tools=["hover"])
+            return profile + chosen
+
+
+        eps_radius = pn.widgets.DiscreteSlider(name="ε (whole 1-cluster run)",
+                                               options=[0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0], value=1.0)
+        pn.Column(eps_radius, pn.bind(good_radius_view, eps_radius))
+        """),
+        md("""
+        ## 3. GoodCenter, step by step
+
+        Given the radius r̂, GoodCenter finds a centre:
+        1. it partitions the space into boxes of side about 3r̂ (randomly shifted) and uses
+           AboveThreshold to find a shift in which some box is heavy, then a **stable histogram** to
+           pick that heavy box privately (left: one shifted partition, box shade = number of points;
+           computed on raw data, for teaching);
+        2. in a random rotation it picks, per axis, an interval holding most of the box's points
+           (exponential mechanism), which gives a **bounding ball** of radius ρ_C;
+        3. it averages the points of that ball with Gaussian noise (**NoisyAVG**) (middle: the
+           GoodCenter ball and its noisy centre);
+        4. privclust then **re-centres** twice with NoisyAVG over a ball of radius 2r̂ + 3σ√d, which
+           shrinks the released ball (right: the released ball of a full 1-cluster run).
+        """),
+        code("""
+        def good_center_view(epsilon, seed=0):
+            rng = as_generator(seed)
+            eps_r, (eps_c, delta_c), _ = budget_plan(epsilon, DELTA, 2)
+            acc = BudgetAccountant(epsilon, DELTA)
+            gr = good_radius(Xp, T, eps_r, (LO, HI), STEP, rng, acc)
+            r_hat = gr.radius if gr.radius > 0 else STEP / 2
+            gc = good_center(Xp, r_hat, T - 4 * gr.gamma, eps_c, delta_c, (LO, HI), rng, acc)
+            side = 3.0 * r_hat / (1.0 - 0.1 ** (1.0 / 2))          # practical box side, d = k = 2
+            shift = as_generator(seed + 1).uniform(0, side, size=2)
+            edges = [np.arange(-side + s, 1 + side, side) for s in shift]
+            counts, ex, ey = np.histogram2d(X[:, 0], X[:, 1], bins=edges)
+            boxes = hv.QuadMesh((ex, ey, counts.T), ["x", "y"], "points in box").opts(
+                cmap="Blues", colorbar=True, width=400, height=400, line_color="white",
+                xlim=(-0.05, 1.05), ylim=(-0.05, 1.05), tools=["hover"],
+                title=f"boxes of side {side:.3g} (r̂ = {r_hat:.3g})")
+            if gc.center is None:
+                middle = scene(f"GoodCenter failed: {gc.failure}")
+            else:
+                middle = (scene(f"GoodCenter ball ρ_C = {gc.radius:.3g}")
+                          * plots.balls([gc.center], [gc.radius], IDENTITY, ORIGIN)
+                          * plots.centres([gc.center], IDENTITY, ORIGIN, color="crimson"))
+            oc = pc.OneCluster(n_points=T, epsilon=epsilon, delta=DELTA, bounds=BOUNDS,
+                               random_state=seed).fit(X)
+            right = (scene(f"released ball r = {oc.radius_:.3g} (r_opt = {r_opt:.3g})")
+                     * plots.balls([oc.center_], [oc.radius_], IDENTITY, ORIGIN)
+                     * plots.balls([opt_center], [r_opt], IDENTITY, ORIGIN, color="black"))
+            return (boxes + middle + right).opts(shared_axes=False)
+
+
+        eps_center = pn.widgets.DiscreteSlider(name="ε", options=[0.5, 1.0, 2.0, 4.0, 8.0], value=1.0)
+        seed_center = pn.widgets.IntSlider(name="random seed", start=0, end=9, value=0)
+        pn.Column(pn.Row(eps_center, seed_center), pn.bind(good_center_view, eps_center, seed_center))
+        """),
+        md("""
+        ## 4. The dashboard's view
+
+        The dashboard runs the whole algorithm (`OneCluster`) or its k-ball heuristic
+        (`PrivateKBalls`: find a ball, remove its points, repeat) on a demo planted-ball dataset.
+        Change ε, δ, t or the algorithm in the settings panel; the *Clusters* view draws the released
+        ball(s). The *kind* line states the guarantee: (ε, δ)-DP for one record replaced.
+        """),
+        code("""
+        settings = SettingsModel(task="onecluster", algorithm="onecluster", lower=0.0, upper=1.0,
+                                 delta=DELTA)
+        settings.algo.n_points = T
+        lab = Lab(data=DataModel(preset="planted_ball", n_samples=N, n_features=2, noise=0.05,
+                                 seed=0), settings=settings)
+        pn.Row(pn.Column(SettingsPanel(lab=lab), width=340), ClustersView(lab=lab))
+        """),
+        md("""
+        ## 5. Outlier screening
+
+        NSV16 Sec. 1.1: once a ball is released, keeping only the records inside it is a
+        *per-record* rule that uses released values only, so it costs no extra privacy. A later
+        private analysis (a mean, a regression) can then work on the screened records, whose spread
+        is bounded by the ball rather than by the whole box. (The number of records kept is not
+        public: the later analysis must not use it as a public n.) Blue: kept; grey: screened out.
+        """),
+        code("""
+        oc = pc.OneCluster(n_points=T, epsilon=2.0, delta=DELTA, bounds=BOUNDS, random_state=0).fit(X)
+        kept_mask = inside_ball(X, oc.center_, oc.radius_)     # the screening predicate
+        kept = screen_outliers(X, oc)                          # = X[kept_mask]
+        captured = kept_mask[ds.truth["inliers"]].mean()
+        (scene(f"kept {len(kept):,} records; {captured:.0%} of the planted cluster "
+               "(evaluation only)", labels=kept_mask.astype(int))
+         * plots.balls([oc.center_], [oc.radius_], IDENTITY, ORIGIN))
+        """),
+        md("""
+        ## 6. Sample-and-aggregate with a 1-cluster aggregator
+
+        Any non-private statistic f can be made private this way: split the records into m disjoint
+        blocks, compute f on each block (here the coordinate-wise median), and release a point where
+        most of the m answers agree, found by 1-cluster with t = m/2 on the answers. One record
+        changes one block, hence one answer, so the 1-cluster guarantee carries over. It needs many
+        blocks: 1-cluster's slack Γ ≈ (16/ε) ln(|grid|/β) must be well below m/2, otherwise it fails
+        (the box centre is returned) or lands far off. Move m and ε. Grey: the block answers; red:
+        the private aggregate and its ball; black x: the median of all records (non-private).
+        """),
+        code("""
+        big = data.make_planted_ball(n_samples=N_AGG, n_features=2, n_inliers=N_AGG // 5, std=0.02,
+                                     random_state=1)
+        median_all = np.median(big.X, axis=0)
+
+
+        def aggregate_view(m, epsilon):
+            blocks = np.array_split(as_generator(2).permutation(big.X), m)
+            answers = np.array([np.median(b, axis=0) for b in blocks])   # non-private f per block
+            agg = OneClusterAggregator()
+            center, guarantee = agg(answers, epsilon, 1.0 / m ** 2, BOUNDS, as_generator(3))
+            res = agg.result_
+            state = "reliable" if res.reliable else ("FAILED" if not res.success else "unreliable")
+            view = (hv.Points(answers, ["x", "y"]).opts(color="grey", size=3, alpha=0.5)
+                    * plots.balls([center], [res.radius], IDENTITY, ORIGIN)
+                    * plots.centres([center], IDENTITY, ORIGIN, color="crimson")
+                    * plots.centres([median_all], IDENTITY, ORIGIN, color="black")).opts(
+                width=440, height=420, xlim=(0, 1), ylim=(0, 1),
+                title=f"m = {m} blocks of {N_AGG // m} records, ε = {epsilon:g}: {state}")
+            text = (f"**Aggregate:** ({center[0]:.3f}, {center[1]:.3f}) vs median of all records "
+                    f"({median_all[0]:.3f}, {median_all[1]:.3f}).\\n\\n**Guarantee:** "
+                    f"{guarantee.summary()}")
+            return pn.Row(view, pn.pane.Markdown(text, width=320))
+
+
+        m_blocks = pn.widgets.DiscreteSlider(name="blocks m", options=[100, 200, 500, 1000, 2000, 5000],
+                                             value=2000)
+        eps_agg = pn.widgets.DiscreteSlider(name="ε", options=[0.5, 1.0, 3.0, 10.0], value=1.0)
+        pn.Column(pn.Row(m_blocks, eps_agg), pn.bind(aggregate_view, m_blocks, eps_agg))
+        """),
+        md("""
+        ## 7. How often does it work?
+
+        The protocol of spec 4.8: for each ε and trial, the ratio of the released radius to r_opt
+        (1 would be optimal; the theory allows a constant factor) and the fraction of the planted
+        cluster inside the released ball (coverage), medians with the inter-quartile band. With
+        `PAPER_SIZES` the same runs in d = 10 and 50, where the practical construction degrades
+        (see the `OneCluster` docstring).
+        """),
+        code("""
+        frames = []
+        for d in DIMS:
+            dd = data.make_planted_ball(n_samples=N, n_features=d, n_inliers=T, std=0.01,
+                                        random_state=0)
+            r_ref = smallest_ball_2approx(dd.X, T)[1]
+            inliers = dd.X[dd.truth["inliers"]]
+
+            def score(est, X, r_ref=r_ref, inliers=inliers):
+                inside = np.linalg.norm(inliers - est.center_, axis=1) <= est.radius_
+                return {"radius / r_opt": est.radius_ / r_ref, "coverage": inside.mean(),
+                        "failed": float(not est.success_)}
+
+            def make(eps, seed):
+                return pc.OneCluster(n_points=T, epsilon=eps, delta=DELTA, bounds=BOUNDS,
+                                     random_state=seed)
+
+            frames.append(run_sweep(make, dd.X, EPSILONS, n_trials=N_TRIALS, score=score,
+                                    random_state=0).assign(method=f"d = {d}"))
+        sweep = pd.concat(frames, ignore_index=True)
+        (plots.tradeoff(sweep, "radius / r_opt", "released radius / r_opt vs ε").opts(logy=True)
+         + plots.tradeoff(sweep, "coverage", "coverage of the planted cluster vs ε")).cols(1)
+        """),
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+@notebook("04_coclustering")
+def coclustering():
+    return [
+        md("""
+        # Private co-clustering of document-word counts
+
+        A co-clustering groups the rows *and* the columns of a matrix at once: documents into topics
+        and words into vocabularies, customers into segments and products into baskets. Its summary
+        is the **contingency table** T, the total count in each (row cluster, column cluster) block.
+        Fast-τCC finds the partitions that maximise the association between row and column clusters
+        (a de-normalised Goodman–Kruskal τ); DP-τCC makes every step private. This notebook follows
+        E. Battaglia and R. G. Pensa, *Differentially private associative co-clustering*, SDM 2025
+        (privclust seed 004), and E. Battaglia, F. Peiretti and R. G. Pensa, *Fast parameterless
+        prototype-based co-clustering*, Machine Learning 2024:
+
+        1. document-word data: classic3 / cstr when `PRIVCLUST_DATA_DIR` has them, a synthetic
+           block matrix otherwise;
+        2. what DP-τCC protects: **one cell**, not one document;
+        3. Fast-τCC versus DP-τCC as heatmaps, and the noisy versus the exact contingency table;
+        4. the dashboard's co-clustering view;
+        5. NMI versus ε (a reduced Fig. 2) and τ̂ versus the number of iterations (Fig. 3).
+        """),
+        setup("""
+        import warnings
+
+        import privclust.core as pc
+        from privclust.core import data, metrics
+        from privclust.core.experiments import run_sweep
+        from privclust.app import plots
+        from privclust.app.models import DataModel, Lab, SettingsModel
+        from privclust.app.views import CoclustersView, SettingsPanel
+
+        warnings.filterwarnings("ignore", module="privclust.core.cocluster")
+        """),
+        md("""
+        **Sizes.** The paper runs eight CLUTO matrices, ε from 0.1 to 10, I = 4 iterations and
+        averages 10 runs (rows and columns permuted before each). The defaults run 3 trials on the
+        first available of classic3 / cstr (or the synthetic matrix) and a shorter ε grid.
+        """),
+        sizes_cell("""
+        N_TRIALS = 10 if PAPER_SIZES else 3
+        EPSILONS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0] if PAPER_SIZES else [0.1, 0.3, 1.0, 3.0, 10.0]
+        ITERATIONS = list(range(2, 11)) if PAPER_SIZES else [2, 4, 6, 10]
+        FIG3_EPSILONS = [0.1, 0.3, 1.0, 3.0, 10.0] if PAPER_SIZES else [0.1, 1.0, 10.0]
+        """),
+        md("""
+        ## 1. The data
+
+        Rows are documents, columns are words, entries are counts. classic3 (3891 abstracts from
+        three collections, 4303 words) and cstr (475 technical reports, 1000 words) are read only
+        from `PRIVCLUST_DATA_DIR`, never shipped. Without them we draw a 600 × 400 Poisson block
+        matrix with 3 × 3 planted co-clusters (`make_block_counts`). Left: the matrix as stored
+        (log counts); right: the same matrix with rows and columns sorted by the true classes.
+        """),
+        code("""
+        available = {d["name"] for d in data.list_datasets()}
+        REAL = [name for name in ("classic3", "cstr") if name in available]
+        if REAL:
+            ds = data.get_dataset(REAL[0])
+        else:
+            ds = data.make_block_counts(n_rows=600, n_cols=400, n_row_clusters=3, n_col_clusters=3,
+                                        sparse=True, random_state=0)
+        A, classes = ds.X, np.asarray(ds.labels)
+        K = len(np.unique(classes))                     # K0 = L0 = number of classes, as the paper
+        rows_as_stored, cols_as_stored = np.arange(A.shape[0]), np.arange(A.shape[1])
+        if "column_labels" in ds.truth:
+            col_order = np.argsort(ds.truth["column_labels"], kind="stable")
+        else:                                           # real data: no word classes, sort by use
+            col_order = np.argsort(-np.asarray(A.sum(axis=0)).ravel(), kind="stable")
+        (plots.matrix(A, rows_as_stored, cols_as_stored, f"{ds.name}: {A.shape[0]} x {A.shape[1]}")
+         + plots.matrix(A, np.argsort(classes, kind="stable"), col_order,
+                        "rows sorted by class"))
+        """),
+        md("""
+        ## 2. What is protected: one cell
+
+        DP-τCC's neighbouring matrices differ by **one unit in one cell**: one more occurrence of one
+        word in one document, one more purchase of one item by one customer (the paper's Fig. 1).
+        Under that relation, each iteration (1) reassigns the rows with the exponential mechanism on
+        the τ-based similarity to the noisy prototypes, (2) releases the new contingency table with
+        Laplace noise, then does the same for the columns; the budget is split over the I iterations,
+        90 % to the assignments and 10 % to the tables. The whole output is ε-DP *for one cell*. It
+        does **not** protect a whole document (a row): changing c units costs c·ε. privclust says so
+        in the guarantee it attaches to every fit:
+        """),
+        code("""
+        dp = pc.DPTauCoClustering(n_row_clusters=K, n_col_clusters=K, epsilon=1.0,
+                                  random_state=0).fit(A)
+        g = dp.privacy_
+        mechanisms = pd.DataFrame([m.to_dict() for m in g.mechanisms])
+        pn.Column(pn.pane.Alert(f"**{g.summary()}**\\n\\n" + "\\n".join(f"- {w}" for w in g.warnings),
+                                alert_type="warning"),
+                  pn.pane.DataFrame(mechanisms, index=False, max_rows=8))
+        """),
+        md("""
+        ## 3. Fast-τCC versus DP-τCC
+
+        Left column: the matrix reordered by Fast-τCC's partitions (non-private) and by DP-τCC's
+        released partitions; a good co-clustering shows dark blocks. Right column: the exact
+        contingency table of the DP partitions (computed on the raw data, for teaching) and the
+        **noisy table** DP-τCC releases. Move ε: at small ε the assignments are nearly random and the
+        table is mostly noise; around ε ≈ 1 the blocks appear. The NMI compares the row partition with
+        the document classes (for the DP labels, the released ones).
+        """),
+        code("""
+        fast = pc.TauCoClustering(n_row_clusters=K, n_col_clusters=K, random_state=0).fit(A)
+
+
+        def order(labels):
+            return np.argsort(labels, kind="stable")
+
+
+        def cocluster_view(epsilon, seed):
+            est = pc.DPTauCoClustering(n_row_clusters=K, n_col_clusters=K, epsilon=epsilon,
+                                       random_state=seed).fit(A)
+            rows, cols = est.row_labels_, est.column_labels_
+            kept = rows >= 0
+            exact = metrics.contingency_table(A[kept], rows[kept], cols)
+            nmi_fast = metrics.nmi(classes, fast.row_labels_)
+            nmi_dp = metrics.nmi(classes[kept], rows[kept])
+            return hv.Layout([
+                plots.matrix(A, order(fast.row_labels_), order(fast.column_labels_),
+                             f"Fast-τCC (non-private), NMI {nmi_fast:.2f}"),
+                plots.table(exact, "exact table of the DP partitions (raw data)"),
+                plots.matrix(A, order(rows), order(cols), f"DP-τCC, ε = {epsilon:g}, NMI {nmi_dp:.2f}"),
+                plots.table(est.table_, "released noisy table"),
+            ]).cols(2)
+
+
+        eps_cc = pn.widgets.DiscreteSlider(name="ε", options=[0.05, 0.1, 0.3, 1.0, 3.0, 10.0], value=1.0)
+        seed_cc = pn.widgets.IntSlider(name="random seed", start=0, end=9, value=0)
+        pn.Column(pn.Row(eps_cc, seed_cc), pn.bind(cocluster_view, eps_cc, seed_cc))
+        """),
+        md("""
+        ## 4. The dashboard's view
+
+        The dashboard's settings panel and *Co-clusters* view, on a demo block-count matrix (public
+        synthetic data: nothing is spent). Switch between DP-τCC and Fast-τCC, change ε or the
+        number of iterations I, and compare the released table with the exact one.
+        """),
+        code("""
+        settings = SettingsModel(task="cocluster", algorithm="dptaucc", epsilon=1.0,
+                                 n_row_clusters=3, n_col_clusters=3)
+        lab = Lab(data=DataModel(preset="block_counts", n_samples=300, n_clusters=3, seed=0),
+                  settings=settings)
+        pn.Row(pn.Column(SettingsPanel(lab=lab), width=340), CoclustersView(lab=lab))
+        """),
+        md("""
+        ## 5. NMI versus ε (reduced Fig. 2) and τ̂ versus iterations (Fig. 3)
+
+        For each available real matrix (or the synthetic one) and each ε: the NMI between the
+        document classes and DP-τCC's rows, averaged over trials with rows and columns permuted
+        before each run, as the authors' scripts do. Two row labelings are scored: the **released**
+        labels, and the paper's evaluation labels (`eval_row_labels_`: each raw row assigned to its
+        nearest noisy prototype, which reads the raw data, so it is **not private**, evaluation
+        only). The dotted lines are Fast-τCC. Below: τ̂_{R|C} of the released table as the number of
+        iterations I grows; more iterations split the same ε into smaller pieces.
+        """),
+        code("""
+        def permuted(M, labels, seed):
+            rng = np.random.default_rng(seed)
+            r, c = rng.permutation(M.shape[0]), rng.permutation(M.shape[1])
+            return M[r][:, c], labels[r]
+
+
+        sets = [(name, data.get_dataset(name)) for name in REAL] or [(ds.name, ds)]
+        nmi_frames, fast_lines, tau_frames = [], [], []
+        for name, dset in sets:
+            M, y = dset.X, np.asarray(dset.labels)
+            k = len(np.unique(y))
+
+            def nmi_score(est, X, y=y):
+                rows = est.row_labels_
+                return {"NMI": metrics.nmi(y[rows >= 0], rows[rows >= 0]),
+                        "NMI (eval labels, not private)": metrics.nmi(y, est.eval_row_labels_)}
+
+            for trial in range(N_TRIALS):
+                Mp, yp = permuted(M, y, trial)
+                make = (lambda eps, seed, k=k: pc.DPTauCoClustering(
+                    n_row_clusters=k, n_col_clusters=k, epsilon=eps, random_state=seed))
+                df = run_sweep(make, Mp, EPSILONS, n_trials=1,
+                               score=lambda est, X, yp=yp: nmi_score(est, X, yp), random_state=trial)
+                nmi_frames.append(df.assign(method=f"{name}: DP-τCC", trial=trial))
+            fast_nmi = metrics.nmi(y, pc.TauCoClustering(n_row_clusters=k, n_col_clusters=k,
+                                                         random_state=0).fit(M).row_labels_)
+            fast_lines.append(hv.HLine(fast_nmi).opts(color="black", line_dash="dotted"))
+            for n_iter in ITERATIONS:
+                make = (lambda eps, seed, k=k, n_iter=n_iter: pc.DPTauCoClustering(
+                    n_row_clusters=k, n_col_clusters=k, epsilon=eps, n_iter=n_iter,
+                    random_state=seed))
+                df = run_sweep(make, M, FIG3_EPSILONS, n_trials=N_TRIALS,
+                               score=lambda est, X: metrics.tau_rows(est.table_), random_state=0)
+                tau_frames.append(df.assign(dataset=name, iterations=n_iter))
+
+        nmi = pd.concat(nmi_frames, ignore_index=True)
+        fig2 = (plots.tradeoff(nmi, "NMI", "NMI of the released rows vs ε")
+                * hv.Overlay(fast_lines))
+        fig2_eval = plots.tradeoff(nmi, "NMI (eval labels, not private)",
+                                   "NMI of the evaluation labels (not private) vs ε")
+        tau = pd.concat(tau_frames, ignore_index=True)
+        tau_mean = tau.groupby(["dataset", "iterations", "epsilon"])["score"].mean().reset_index()
+        fig3 = hv.Overlay([hv.Curve(g, "iterations", "score", label=f"{d}, ε = {e:g}")
+                           * hv.Scatter(g, "iterations", "score")
+                           for (d, e), g in tau_mean.groupby(["dataset", "epsilon"])]).opts(
+            width=640, height=340, ylabel="τ̂ R|C of the released table", show_grid=True,
+            legend_position="right", title="τ̂ R|C vs iterations I")
+        (fig2 + fig2_eval + fig3).cols(1)
         """),
     ]
 

@@ -6,9 +6,10 @@ Reference radius r_2: the non-private 2-approximate baseline (best ball centred 
 r_opt <= r_2 <= 2 r_opt). A trial "misses" when the released ball holds < 90 % of the planted
 points; "GoodCenter failed" when no centre was found (the ball of the whole box is released).
 
-Run:  OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/grid.py [trials] [n,...] [d,...]
+Run:  OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/grid.py [trials] [n,...] [d,...] [axis_choice]
 Writes benchmarks/results/onecluster/grid_raw.csv, grid_summary.md and grid.png (rows appended
-as they finish, so a partial run keeps its results).
+as they finish, so a partial run keeps its results); a non-default ``axis_choice`` (e.g.
+"box_ball") writes grid_<axis_choice>_raw.csv etc.
 """
 import csv
 import sys
@@ -27,9 +28,9 @@ FIELDS = ["n", "d", "trial", "epsilon", "r2", "good_radius_ratio", "radius_ratio
           "center_radius_ratio", "coverage", "center_error", "success", "reliable", "seconds"]
 
 
-def run(trials, ns, ds):
+def run(trials, ns, ds, axis_choice="em"):
     OUT.mkdir(parents=True, exist_ok=True)
-    raw = OUT / "grid_raw.csv"
+    raw = OUT / f"{_prefix(axis_choice)}_raw.csv"
     with open(raw, "w", newline="") as fh:
         csv.DictWriter(fh, fieldnames=FIELDS).writeheader()
     for n in ns:
@@ -41,6 +42,7 @@ def run(trials, ns, ds):
                 for eps in EPSILONS:
                     t0 = time.perf_counter()
                     m = OneCluster(n // 2, eps, 1.0 / n ** 2, bounds=(0.0, 1.0), grid_step=2.0 ** -16,
+                                   axis_choice=axis_choice,
                                    random_state=10_000 * trial + int(10 * eps)).fit(data.X)
                     row = {"n": n, "d": d, "trial": trial, "epsilon": eps, "r2": r2,
                            "good_radius_ratio": m.good_radius_ / r2, "radius_ratio": m.radius_ / r2,
@@ -52,19 +54,24 @@ def run(trials, ns, ds):
                     with open(raw, "a", newline="") as fh:
                         csv.DictWriter(fh, fieldnames=FIELDS).writerow(row)
                 print(f"n={n} d={d} trial={trial} done", flush=True)
-            summarise()
+            summarise(axis_choice)
 
 
-def load():
-    with open(OUT / "grid_raw.csv") as fh:
+def _prefix(axis_choice):
+    return "grid" if axis_choice == "em" else f"grid_{axis_choice}"
+
+
+def load(axis_choice="em"):
+    with open(OUT / f"{_prefix(axis_choice)}_raw.csv") as fh:
         rows = list(csv.DictReader(fh))
     return [{k: float(v) for k, v in r.items()} for r in rows]
 
 
-def summarise():
-    rows = load()
+def summarise(axis_choice="em"):
+    rows = load(axis_choice)
     keys = sorted({(r["n"], r["d"], r["epsilon"]) for r in rows})
     lines = ["# 1-cluster, spec 4.8 grid (medians over trials; ratios to the non-private 2-approx radius r_2)", "",
+             f"GoodCenter axis_choice = {axis_choice!r}; other parameters: OneCluster defaults.", "",
              "| n | d | eps | trials | r^/r_2 | released/r_2 | rho_C/r_2 | coverage (mean) | miss rate (<90 %) | GoodCenter failed | unreliable | centre error | time (s) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     table = {}
@@ -81,12 +88,13 @@ def summarise():
         lines.append(f"| {int(key[0])} | {int(key[1])} | {key[2]:g} | {stats['trials']} | {stats['gr']:.2f} | "
                      f"{stats['rel']:.2f} | {stats['rhoc']:.1f} | {stats['cov']:.3f} | {stats['miss']:.2f} | "
                      f"{stats['fail']:.2f} | {stats['unrel']:.2f} | {stats['err']:.3f} | {stats['sec']:.2f} |")
-    lines += ["", "Command: `OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/grid.py`"]
-    (OUT / "grid_summary.md").write_text("\n".join(lines) + "\n")
-    plot(table)
+    lines += ["", "Command: `OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/grid.py"
+              + ("`" if axis_choice == "em" else f" 20 1000,10000 2,10,50 {axis_choice}`")]
+    (OUT / f"{_prefix(axis_choice)}_summary.md").write_text("\n".join(lines) + "\n")
+    plot(table, _prefix(axis_choice))
 
 
-def plot(table):
+def plot(table, prefix):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -114,7 +122,7 @@ def plot(table):
             ax.legend(fontsize=7)
             ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(OUT / "grid.png", dpi=110)
+    fig.savefig(OUT / f"{prefix}.png", dpi=110)
     plt.close(fig)
 
 
@@ -122,4 +130,4 @@ if __name__ == "__main__":
     trials = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     ns = [int(v) for v in sys.argv[2].split(",")] if len(sys.argv) > 2 else [1000, 10_000]
     ds = [int(v) for v in sys.argv[3].split(",")] if len(sys.argv) > 3 else [2, 10, 50]
-    run(trials, ns, ds)
+    run(trials, ns, ds, sys.argv[4] if len(sys.argv) > 4 else "em")

@@ -5,6 +5,10 @@ by stable histogram (eps/4, delta/4); per-axis interval choice in a random basis
 delta/4 when advanced composition is used); NoisyAVG over the bounding ball gets eps/4 and the
 rest of delta (so the recorded total is exactly (eps, delta)).
 
+``axis_choice="box_ball"`` is the spec 4.3a alternative (ours, not the paper's): no JL map, no
+rotation or per-axis stage; NoisyAVG (eps/2, 3 delta/4) runs over the ball enclosing the heavy
+box (radius side sqrt(d) / 2, ~3.1 r in d = 2), then the caller re-centres as usual.
+
 Constants are the spec's practical defaults (JL constant 8, box side 3r/(1 - 0.1^(1/k)),
 R_max = 200) with the 4.3a cap on the interval length p. Privacy never depends on them.
 Practical warning (spec 4.3): the ball's radius is ~13 r in d = 2 and grows quickly with d;
@@ -20,7 +24,7 @@ from ..privacy import (above_threshold, advanced_composition, gumbel_max, haar_o
                        jl_matrix, stable_histogram)
 from .noisy_avg import noisy_avg
 
-AXIS_CHOICES = ("em", "stable_hist")
+AXIS_CHOICES = ("em", "stable_hist", "box_ball")
 BOX_SIDES = ("practical", "paper")
 
 
@@ -76,9 +80,9 @@ def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05
     hi = np.broadcast_to(np.asarray(bounds[1], float), (d,))
     e4 = epsilon / 4.0
 
-    # 1. JL map (identity when it would not reduce the dimension)
+    # 1. JL map (identity when it would not reduce the dimension, or for "box_ball")
     k = math.ceil(jl_constant * math.log(2 * n_pub / beta))
-    if k >= d:
+    if k >= d or axis_choice == "box_ball":
         k, Y = d, X
         w_D_factor = math.sqrt(d)
     else:
@@ -104,6 +108,10 @@ def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05
     chosen = stable_histogram(keys, e4, delta_box, rng)
     if chosen is None:
         return _fail("stable histogram kept no box")
+    if axis_choice == "box_ball":  # spec 4.3a alternative: average over the box's enclosing ball
+        c = shifts[first] + (chosen[0] + 0.5) * side
+        rho = 0.5 * side * math.sqrt(d)
+        return _average(X, c, rho, epsilon / 2.0, delta - delta_box, rng, accountant)
     D = X[np.all(keys == chosen[0], axis=1)]
 
     # 5-7. random basis, capped interval length p (spec 4.3a item 1), per-axis choice
@@ -135,9 +143,13 @@ def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05
     # 8-9. bounding ball and NoisyAVG with the rest of the budget
     c = Z @ ((idx + 0.5) * p)
     rho = 1.5 * p * math.sqrt(d)
-    delta_avg = delta - delta_box - delta_axes
-    accountant.spend("GoodCenter NoisyAVG over the bounding ball", e4, delta_avg, 4.0 * rho)
-    center, sigma, count = noisy_avg(X, c, rho, e4, delta_avg, rng)
+    return _average(X, c, rho, e4, delta - delta_box - delta_axes, rng, accountant)
+
+
+def _average(X, c, rho, epsilon, delta, rng, accountant):
+    """Step 9: NoisyAVG of S over the public ball B(c, rho)."""
+    accountant.spend("GoodCenter NoisyAVG over the bounding ball", epsilon, delta, 4.0 * rho)
+    center, sigma, count = noisy_avg(X, c, rho, epsilon, delta, rng)
     if center is None:
         return _fail("NoisyAVG noisy count <= 0")
     return GoodCenterResult(center, rho, sigma, count)

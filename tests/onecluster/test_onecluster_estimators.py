@@ -33,7 +33,7 @@ def assert_total(guarantee, eps, delta):
 @pytest.mark.parametrize("options", [
     {}, {"refine_steps": 0}, {"refine_steps": 1}, {"refine_steps": 3},
     {"radius_variant": "above_threshold"}, {"axis_choice": "stable_hist", "epsilon": 8.0},
-    {"box_side": "paper"},
+    {"box_side": "paper"}, {"axis_choice": "box_ball"},
 ])
 def test_budget_total_is_exactly_epsilon_delta(planted, options):
     params = {"epsilon": 1.0, "delta": 1e-6, **options}
@@ -46,6 +46,15 @@ def test_budget_total_is_exactly_epsilon_delta(planted, options):
         assert sum("re-centring" in n for n in names) == params.get("refine_steps", 2)
     else:
         assert any("unused after failure" in n for n in names)
+
+
+def test_box_ball_alternative_finds_the_cluster_with_a_smaller_centre_ball(planted):
+    a = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), random_state=7, axis_choice="box_ball").fit(planted.X)
+    b = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), random_state=7).fit(planted.X)
+    assert a.reliable_ and np.linalg.norm(a.center_ - planted.truth["center"]) < 0.1
+    assert a.center_radius_ < b.center_radius_ / 2  # ~3 r instead of ~13 r (spec 4.3a)
+    names = [s.name for s in a.privacy_.mechanisms]
+    assert not any("per-axis" in n for n in names)
 
 
 def test_spec_43a_budget_split(planted):

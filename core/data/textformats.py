@@ -5,6 +5,7 @@ spreadsheet); columns are fields counted from 1, the label column included.
 """
 import csv
 import io
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,8 +48,8 @@ def _choose_delimiter(line, default):
     return None  # runs of whitespace
 
 
-def split_rows(text, file, limits, delimiter=None, max_fields=None):
-    """Split text into rows of string fields; returns (rows, line_numbers). Blank lines skipped."""
+def _prepare(text, file, limits, delimiter, max_fields=None):
+    """Cheap checks before parsing; returns (first non-blank line, its 0-based index, delimiter)."""
     first = _first_line(text)
     if first is None:
         raise DataFormatError("the file is empty (no data)", file)
@@ -63,6 +64,13 @@ def split_rows(text, file, limits, delimiter=None, max_fields=None):
     if width > cap:
         raise DataFormatError(f"{width} columns exceed the limit max_cols={limits.max_cols}",
                               file, 1)
+    index = next(i for i, line in enumerate(text.split("\n")) if line.strip())
+    return first, index, delim
+
+
+def split_rows(text, file, limits, delimiter=None, max_fields=None):
+    """Split text into rows of string fields; returns (rows, line_numbers). Blank lines skipped."""
+    _, _, delim = _prepare(text, file, limits, delimiter, max_fields)
     rows, lines = [], []
     if delim is None:
         for i, line in enumerate(text.splitlines(), start=1):
@@ -122,7 +130,14 @@ def _parse_labels(cells, lines, column, file):
     try:
         return np.array([int(c) for c in stripped], dtype=np.int64)
     except (ValueError, OverflowError):
-        return np.array(stripped, dtype=str)
+        pass
+    try:  # "1.0", "2e0": whole numbers written as floats are integer labels too
+        values = np.array([float(c) for c in stripped])
+        if np.all(np.isfinite(values) & (values == np.round(values)) & (np.abs(values) < 2**62)):
+            return values.astype(np.int64)
+    except (ValueError, OverflowError):
+        pass
+    return np.array(stripped, dtype=str)
 
 
 def _resolve_label_column(label_column, header_names, width, file):
@@ -156,18 +171,66 @@ def _has_header(header, first_row, skip, file):
     raise ValueError(f"header must be 'infer', True or False, got {header!r}")
 
 
-def read_table(raw, file, limits, *, delimiter=None, header="infer", label_column=None,
-               counts=False):
-    """CSV/TSV -> dict(X, labels, feature_names)."""
-    text = decode_text(raw, file)
-    rows, lines = split_rows(text, file, limits, delimiter)
-    width = len(rows[0])
-    guess_skip = (label_column % width if isinstance(label_column, (int, np.integer))
-                  and not isinstance(label_column, bool) and -width <= label_column < width
-                  else None)
+def _label_index_guess(label_column, width):
+    if isinstance(label_column, (int, np.integer)) and not isinstance(label_column, bool):
+        return label_column % width if -width <= label_column < width else None
+    return None
+
+
+def _read_table_fast(text, file, limits, delimiter, header, label_column, counts):
+    """numpy.loadtxt fast path for clean numeric files; None means "use the exact slow path"
+    (which reports the file line of every problem). Labels must be integers here."""
+    first, index, delim = _prepare(text, file, limits, delimiter)
+    try:
+        head = (first.split() if delim is None
+                else next(csv.reader([first], delimiter=delim, strict=True)))
+    except (csv.Error, StopIteration):
+        return None
+    width = len(head)
     if isinstance(label_column, str) and header == "infer":
         header = True
-    has_header = _has_header(header, rows[0], guess_skip, file)
+    has_header = _has_header(header, head, _label_index_guess(label_column, width), file)
+    names = head if has_header else None
+    lab = _resolve_label_column(label_column, names, width, file)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            M = np.loadtxt(io.StringIO(text), delimiter=delim, skiprows=index + has_header,
+                           dtype=np.float64, ndmin=2, comments=None,
+                           quotechar='"' if delim is not None else None)
+    except Exception:  # any irregularity: the slow path finds and names it
+        return None
+    if M.shape[0] == 0 or M.shape[1] != width or width == (lab is not None):
+        return None
+    limits.check_shape(M.shape[0], width - (lab is not None), file)
+    columns = [c for c in range(width) if c != lab]
+    X = np.ascontiguousarray(M[:, columns])
+    if not np.all(np.isfinite(X) & (X >= 0) if counts else np.isfinite(X)):
+        return None
+    labels = None
+    if lab is not None:
+        labels = M[:, lab]
+        if not np.all(np.isfinite(labels) & (labels == np.round(labels))
+                      & (np.abs(labels) < 2**62)):
+            return None
+        labels = labels.astype(np.int64)
+    return {"X": X, "labels": labels,
+            "feature_names": None if names is None else [names[c] for c in columns]}
+
+
+def read_table(raw, file, limits, *, delimiter=None, header="infer", label_column=None,
+               counts=False, fast=True):
+    """CSV/TSV -> dict(X, labels, feature_names)."""
+    text = decode_text(raw, file)
+    if fast:
+        parts = _read_table_fast(text, file, limits, delimiter, header, label_column, counts)
+        if parts is not None:
+            return parts
+    rows, lines = split_rows(text, file, limits, delimiter)
+    width = len(rows[0])
+    if isinstance(label_column, str) and header == "infer":
+        header = True
+    has_header = _has_header(header, rows[0], _label_index_guess(label_column, width), file)
     names = rows[0] if has_header else None
     data, data_lines = (rows[1:], lines[1:]) if has_header else (rows, lines)
     if not data:

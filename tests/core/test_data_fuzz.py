@@ -151,3 +151,43 @@ def test_gzip_and_gzip_bomb_are_refused_without_decompressing():
             with pytest.raises(ValueError, match="compressed files are not accepted"):
                 load(raw, format=fmt, name="upload.csv")
             assert time.perf_counter() - start < 0.5
+
+
+@st.composite
+def numeric_text(draw):
+    n, d = draw(st.integers(1, 8)), draw(st.integers(1, 5))
+    cell = st.one_of(st.floats(-1e6, 1e6, allow_nan=False).map(repr),
+                     st.integers(-5, 5).map(str), st.sampled_from(["nan", "1e400", "-0.0"]))
+    sep = draw(st.sampled_from([",", "\t", ";", " "]))
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    lines = [sep.join(f"c{j}" for j in range(d))] if draw(st.booleans()) else []
+    lines += [sep.join(draw(cell) for _ in range(d)) for _ in range(n)]
+    if draw(st.booleans()):
+        lines.insert(draw(st.integers(0, len(lines))), "")
+    return (eol.join(lines) + eol).encode()
+
+
+@FUZZ
+@given(raw=st.one_of(delimited_text(), numeric_text(), numeric_text()), options=OPTIONS)
+def test_numpy_fast_path_agrees_with_the_exact_parser(raw, options):
+    from privclust.core.data.textformats import read_table
+    from privclust.core.data.validation import Limits
+    kw = {k: options[k] for k in ("header", "label_column", "counts") if k in options}
+
+    def run(fast):
+        try:
+            parts = read_table(raw, "f.csv", Limits(**LIMITS), fast=fast, **kw)
+        except ValueError as exc:
+            return type(exc)
+        return parts
+
+    fast, slow = run(True), run(False)
+    if isinstance(fast, dict):                # fast success must equal the exact parser's result
+        assert isinstance(slow, dict)
+        np.testing.assert_array_equal(fast["X"], slow["X"])
+        assert fast["feature_names"] == slow["feature_names"]
+        assert (fast["labels"] is None) == (slow["labels"] is None)
+        if fast["labels"] is not None:
+            np.testing.assert_array_equal(fast["labels"], slow["labels"])
+    else:
+        assert fast == slow

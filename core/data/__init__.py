@@ -5,14 +5,14 @@ design.md "Data"; algorithms.md P9 (domain), 2.6, 3.6, 4.8, 5.1.
 from .dataset import Dataset
 from .domain import DataWarning, check_counts, check_nonneg_integer, clip_box, clip_l2, quantize
 from .loaders import FORMATS, load
-from .registry import data_dir, get_dataset, list_datasets
+from .registry import DatasetInfo, data_dir, get_dataset, list_datasets
 from .synthetic import (make_block_counts, make_gaussian_mixture, make_planted_ball,
                         make_union_of_subspaces)
 from .validation import DataFormatError
 
 __all__ = [
     "Dataset", "DataFormatError", "DataWarning", "FORMATS", "load",
-    "data_dir", "get_dataset", "list_datasets",
+    "DatasetInfo", "data_dir", "get_dataset", "list_datasets",
     "check_counts", "check_nonneg_integer", "clip_box", "clip_l2", "quantize",
     "make_block_counts", "make_gaussian_mixture", "make_planted_ball", "make_union_of_subspaces",
 ]

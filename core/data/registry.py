@@ -165,6 +165,28 @@ _ENTRIES = [
 _BY_NAME = {e.name: e for e in _ENTRIES}
 
 
+class DatasetInfo(str):
+    """A registered dataset's name (a ``str``, usable wherever a name is expected) carrying
+    ``description``, ``public``, ``demo`` and ``available``; ``to_dict()`` gives all four."""
+
+    def __new__(cls, name, description="", public=False, demo=False, available=True):
+        self = super().__new__(cls, name)
+        self.description, self.public, self.demo = description, public, demo
+        self.available = available
+        return self
+
+    def __getnewargs__(self):  # copy / pickle keep the details
+        return (str(self), self.description, self.public, self.demo, self.available)
+
+    @property
+    def name(self):
+        return str(self)
+
+    def to_dict(self):
+        return {"name": str(self), "description": self.description, "public": self.public,
+                "demo": self.demo, "available": self.available}
+
+
 def _extra_files():
     """Other loadable files in data_dir(), registered under their file stem."""
     root = data_dir()
@@ -186,22 +208,23 @@ def _available(entry):
 
 
 def list_datasets(include_unavailable=False):
-    """Registered datasets as dicts {name, description, public, demo, available}.
+    """Names of the registered datasets, as :class:`DatasetInfo` strings that also carry
+    ``description``, ``public``, ``demo`` and ``available``.
 
     Real datasets appear only when their file is in ``PRIVCLUST_DATA_DIR`` unless
     ``include_unavailable``.
     """
     entries = list(_ENTRIES) + list(_extra_files().values())
-    return [{"name": e.name, "description": e.description, "public": e.public, "demo": e.demo,
-             "available": _available(e)}
-            for e in entries if include_unavailable or _available(e)]
+    infos = [DatasetInfo(e.name, e.description, e.public, e.demo, _available(e))
+             for e in entries]
+    return [info for info in infos if include_unavailable or info.available]
 
 
 def get_dataset(name, **params):
     """Build the dataset registered as ``name``; ``params`` go to its generator or builder."""
     entry = _BY_NAME.get(name) or _extra_files().get(name)
     if entry is None:
-        names = ", ".join(d["name"] for d in list_datasets())
+        names = ", ".join(list_datasets())
         raise ValueError(f"unknown dataset {name!r}; available: {names}")
     if not _available(entry):
         raise ValueError(f"dataset {name!r} needs {entry.file} in {ENV_VAR} (currently "

@@ -1,4 +1,7 @@
 """Dataset registry: presets, scikit-learn sets, and real data from PRIVCLUST_DATA_DIR."""
+import copy
+import pickle
+
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
@@ -19,8 +22,13 @@ REAL = ("classic3", "cstr", "yaleb", "yaleb5")
 def test_presets_and_sklearn_sets_without_data_dir(monkeypatch):
     monkeypatch.delenv("PRIVCLUST_DATA_DIR", raising=False)
     assert data_dir() is None
-    listed = {d["name"]: d for d in list_datasets()}
-    assert set(listed) == set(SYNTHETIC) | {"iris", "wine", "digits"}
+    names = list_datasets()
+    assert set(names) == set(SYNTHETIC) | {"iris", "wine", "digits"}   # plain names ...
+    assert all(isinstance(n, str) for n in names) and "iris" in names
+    listed = {n.name: n.to_dict() for n in names}                       # ... with details
+    assert names[0].description == listed[names[0]]["description"]
+    for clone in (copy.deepcopy(names[0]), pickle.loads(pickle.dumps(names[0]))):
+        assert clone == names[0] and clone.to_dict() == names[0].to_dict()
     for name in SYNTHETIC:
         assert listed[name]["public"] and listed[name]["demo"] and listed[name]["description"]
         ds = get_dataset(name)
@@ -31,7 +39,7 @@ def test_presets_and_sklearn_sets_without_data_dir(monkeypatch):
         ds = get_dataset(name)
         assert ds.X.shape == shape and not ds.public and len(ds.feature_names) == shape[1]
         assert not listed[name]["public"] and listed[name]["demo"]
-    every = {d["name"]: d for d in list_datasets(include_unavailable=True)}
+    every = {n: n.to_dict() for n in list_datasets(include_unavailable=True)}
     assert all(not every[n]["available"] and not every[n]["public"] for n in REAL)
     with pytest.raises(ValueError, match="PRIVCLUST_DATA_DIR"):
         get_dataset("classic3")
@@ -48,7 +56,7 @@ def test_data_dir_missing_folder_and_extra_files(monkeypatch, tmp_path):
     (tmp_path / "notes.md").write_text("ignored")
     monkeypatch.setenv("PRIVCLUST_DATA_DIR", str(tmp_path))
     assert data_dir() == tmp_path
-    listed = {d["name"]: d for d in list_datasets()}
+    listed = {n: n.to_dict() for n in list_datasets()}
     assert "mine" in listed and "notes" not in listed and not listed["mine"]["public"]
     assert get_dataset("mine").feature_names == ["a", "b"]
 

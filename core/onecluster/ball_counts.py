@@ -9,7 +9,7 @@ Never materialises an n x n matrix (spec 4.3a cost note). Counts are capped at t
 - once t rows are capped, L(r) = t for every larger radius (no further work);
 - the brute-force path only extracts the pairs within a scheduled radius r_stop (sparse for
   background rows), guessed from a data-independent subset of rows and verified exactly.
-Low dimensions (d <= 3) use a KD-tree (scipy ``cKDTree`` radius counts); higher ones chunked
+Low dimensions (d <= 2) use a KD-tree (scipy ``cKDTree`` radius counts); higher ones chunked
 BLAS distances. Both compute the same counts (up to float rounding of distances on ties).
 """
 import numpy as np
@@ -40,7 +40,7 @@ def capped_top_means(X, radii, t, method="auto"):
     """L(r) for every r in ``radii`` (ascending), plus the count of rows capped at each radius.
 
     Returns ``(L, n_capped)``: float array and int array of len(radii). ``method`` is "auto"
-    (KD-tree when d <= 3, else chunked brute force), "kdtree" or "brute".
+    (KD-tree when d <= 2, else chunked brute force), "kdtree" or "brute".
     """
     X = np.asarray(X, dtype=np.float64)
     radii = np.asarray(radii, dtype=np.float64)
@@ -50,7 +50,7 @@ def capped_top_means(X, radii, t, method="auto"):
     if n == 0:
         return np.zeros(len(radii)), np.zeros(len(radii), dtype=np.int64)
     if method == "auto":
-        method = "kdtree" if d <= 3 else "brute"
+        method = "kdtree" if d <= 2 else "brute"
     if method == "kdtree":
         counts = _counts_kdtree(X, radii, t)
     elif method == "brute":

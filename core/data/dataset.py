@@ -54,6 +54,8 @@ class Dataset:
 
     def __init__(self, X, labels=None, name="", feature_names=None, truth=None, public=False,
                  description=""):
+        if feature_names is None and hasattr(X, "columns") and not sp.issparse(X):
+            feature_names = list(X.columns)  # a pandas DataFrame
         self.X = _as_matrix(X)
         n, d = self.X.shape
         if labels is not None:

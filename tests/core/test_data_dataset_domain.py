@@ -17,6 +17,12 @@ def test_dataset_basic_properties():
     assert len(ds.fingerprint) == 64 and "toy" in repr(ds)
 
 
+def test_dataframe_columns_become_feature_names():
+    pd = pytest.importorskip("pandas")
+    ds = Dataset(pd.DataFrame({"a": [1, 2], "<b>": [3.5, 4]}))
+    assert ds.feature_names == ["a", "<b>"] and ds.X.tolist() == [[1, 3.5], [2, 4]]
+
+
 def test_fingerprint_canonical_and_sensitive():
     a = np.arange(12.0).reshape(3, 4)
     f = Dataset(a).fingerprint

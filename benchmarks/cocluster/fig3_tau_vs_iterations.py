@@ -45,15 +45,17 @@ def summarise(rows, fast_tau, runs):
                   "| I \\ eps | " + " | ".join(str(e) for e in EPS) + " |",
                   "|---" * (len(EPS) + 1) + "|"]
         fig, ax = plt.subplots(figsize=(6, 4))
+        top = ref
         for n_iter in ITERS:
             means = [np.mean([r[4] for r in rows if r[0] == name and r[1] == n_iter and r[2] == e])
                      for e in EPS]
             lines.append(f"| {n_iter} | " + " | ".join(f"{m:.4f}" for m in means) + " |")
+            top = max(top, max(means))
             ax.plot(EPS, means, marker=".", label=f"I = {n_iter}",
                     color=plt.cm.viridis((n_iter - 2) / 8))
         ax.axhline(ref, color="k", ls="--", label="Fast-tauCC")
         ax.set(xscale="log", xlabel="epsilon", ylabel="mean tau_R|C of released T",
-               title=f"{name}: tau vs epsilon and iterations")
+               title=f"{name}: tau vs epsilon and iterations", ylim=(0, 1.1 * top))
         ax.legend(fontsize=6, ncol=2)
         fig.tight_layout()
         fig.savefig(RESULTS / f"fig3_{name}.png", dpi=120)

@@ -48,12 +48,13 @@ def _choose_delimiter(line, default):
     return None  # runs of whitespace
 
 
-def _prepare(text, file, limits, delimiter, max_fields=None):
+def _prepare(text, file, limits, delimiter, max_fields=None, lines_are_rows=True):
     """Cheap checks before parsing; returns (first non-blank line, its 0-based index, delimiter)."""
     first = _first_line(text)
     if first is None:
         raise DataFormatError("the file is empty (no data)", file)
-    if (text.count("\n") > limits.max_rows + 1
+    if lines_are_rows and (
+            text.count("\n") > limits.max_rows + 1
             and sum(1 for line in text.splitlines() if line.strip()) > limits.max_rows + 1):
         raise DataFormatError(f"more than max_rows={limits.max_rows} rows", file)
     delim = _choose_delimiter(first, delimiter)
@@ -68,9 +69,9 @@ def _prepare(text, file, limits, delimiter, max_fields=None):
     return first, index, delim
 
 
-def split_rows(text, file, limits, delimiter=None, max_fields=None):
+def split_rows(text, file, limits, delimiter=None, max_fields=None, lines_are_rows=True):
     """Split text into rows of string fields; returns (rows, line_numbers). Blank lines skipped."""
-    _, _, delim = _prepare(text, file, limits, delimiter, max_fields)
+    _, _, delim = _prepare(text, file, limits, delimiter, max_fields, lines_are_rows)
     rows, lines = [], []
     if delim is None:
         for i, line in enumerate(text.splitlines(), start=1):
@@ -273,7 +274,7 @@ def read_triples(raw, file, limits, *, delimiter=None, header="infer", counts=Fa
     if index_base not in (0, 1):
         raise ValueError(f"index_base must be 0 or 1, got {index_base!r}")
     text = decode_text(raw, file)
-    rows, lines = split_rows(text, file, limits, delimiter, max_fields=3)
+    rows, lines = split_rows(text, file, limits, delimiter, max_fields=3, lines_are_rows=False)
     if len(rows[0]) != 3:
         raise DataFormatError(f"expected 3 fields (row, column, count) per line, got "
                               f"{len(rows[0])}", file, lines[0])

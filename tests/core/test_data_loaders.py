@@ -100,6 +100,12 @@ def test_npz_sparse_triple_labels_and_names():
     assert tri.fingerprint == ds.fingerprint
 
 
+def test_triples_lines_are_entries_not_rows():
+    raw = "".join(f"1 {j} 1\n" for j in range(1, 11)).encode()      # 10 entries, 1 row
+    assert load(raw, format="triples", max_rows=2).X.shape == (1, 10)
+    assert "max_rows=2" in _err(b"1 1 1\n2 1 1\n3 1 1\n", format="triples", max_rows=2)
+
+
 def test_mtx_dense_and_pattern():
     np.testing.assert_array_equal(load(_mtx(X)).X, X)
     raw = b"%%MatrixMarket matrix coordinate pattern general\n% c\n2 3 2\n1 1\n2 3\n"

@@ -69,6 +69,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--n", type=int, default=10_000_000)
     p.add_argument("--skip-dask", action="store_true")
+    p.add_argument("--out", default="scale", help="result file stem")
     args = p.parse_args()
     B = 3 * 2.5 * 10 ** 0.1 + 4
     op = CompressiveKMeans(10, bounds=(-B, B), sketch_size=1000).make_operator(10, random_state=0)
@@ -96,7 +97,7 @@ def main():
                      f"generation in the workers; max |diff| vs single process {dk['max_abs_diff_vs_single']:.1e} |")
     lines += ["", f"Peak RSS of the single-process runs: {out['peak_rss_mb']:.0f} MB.",
               f"Machine: {out['machine']}"]
-    write("scale", out, lines)
+    write(args.out, out, lines)
 
 
 if __name__ == "__main__":

@@ -191,24 +191,42 @@ SPECS = [
                                                  label="initialisation")},
                   task_params=("n_clusters",), bounds="box"),
     # --- small cluster (NSV16)
+    AlgorithmSpec("smallest_ball", "smallest ball holding t points (2-approx.)", "onecluster",
+                  f"{__name__}.SmallestBall", "none", task_params=("n_points",),
+                  uses_epsilon=False),
     AlgorithmSpec("onecluster", "1-cluster (GoodRadius + GoodCenter)", "onecluster",
                   f"{CORE}.OneCluster", "approx",
-                  params={"n_points": _int(500, 1, 10**7, "t (points in the ball)"),
-                          "grid_step": param.Number(2.0 ** -16, bounds=(1e-12, 1.0),
-                                                    label="grid step")},
-                  uses_delta=True, bounds="box"),
+                  params={"grid_step": param.Number(2.0 ** -16, bounds=(1e-12, 1.0),
+                                                    label="public grid step")},
+                  task_params=("n_points",), uses_delta=True, bounds="box"),
     AlgorithmSpec("kballs", "k balls (repeated 1-cluster)", "onecluster",
-                  f"{CORE}.PrivateKBalls", "approx", task_params=("n_clusters",),
-                  uses_delta=True, bounds="box"),
+                  f"{CORE}.PrivateKBalls", "approx",
+                  params={"grid_step": param.Number(2.0 ** -16, bounds=(1e-12, 1.0),
+                                                    label="public grid step")},
+                  task_params=("n_clusters",), uses_delta=True, bounds="box"),
     # --- co-clustering (BP25)
     AlgorithmSpec("fasttaucc", "Fast-τCC", "cocluster", f"{CORE}.TauCoClustering", "none",
                   task_params=("n_row_clusters", "n_col_clusters"), uses_epsilon=False),
     AlgorithmSpec("dptaucc", "DP-τCC", "cocluster", f"{CORE}.DPTauCoClustering", "cell",
-                  params={"n_iter": _int(5, 1, 50, "iterations I")},
+                  params={"n_iter": _int(4, 1, 50, "iterations I")},
                   task_params=("n_row_clusters", "n_col_clusters")),
 ]
 
-BASELINE = {"subspace": "kplanes", "kmeans": "kmeans", "onecluster": None, "cocluster": "fasttaucc"}
+BASELINE = {"subspace": "kplanes", "kmeans": "kmeans", "onecluster": "smallest_ball",
+            "cocluster": "fasttaucc"}
+
+
+class SmallestBall:
+    """Estimator wrapper of the non-private reference ``smallest_ball_2approx`` (spec 4.1)."""
+
+    def __init__(self, n_points, random_state=None):
+        self.n_points = n_points
+        self.random_state = random_state
+
+    def fit(self, X):
+        from privclust.core.onecluster import smallest_ball_2approx
+        self.center_, self.radius_ = smallest_ball_2approx(X, self.n_points)
+        return self
 
 
 def by_key(key, specs=None):

@@ -178,7 +178,8 @@ class GibbsView(pn.viewable.Viewer):
             if self.lab.mode == "private":
                 title += f" — {plots.NOT_PRIVATE}"
             curves = {int(c): hv.Curve(g, "iteration", column)
-                      for c, g in data.groupby("chain")} if len(data) else {}
+                      for c, g in data.groupby("chain")} if len(data) else {
+                0: hv.Curve(([], []), "iteration", column)}
             return hv.NdOverlay(curves, kdims="chain").opts(
                 width=380, height=260, title=title, framewise=True, show_legend=False)
         return fn
@@ -187,8 +188,17 @@ class GibbsView(pn.viewable.Viewer):
     def start(self):
         lab = self.lab
         spec = lab.settings.spec
+        if (spec is None or spec.key != "gibbs") and lab.settings.task == "subspace" and \
+                "gibbs" in lab.settings.param.algorithm.objects:
+            lab._quiet = True  # no blocking demo fit now: the live run's state becomes the result
+            try:
+                lab.settings.algorithm = "gibbs"
+            finally:
+                lab._quiet = False
+            spec = lab.settings.spec
         if spec is None or spec.key != "gibbs":
-            self._alert("Choose the Gibbs sampler (task: subspace clustering) first.")
+            self._alert("The Gibbs sampler belongs to the subspace clustering task: choose it "
+                        "first.")
             return False
         if lab.data.dataset is None or self.runner.running:
             return False

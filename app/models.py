@@ -45,15 +45,6 @@ def budget_policy():
     return eps, delta
 
 
-def _call(fn, **kwargs):
-    """Call a generator/registry function with the keyword arguments it accepts."""
-    import inspect
-    sig = inspect.signature(fn)
-    if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-        kwargs = {k: v for k, v in kwargs.items() if k in sig.parameters}
-    return fn(**kwargs)
-
-
 class DataModel(param.Parameterized):
     """The dataset of this session: a synthetic preset, a registry set, or an upload."""
 
@@ -159,6 +150,7 @@ class SettingsModel(param.Parameterized):
     subspace_dim = param.Integer(3, bounds=(1, 20), label="q (subspace dim)")
     n_row_clusters = param.Integer(3, bounds=(1, 20), label="row clusters")
     n_col_clusters = param.Integer(3, bounds=(1, 20), label="column clusters")
+    n_points = param.Integer(500, bounds=(1, 10**7), label="t (points in the ball)")
     lower = param.Number(-5.0, label="public box: lower")
     upper = param.Number(5.0, label="public box: upper")
     seed = param.Integer(0, bounds=(0, 10**6), label="random seed")
@@ -229,8 +221,13 @@ class SettingsModel(param.Parameterized):
             upd.update(n_clusters=int(k), subspace_dim=int(q), lower=-1.0, upper=1.0)
         if "centers" in truth:
             upd.update(n_clusters=len(truth["centers"]))
+            if "scale" in truth:  # public generator setting: centres N(0, scale^2), unit noise
+                half = float(np.ceil(3 * truth["scale"] + 4))
+                upd.update(lower=-half, upper=half)
         if "bounds" in truth:
             upd.update(lower=float(truth["bounds"][0]), upper=float(truth["bounds"][1]))
+        if "inliers" in truth:
+            upd.update(n_points=max(1, int(np.sum(truth["inliers"]))))
         if "row_labels" in truth:
             upd.update(n_row_clusters=int(np.max(truth["row_labels"]) + 1),
                        n_col_clusters=int(np.max(truth["column_labels"]) + 1))
@@ -281,8 +278,8 @@ class LedgerModel(param.Parameterized):
         eps, delta = budget_policy()
         path = self._path or os.path.join(state_dir(), "ledger.sqlite")
         self.ledger = Ledger(eps, delta, path=path, dataset=dataset.fingerprint)
-        self.active = True
         self.refresh()
+        self.active = True
 
     def refresh(self):
         if self.ledger is None:

@@ -51,22 +51,24 @@ def _asset(name):
 def create_app(lab=None, **lab_params):
     """Build the whole page (a template) for one session; ``lab`` defaults to a fresh Lab."""
     hv.extension("bokeh", logo=False)
-    pn.extension(throttled=True, notifications=False)
+    pn.extension("filedropper", throttled=True, notifications=False)
     lab = lab or Lab(schedule=Debouncer(), **lab_params)
-    tabs = pn.Tabs(("Data", DataPreview(lab=lab)), ("Clusters", ClustersView(lab=lab)),
-                   ("Subspaces", SubspacesView(lab=lab)), ("Co-clusters", CoclustersView(lab=lab)),
-                   ("Gibbs", GibbsView(lab=lab)), ("Trade-off", TradeoffView(lab=lab)),
-                   ("Report", ReportView(lab=lab)), active=1, dynamic=True,
-                   sizing_mode="stretch_width")
+    views = [("Data", DataPreview(lab=lab)), ("Clusters", ClustersView(lab=lab)),
+             ("Subspaces", SubspacesView(lab=lab)), ("Co-clusters", CoclustersView(lab=lab)),
+             ("Gibbs", GibbsView(lab=lab)), ("Trade-off", TradeoffView(lab=lab)),
+             ("Report", ReportView(lab=lab))]
+    tabs = pn.Tabs(*views, active=1, dynamic=True, sizing_mode="stretch_width")
+    sidebar = [DataPanel(lab=lab), SettingsPanel(lab=lab), LedgerPanel(lab=lab)]
     template = pn.template.BootstrapTemplate(
         title="privclust — differentially private clustering lab",
         logo=str(_asset("logo.svg")), favicon=str(_asset("logo.svg")),
         header_background="#1f3a5f", sidebar_width=380,
-        sidebar=[DataPanel(lab=lab), SettingsPanel(lab=lab), LedgerPanel(lab=lab)],
+        sidebar=sidebar,
         main=[Banner(lab=lab), tabs],
         raw_css=[_asset("privclust.css").read_text()],
     )
     template.lab = lab
+    template.views = {type(v).__name__: v for v in sidebar + [view for _, view in views]}
     return template
 
 

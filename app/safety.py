@@ -25,7 +25,7 @@ def escape(text):
     HTML is escaped, then Markdown punctuation that could build links, images (a remote request)
     or formatting is backslash-escaped, so the text renders literally.
     """
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=True))
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()!|#~{}])")

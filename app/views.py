@@ -72,9 +72,21 @@ class DataPanel(_View):
             accepted_filetypes=list(UPLOAD_EXTENSIONS), multiple=False,
             max_file_size=f"{mb:g}MB", sizing_mode="stretch_width")
         self.dropper.param.watch(self._on_upload, "value")
+        self.error = pn.pane.Alert("", alert_type="danger", visible=False,
+                                   css_classes=["pc-upload-error"], sizing_mode="stretch_width")
+        self.lab.data.param.watch(self._error, "error")
+        self._error()
         self.upload_help = _md(f"CSV/TSV (numeric columns, optional header), NPY/NPZ (no pickle) "
                                f"or Matrix Market MTX, at most {mb:g} MB. Uploaded data is "
                                "private: it never leaves this session.", css_classes=["pc-help"])
+        self.no_registry = _md("No registry datasets found (set PRIVCLUST_DATA_DIR).")
+        self.groups = {"preset": pn.Column(self.preset, self.sliders, sizing_mode="stretch_width"),
+                       "registry": pn.Column(self.registry, self.no_registry,
+                                             sizing_mode="stretch_width"),
+                       "upload": pn.Column(self.dropper, self.upload_help,
+                                           sizing_mode="stretch_width")}
+        data.param.watch(self._choice, "source")
+        self._choice()
 
     def _on_upload(self, event):
         if not event.new:
@@ -82,23 +94,18 @@ class DataPanel(_View):
         name, payload = list(event.new.items())[-1]
         self.lab.data.upload(name, payload)
 
-    @param.depends("lab.data.source")
-    def _choice(self):
+    def _choice(self, *events):
+        """Persistent widgets stay in one static layout; only their visibility changes."""
         src = self.lab.data.source
-        if src == "preset":
-            return pn.Column(self.preset, self.sliders, sizing_mode="stretch_width")
-        if src == "registry":
-            if not self.lab.data.param.registry_name.objects:
-                return _md("No registry datasets found (set PRIVCLUST_DATA_DIR).")
-            return pn.Column(self.registry, sizing_mode="stretch_width")
-        return pn.Column(self.dropper, self.upload_help, sizing_mode="stretch_width")
+        for key, group in self.groups.items():
+            group.visible = key == src
+        has_registry = bool(self.lab.data.param.registry_name.objects)
+        self.registry.visible, self.no_registry.visible = has_registry, not has_registry
 
-    @param.depends("lab.data.error")
-    def _error(self):
+    def _error(self, *events):
         err = self.lab.data.error
-        return pn.pane.Alert(f"**Could not use this data.** {escape(err)}", alert_type="danger",
-                             visible=bool(err), css_classes=["pc-upload-error"],
-                             sizing_mode="stretch_width")
+        self.error.param.update(object=f"**Could not use this data.** {escape(err)}" if err else "",
+                                visible=bool(err))
 
     @param.depends("lab.data.dataset")
     def _summary(self):
@@ -111,7 +118,7 @@ class DataPanel(_View):
                    f"features{sparse} ({kind}).", css_classes=["pc-data-summary"])
 
     def __panel__(self):
-        return pn.Column("### Data", self.source, self._choice, self._error, self._summary,
+        return pn.Column("### Data", self.source, *self.groups.values(), self.error, self._summary,
                          sizing_mode="stretch_width")
 
 
@@ -154,22 +161,35 @@ class SettingsPanel(_View):
         super().__init__(**params)
         s = self.lab.settings
         self.task = pn.widgets.Select.from_param(
-            s.param.task, options={v: k for k, v in algorithms.TASKS.items()}, name="task")
-        self.algorithm = pn.widgets.Select(name="algorithm", sizing_mode="stretch_width")
+            s.param.task, options={v: k for k, v in algorithms.TASKS.items()}, name="task",
+            css_classes=["pc-task"])
+        self.algorithm = pn.widgets.Select(name="algorithm", sizing_mode="stretch_width",
+                                           css_classes=["pc-algorithm"])
         self.algorithm.param.watch(self._pick, "value")
         s.param.watch(self._sync_algorithms, ["task", "algorithm"])
         self._sync_algorithms()
         self.epsilon = pn.widgets.DiscreteSlider(name="ε (epsilon, log scale)",
                                                  options=EPSILON_GRID, value=self._snap(s.epsilon),
-                                                 sizing_mode="stretch_width")
+                                                 sizing_mode="stretch_width",
+                                                 css_classes=["pc-epsilon"])
         self.epsilon.param.watch(lambda e: setattr(s, "epsilon", float(e.new)), "value_throttled")
         s.param.watch(lambda e: setattr(self.epsilon, "value", self._snap(e.new)), "epsilon")
         self.delta = pn.widgets.FloatInput.from_param(s.param.delta, step=1e-6, format="0.000000")
-        self.seed = pn.widgets.IntInput.from_param(s.param.seed)
-        self.owner = pn.widgets.Checkbox.from_param(s.param.owner_view)
+        self.seed = pn.widgets.IntInput.from_param(s.param.seed, css_classes=["pc-seed"])
+        self.owner = pn.widgets.Checkbox.from_param(s.param.owner_view, css_classes=["pc-owner"])
         self.release = pn.widgets.Button(name="Release", button_type="primary",
                                          sizing_mode="stretch_width", css_classes=["pc-release"])
         self.release.on_click(lambda e: self.lab.param.trigger("release"))
+        self.status = pn.pane.Alert("", visible=False, css_classes=["pc-status"],
+                                    sizing_mode="stretch_width")
+        self.lab.param.watch(self._status, ["message", "message_kind"])
+        self._status()
+        self.demo_note = _md("Demo data: results follow the sliders (no Release needed).")
+        self.stale_note = _md("Settings changed since the last release.")
+        self.lab.param.watch(self._actions, ["mode", "running", "stale"])
+        s.param.watch(self._show_privacy_inputs, ["algorithm"])
+        self._actions()
+        self._show_privacy_inputs()
 
     @staticmethod
     def _snap(value):
@@ -195,51 +215,52 @@ class SettingsPanel(_View):
         return _md(f"**{spec.label}** — *{label}*: {algorithms.KIND_TEXT[kind]}",
                    css_classes=["pc-kind"])
 
-    @param.depends("lab.settings.algorithm", "lab.settings.algo", "lab.mode")
+    def _show_privacy_inputs(self, *events):
+        spec = self.lab.settings.spec
+        self.epsilon.visible = spec is not None and spec.uses_epsilon
+        self.delta.visible = spec is not None and spec.uses_delta
+
+    @param.depends("lab.settings.algorithm", "lab.settings.algo")
     def _params(self):
+        """Parameter widgets generated from the spec (fresh objects on every render)."""
         s = self.lab.settings
         spec = s.spec
         if spec is None:
             return pn.Column()
         items = []
-        if spec.uses_epsilon:
-            items.append(self.epsilon)
-        if spec.uses_delta:
-            items.append(self.delta)
         names = list(spec.task_params) + (["lower", "upper"] if spec.bounds else [])
         if names:
             items.append(pn.Param(s, parameters=names, show_name=False,
                                   sizing_mode="stretch_width"))
         if s.algo is not None and spec.params:
             items.append(pn.Param(s.algo, show_name=False, sizing_mode="stretch_width"))
-        items.append(self.seed)
         return pn.Column(*items, sizing_mode="stretch_width")
 
-    @param.depends("lab.mode", "lab.running", "lab.stale")
-    def _actions(self):
+    def _actions(self, *events):
         lab = self.lab
-        if lab.mode == "demo":
-            return _md("Demo data: results follow the sliders (no Release needed).")
+        private = lab.mode == "private"
+        self.demo_note.visible = not private
+        self.owner.visible = self.release.visible = private
         self.release.disabled = lab.running
-        hint = "Settings changed since the last release." if lab.stale else ""
-        return pn.Column(self.owner, self.release, _md(hint), sizing_mode="stretch_width")
+        self.stale_note.visible = private and lab.stale
 
-    @param.depends("lab.message", "lab.message_kind")
-    def _status(self):
+    def _status(self, *events):
         lab = self.lab
-        return pn.pane.Alert(escape(lab.message), alert_type=ALERT_TYPES[lab.message_kind],
-                             visible=bool(lab.message), css_classes=["pc-status"],
-                             sizing_mode="stretch_width")
+        self.status.param.update(object=escape(lab.message), visible=bool(lab.message),
+                                 alert_type=ALERT_TYPES[lab.message_kind])
 
     def __panel__(self):
         return pn.Column("### Task and algorithm", self.task, self.algorithm, self._kind,
-                         self._params, self._actions, self._status, sizing_mode="stretch_width")
+                         self.epsilon, self.delta, self._params, self.seed, self.demo_note,
+                         self.owner, self.release, self.stale_note, self.status,
+                         sizing_mode="stretch_width")
 
 
 class LedgerPanel(_View):
     """Total / spent / remaining and the release history of the current private dataset."""
 
-    @param.depends("lab.ledger.spent", "lab.ledger.active", "lab.ledger.history")
+    @param.depends("lab.ledger.total", "lab.ledger.spent", "lab.ledger.active",
+                   "lab.ledger.history")
     def _ledger(self):
         lg = self.lab.ledger
         if not lg.active:

@@ -161,8 +161,8 @@ def test_upload_error_keeps_previous_dataset_and_is_escaped():
     assert not lab.data.upload("<img src=x onerror=alert(1)>.csv", b"a,b\n1,zz\n")
     assert lab.data.dataset is before and lab.data.error
     from privclust.app.views import DataPanel
-    pane = DataPanel(lab=lab)._error()
-    assert "<img" not in pane.object and "&lt;img" in pane.object
+    pane = DataPanel(lab=lab).error
+    assert pane.visible and "<img" not in pane.object and "&lt;img" in pane.object
 
 
 def test_escape_neutralises_html_and_markdown():

@@ -1,0 +1,85 @@
+"""Browser fixtures for the dashboard tests: Debian's chromium driven by pytest-playwright, and a
+real ``panel serve`` subprocess on 127.0.0.1 (guides/browser-testing.md). Never downloads a
+browser; under CI a missing chromium fails loudly instead of skipping.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+PAGE = Path(__file__).resolve().parents[2] / "app" / "page.py"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+UPLOAD_LIMIT_MB = 1
+BUDGET_EPSILON = 2.5
+
+
+def chromium_path():
+    return os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which(
+        "chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed: CI must install Debian's chromium "
+                        "(apt-get install chromium); the ui tests may not skip in CI")
+        pytest.skip("chromium not installed (apt-get install chromium)")
+    return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture
+def context(context):
+    context.set_default_timeout(30_000)
+    yield context
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """``panel serve app/page.py`` with a temporary ledger, a small budget and a 1 MB upload cap."""
+    import requests
+    state = tmp_path_factory.mktemp("privclust-state")
+    port = _free_port()
+    env = dict(os.environ, PRIVCLUST_STATE_DIR=str(state),
+               PRIVCLUST_BUDGET_EPSILON=str(BUDGET_EPSILON),
+               PRIVCLUST_MAX_UPLOAD_MB=str(UPLOAD_LIMIT_MB))
+    log = open(state / "server.log", "w")
+    cmd = [sys.executable, "-m", "panel", "serve", str(PAGE), "--address", "127.0.0.1",
+           "--port", str(port), "--allow-websocket-origin", f"127.0.0.1:{port}", "--liveness"]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError((state / "server.log").read_text())
+        try:
+            if requests.get(f"{url}/liveness", timeout=1).ok:
+                break
+        except requests.RequestException:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        raise RuntimeError("panel serve did not start within 60 s")
+    info = {"url": f"{url}/page", "base": url, "port": port, "proc": proc,
+            "startup_s": time.perf_counter() - t0, "log": state / "server.log"}
+    yield info
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()

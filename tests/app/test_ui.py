@@ -1,0 +1,204 @@
+"""Browser tests: Debian chromium (Playwright) against a real ``panel serve app/page.py``.
+
+load -> pick -> release -> compare; uploads (preview, malformed, oversized); budget refusal;
+session cache; live Gibbs diagnostics with Stop; independent sessions; no request leaves the
+server.
+"""
+import re
+import time
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.ui
+
+JS_TITLES = """() => {
+  const out = [];
+  for (const d of (window.Bokeh ? window.Bokeh.documents : []))
+    for (const m of d.all_models)
+      if (m.type === 'Title' || m.constructor.name === 'Title') out.push(m.text);
+  return out;
+}"""
+
+JS_SEGMENTS = """() => {
+  let s = 0, n = 0;
+  for (const d of (window.Bokeh ? window.Bokeh.documents : []))
+    for (const m of d.all_models)
+      if (m.type === 'ColumnDataSource' || m.constructor.name === 'ColumnDataSource') {
+        const data = m.data; const x = data instanceof Map ? data.get('x1') : data['x1'];
+        if (x) { for (const v of x) { s += v; n += 1; } }
+      }
+  return n ? [n, s] : null;
+}"""
+
+
+def open_page(page, server):
+    msgs, errors = [], []
+    page.on("console", lambda m: msgs.append(m))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server["url"])
+    page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
+    expect(page.locator(".pc-banner").first).to_be_visible()
+    return msgs, errors
+
+
+def wait_for(page, fn, timeout=30.0, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = fn()
+        if value:
+            return value
+        page.wait_for_timeout(100)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def titles(page):
+    return page.evaluate(JS_TITLES)
+
+
+def write_csv(path, n=80, d=4, seed=0):
+    X = np.random.default_rng(seed).normal(size=(n, d)) / 3
+    np.savetxt(path, X, delimiter=",", header=",".join(f"gene{j}" for j in range(d)),
+               comments="")
+    return path
+
+
+def upload(page, path):
+    page.get_by_role("button", name="Upload").click()
+    page.locator('input[type="file"]').set_input_files(str(path))
+
+
+def expect_text(page, selector, text, timeout=30_000):
+    """The text appears inside the element (Panel renders panes in shadow roots)."""
+    expect(page.locator(selector).get_by_text(text).first).to_be_visible(timeout=timeout)
+
+
+def open_tab(page, name):
+    page.locator(".bk-tab").filter(has_text=re.compile(f"^{name}$")).first.click()
+
+
+JS_TEXT = """(sel) => {
+  const out = [];
+  const visit = (root) => root.querySelectorAll('*').forEach((el) => {
+    if (el.matches(sel)) out.push((el.shadowRoot ? el.shadowRoot.textContent : '') + el.textContent);
+    if (el.shadowRoot) visit(el.shadowRoot);
+  });
+  visit(document);
+  return out.join(' ');
+}"""
+
+
+def text_of(page, selector):
+    """All text of the matching elements, shadow roots included."""
+    return page.evaluate(JS_TEXT, selector)
+
+
+def test_page_loads_locally_and_epsilon_changes_the_plot(page, server):
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    t0 = time.perf_counter()
+    msgs, errors = open_page(page, server)
+    expect_text(page, ".pc-demo", "nothing is spent")
+    wait_for(page, lambda: any("ε=1" in t for t in titles(page)), what="first demo result")
+    first_page_s = time.perf_counter() - t0
+    before = page.evaluate(JS_SEGMENTS)
+    assert before is not None
+    handle = page.locator(".pc-epsilon .noUi-handle").first
+    handle.click()
+    page.keyboard.press("ArrowRight")  # 1 -> 2 on the log grid
+    wait_for(page, lambda: any("ε=2" in t for t in titles(page)), what="re-run at ε=2")
+    wait_for(page, lambda: page.evaluate(JS_SEGMENTS) != before, what="plot data to change")
+    origin = server["base"]
+    foreign = [u for u in requests if not u.startswith((origin, "data:", "blob:",
+                                                        origin.replace("http", "ws")))]
+    assert not foreign, foreign
+    console_errors = [m.text for m in msgs if m.type == "error"]
+    assert not console_errors and not errors, (console_errors, errors)
+    print(f"\n[timing] server ready {server['startup_s']:.2f}s, first result {first_page_s:.2f}s")
+
+
+def test_upload_preview_and_malformed_alert(page, server, tmp_path):
+    open_page(page, server)
+    upload(page, write_csv(tmp_path / "cells.csv", seed=11))
+    expect_text(page, ".pc-private", "PRIVATE")
+    expect_text(page, ".pc-data-summary", "80 records x 4 features")
+    open_tab(page, "Data")
+    expect_text(page, ".pc-preview", "gene0, gene1, gene2, gene3")
+    bad = tmp_path / "<img src=x onerror=alert(1)>.csv"
+    bad.write_text("a,b\n1,2\n3,oops\n")
+    page.locator('input[type="file"]').set_input_files(str(bad))
+    expect_text(page, ".pc-upload-error", "row 3")
+    expect_text(page, ".pc-upload-error", "<img src=x onerror=alert(1)>.csv")  # literal text
+    assert "Traceback" not in text_of(page, ".pc-upload-error")
+
+
+def test_release_charges_once_then_cache_then_refusal(page, server, tmp_path):
+    open_page(page, server)
+    upload(page, write_csv(tmp_path / "patients.csv", seed=12))
+    expect(page.locator(".pc-private").first).to_be_visible()
+    page.get_by_role("button", name="Release").click()
+    expect_text(page, ".pc-status", "Released", timeout=60_000)
+    expect_text(page, ".pc-ledger", "spent ε 1 ")
+    page.get_by_role("button", name="Release").click()
+    expect_text(page, ".pc-status", "cache")
+    expect_text(page, ".pc-ledger", "spent ε 1 ")
+    # analyst view: the released result only, no raw records, no baseline
+    assert any("non-private baseline" in t for t in titles(page))
+    for seed, expected in (("1", "Released"), ("2", "Refused")):
+        box = page.locator(".pc-seed input").first
+        box.fill(seed)
+        box.press("Enter")
+        expect(page.locator(".pc-release").first).to_be_visible()
+        page.wait_for_timeout(300)
+        page.get_by_role("button", name="Release").click()
+        expect_text(page, ".pc-status", expected, timeout=60_000)
+    expect_text(page, ".pc-ledger", "spent ε 2 ")
+    expect_text(page, ".pc-history", "SampleAggregateSubspaceClustering")
+
+
+def test_gibbs_streams_live_and_stops(page, server):
+    open_page(page, server)
+    wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
+    open_tab(page, "Gibbs")
+    page.get_by_role("button", name="Start sampler").click()
+
+    def updates():
+        m = re.search(r"diagnostic updates (\d+)", text_of(page, ".pc-gibbs-info"))
+        return int(m.group(1)) if m else 0
+    wait_for(page, lambda: updates() >= 3, what="3 diagnostic updates")
+    page.get_by_role("button", name="Stop").click()
+    expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=30_000)
+    assert any("cost per chain" in t for t in titles(page))
+    expect_text(page, ".pc-status", "Gibbs sampler")
+
+
+def test_two_sessions_are_independent(browser, server, tmp_path):
+    a = browser.new_context()
+    b = browser.new_context()
+    try:
+        pa, pb = a.new_page(), b.new_page()
+        open_page(pa, server)
+        open_page(pb, server)
+        upload(pa, write_csv(tmp_path / "mine.csv", seed=13))
+        expect(pa.locator(".pc-private").first).to_be_visible()
+        pb.reload()
+        pb.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
+        expect(pb.locator(".pc-demo").first).to_be_visible()
+        assert "mine.csv" not in pb.content()
+    finally:
+        a.close()
+        b.close()
+
+
+def test_oversized_upload_is_refused_and_server_survives(page, server, tmp_path):
+    import requests
+    open_page(page, server)
+    big = tmp_path / "big.csv"
+    big.write_text("a,b\n" + "0.123456789,0.987654321\n" * 70_000)  # ~1.7 MB > 1 MB cap
+    upload(page, big)
+    page.wait_for_timeout(1500)
+    expect(page.locator(".pc-demo").first).to_be_visible()  # the data did not change
+    assert requests.get(f"{server['base']}/liveness", timeout=5).ok
+    upload(page, write_csv(tmp_path / "small.csv", seed=14))
+    expect(page.locator(".pc-private").first).to_be_visible()

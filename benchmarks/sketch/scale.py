@@ -94,7 +94,7 @@ def main():
     if "dask_2_workers_r_m" in out:
         dk = out["dask_2_workers_r_m"]
         lines.append(f"| Dask, 2 local worker processes, r = m | {dk['wall_s_incl_generation']:.1f} | - | includes "
-                     f"generation in the workers; max |diff| vs single process {dk['max_abs_diff_vs_single']:.1e} |")
+                     f"generation in the workers; max abs diff vs single process {dk['max_abs_diff_vs_single']:.1e} |")
     lines += ["", f"Peak RSS of the single-process runs: {out['peak_rss_mb']:.0f} MB.",
               f"Machine: {out['machine']}"]
     write(args.out, out, lines)

@@ -122,7 +122,8 @@ class SketchOperator:
         m, r = self.sketch_size, int(measurements_per_record)
         if not 1 <= r <= m:
             raise ValueError(f"measurements_per_record must be in [1, {m}], got {r}")
-        rows = max(16, _BLOCK_ELEMENTS // (m if r == m else r * 4))
+        # rows per block: the (rows, m) phases (r = m) or mask keys (1 < r < m) stay ~2 MB
+        rows = max(16, _BLOCK_ELEMENTS // (4 if r == 1 else m))
         if r == m and self.signature == "complex_exp" and self.precision == "single":
             with single_thread(X.shape[0] * r):
                 re, im = self._dense_sum_single(X, rows)

@@ -115,6 +115,11 @@ def one_cluster(X, t, epsilon, delta, lo, hi, grid_step, rng, accountant, *, bet
     _merge(local, accountant, label)
     # reliable: the last average was over a ball at most twice the released one holding >= t_c
     reliable = failure is None and averaged <= 2.0 * radius and count >= t_c
+    if np.linalg.norm(np.maximum(np.abs(center - lo), np.abs(center - hi))) <= radius:
+        # the ball holds the whole box: release the box's own ball instead (post-processing;
+        # never larger, and not informative either way)
+        center, radius, reliable = (lo + hi) / 2.0, float(np.linalg.norm(hi - lo)) / 2.0, False
+        failure = failure or "the released ball contained the whole box (replaced by the box's ball)"
     return OneClusterResult(np.asarray(center, dtype=np.float64), float(radius), gr.radius,
                             gc.radius, True, failure, done, count, bool(reliable))
 
@@ -183,8 +188,10 @@ class OneCluster(BaseEstimator):
     released ball is the one around the whole box), ``failure_`` (reason or None),
     ``ball_count_`` (the noisy count m + Lap(2/eps) of the last NoisyAVG ball, already part of
     that release), ``reliable_`` (the run succeeded, the last average was taken over a ball at
-    most twice the released radius, and ``ball_count_`` >= t - 4 Gamma; computed from released
-    values only: when False the ball should not be trusted to hold ~t points), ``privacy_``.
+    most twice the released radius, ``ball_count_`` >= t - 4 Gamma, and the ball does not hold
+    the whole box; computed from released values only: when False the ball should not be
+    trusted to locate ~t points), ``privacy_``. A ball that holds the whole public box is
+    replaced by the box's circumscribed ball (post-processing; ``failure_`` says so).
     Useful for small d only: see the module docstring.
     """
 

@@ -96,7 +96,7 @@ class SketchOperator:
         # quarter turn index q = floor(t / (pi/2)) mod 4, in float64 (spec 3.2 pitfalls);
         # sign(cos t) = -1 on quarters 1, 2 and sign(sin t) = -1 on quarters 2, 3
         # (half-open quarters: sign(0) := +1 except on the measure-zero set t = pi/2 + 2 pi j)
-        q = np.floor(np.asarray(phases, dtype=float) * (2.0 / np.pi)).astype(np.int64)
+        q = np.floor(np.asarray(phases, dtype=float) * (2.0 / np.pi)).astype(np.int32)
         return 1 - ((q + 1) & 2), 1 - (q & 2)
 
     def contributions(self, X):

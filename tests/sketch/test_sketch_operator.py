@@ -92,3 +92,21 @@ def test_masked_sum_is_unbiased(rng):
     full = op.contributions(X).sum(axis=0)
     est = np.mean([op.masked_sum(X, 2, rng) for _ in range(2000)], axis=0) * 3.0
     assert np.allclose(est, full, atol=0.1)
+
+
+@pytest.mark.parametrize("signature,precision,r", [("complex_exp", "single", 500),
+                                                   ("quantized", "double", 500),
+                                                   ("complex_exp", "double", 1),
+                                                   ("complex_exp", "double", 5)])
+def test_never_materialises_n_by_m(signature, precision, r):
+    """An n x m float64 matrix here would take 80 MB; row blocks keep the peak near 2-8 MB."""
+    import tracemalloc
+    X = np.random.default_rng(0).normal(size=(20_000, 3))
+    op = SketchOperator.draw(3, 500, 1.0, signature=signature, precision=precision, random_state=0)
+    tracemalloc.start()
+    try:
+        op.masked_sum(X, r, np.random.default_rng(1))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20e6

@@ -12,7 +12,6 @@ decoder vary between trials.  diffprivlib's KMeans is charged what its mechanism
 (measured from its own _split_epsilon and the number of _update_centers calls).
 """
 import argparse
-import importlib
 
 import numpy as np
 from threadpoolctl import threadpool_limits

@@ -30,7 +30,11 @@ def setup(extra):
 
 
 def md(text):
-    return ("markdown", textwrap.dedent(text).strip("\n"))
+    text = textwrap.dedent(text).strip("\n")
+    # `panel serve` pastes markdown cells into a Python string literal: a backslash would be read
+    # as an escape and break the served page (MathJax fails on the mangled TeX).
+    assert "\\" not in text and "$" not in text, "no backslashes or TeX in markdown cells"
+    return ("markdown", text)
 
 
 def code(text):
@@ -101,7 +105,7 @@ def introduction():
         A randomised algorithm *M* is **(ε, δ)-differentially private** if for every pair of
         *neighbouring* datasets D, D′ and every set S of outputs
 
-        $$P[M(D) \\in S] \\le e^{\\varepsilon}\\, P[M(D') \\in S] + \\delta .$$
+        > P[M(D) ∈ S] ≤ e^ε · P[M(D′) ∈ S] + δ .
 
         Two datasets are *neighbours* when they differ in one person's record (privclust's
         `neighbouring="replace"`: one record replaced; `"add_remove"`: one record added or removed;

@@ -79,6 +79,9 @@ def test_teaching_structure(path):
             assert prev.cell_type == "markdown", \
                 f"{path.name}: code cell {cell.id} has no explanation before it"
     text = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    # `panel serve` pastes markdown cells into a Python string literal: backslashes are mangled
+    # and the resulting TeX breaks the whole served page in MathJax
+    assert "\\" not in text and "$" not in text, f"{path.name}: no backslashes/TeX in markdown"
     assert re.search(r"\b(19|20)\d\d\b", text), f"{path.name}: cite the paper (authors, year)"
     source = "\n".join(c.source for c in cells if c.cell_type == "code")
     assert "PAPER_SIZES = False" in source and "# SIZES." in source

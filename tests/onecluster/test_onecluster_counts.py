@@ -3,6 +3,8 @@ import importlib
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from privclust.core.onecluster.ball_counts import capped_top_means, multiplicity_top_mean
 
@@ -95,3 +97,35 @@ def test_radius_grid_is_public_and_covers_the_box():
     grid = gr.radius_grid((0.0, 1.0), 2.0 ** -16, 2)
     assert grid[0] == 2.0 ** -16 and np.all(grid[1:] / grid[:-1] == 2.0)
     assert grid[-1] >= np.sqrt(2) > grid[-2]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_property_L_and_Q_sensitivity_on_any_neighbour(data):
+    """Hypothesis: any grid dataset, any replaced record, any t, both count methods."""
+    d = data.draw(st.integers(1, 3))
+    n = data.draw(st.integers(1, 25))
+    coords = st.lists(st.integers(0, 16), min_size=d, max_size=d)
+    X = np.array(data.draw(st.lists(coords, min_size=n, max_size=n)), dtype=float) / 16
+    Xp = X.copy()
+    Xp[data.draw(st.integers(0, n - 1))] = np.array(data.draw(coords), dtype=float) / 16
+    t = data.draw(st.integers(1, n))
+    method = data.draw(st.sampled_from(["kdtree", "brute"]))
+    grid = gr.radius_grid((0.0, 1.0), 1 / 16, d)
+    L, _ = capped_top_means(X, grid, t, method=method)
+    Lp, _ = capped_top_means(Xp, grid, t, method=method)
+    L0, L0p = multiplicity_top_mean(X, t), multiplicity_top_mean(Xp, t)
+    assert max(abs(L0 - L0p), np.abs(L - Lp).max()) <= 2 + 1e-12
+    gamma = gr.em_gamma(1.0, len(grid), 0.05)
+    assert np.abs(gr.quality(L, L0, t, gamma) - gr.quality(Lp, L0p, t, gamma)).max() <= 1 + 1e-12
+
+
+def test_planted_bug_sum_instead_of_mean_breaks_the_sensitivity_check():
+    """The same adversarial-neighbour check must catch L summed over the top t (not averaged)."""
+    rng = np.random.default_rng(3)
+    grid = gr.radius_grid((0.0, 1.0), 2.0 ** -8, 2)
+    X = clustered(rng, 40, 2)
+    t = 20
+    worst = max(np.abs(t * (capped_top_means(X, grid, t)[0] - capped_top_means(Xp, grid, t)[0])).max()
+                for Xp in adversarial_neighbours(rng, X))
+    assert worst > 2.0

@@ -139,6 +139,23 @@ def test_failure_heavy_box_not_found_on_tiny_data():
     assert_total(m.privacy_, 0.5, 1e-6)
 
 
+def test_above_threshold_radius_that_never_fires_gives_the_largest_grid_radius(planted, monkeypatch):
+    gr_mod = importlib.import_module("privclust.core.onecluster.good_radius")
+    monkeypatch.setattr(gr_mod, "above_threshold", lambda *a, **k: np.int64(-1))
+    m = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), radius_variant="above_threshold",
+                   random_state=0).fit(planted.X)
+    assert m.good_radius_ >= math.sqrt(2)  # the whole box: a documented, useless answer
+    assert np.all(np.isfinite(m.center_)) and not m.reliable_
+    assert_total(m.privacy_, 1.0, 1e-6)
+
+
+def test_k_balls_on_points_all_removed_after_a_failed_round():
+    X = np.random.default_rng(0).random((20, 2))  # too few points: round 1 fails, covers the box
+    m = PrivateKBalls(2, 1.0, 1e-6, bounds=(0, 1), random_state=0).fit(X)
+    assert not m.success_.any() and len(m.failures_) == 2  # round 2 ran on an empty set
+    assert_total(m.privacy_, 1.0, 1e-6)
+
+
 def test_good_center_reports_failure_without_exception():
     X = np.random.default_rng(2).random((500, 2))
     acc = BudgetAccountant(1.0, 1e-6)

@@ -78,6 +78,17 @@ def test_csv_labels_header_and_quotes():
     assert ds.feature_names == ["a", "b"]
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_label_parsing_is_the_same_on_both_csv_paths(fast):
+    from privclust.core.data.textformats import read_table
+    from privclust.core.data.validation import Limits
+    parts = read_table(b"x,y\n1,1.0\n2,2e0\n3,-4\n", "f.csv", Limits(), label_column="y",
+                       fast=fast)
+    assert parts["labels"].dtype == np.int64 and parts["labels"].tolist() == [1, 2, -4]
+    text = read_table(b"x,y\n1,1.5\n2,2\n", "f.csv", Limits(), label_column=1, fast=fast)
+    assert text["labels"].tolist() == ["1.5", "2"]
+
+
 def test_hostile_header_names_are_kept_as_plain_strings():
     names = ["<img src=x onerror=alert(1)>", "=HYPERLINK(\"http://x\")", "dup", "dup", "é ü 中"]
     raw = ",".join('"' + n.replace('"', '""') + '"' for n in names).encode() + b"\n1,2,3,4,5\n"

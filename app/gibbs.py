@@ -175,8 +175,7 @@ class GibbsView(pn.viewable.Viewer):
         def fn(data):
             title = {"cost": "cost per chain", "test_statistic": "test statistic T",
                      "distance": "distance to the non-private baseline"}[column]
-            if self.lab.mode == "private":
-                title += f" — {plots.NOT_PRIVATE}"
+            title = plots.mark(title, self.lab.mode == "private")
             curves = {int(c): hv.Curve(g, "iteration", column)
                       for c, g in data.groupby("chain")} if len(data) else {
                 0: hv.Curve(([], []), "iteration", column)}

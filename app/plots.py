@@ -6,7 +6,12 @@ import holoviews as hv
 import numpy as np
 import scipy.sparse as sp
 
-NOT_PRIVATE = "not private (data owner view)"
+NOT_PRIVATE = "NOT PRIVATE"
+
+
+def mark(title, raw_private):
+    """Prefix the title of a plot computed on raw private data (data owner view)."""
+    return f"{NOT_PRIVATE} · {title}" if raw_private else title
 WIDTH, HEIGHT = 420, 360
 PALETTE = "Category10"
 

@@ -140,14 +140,15 @@ class DataPreview(_View):
         X = ds.X[:8]
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
         df = pd.DataFrame(X[:, :12], columns=[str(c) for c in cols[:12]])
-        suffix = "" if ds.public else f" — {plots.NOT_PRIVATE}"
+        private = not ds.public
         table = pn.pane.DataFrame(df, escape=True, index=False, max_rows=8,
                                   sizing_mode="stretch_width", css_classes=["pc-preview-table"])
-        items = [head, _md(f"First rows{suffix}:"), table]
+        items = [head, _md(plots.mark("First rows:", private)), table]
         if not ds.is_sparse:
             P, mean = plots.projection(ds.X, True)
             items.append(pn.pane.HoloViews(plots.points(ds.X, ds.labels, P, mean,
-                                                        "2-D projection (PCA)" + suffix)))
+                                                        plots.mark("2-D projection (PCA)",
+                                                                   private))))
         return pn.Column(*items, sizing_mode="stretch_width")
 
     def __panel__(self):
@@ -307,13 +308,13 @@ class ClustersView(_View):
         ds = result.dataset
         raw = lab.show_raw
         P, mean = plots.projection(ds.X, raw)
-        tag = "" if (ds.public or not raw) else f" — {plots.NOT_PRIVATE}"
-        left = self._draw(result, result.estimator, P, mean, raw,
-                          f"{result.spec.title}, ε={result.settings.get('epsilon', 0):g}" + tag)
+        flag = raw and not ds.public
+        left = self._draw(result, result.estimator, P, mean, raw, plots.mark(
+            f"{result.spec.title}, ε={result.settings.get('epsilon', 0):g}", flag))
         base = lab.baseline(result) if raw else None
         if base is not None:
             right = self._draw(result, base, P, mean, True,
-                               f"non-private: {result.baseline_spec.label}" + tag)
+                               plots.mark(f"non-private: {result.baseline_spec.label}", flag))
         elif raw:
             right = plots.empty("non-private baseline", "no baseline for this task")
         else:
@@ -388,10 +389,10 @@ class SubspacesView(_View):
                                                 "private vs true subspaces", "true", "private"))
         base = lab.baseline(result) if lab.show_raw else None
         if base is not None:
-            tag = "" if result.dataset.public else f" — {plots.NOT_PRIVATE}"
-            items.append(plots.distance_heatmap(evaluation.pairwise(S, base.subspaces_),
-                                                "private vs non-private" + tag, "baseline",
-                                                "private"))
+            items.append(plots.distance_heatmap(
+                evaluation.pairwise(S, base.subspaces_),
+                plots.mark("private vs non-private", not result.dataset.public), "baseline",
+                "private"))
         if not items:
             return _md("Nothing to compare with: no ground truth, and the baseline needs the "
                        "data owner view.")
@@ -417,18 +418,18 @@ class CoclustersView(_View):
             items.append(plots.table(T, "released contingency table"
                                      if result.spec.private else "contingency table"))
         if lab.show_raw:
-            tag = "" if ds.public else f" — {plots.NOT_PRIVATE}"
+            flag = not ds.public
             rows, cols = est.row_labels_, est.column_labels_
             items.append(plots.table(evaluation.exact_table(ds.X, rows, cols),
-                                     "exact table (raw data)" + tag))
+                                     plots.mark("exact table (raw data)", flag)))
             items.append(plots.matrix(ds.X, np.argsort(rows, kind="stable"),
                                       np.argsort(cols, kind="stable"),
-                                      f"reordered by {result.spec.label}" + tag))
+                                      plots.mark(f"reordered by {result.spec.label}", flag)))
             base = lab.baseline(result)
             if base is not None:
                 items.append(plots.matrix(ds.X, np.argsort(base.row_labels_, kind="stable"),
                                           np.argsort(base.column_labels_, kind="stable"),
-                                          "reordered by Fast-τCC (non-private)" + tag))
+                                          plots.mark("reordered by Fast-τCC", flag)))
         return pn.pane.HoloViews(hv.Layout(items).cols(2))
 
     def __panel__(self):

@@ -133,6 +133,9 @@ def load(source, format=None, *, name=None, header="infer", label_column=None, d
     limits = Limits(max_bytes, max_rows, max_cols, max_cells)
     raw, display = _read_source(source, limits, name)
     fmt = _detect_format(raw, display, format)
+    if label_column is not None and fmt not in ("csv", "tsv"):
+        raise ValueError(f"{display}: label_column applies to CSV/TSV only (an .npz carries "
+                         "labels in an array named 'labels')")
     if not raw.strip(b" \t\r\n\xef\xbb\xbf"):
         raise DataFormatError("the file is empty", display)
     try:

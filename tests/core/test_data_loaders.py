@@ -223,6 +223,8 @@ def test_counts_warn_on_non_integers_and_options_are_checked():
         load(12345)
     with pytest.raises(ValueError, match="header"):
         load(b"1,2\n", header="yes")
+    with pytest.raises(ValueError, match="label_column applies to CSV/TSV only"):
+        load(_npy(X), label_column=0)
     with pytest.raises(ValueError, match="cannot read the file"):
         load("/nonexistent/dir/file.csv")
     assert isinstance(DataFormatError("m"), ValueError)

@@ -34,6 +34,8 @@ _EXPORTS = {
     "BudgetExceeded": "privacy",
     "Dataset": "data",
     "load": "data",
+    "get_dataset": "data",
+    "list_datasets": "data",
 }
 
 __all__ = sorted(_EXPORTS) + ["privacy", "data", "metrics"]

@@ -133,6 +133,18 @@ class Ledger:
             except sqlite3.Error as exc:
                 raise ValueError(f"cannot use ledger file {self.path!r}: {exc}") from None
 
+    def __copy__(self):
+        """A ledger is one budget: copying it returns the same ledger.
+
+        Estimators take ``ledger=`` as a constructor parameter, and ``sklearn.base.clone`` (grid
+        searches, pipelines) deep-copies parameters. A copied in-memory ledger would start again
+        from its own spent total and let the clones spend the budget twice.
+        """
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     # -- persistence -------------------------------------------------------------------------
     def _connect(self):
         return sqlite3.connect(self.path, timeout=60.0, isolation_level=None)

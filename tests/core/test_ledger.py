@@ -219,3 +219,23 @@ def test_unusable_file_gives_clean_error(tmp_path):
         Ledger(1.0, path=not_db, dataset=FP)
     with pytest.raises(ValueError, match="cannot use ledger file"):
         Ledger(1.0, path=tmp_path / "missing" / "dir" / "l.db", dataset=FP)
+
+
+def test_copies_and_sklearn_clones_share_one_budget():
+    """clone() deep-copies constructor parameters; a copied ledger must not reset spending."""
+    import copy
+
+    from sklearn.base import clone
+
+    from privclust.core import DPLloyd
+
+    ledger = Ledger(1.0)
+    assert copy.copy(ledger) is ledger and copy.deepcopy(ledger) is ledger
+    model = DPLloyd(n_clusters=2, epsilon=0.6, bounds=(-1.0, 1.0), ledger=ledger,
+                    random_state=0)
+    twin = clone(model)
+    assert twin.get_params()["ledger"] is ledger
+    X = np.random.default_rng(0).uniform(-1, 1, size=(50, 2))
+    model.fit(X)
+    with pytest.raises(BudgetExceeded):
+        twin.fit(X)

@@ -1,14 +1,32 @@
 """privclust.app: the Panel dashboard (param models, Viewer views, the served page).
 
-``privclust serve`` / ``panel serve app/page.py`` serves it; in a notebook, call
-``pn.extension()`` and display ``create_app()`` or single views such as ``ClustersView(lab=Lab())``.
+``privclust serve`` / ``panel serve app/page.py`` serves it. In a notebook::
+
+    import panel as pn; pn.extension("filedropper")
+    from privclust.app import Lab, ClustersView, GibbsView
+    lab = Lab()            # one session's state: dataset, settings, ledger, runs
+    ClustersView(lab=lab)  # any view displays inline; create_app(lab) is the whole page
 """
+from importlib import import_module
+
+_EXPORTS = {
+    "create_app": "page", "Lab": "models", "DataModel": "models", "SettingsModel": "models",
+    "LedgerModel": "models", "Banner": "views", "DataPanel": "views", "DataPreview": "views",
+    "SettingsPanel": "views", "LedgerPanel": "views", "ClustersView": "views",
+    "SubspacesView": "views", "CoclustersView": "views", "ReportView": "views",
+    "GibbsView": "gibbs", "TradeoffView": "tradeoff",
+}
+
+__all__ = sorted(_EXPORTS)
 
 
-def create_app(*args, **kwargs):
-    """The dashboard page for one session (see :func:`privclust.app.page.create_app`)."""
-    from .page import create_app as _create_app
-    return _create_app(*args, **kwargs)
+def __getattr__(name):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return getattr(import_module(f"{__name__}.{module}"), name)
 
 
-__all__ = ["create_app"]
+def __dir__():
+    return __all__

@@ -58,6 +58,26 @@ def _safe(fn, *args):
         return None
 
 
+def match_clusters(private, baseline):
+    """perm[j] = the private cluster matched to baseline cluster j (Hungarian matching of
+    subspaces by projector distance or centres by Euclidean distance), so both plots use the
+    same colour for matched clusters; None when there is nothing to match."""
+    from scipy.optimize import linear_sum_assignment
+    A, B = getattr(private, "subspaces_", None), getattr(baseline, "subspaces_", None)
+    if A is not None and B is not None:
+        D = pairwise(A, B)
+    else:
+        A = getattr(private, "cluster_centers_", None)
+        B = getattr(baseline, "cluster_centers_", None)
+        if A is None or B is None:
+            return None
+        D = np.linalg.norm(np.asarray(A)[:, None] - np.asarray(B)[None], axis=2)
+    rows, cols = linear_sum_assignment(D)
+    perm = np.arange(D.shape[1])
+    perm[cols] = rows
+    return perm
+
+
 def pairwise(A, B):
     """(k, k') projector distances between two sets of bases."""
     from privclust.core.metrics import projector_distance

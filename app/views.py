@@ -314,7 +314,8 @@ class ClustersView(_View):
         base = lab.baseline(result) if raw else None
         if base is not None:
             right = self._draw(result, base, P, mean, True,
-                               plots.mark(f"non-private: {result.baseline_spec.label}", flag))
+                               plots.mark(f"non-private: {result.baseline_spec.label}", flag),
+                               evaluation.match_clusters(result.estimator, base))
         elif raw:
             right = plots.empty("non-private baseline", "no baseline for this task")
         else:
@@ -323,15 +324,22 @@ class ClustersView(_View):
         return pn.pane.HoloViews(layout, css_classes=["pc-clusters-plot"])
 
     @staticmethod
-    def _draw(result, est, P, mean, raw, title):
+    def _draw(result, est, P, mean, raw, title, perm=None):
+        """One result on the shared axes; ``perm`` recolours a baseline's clusters to match."""
         ds = result.dataset
         if raw:
-            base = plots.points(ds.X, evaluation.labels_of(result, est), P, mean, title)
+            labels = evaluation.labels_of(result, est)
+            if perm is not None and labels is not None:
+                labels = perm[np.asarray(labels)]
+            base = plots.points(ds.X, labels, P, mean, title)
         else:
             base = plots.empty(title)
         over = base
         if getattr(est, "subspaces_", None) is not None:
-            over = over * plots.directions(est.subspaces_, P)
+            bases = np.asarray(est.subspaces_)
+            if perm is not None:
+                bases = bases[np.argsort(perm)]
+            over = over * plots.directions(bases, P)
         if getattr(est, "cluster_centers_", None) is not None:
             over = over * plots.centres(est.cluster_centers_, P, mean)
         centres = getattr(est, "centers_", None)

@@ -185,7 +185,8 @@ def test_two_sessions_are_independent(browser, server, tmp_path):
         pb.reload()
         pb.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
         expect(pb.locator(".pc-demo").first).to_be_visible()
-        assert "mine.csv" not in pb.content()
+        assert "mine.csv" in text_of(pa, ".pc-data-summary")
+        assert "mine.csv" not in text_of(pb, ".pc-data-summary") + text_of(pb, ".pc-banner")
     finally:
         a.close()
         b.close()

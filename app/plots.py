@@ -3,6 +3,7 @@
 Titles of plots computed on raw private data carry ``NOT_PRIVATE`` (design.md "Privacy rules").
 """
 import holoviews as hv
+import holoviews.plotting.bokeh  # noqa: F401 -- registers the bokeh backend for .opts()
 import numpy as np
 import scipy.sparse as sp
 

@@ -302,9 +302,15 @@ class ClustersView(_View):
         lab, result = self.lab, self.lab.result
         if result is None:
             return _md("No result yet." + (" Press **Release**." if lab.mode == "private" else ""))
-        task = result.spec.task
-        if task == "cocluster":
+        if result.spec.task == "cocluster":
             return _md("Co-clustering results are in the **Co-clusters** tab.")
+        return pn.pane.HoloViews(self.figure(), css_classes=["pc-clusters-plot"])
+
+    def figure(self):
+        """The HoloViews layout: private result beside the baseline (what the analyst may see)."""
+        lab, result = self.lab, self.lab.result
+        if result is None or result.spec.task == "cocluster":
+            return None
         ds = result.dataset
         raw = lab.show_raw
         P, mean = plots.projection(ds.X, raw)
@@ -320,8 +326,7 @@ class ClustersView(_View):
             right = plots.empty("non-private baseline", "no baseline for this task")
         else:
             right = _hidden("non-private baseline")
-        layout = (left + right).opts(shared_axes=True)
-        return pn.pane.HoloViews(layout, css_classes=["pc-clusters-plot"])
+        return (left + right).opts(shared_axes=True)
 
     @staticmethod
     def _draw(result, est, P, mean, raw, title, perm=None):
@@ -522,11 +527,23 @@ class ReportView(_View):
                                     label="Download results (JSON)"),
             pn.widgets.FileDownload(callback=lambda: _bytes(report_csv(result)),
                                     filename="privclust_result.csv", button_type="success",
-                                    label="Download released outputs (CSV)")))
+                                    label="Download released outputs (CSV)"),
+            pn.widgets.FileDownload(callback=lambda: _plot_html(ClustersView(lab=lab).figure()),
+                                    filename="privclust_clusters.html", button_type="light",
+                                    label="Download plot (HTML)")))
         return pn.Column(*items, sizing_mode="stretch_width")
 
     def __panel__(self):
         return pn.Column(_teach(teaching.REPORT), self._report, sizing_mode="stretch_width")
+
+
+def _plot_html(fig):
+    """A standalone HTML file of a plot, with Bokeh inlined (no CDN when it is opened)."""
+    from bokeh.embed import file_html
+    from bokeh.resources import INLINE
+    if fig is None:
+        return _bytes("<p>No plot for this result.</p>")
+    return _bytes(file_html(hv.render(fig, backend="bokeh"), INLINE, "privclust plot"))
 
 
 def _bytes(text):

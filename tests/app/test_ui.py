@@ -198,7 +198,8 @@ def test_oversized_upload_is_refused_and_server_survives(page, server, tmp_path)
     big = tmp_path / "big.csv"
     big.write_text("a,b\n" + "0.123456789,0.987654321\n" * 70_000)  # ~1.7 MB > 1 MB cap
     upload(page, big)
-    page.wait_for_timeout(1500)
+    expect(page.get_by_text(re.compile("too large", re.I)).first).to_be_visible()
+    page.wait_for_timeout(1000)
     expect(page.locator(".pc-demo").first).to_be_visible()  # the data did not change
     assert requests.get(f"{server['base']}/liveness", timeout=5).ok
     upload(page, write_csv(tmp_path / "small.csv", seed=14))

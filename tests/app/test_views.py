@@ -110,3 +110,15 @@ def test_gibbs_private_analyst_gets_progress_only(ledger_env):
     assert "progress only" in view._traces().object
     assert not view.start()  # identical request: from the cache, not charged again
     assert lab.ledger.spent[0] == pytest.approx(1.0)
+
+
+def test_report_downloads_are_local_and_released_only(ledger_env):
+    from privclust.app.views import ClustersView, _plot_html, report_payload
+    lab = Lab()
+    lab.data.upload("private.csv", csv_payload())
+    result = lab.do_release()
+    html = _plot_html(ClustersView(lab=lab).figure()).getvalue().decode()
+    import re
+    assert "<script" in html and not re.search(r"<(script|link)[^>]*(src|href)=\"http", html)
+    assert "NOT PRIVATE" not in html
+    assert set(report_payload(result)["released"]) == {"subspaces_"}

@@ -100,29 +100,36 @@ def plot(table, prefix):
     import matplotlib.pyplot as plt
     ns = sorted({k[0] for k in table})
     ds = sorted({k[1] for k in table})
-    fig, axes = plt.subplots(len(ns), 3, figsize=(13, 3.6 * len(ns)), squeeze=False)
+    fig, axes = plt.subplots(len(ns), 4, figsize=(17, 3.8 * len(ns)), squeeze=False)
     for i, n in enumerate(ns):
         for d in ds:
             ks = sorted(k for k in table if k[0] == n and k[1] == d)
             if not ks:
                 continue
             eps = [k[2] for k in ks]
-            axes[i, 0].plot(eps, [table[k]["rel"] for k in ks], "o-", label=f"released, d={int(d)}")
-            axes[i, 0].plot(eps, [table[k]["gr"] for k in ks], "x--", label=f"GoodRadius r^, d={int(d)}")
-            axes[i, 1].plot(eps, [table[k]["cov"] for k in ks], "o-", label=f"d={int(d)}")
-            axes[i, 2].plot(eps, [table[k]["miss"] for k in ks], "o-", label=f"miss (<90 %), d={int(d)}")
-            axes[i, 2].plot(eps, [table[k]["fail"] for k in ks], "x--", label=f"GoodCenter failed, d={int(d)}")
-        axes[i, 0].set(xscale="log", yscale="log", xlabel="epsilon", ylabel="radius / r_2",
-                       title=f"n = {int(n)}: radius ratio (median)")
-        axes[i, 1].set(xscale="log", xlabel="epsilon", ylabel="fraction of planted points",
-                       title=f"n = {int(n)}: coverage (mean)", ylim=(-0.02, 1.02))
-        axes[i, 2].set(xscale="log", xlabel="epsilon", ylabel="rate", title=f"n = {int(n)}: failures",
-                       ylim=(-0.02, 1.02))
+            line = axes[i, 0].plot(eps, [table[k]["rel"] for k in ks], "o-", label=f"released, d={int(d)}")
+            axes[i, 0].plot(eps, [table[k]["gr"] for k in ks], "x--", color=line[0].get_color(),
+                            label=f"GoodRadius r^, d={int(d)}")
+            axes[i, 1].plot(eps, [table[k]["err"] for k in ks], "o-", label=f"d={int(d)}")
+            axes[i, 2].plot(eps, [table[k]["cov"] for k in ks], "o-", label=f"d={int(d)}")
+            line = axes[i, 3].plot(eps, [table[k]["unrel"] for k in ks], "o-", label=f"unreliable, d={int(d)}")
+            axes[i, 3].plot(eps, [table[k]["fail"] for k in ks], "x--", color=line[0].get_color(),
+                            label=f"GoodCenter failed, d={int(d)}")
+        axes[i, 0].set(yscale="log", ylabel="radius / r_2", title=f"n = {int(n)}: radius ratio (median)")
+        axes[i, 1].set(yscale="log", ylabel="distance to planted centre",
+                       title=f"n = {int(n)}: centre error (median)")
+        axes[i, 2].set(ylabel="fraction of planted points", ylim=(-0.02, 1.02),
+                       title=f"n = {int(n)}: coverage of the planted cluster (mean)")
+        axes[i, 3].set(ylabel="rate", ylim=(-0.02, 1.02), title=f"n = {int(n)}: unreliable / failed")
         for ax in axes[i]:
+            ax.set_xscale("log")
+            ax.set_xticks(EPSILONS, [f"{e:g}" for e in EPSILONS])
+            ax.minorticks_off()
+            ax.set_xlabel("epsilon")
             ax.legend(fontsize=7)
             ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(OUT / f"{prefix}.png", dpi=110)
+    fig.savefig(OUT / f"{prefix}.png", dpi=100)
     plt.close(fig)
 
 

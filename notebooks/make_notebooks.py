@@ -689,7 +689,7 @@ def subspace_clustering():
         briefly, so expect the gap to k-plane to be larger than in the paper.
         """),
         code("""
-        names = [d["name"] for d in data.list_datasets()]
+        names = set(data.list_datasets())           # names of the datasets available here
         if "yaleb5" in names:
             yale = data.get_dataset("yaleb5")
             Xy = yale.X
@@ -1318,7 +1318,7 @@ def coclustering():
         (log counts); right: the same matrix with rows and columns sorted by the true classes.
         """),
         code("""
-        available = {d["name"] for d in data.list_datasets()}
+        available = set(data.list_datasets())
         REAL = [name for name in ("classic3", "cstr") if name in available]
         if REAL:
             ds = data.get_dataset(REAL[0])

@@ -1,5 +1,6 @@
 """Shared pytest fixtures for privclust."""
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -28,3 +29,25 @@ def data_dir() -> Path:
 def rng() -> np.random.Generator:
     """A seeded generator, so statistical tests are deterministic."""
     return np.random.default_rng(20261121)
+
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright launches Debian's chromium (never a downloaded browser).
+
+    Every browser test goes through pytest-playwright's fixtures: a second ``sync_playwright()``
+    inside the same session fails ("Sync API inside the asyncio loop"). Under CI a missing chromium
+    fails loudly instead of skipping.
+    """
+    path = (os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
+            or shutil.which("chromium-browser"))
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed: CI must install Debian's chromium "
+                        "(apt-get install chromium); the ui tests may not skip in CI")
+        pytest.skip("chromium not installed (apt-get install chromium)")
+    return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}

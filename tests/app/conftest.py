@@ -1,9 +1,7 @@
-"""Browser fixtures for the dashboard tests: Debian's chromium driven by pytest-playwright, and a
-real ``panel serve`` subprocess on 127.0.0.1 (guides/browser-testing.md). Never downloads a
-browser; under CI a missing chromium fails loudly instead of skipping.
+"""Browser fixtures for the dashboard tests: a real ``panel serve`` subprocess on 127.0.0.1
+(guides/browser-testing.md); the chromium launch fixture lives in ``tests/conftest.py``.
 """
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -13,26 +11,8 @@ from pathlib import Path
 import pytest
 
 PAGE = Path(__file__).resolve().parents[2] / "app" / "page.py"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 UPLOAD_LIMIT_MB = 1
 BUDGET_EPSILON = 2.5
-
-
-def chromium_path():
-    return os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which(
-        "chromium-browser")
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    path = chromium_path()
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed: CI must install Debian's chromium "
-                        "(apt-get install chromium); the ui tests may not skip in CI")
-        pytest.skip("chromium not installed (apt-get install chromium)")
-    return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
 
 
 @pytest.fixture

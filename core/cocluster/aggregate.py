@@ -1,4 +1,5 @@
-"""Cluster aggregation with sparse-friendly products (spec 5.3-5.5: A.C and A^T.R only).
+"""Cluster aggregation with sparse-friendly products (spec 5.3-5.5: A.C and A^T.R only; seed 004
+Sec. 4.3 states the dense O(n m K L) cost that these products avoid).
 
 Labels carry a leading batch axis S (independent runs over the same matrix); for one run S = 1.
 Clusters live in fixed "slots"; a slot whose ``keep`` flag is False is a deleted cluster and its

@@ -1,4 +1,5 @@
-"""DPTauCoClustering: the scikit-learn style estimator around DP-tauCC ([BP25], spec 5.4, 6.1)."""
+"""DPTauCoClustering: the scikit-learn style estimator around DP-tauCC ([BP25] = seed 004 Sec. 4,
+spec 5.4, 6.1)."""
 
 import numpy as np
 
@@ -18,6 +19,10 @@ EVAL_WARNING = ("eval_row_labels_ (nearest noisy prototype on the raw data) is N
 
 class DPTauCoClustering:
     """DP-tauCC co-clustering, pure epsilon-DP under the ``cell`` relation ([BP25] Alg. 1-3).
+
+    Seed 004: Sec. 4.1 defines the neighbouring relation (one unit of one cell) and the
+    sensitivities, Sec. 4.2 the algorithm and the 90/10 budget split, Sec. 5.1 the evaluation by
+    nearest prototype that ``eval_row_labels_`` reproduces (not private).
 
     The output (``table_``, ``column_labels_``, ``row_labels_``) is epsilon-DP with respect to a
     change of ``cell_bound`` units in ONE cell of the matrix. This is entry-level privacy, much
@@ -55,8 +60,9 @@ class DPTauCoClustering:
         NOT PRIVATE, evaluation only: each row assigned to its nearest noisy prototype using the
         raw data (argmax_k sigma(a_i, T_k)), as in the paper's NMI evaluation. Never release it.
     privacy_ : Guarantee
-        kind "pure", neighbouring "cell", the 4I releases (2I assignments, 2I tables) and
-        the warnings.
+        kind "pure", neighbouring "cell", the 4I releases (2I assignments, 2I tables, each
+        with its epsilon and sensitivity ``cell_bound``; they sum to ``epsilon``) and the
+        warnings.
     """
 
     def __init__(self, n_row_clusters=2, n_col_clusters=2, epsilon=1.0, n_iter=4, cell_bound=1.0,

@@ -1,5 +1,11 @@
 """DP-tauCC: differentially private co-clustering under the ``cell`` relation ([BP25], spec 5.4).
 
+Sources: seed 004 (= [BP25]) Sec. 4.1 (neighbouring = one unit of one cell; sensitivity of the
+table, Eq. (4.11); utility sigma, Eq. (4.9); its range Delta, Eq. (4.10)), Sec. 4.2 (Alg. 1 main
+loop, Alg. 2 DP-computeT, Alg. 3 DP-updatePart, RandomMatrix), Sec. 4.3 (complexity; here
+O(I * (nnz(A) * (K + L) + (n + m) * K * L)) with sparse A), Sec. 3.1 (Laplace and range-based
+exponential mechanisms, Defs. 3-4; sequential composition is invoked in Sec. 4.1).
+
 Pieces (all batched over S independent runs of the same matrix, for audits; a fit is S = 1):
 
 * :func:`update_part` - [BP25] Alg. 3: every object draws its cluster with the range-based
@@ -12,8 +18,9 @@ Pieces (all batched over S independent runs of the same matrix, for audits; a fi
 * :func:`dp_taucc_runs` - [BP25] Alg. 1 with the schedule of spec 5.4: eps' = eps / (2 I),
   eps1 = (1 - h) eps', eps2 = h eps'. The initial column draw stands in for iteration 1's column
   draw, so a fit makes 2I assignment releases and 2I table releases:
-  eps2 + (2 eps1 + eps2) + (I - 1)(2 eps1 + 2 eps2) = 2I (eps1 + eps2) = eps. (Spec 5.4's "2I + 1
-  assignment calls" contradicts its own budget check; 2I + 1 draws at eps2 would overspend.)
+  eps2 + (2 eps1 + eps2) + (I - 1)(2 eps1 + 2 eps2) = 2I (eps1 + eps2) = eps. Seed 004 Alg. 1 (lines 6-13)
+  and the authors' code make the same 2I draws. (Spec 5.4's and issue 6's "2I + 1 assignment
+  calls" contradicts the budget check: 2I + 1 draws at eps2 would spend eps + eps2.)
 
 Clusters live in fixed slots (K0 row slots, L0 column slots) with a live mask, so deletions keep
 array shapes fixed; the estimator compacts the slots when it publishes.
@@ -50,7 +57,8 @@ def _utilities(Y, weights):
 
 
 def assignment_utilities(Y, prototypes, proto_alive=None, feature_alive=None):
-    """Utilities of UpdatePart divided by their range sensitivity Delta (spec 5.4 steps 1-6).
+    """Utilities of UpdatePart divided by their range sensitivity Delta (spec 5.4 steps 1-6;
+    seed 004 Sec. 4.1 Eqs. (4.9)-(4.10)).
 
     Y: (S, N, L') aggregated profiles, or one (N, L') matrix (dense or sparse) shared by all
     runs; prototypes: (S, K', L') public noisy tables. Returns (S, N, K') values u / Delta,
@@ -74,7 +82,11 @@ def assignment_utilities(Y, prototypes, proto_alive=None, feature_alive=None):
 
 
 def _repair_single_cluster(labels, alive, rng):
-    """Where only one cluster is live, move a random ceil(1%) of the objects to a dead slot."""
+    """Where only one cluster is live, move a random ceil(1%) of the objects to a dead slot.
+
+    Data-independent (reads only the released labels). Spec 5.4 step 8; the paper (seed 004
+    Sec. 4.2) is silent, the authors' code does the same in ``_check_clustering``.
+    """
     runs = np.flatnonzero(alive.sum(axis=1) == 1)
     if runs.size == 0:
         return labels, alive
@@ -88,7 +100,7 @@ def _repair_single_cluster(labels, alive, rng):
 
 
 def update_part(Y, prototypes, epsilon, rng, cell_bound=1.0, proto_alive=None, feature_alive=None):
-    """UpdatePart ([BP25] Alg. 3, spec 5.4): epsilon-DP cluster draw for every object.
+    """UpdatePart ([BP25] Alg. 3, seed 004 Sec. 4.1-4.2, spec 5.4): epsilon-DP draw per object.
 
     Returns (labels (S, N) slot indices, alive (S, K') slots that received objects). A unit change
     of one cell moves the utilities of one object only, so the call is epsilon-DP (parallel
@@ -101,7 +113,8 @@ def update_part(Y, prototypes, epsilon, rng, cell_bound=1.0, proto_alive=None, f
 
 
 def compute_table(row_profiles, row_labels, row_alive, col_alive, epsilon, rng, cell_bound=1.0):
-    """ComputeT ([BP25] Alg. 2): T = R^T (A C) + Lap(c / epsilon), clamped at 0 (epsilon-DP).
+    """ComputeT ([BP25] Alg. 2, seed 004 Sec. 4.1 Eq. (4.11) and Sec. 4.2): T = R^T (A C) +
+    Lap(c / epsilon), clamped at 0 (epsilon-DP).
 
     The L1 sensitivity of R^T A C under ``cell`` is c. Dead slots are zeroed; rows that end
     all-zero are deleted (unless every row would be), which is post-processing.
@@ -117,7 +130,9 @@ def compute_table(row_profiles, row_labels, row_alive, col_alive, epsilon, rng, 
 
 
 def budget_schedule(epsilon, n_iter, assignment_share=0.9):
-    """The (name, epsilon) releases of one DP-tauCC fit, in order (spec 5.4).
+    """The (name, epsilon) releases of one DP-tauCC fit, in order (seed 004 Sec. 4.2 Alg. 1 lines
+    2-3 and 6-13; spec 5.4): 2I assignments at h * eps / (2I) and 2I tables at
+    (1 - h) * eps / (2I), summing to eps (the seed's "eps / 2T" is eps / (2 I)).
 
     Every release has sensitivity ``cell_bound`` in its own units: the range sensitivity of the
     utilities divided by Delta (assignments) or the L1 sensitivity of T (tables).
@@ -177,7 +192,8 @@ def run_validated(A, AT, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
 
 def dp_taucc_runs(X, n_row_clusters, n_col_clusters, epsilon, n_iter=4, random_state=None,
                   size=1, cell_bound=1.0, assignment_share=0.9):
-    """Run DP-tauCC ([BP25] Alg. 1, spec 5.4) ``size`` times independently on X (batched form).
+    """Run DP-tauCC ([BP25] Alg. 1, seed 004 Sec. 4.2, spec 5.4) ``size`` times independently on
+    X (batched form).
 
     X: non-negative counts (n, m), dense or scipy.sparse (only A.C and A^T.R products are
     formed). Each run is epsilon-DP under ``cell`` (one unit of one cell, scaled by

@@ -1,6 +1,7 @@
 """Fast-tauCC: non-private co-clustering that maximises the de-normalised Goodman-Kruskal tau.
 
-[Battaglia, Peiretti & Pensa 2024]; [BP25] Sec. 3.2; spec 5.3 (label NONPRIVATE). Alternating
+[Battaglia, Peiretti & Pensa 2024]; [BP25] = seed 004 Sec. 3.2 (Eqs. 3.2-3.5); spec 5.3 (label
+NONPRIVATE). Alternating
 prototype updates: with the column partition fixed, every row moves to the row cluster whose
 prototype maximises sigma(a_i, t_k) (Eq. 3.5 / 4.9), the prototypes are recomputed and the step is
 repeated until no row moves; then the same on the columns. Empty clusters are dropped, so the
@@ -9,11 +10,10 @@ Works on dense arrays and ``scipy.sparse`` matrices through the products A.C and
 """
 import numpy as np
 
-from ..metrics import tau_columns, tau_rows
 from ..privacy import as_generator
 from .aggregate import compact, occupancy, project, table
 from .inputs import check_count_matrix, check_n_clusters
-from .tau import prototype_weights
+from .tau import denormalised_tau, prototype_weights
 
 
 def _balanced_labels(n, k, rng):
@@ -101,8 +101,8 @@ class TauCoClustering:
         self.column_labels_ = cols
         Y = project(A, cols[None], int(cols.max()) + 1)
         self.table_ = table(Y, rows[None], int(rows.max()) + 1)[0]
-        self.tau_rows_ = tau_rows(self.table_)
-        self.tau_columns_ = tau_columns(self.table_)
+        self.tau_rows_ = denormalised_tau(self.table_)
+        self.tau_columns_ = denormalised_tau(self.table_.T)
         return self
 
     def fit_predict(self, X, y=None):

@@ -1,8 +1,8 @@
-"""Data-independent initialisation of DP-tauCC: RandomMatrix ([BP25] Sec. 4.2, spec 5.4).
+"""Data-independent initialisation of DP-tauCC: RandomMatrix ([BP25] = seed 004 Sec. 4.2, spec 5.4).
 
 Nothing here reads the data matrix, so the initial partitions and column prototypes cost no
 privacy budget. The n x m 0/1 matrix M is never materialised: only the (L0, n) prototypes
-P0 = C0^T M^T that DP-tauCC uses are built, from the block pattern plus the flipped entries.
+P0 = C0^T M^T that DP-tauCC uses are built, from the block pattern plus per-block flip counts.
 """
 from itertools import combinations
 
@@ -37,27 +37,44 @@ def balanced_labels(n, k, rng, size):
     return rng.permuted(np.broadcast_to(base, (size, n)), axis=1)
 
 
+#: numpy's multivariate hypergeometric sampler ("marginals") needs sum(colors) below this.
+_EXACT_FLIP_LIMIT = 10**9
+
+
+def flip_counts(n, block_sizes, n_flip, flip, rng, size=1):
+    """(size, n, L0) numbers of flipped entries of M in each (row i, column block l).
+
+    Flipping ``n_flip`` distinct entries chosen uniformly among the n * m entries puts a
+    multivariate hypergeometric number of them in each (row, column block) group of
+    ``block_sizes[l]`` entries; this samples those counts directly, in O(n * L0) memory instead
+    of O(n_flip) = O(n * m) (seed 004 Sec. 4.2 / spec 5.4 step 3 without touching n * m cells).
+    When n * m >= 1e9 (numpy's sampler limit) every entry flips independently with probability
+    ``flip`` instead (binomial counts; same expected number of flips).
+    """
+    colors = np.tile(np.asarray(block_sizes, dtype=np.int64), n)
+    if colors.sum() < _EXACT_FLIP_LIMIT:
+        counts = rng.multivariate_hypergeometric(colors, n_flip, size=size, method="marginals")
+    else:
+        counts = rng.binomial(colors, flip, size=(size, colors.size))
+    return counts.reshape(size, n, len(block_sizes))
+
+
 def random_matrix(n, m, K0, L0, rng, size=1, flip=0.01):
-    """RandomMatrix(n, m, K0, L0) for ``size`` independent runs (spec 5.4).
+    """RandomMatrix(n, m, K0, L0) for ``size`` independent runs (seed 004 Sec. 4.2, spec 5.4).
 
     Returns (R0, C0, P0): block labels R0 (size, n) and C0 (size, m) of the randomly permuted
     block matrix M (pattern expanded to near-equal blocks, a random ``flip`` fraction of its
     entries switched) and the initial column prototypes P0 = C0^T M^T, shape (size, L0, n).
+    Nothing reads the data. Cost O(size * n * L0 + m): the flips are counted per (row, column
+    block) by :func:`flip_counts`, never drawn cell by cell.
     """
     pattern = block_pattern(K0, L0)
     R0 = balanced_labels(n, K0, rng, size)
     C0 = balanced_labels(m, L0, rng, size)
-    sizes = np.stack([np.bincount(c, minlength=L0) for c in C0]).astype(np.float64)
-    P0 = pattern[R0].transpose(0, 2, 1) * sizes[:, :, None]
+    block_sizes = np.bincount(C0[0], minlength=L0)       # the same in every run (balanced)
+    on = pattern[R0]                                      # (size, n, L0): M's value per block
+    P0 = on * block_sizes
     n_flip = int(round(flip * n * m))
     if n_flip:
-        if size == 1:
-            cells = rng.choice(n * m, size=n_flip, replace=False)[None, :]
-        else:
-            cells = np.argpartition(rng.random((size, n * m)), n_flip - 1, axis=1)[:, :n_flip]
-        i, j = np.divmod(cells, m)
-        runs = np.broadcast_to(np.arange(size)[:, None], cells.shape)
-        col = C0[runs, j]
-        delta = 1.0 - 2.0 * pattern[R0[runs, i], col]
-        np.add.at(P0, (runs.ravel(), col.ravel(), i.ravel()), delta.ravel())
-    return R0, C0, P0
+        P0 += (1.0 - 2.0 * on) * flip_counts(n, block_sizes, n_flip, flip, rng, size)
+    return R0, C0, P0.transpose(0, 2, 1).copy()

@@ -1,4 +1,9 @@
-"""Input checks for the co-clustering estimators (spec 5.1, P9 ``check_nonneg_integer``, 6.1)."""
+"""Input checks for the co-clustering estimators (spec 5.1, P9 ``check_nonneg_integer``, 6.1).
+
+Seed 004 Sec. 3.2 / 4.1: A is a non-negative (count) matrix. All-zero rows and columns (not
+discussed there) are legal: their utilities are 0 for every prototype, so DP-tauCC draws them
+uniformly and Fast-tauCC puts them in cluster 0.
+"""
 import numbers
 
 import numpy as np

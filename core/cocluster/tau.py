@@ -1,7 +1,8 @@
 """The de-normalised Goodman-Kruskal tau quantities used by Fast-tauCC and DP-tauCC.
 
-[BP25] Eq. (4.9), spec 5.2: the similarity of an object with aggregated profile y (y_l = sum of
-its entries in feature cluster l) to prototype k of a table T is
+[BP25] Eq. (4.9) (seed 004 Sec. 4.1; Eq. (3.5) of Sec. 3.2 for Fast-tauCC), spec 5.2: the
+similarity of an object with aggregated profile y (y_l = sum of its entries in feature cluster
+l) to prototype k of a table T is
 ``sigma(y, t_k) = sum_l y_l * B_kl`` with ``B_kl = t_kl / t_.l - t_k. / T_tot`` (t_kl / t_.l := 0
 when t_.l = 0). The same weights serve Fast-tauCC (on the exact table) and DP-tauCC (on the noisy
 one). All functions accept leading batch axes (independent runs).
@@ -21,7 +22,8 @@ def prototype_weights(table):
 
 
 def utility_range(weights, proto_alive=None, feature_alive=None):
-    """Range sensitivity of sigma under a unit change of one cell, [BP25] Eq. (4.10).
+    """Range sensitivity of sigma under a unit change of one cell, [BP25] Eq. (4.10) (seed 004
+    Sec. 4.1).
 
     ``max_l (max_k B_kl - min_k B_kl)`` over the live prototypes k and live feature clusters l
     (masks of shape (..., K) and (..., L); dead slots are clusters already deleted). A unit change
@@ -39,3 +41,21 @@ def utility_range(weights, proto_alive=None, feature_alive=None):
     lo = np.where(pk[..., :, None], B, np.inf).min(axis=-2)
     spread = np.where(fl, hi - lo, 0.0)
     return spread.max(axis=-1)
+
+
+def denormalised_tau(table):
+    """De-normalised Goodman-Kruskal tau_{R|C} of a (K, L) table ([BP25] Eq. (3.2), seed 004
+    Sec. 3.2): ``sum_kl q_kl^2 / q_.l - sum_k q_k.^2`` with q = T / T_tot; empty columns add 0 and
+    an all-zero table gives 0. Pass ``table.T`` for tau_{C|R}. Same value as
+    ``privclust.core.metrics.tau_rows``; kept here so that importing the co-clustering estimators
+    does not load scikit-learn (process memory, issue 6 performance target).
+    """
+    T = np.asarray(table, dtype=np.float64)
+    total = T.sum()
+    if total <= 0.0:
+        return 0.0
+    q = T / total
+    col = q.sum(axis=0)
+    row = q.sum(axis=1)
+    safe = np.where(col > 0, col, 1.0)
+    return float(np.sum((q * q).sum(axis=0) / safe) - np.dot(row, row))

@@ -118,3 +118,109 @@ def test_input_and_parameter_checks(blocks):
         DPTauCoClustering(3, 3, neighbouring="replace").fit(X)
     with pytest.raises(ValueError, match="neighbouring"):
         DPTauCoClustering(3, 3, neighbouring="rows").fit(X)
+
+
+def _mechanism_calls(monkeypatch, X, n_iter, eps, double_draw=False):
+    """Run one fit while recording every exponential-mechanism and Laplace call that touches the
+    data (name, epsilon, sensitivity), in order. ``double_draw`` plants a bug: each assignment is
+    drawn twice (an extra, uncharged release of the same utilities)."""
+    import privclust.core.cocluster.dp_taucc as dp
+
+    calls = []
+    real_em, real_lap = dp.exponential_mechanism, dp.laplace
+
+    def em(utilities, epsilon, sensitivity, rng, **kwargs):
+        calls.append(("assign", epsilon, sensitivity))
+        if double_draw:
+            calls.append(("assign", epsilon, sensitivity))
+            real_em(utilities, epsilon, sensitivity, rng, **kwargs)
+        return real_em(utilities, epsilon, sensitivity, rng, **kwargs)
+
+    def lap(value, sensitivity, epsilon, rng, **kwargs):
+        calls.append(("table", epsilon, sensitivity))
+        return real_lap(value, sensitivity, epsilon, rng, **kwargs)
+
+    monkeypatch.setattr(dp, "exponential_mechanism", em)
+    monkeypatch.setattr(dp, "laplace", lap)
+    est = DPTauCoClustering(3, 3, epsilon=eps, n_iter=n_iter, cell_bound=1.5,
+                            random_state=1).fit(X)
+    ledger = [(s.name.split()[0], s.epsilon, s.sensitivity) for s in est.privacy_.mechanisms]
+    return calls, ledger
+
+
+def _ledger_mismatch(calls, ledger):
+    """Why the mechanisms actually run differ from the recorded releases ('' when they agree)."""
+    if len(calls) != len(ledger):
+        return f"{len(calls)} mechanism calls but {len(ledger)} ledger entries"
+    for i, ((k1, e1, s1), (k2, e2, s2)) in enumerate(zip(calls, ledger)):
+        if k1 != k2 or not math.isclose(e1, e2, rel_tol=1e-12) or s1 != s2:
+            return f"release {i}: ran {(k1, e1, s1)}, recorded {(k2, e2, s2)}"
+    return ""
+
+
+@pytest.mark.parametrize("n_iter", [1, 3, 4])
+def test_every_mechanism_run_is_in_the_ledger(blocks, monkeypatch, n_iter):
+    """The mechanisms that actually touch the data are exactly the recorded releases, in order:
+    2I exponential-mechanism draws (the initial column draw plus I row and I - 1 column draws)
+    and 2I Laplace tables, summing to epsilon (spec 5.4 budget check; seed 004 Sec. 4.2 Alg. 1).
+    """
+    calls, ledger = _mechanism_calls(monkeypatch, blocks[0], n_iter, 0.7)
+    assert _ledger_mismatch(calls, ledger) == ""
+    assert [k for k, _, _ in calls].count("assign") == 2 * n_iter
+    assert [k for k, _, _ in calls].count("table") == 2 * n_iter
+    assert math.fsum(e for _, e, _ in calls) == pytest.approx(0.7, rel=0, abs=1e-12)
+
+
+def test_planted_bug_uncharged_extra_draw_is_detected(blocks, monkeypatch):
+    """Planted bug: every assignment is drawn twice but charged once. The check must see it."""
+    calls, ledger = _mechanism_calls(monkeypatch, blocks[0], 2, 0.7, double_draw=True)
+    assert "mechanism calls" in _ledger_mismatch(calls, ledger)
+    assert math.fsum(e for _, e, _ in calls) > 0.7 + 1e-6
+
+
+def test_large_sparse_matrix_is_never_densified():
+    """A 20000 x 50000 sparse matrix (1e9 cells: 8 GB dense, 80 MB for cell-by-cell flips of
+    RandomMatrix): one fit stays far below either (only A.C, A^T.R and A^T.B products)."""
+    import tracemalloc
+    rng = np.random.default_rng(0)
+    n, m, nnz = 20_000, 50_000, 100_000
+    X = sp.csr_matrix((rng.integers(1, 5, nnz).astype(float),
+                       (rng.integers(n, size=nnz), rng.integers(m, size=nnz))), shape=(n, m))
+    tracemalloc.start()
+    try:
+        est = DPTauCoClustering(3, 3, epsilon=1.0, n_iter=2, random_state=0).fit(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert est.row_labels_.shape == (n,) and est.column_labels_.shape == (m,)
+    assert peak < 40 * 2**20
+
+
+def test_single_cluster_repair_moves_ceil_one_percent():
+    """UpdatePart step 8 (spec 5.4): when every object picks the same prototype, a random
+    ceil(1 %) of them is moved to a second cluster (data-independent), so two clusters stay."""
+    from privclust.core.cocluster.dp_taucc import update_part
+    N = 250
+    Y = np.tile([50.0, 0.0], (N, 1))[None]                    # every object loves prototype 0
+    P = np.array([[[90.0, 1.0], [1.0, 90.0], [1.0, 90.0]]])
+    labels, alive = update_part(Y, P, 1e6, np.random.default_rng(0))
+    counts = np.bincount(labels[0], minlength=3)
+    assert alive[0].sum() == 2 and counts[0] == N - math.ceil(0.01 * N)
+    assert sorted(counts[counts > 0]) == [math.ceil(0.01 * N), N - math.ceil(0.01 * N)]
+
+
+def test_compute_table_deletes_all_zero_rows_but_never_all(monkeypatch):
+    """ComputeT (seed 004 Alg. 2 lines 10-13): a row cluster whose noisy counts all clamp to 0 is
+    deleted; if every row would go, the live set is kept (post-processing either way)."""
+    import privclust.core.cocluster.dp_taucc as dp
+    Y = np.array([[[5.0, 3.0], [0.0, 0.0], [4.0, 0.0]]])       # object profiles, L = 2
+    labels = np.array([[0, 1, 2]])
+    alive = np.ones((1, 3), bool)
+    cols = np.ones((1, 2), bool)
+    monkeypatch.setattr(dp, "laplace", lambda value, *a, **k: np.asarray(value) - 0.5)
+    T, keep = dp.compute_table(Y, labels, alive, cols, 1.0, np.random.default_rng(0))
+    assert keep[0].tolist() == [True, False, True]
+    np.testing.assert_allclose(T[0], [[4.5, 2.5], [0.0, 0.0], [3.5, 0.0]])
+    monkeypatch.setattr(dp, "laplace", lambda value, *a, **k: np.asarray(value) - 1e9)
+    T, keep = dp.compute_table(Y, labels, alive, cols, 1.0, np.random.default_rng(0))
+    assert keep[0].all() and np.all(T == 0)

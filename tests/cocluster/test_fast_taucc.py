@@ -77,3 +77,26 @@ def test_input_checks():
         TauCoClustering(2, 2).fit(np.zeros((5, 5)))
     with pytest.raises(ValueError, match="non-finite"):
         TauCoClustering(2, 2).fit(np.full((4, 4), np.nan))
+
+
+def test_tau_attributes_match_the_metrics_module(rng):
+    """tau_rows_ / tau_columns_ (computed in cocluster.tau, no scikit-learn import) agree with
+    privclust.core.metrics on tables with empty columns and rows."""
+    from privclust.core.cocluster.tau import denormalised_tau
+    from privclust.core.metrics import tau_columns
+    for _ in range(20):
+        T = np.maximum(rng.normal(2.0, 3.0, size=(rng.integers(1, 5), rng.integers(1, 5))), 0)
+        assert denormalised_tau(T) == pytest.approx(tau_rows(T), abs=1e-12)
+        assert denormalised_tau(T.T) == pytest.approx(tau_columns(T), abs=1e-12)
+    assert denormalised_tau(np.zeros((2, 3))) == 0.0
+    X, _, _ = _blocks()
+    est = TauCoClustering(3, 3, random_state=1).fit(X)
+    assert est.tau_columns_ == pytest.approx(tau_columns(est.table_))
+
+
+def test_importing_the_estimators_does_not_load_sklearn():
+    import subprocess
+    import sys
+    code = "import sys, privclust.core.cocluster; print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

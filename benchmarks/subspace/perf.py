@@ -11,6 +11,8 @@ Writes perf.md under benchmarks/results/subspace/.
 import argparse
 import cProfile
 import io
+import os
+import platform
 import pstats
 import time
 from pathlib import Path
@@ -23,8 +25,14 @@ from privclust.core.subspace import (GibbsSubspaceClustering, LowRankRepresentat
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "subspace"
 GROUPS = {"gumbel_max": "Gumbel-max (privacy.gumbel_max)", "z_update": "z-update (own time)",
+          "_gumbel_argmax_middle": "Gumbel-max of the z-update (noise + k-1 comparisons)",
           "eigh": "batched eigh", "qr": "batched QR", "sample_vector_bingham": "ACG rejection",
           "acg_parameters": "ACG envelope (Newton)", "u_update": "U-update (own time)"}
+
+
+def load():
+    """1-, 5- and 15-minute load averages (other work shares this machine)."""
+    return "load average " + ", ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def timed(fn):
@@ -46,12 +54,18 @@ def main():
         return GibbsSubspaceClustering(3, 3, epsilon=100.0, n_iter=n, n_chains=8,
                                        record_every=100, random_state=0).fit(ds.X)
 
+    before = load()
     _, wall, cpu = timed(lambda: gibbs(args.iterations))
-    md += [f"## Gibbs, 8 chains x {args.iterations} iterations (n=1000, d=10, k=3, q=3, eps=100)",
+    md += [f"Machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}; "
+           f"before the Gibbs run: {before}; after it: {load()}. Wall time depends on the load "
+           "(other work runs on this machine); CPU time much less.", "",
+           f"## Gibbs, 8 chains x {args.iterations} iterations (n=1000, d=10, k=3, q=3, eps=100)",
            "", f"- wall {wall:.1f} s, CPU {cpu:.1f} s (target <= 20 s wall)",
-           f"- {args.iterations / cpu:.0f} iterations/s for all 8 chains per CPU second "
-           f"({8 * args.iterations / cpu:.0f} chain-iterations/s; {1e3 * cpu / args.iterations:.2f}"
-           " ms CPU per iteration)", ""]
+           f"- per chain: {args.iterations / wall:.0f} iterations/s wall, "
+           f"{args.iterations / cpu:.0f} iterations/s per CPU second (the 8 chains advance "
+           "together: one batched iteration updates all of them)",
+           f"- {1e3 * wall / args.iterations:.2f} ms wall, {1e3 * cpu / args.iterations:.2f} ms CPU"
+           " per iteration of all 8 chains", ""]
     prof = cProfile.Profile()
     prof.enable()
     gibbs(args.profile_iterations)

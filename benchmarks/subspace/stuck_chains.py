@@ -43,7 +43,7 @@ def main():
              else "") + ".",
           f"Final test statistic: good chains {tr['test_statistic'][-1][~stuck].mean():.4f}"
           + (f", stuck chains {tr['test_statistic'][-1][stuck].mean():.4f}" if stuck.any()
-             else "") + " (both decay like 1/sqrt(T): it cannot tell them apart).", "",
+             else "") + " (nearly equal: the statistic cannot tell them apart).", "",
           "| group of 4 chains | stuck chains in group | split R-hat of cost (2nd half) |",
           "|---|---|---|"]
     for start in range(0, args.chains - 3, 4):

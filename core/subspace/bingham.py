@@ -10,7 +10,8 @@ import warnings
 
 import numpy as np
 
-_ROUND = 8          # proposals drawn per pending row and round
+_ROUND = 16         # proposals drawn per pending row and round (p = 8, concentrated: ~99 %
+                    # of rows accept in the first round; acceptance >= ~0.13 up to p = 42)
 
 
 def acg_parameters(lam):
@@ -19,13 +20,17 @@ def acg_parameters(lam):
     started at b = 1 (left of the root of a convex decreasing function: monotone convergence)."""
     p = lam.shape[-1]
     b = np.ones(lam.shape[:-1])
+    two_lam = 2.0 * lam
+    add, big = np.add.reduce, np.maximum.reduce     # ufunc reductions: less call overhead
     for _ in range(100):
-        inv = 1.0 / (b[..., None] + 2.0 * lam)
-        f = inv.sum(axis=-1) - 1.0
-        if np.all(np.abs(f) < 1e-13):
+        inv = np.add(b[..., None], two_lam)
+        np.reciprocal(inv, out=inv)
+        f = add(inv, axis=-1) - 1.0
+        if big(np.abs(f), axis=None) < 1e-13:
             break
-        b = np.minimum(b + f / (inv * inv).sum(axis=-1), p)
-    omega = 1.0 + 2.0 * lam / b[..., None]
+        inv *= inv
+        b = np.minimum(b + f / add(inv, axis=-1), p)
+    omega = 1.0 + two_lam / b[..., None]
     log_m = -(p - b) / 2.0 + (p / 2.0) * np.log(p / b)
     return b, omega, log_m
 
@@ -33,28 +38,37 @@ def acg_parameters(lam):
 def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
     """One exact draw y (B, p), density proportional to exp(sum_j a_j y_j^2) per row of a (B, p).
 
-    ``y0`` (B, p), optional, is the current state used only by the Hoff fallback.
+    ``y0`` (B, p), optional, is the current state used only by the Hoff fallback (or a callable
+    ``y0(rows)`` returning those rows, evaluated only if the fallback runs).
+
+    ACG rejection (spec 2.4 item 3): a proposal y = w/||w||, w ~ N(0, diag(1/omega)), is
+    accepted when ln U <= -sum lam_j y_j^2 + (p/2) ln(sum omega_j y_j^2) - log M. The three sums
+    over j come from one batched product of w*w with (1, lam, omega), divided by ||w||^2, and
+    only accepted proposals are normalised. The first accepted proposal of a round is returned:
+    it is the first success in a sequence of i.i.d. trials, so the draw stays exact.
     """
     a = np.asarray(a, dtype=float)
     B, p = a.shape
     lam = a.max(axis=1, keepdims=True) - a
     _, omega, log_m = acg_parameters(lam)
     scale = 1.0 / np.sqrt(omega)
+    weights = np.stack([np.ones_like(lam), lam, omega], axis=2)            # (B, p, 3)
     out = np.empty((B, p))
     pending = np.arange(B)
     used = 0
     while pending.size and used < max_proposals:
-        w = rng.standard_normal((pending.size, _ROUND, p)) * scale[pending, None, :]
-        y = w / np.linalg.norm(w, axis=-1, keepdims=True)
-        y2 = y * y
-        log_acc = (-(y2 * lam[pending, None, :]).sum(-1)
-                   + 0.5 * p * np.log((y2 * omega[pending, None, :]).sum(-1))
-                   - log_m[pending, None])
+        rows = slice(None) if pending.size == B else pending          # no gather in round 1
+        w = rng.standard_normal((pending.size, _ROUND, p))
+        w *= scale[rows, None, :]
+        sums = np.matmul(w * w, weights[rows])                             # (P, R, 3)
+        log_acc = (0.5 * p * np.log(sums[..., 2] / sums[..., 0])
+                   - sums[..., 1] / sums[..., 0] - log_m[rows, None])
         ok = np.log(rng.random((pending.size, _ROUND))) <= log_acc
         hit = ok.any(axis=1)
         first = ok.argmax(axis=1)
         done = pending[hit]
-        out[done] = y[hit, first[hit]]
+        wa = w[hit, first[hit]]
+        out[done] = wa / np.sqrt(sums[hit, first[hit], 0])[:, None]
         pending = pending[~hit]
         used += _ROUND
     if pending.size:
@@ -64,6 +78,8 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
         if y0 is None:
             start = rng.standard_normal((pending.size, p))
             start /= np.linalg.norm(start, axis=1, keepdims=True)
+        elif callable(y0):
+            start = np.asarray(y0(pending), dtype=float)
         else:
             start = np.asarray(y0, dtype=float)[pending]
         out[pending] = hoff_coordinate_update(a[pending], start, rng)

@@ -14,8 +14,7 @@ from threadpoolctl import threadpool_limits
 
 from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
-from ..privacy import (BudgetAccountant, PrivacyWarning, as_generator, charge, gumbel_max,
-                       haar_stiefel)
+from ..privacy import BudgetAccountant, PrivacyWarning, as_generator, charge, haar_stiefel
 from .bingham import sample_vector_bingham
 from .projection import check_data
 from .solvers import make_solver
@@ -23,30 +22,77 @@ from .solvers import make_solver
 _CHUNK_FLOATS = 2_000_000      # rows per z-update chunk: about this many floats per temporary
 
 
+def triu_outer(X):
+    """(n, d(d+1)/2) upper triangles (row-major, diagonal included) of the x_i x_i^T."""
+    iu = np.triu_indices(X.shape[1])
+    return X[:, iu[0]] * X[:, iu[1]]
+
+
+def _gumbel_argmax_middle(logits, rng):
+    """Gumbel-max (spec P3) over the MIDDLE axis of finite logits (C, k, m): index l with
+    probability softmax(logits[c, :, i])_l, returned as (C, m) int64.
+
+    The same sampler as ``privacy.gumbel_max`` (G = -log E, E ~ Exp(1) kept > 0; argmax of
+    logits + G, ties to the lowest index), laid out for the Gibbs z-update: the k candidates
+    are on a middle axis, so the argmax is k - 1 elementwise comparisons of contiguous (C, m)
+    slices instead of an argmax over a tiny trailing axis, and the finite-logit validation is
+    skipped (the logits are -(eps/2) d^2 in [-eps/2, 0] by construction)."""
+    C, k, m = logits.shape
+    noise = rng.standard_exponential(size=(C, k, m))
+    np.maximum(noise, np.finfo(np.float64).tiny, out=noise)
+    np.log(noise, out=noise)
+    np.subtract(logits, noise, out=noise)            # logits + Gumbel
+    z = np.zeros((C, m), dtype=np.int64)
+    best = noise[:, 0].copy()
+    for ell in range(1, k):
+        cand = noise[:, ell]
+        better = cand > best
+        z[better] = ell
+        np.maximum(best, cand, out=best)
+    return z
+
+
 def z_update(X, sq_norms, outer, U, kappa, rng):
     """Sample all labels of all chains from Eq. (11) by Gumbel-max and accumulate the scatter
-    matrices A[c, l] = sum_{z_ci = l} x_i x_i^T. ``outer`` (n, d*d) holds the x_i x_i^T (or is
-    None: computed per chunk). U: (C, k, d, q). Returns z (C, n), A (C, k, d, d), counts (C, k).
-    Chunked over rows; no loop over points or chains."""
+    matrices A[c, l] = sum_{z_ci = l} x_i x_i^T. ``outer`` holds the x_i x_i^T, either as
+    upper triangles (n, d(d+1)/2) (:func:`triu_outer`, what :class:`GibbsSubspaceClustering`
+    passes) or full (n, d*d); None computes them per chunk. U: (C, k, d, q). Returns z (C, n),
+    A (C, k, d, d), counts (C, k). Chunked over rows; no loop over points or chains.
+
+    Layout: one (q*C*k, d) @ (d, m) product puts the rows on the last (long, contiguous) axis;
+    the sum over q adds q contiguous blocks and the Gumbel argmax compares k contiguous
+    slices, so no reduction runs over a tiny trailing axis."""
     C, k, d, q = U.shape
     n = len(X)
-    W = U.transpose(2, 3, 0, 1).reshape(d, q * C * k)      # q is the slow axis of the product
+    iu = np.triu_indices(d)
+    n_tri = len(iu[0])
+    Wt = np.ascontiguousarray(U.transpose(3, 0, 1, 2)).reshape(q * C * k, d)
     z = np.empty((C, n), dtype=np.int64)
-    A = np.zeros((C * k, d * d))
+    A_tri = np.zeros((C * k, n_tri))
     labels = np.arange(k)[None, :, None]
     step = max(1, _CHUNK_FLOATS // (C * k * max(q, d)))
     for start in range(0, n, step):
         Xc = X[start:start + step]
         m = len(Xc)
-        P = Xc @ W
-        proj2 = (P * P).reshape(m, q, C * k).sum(axis=1)
-        logits = np.minimum(proj2 - sq_norms[start:start + m, None], 0.0).reshape(m, C, k)
-        zc = gumbel_max(kappa * logits, rng).T                              # (C, m)
+        P = Wt @ Xc.T                                                    # (q*C*k, m)
+        np.multiply(P, P, out=P)
+        proj2 = P.reshape(q, C * k, m).sum(axis=0)                       # ||U^T x||^2
+        proj2 -= sq_norms[start:start + m]
+        np.minimum(proj2, 0.0, out=proj2)                                # -d^2, clamped
+        proj2 *= kappa
+        zc = _gumbel_argmax_middle(proj2.reshape(C, k, m), rng)          # (C, m)
         z[:, start:start + m] = zc
         onehot = (zc[:, None, :] == labels).reshape(C * k, m).astype(float)
-        oc = outer[start:start + m] if outer is not None else (
-            Xc[:, :, None] * Xc[:, None, :]).reshape(m, d * d)
-        A += onehot @ oc
+        if outer is None:
+            oc = triu_outer(Xc)
+        elif outer.shape[1] == n_tri:
+            oc = outer[start:start + m]
+        else:
+            oc = outer[start:start + m][:, iu[0] * d + iu[1]]
+        A_tri += onehot @ oc
+    A = np.empty((C * k, d, d))
+    A[:, iu[0], iu[1]] = A_tri
+    A[:, iu[1], iu[0]] = A_tri
     counts = np.bincount((z + k * np.arange(C)[:, None]).ravel(), minlength=C * k)
     return z, A.reshape(C, k, d, d), counts.reshape(C, k)
 
@@ -55,7 +101,8 @@ def u_update(U, A, counts, kappa, rng):
     """One column-wise Gibbs sweep (Hoff 2009) of every U[c, l] under the matrix Bingham
     exp(kappa tr(U^T A U)), batched over chains and clusters; each column is an exact
     vector-Bingham draw (ACG rejection) in the eigenbasis of N^T A N, N spanning the complement of
-    the other columns. Empty clusters get a Haar basis. Returns the new U (C, k, d, q)."""
+    the other columns (recomputed by a full QR for every column, spec 2.4 item 9). Empty clusters
+    get a Haar basis. Returns the new U (C, k, d, q)."""
     C, k, d, q = U.shape
     B = C * k
     U = U.reshape(B, d, q).copy()
@@ -65,14 +112,18 @@ def u_update(U, A, counts, kappa, rng):
         if q == 1:
             N = eye
         else:
-            others = np.delete(np.arange(q), r)
+            others = [j for j in range(q) if j != r]
             N = np.linalg.qr(U[:, :, others], mode="complete")[0][:, :, q - 1:]   # (B, d, p)
         M = np.matmul(N.transpose(0, 2, 1), np.matmul(A, N))
-        mu, V = np.linalg.eigh(0.5 * (M + M.transpose(0, 2, 1)))
+        mu, V = np.linalg.eigh(M + M.transpose(0, 2, 1))   # symmetrised 2M: halve mu below
         NV = np.matmul(N, V)                                                   # (B, d, p)
-        y0 = np.einsum("bdp,bd->bp", NV, U[:, :, r])
-        y = sample_vector_bingham(kappa * mu, rng, y0=y0)
-        U[:, :, r] = np.einsum("bdp,bp->bd", NV, y)
+        col = U[:, :, r:r + 1]
+
+        def current(rows, NV=NV, col=col):                 # y0 for the Hoff fallback only
+            return np.matmul(NV[rows].transpose(0, 2, 1), col[rows])[:, :, 0]
+
+        y = sample_vector_bingham((0.5 * kappa) * mu, rng, y0=current)
+        U[:, :, r] = np.matmul(NV, y[:, :, None])[:, :, 0]
     Q, R = np.linalg.qr(U)                                                     # drift control
     signs = np.sign(np.diagonal(R, axis1=1, axis2=2))
     U = Q * np.where(signs == 0, 1.0, signs)[:, None, :]
@@ -213,8 +264,7 @@ class GibbsSubspaceClustering(BaseEstimator):
             0 if self.release == "first" else int(rng.integers(C)))
         X = clip_l2(X, 1.0)
         sq_norms = np.einsum("ij,ij->i", X, X)
-        outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), d * d) if (
-            X.size * d <= _CHUNK_FLOATS * 4) else None
+        outer = triu_outer(X) if X.size * (d + 1) <= _CHUNK_FLOATS * 8 else None
         kappa = 0.5 * float(self.epsilon)
         with threadpool_limits(limits=1):
             if self._random_init():

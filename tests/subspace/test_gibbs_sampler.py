@@ -4,7 +4,7 @@ import numpy as np
 
 from privclust.core.privacy import exponential_probabilities
 from privclust.core.subspace.bingham import sample_vector_bingham
-from privclust.core.subspace.gibbs import u_update, z_update
+from privclust.core.subspace.gibbs import triu_outer, u_update, z_update
 
 
 def _unit_rows(rng, n, d):
@@ -41,6 +41,42 @@ def test_z_update_frequencies_match_softmax_and_scatter_is_exact():
     zb2, Ab, _ = z_update(X, sq, None, U[:50], eps / 2, rng3)
     np.testing.assert_array_equal(za, zb2)
     np.testing.assert_allclose(Aa, Ab, atol=1e-12)
+
+
+def test_z_update_triangle_outer_matches_full_and_none():
+    """The estimator passes upper-triangle outer products; all three forms give the same labels
+    (same random stream) and the same symmetric scatter matrices; with one row per chunk the
+    scatter matrices still match the labels drawn."""
+    rng = np.random.default_rng(5)
+    X = _unit_rows(rng, 300, 5)
+    sq = (X ** 2).sum(1)
+    U = np.linalg.qr(rng.standard_normal((4, 3, 5, 2)))[0]
+    full = (X[:, :, None] * X[:, None, :]).reshape(300, 25)
+    out = [z_update(X, sq, o, U, 2.0, np.random.default_rng(1))
+           for o in (triu_outer(X), full, None)]
+    for z, A, counts in out[1:]:
+        np.testing.assert_array_equal(z, out[0][0])
+        np.testing.assert_allclose(A, out[0][1], atol=1e-12)
+        np.testing.assert_array_equal(counts, out[0][2])
+    z, A, counts = out[0]
+    np.testing.assert_array_equal(A, np.swapaxes(A, -1, -2))
+    for c in range(4):
+        for ell in range(3):
+            Xl = X[z[c] == ell]
+            np.testing.assert_allclose(A[c, ell], Xl.T @ Xl, atol=1e-12)
+    assert counts.sum() == 4 * 300
+    import privclust.core.subspace.gibbs as gibbs_module
+    old = gibbs_module._CHUNK_FLOATS
+    try:                                          # tiny chunks: one row per chunk
+        gibbs_module._CHUNK_FLOATS = 1
+        zc, Ac, cc = z_update(X, sq, triu_outer(X), U, 2.0, np.random.default_rng(1))
+    finally:
+        gibbs_module._CHUNK_FLOATS = old
+    for c in range(4):
+        for ell in range(3):
+            Xl = X[zc[c] == ell]
+            np.testing.assert_allclose(Ac[c, ell], Xl.T @ Xl, atol=1e-12)
+            assert cc[c, ell] == len(Xl)
 
 
 def _u_moments(kappa, A, C, sweeps, rng, q):

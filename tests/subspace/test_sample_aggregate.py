@@ -184,3 +184,22 @@ def test_utility_close_at_large_epsilon_and_monotone(lines):
             med[eps] = np.median(dist)
     assert med[1000.0] < 0.05
     assert med[1000.0] <= med[100.0] < med[1.0]
+
+
+def test_refused_charge_runs_nothing(lines):
+    """The ledger is charged before the solvers or the noise run: a refused charge leaves the
+    estimator unfitted and the ledger unchanged."""
+    from privclust.core.privacy import BudgetExceeded
+    ledger = Ledger(1.0, 1e-3)
+    sa = SampleAggregateSubspaceClustering(2, 1, epsilon=0.5, solver=KPlanes(n_init=1),
+                                           ledger=ledger, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        sa.fit(lines.X)
+        assert ledger.spent[0] == pytest.approx(0.5)
+        big = SampleAggregateSubspaceClustering(2, 1, epsilon=0.6, solver=KPlanes(n_init=1),
+                                                ledger=ledger, random_state=0)
+        with pytest.raises(BudgetExceeded):
+            big.fit(lines.X)
+    assert not hasattr(big, "subspaces_") and not hasattr(big, "diagnostics_")
+    assert ledger.spent[0] == pytest.approx(0.5)

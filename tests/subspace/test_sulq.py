@@ -129,3 +129,15 @@ def test_large_delta_warns():
     with pytest.warns(PrivacyWarning, match="exceeds 1/n"):
         est = SuLQSubspaceClustering(2, 2, delta=0.1, random_state=0).fit(X)
     assert any("1/n" in w for w in est.privacy_.warnings)
+
+
+def test_refused_charge_runs_nothing():
+    from privclust.core.privacy import BudgetExceeded
+    ds = make_union_of_subspaces(200, 5, 2, 2, noise=0.05, random_state=0)
+    ledger = Ledger(1.0, 1e-3)
+    SuLQSubspaceClustering(2, 2, epsilon=0.7, delta=1e-4, ledger=ledger, random_state=0).fit(ds.X)
+    est = SuLQSubspaceClustering(2, 2, epsilon=0.4, delta=1e-4, ledger=ledger, random_state=0)
+    with pytest.raises(BudgetExceeded):
+        est.fit(ds.X)
+    assert not hasattr(est, "subspaces_") and not hasattr(est, "privacy_")
+    assert ledger.spent == pytest.approx((0.7, 1e-4))

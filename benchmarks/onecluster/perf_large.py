@@ -5,6 +5,7 @@ Writes benchmarks/results/onecluster/perf_large.md. Each configuration runs in a
 so the peak RSS (ru_maxrss) is its own.
 """
 import json
+import os
 import subprocess
 import sys
 import time
@@ -40,6 +41,7 @@ print(json.dumps({"n": n, "d": d, "counts_s": t_counts, "fit_s": t_fit, "counts_
 def main():
     configs = [(int(sys.argv[1]), int(sys.argv[2]))] if len(sys.argv) == 3 else [(100_000, 10), (100_000, 2)]
     rows = []
+    load_start = os.getloadavg()
     for n, d in configs:
         t0 = time.time()
         out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(d)], capture_output=True,
@@ -56,6 +58,8 @@ def main():
                      f"{r['good_radius']:.4g} | {r['radius']:.3g} | {r['center_error']:.3g} | {r['reliable']} |")
     lines += ["", "The full fit recomputes the ball counts (they are included in its time). CPU = process",
               "time of the single-threaded run (OMP_NUM_THREADS=1); wall time depends on the machine's load.",
+              f"Load average (1, 5, 15 min) at start {tuple(round(x, 2) for x in load_start)}, at end "
+              f"{tuple(round(x, 2) for x in os.getloadavg())} ({os.cpu_count()} cores, shared).",
               "Command: `OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/perf_large.py`"]
     (OUT / "perf_large.md").write_text("\n".join(lines) + "\n")
 

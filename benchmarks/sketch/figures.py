@@ -3,6 +3,7 @@
     /work/.venv/bin/python benchmarks/sketch/figures.py fig1 --quick
     /work/.venv/bin/python benchmarks/sketch/figures.py fig3 --quick
     /work/.venv/bin/python benchmarks/sketch/figures.py fig1 --paper   # n = 1e7, 13 eps, 50 trials
+    /work/.venv/bin/python benchmarks/sketch/figures.py fig1 --paper-lite   # n = 1e7, m = 10kd, ~10 min
 
 Fig. 1: relative SSE (to KMeans with 3 replicates) versus eps for CKM with f_e and f_q, r = m and
 r = 1, m = 10kd and 100kd, and DPLloyd (uniform init, "improved" sphere-packing init); medians.
@@ -13,6 +14,7 @@ Fig. 3 right: relative SSE over a (SNR x m/kd) grid, the SNR set through sigma_x
 Writes benchmarks/results/sketch/fig1_<cfg>.{json,md,png}, fig3_<cfg>.{json,md,png}.
 """
 import argparse
+import time
 
 import numpy as np
 
@@ -28,6 +30,10 @@ CONFIGS = {
     "smoke": {"n": 5_000, "eps": [1.0], "trials": 1, "big_m_trials": 0, "big_m_replicates": 1},
     "paper": {"n": 10_000_000, "eps": list(np.logspace(-3, 1, 13)), "trials": 50, "big_m_trials": 50,
               "big_m_replicates": 3},
+    # the paper's n = 1e7 at a cost that fits a shared 2-core machine (~10 min): one dataset, the
+    # sketches computed once, medians over 3 noise draws + decodes per eps; m = 100kd skipped
+    "paper_lite": {"n": 10_000_000, "eps": list(np.logspace(-3, 1, 9)), "trials": 1,
+                   "big_m_trials": 0, "big_m_replicates": 3, "noise_draws": 3},
 }
 
 
@@ -39,7 +45,7 @@ def fig1(cfg, name):
     B = 3 * 2.5 * K ** (1 / D) + 4
     bounds = (-B, B)
     scale = default_frequency_scale(bounds, K, D)
-    rows = []
+    rows, timings = [], {}
     for trial in range(cfg["trials"]):
         ds = make_gaussian_mixture(cfg["n"], D, K, random_state=trial) if cfg["n"] <= 10 ** 6 else None
         X = ds.X if ds is not None else np.vstack(list(sch19_blocks(cfg["n"], 100_000, trial)))
@@ -53,20 +59,26 @@ def fig1(cfg, name):
             for signature in ("complex_exp", "quantized"):
                 op = SketchOperator.draw(D, m, scale, signature=signature, random_state=rng)
                 for r in (m, 1):
+                    t0 = time.process_time()
                     sk = Sketch.from_array(X, op, r, random_state=rng)
+                    timings[f"{signature} m={m} r={r}"] = time.process_time() - t0
                     for eps in cfg["eps"]:
-                        s = sk.release(eps, random_state=rng)
-                        C, _, _ = clompr(s, op, K, bounds, n_replicates=reps, random_state=rng)
-                        rows.append({"trial": trial, "method": f"CKM {signature} m={m_factor}kd r={'m' if r == m else 1}",
-                                     "eps": eps, "rel_sse": relative_sse(X, C, ref)})
-                print(trial, m, signature, flush=True)
+                        for draw in range(cfg.get("noise_draws", 1)):
+                            s = sk.release(eps, random_state=rng)
+                            C, _, _ = clompr(s, op, K, bounds, n_replicates=reps, random_state=rng)
+                            rows.append({"trial": trial, "draw": draw,
+                                         "method": f"CKM {signature} m={m_factor}kd r={'m' if r == m else 1}",
+                                         "eps": eps, "rel_sse": relative_sse(X, C, ref)})
+                print(trial, m, signature, timings, flush=True)
         for init in ("uniform", "sphere_packing"):
             for eps in cfg["eps"]:
-                C = DPLloyd(K, eps, bounds=bounds, init=init, random_state=rng).fit(X).cluster_centers_
-                rows.append({"trial": trial, "method": f"DPLloyd {init}", "eps": eps,
-                             "rel_sse": relative_sse(X, C, ref)})
+                for draw in range(cfg.get("noise_draws", 1)):
+                    C = DPLloyd(K, eps, bounds=bounds, init=init, random_state=rng).fit(X).cluster_centers_
+                    rows.append({"trial": trial, "draw": draw, "method": f"DPLloyd {init}", "eps": eps,
+                                 "rel_sse": relative_sse(X, C, ref)})
     methods = sorted({r["method"] for r in rows})
-    lines = [f"# [SCH19] Fig. 1 ({name}: n = {cfg['n']:.0e}, medians over trials; m = 100kd uses "
+    lines = [f"# [SCH19] Fig. 1 ({name}: n = {cfg['n']:.0e}, {cfg['trials']} dataset(s) x "
+             f"{cfg.get('noise_draws', 1)} noise draw(s), medians; m = 100kd uses "
              f"{cfg['big_m_trials']} trial(s), {cfg['big_m_replicates']} decoder replicate(s))", "",
              "| method | " + " | ".join(f"eps={e:.3g}" for e in cfg["eps"]) + " |",
              "|---|" + "---|" * len(cfg["eps"])]
@@ -78,7 +90,10 @@ def fig1(cfg, name):
             meds.append(float(np.median(v)))
         table[meth] = meds
         lines.append(f"| {meth} | " + " | ".join(f"{v:.3f}" for v in meds) + " |")
-    write(f"fig1_{name}", {"config": cfg, "rows": rows, "medians": table, "machine": machine_note()}, lines)
+    lines += ["", "Sketch CPU seconds (last dataset): " + ", ".join(f"{k}: {v:.1f}" for k, v in timings.items()),
+              f"Machine: {machine_note()}"]
+    write(f"fig1_{name}", {"config": cfg, "rows": rows, "medians": table, "sketch_cpu_s": timings,
+                           "machine": machine_note()}, lines)
     _plot(f"fig1_{name}", cfg["eps"], table, "epsilon", "relative SSE (median)")
 
 
@@ -184,10 +199,18 @@ def main():
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="n = 1e5 (default)")
     g.add_argument("--paper", action="store_true", help="n = 1e7, 13 eps, 50 trials (hours)")
+    g.add_argument("--paper-lite", action="store_true",
+                   help="n = 1e7, m = 10kd, 9 eps, 1 dataset x 3 noise draws (~10 min)")
     g.add_argument("--smoke", action="store_true", help="seconds: checks the script runs")
+    p.add_argument("--trials", type=int, default=None,
+                   help="override the configuration's number of datasets (Fig. 3 uses trials - 1)")
     args = p.parse_args()
-    name = "paper" if args.paper else "smoke" if args.smoke else "quick"
-    (fig1 if args.figure == "fig1" else fig3)(CONFIGS[name], name)
+    name = ("paper" if args.paper else "paper_lite" if args.paper_lite else
+            "smoke" if args.smoke else "quick")
+    cfg = dict(CONFIGS[name])
+    if args.trials is not None:
+        cfg["trials"] = args.trials
+    (fig1 if args.figure == "fig1" else fig3)(cfg, name)
 
 
 if __name__ == "__main__":

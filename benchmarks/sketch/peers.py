@@ -1,7 +1,7 @@
 """Utility and speed of privclust's compressive k-means against pycle 1.2 and diffprivlib 0.6.6,
 same data, same process (issue 4 "Performance and quality against peers").
 
-    /work/.venv/bin/python benchmarks/sketch/peers.py [--trials 10] [--pycle-trials 5] [--n 100000]
+    python benchmarks/sketch/peers.py [--trials 10] [--pycle-trials 10] [--n 100000] [--skip-utility]
 
 Writes benchmarks/results/sketch/peers.{json,md}.  Like with like: pycle's "UDP" mode is
 add/remove with a noisy count, compared with ours at neighbouring="add_remove" on the *same*
@@ -12,6 +12,8 @@ decoder vary between trials.  diffprivlib's KMeans is charged what its mechanism
 (measured from its own _split_epsilon and the number of _update_centers calls).
 """
 import argparse
+import os
+import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -99,38 +101,50 @@ def utility(args):
     return rows
 
 
-def speed(args, repeats=2):
+def _cpu_timed(fn, *a, **k):
+    """(result, wall s, CPU s of this process): CPU time is robust to a time-sliced machine
+    (for the pinned runs it equals the wall time on an idle one)."""
+    c = time.process_time()
+    out, wall = timed(fn, *a, **k)
+    return out, wall, time.process_time() - c
+
+
+def speed(args, repeats=3):
     """End to end (private sketch + decode) on the same frequencies, n = args.n, m = 1000."""
     X, bounds = dataset("sch19", args.n, 0)
     est = CompressiveKMeans(10, 1.0, sketch_size=M, bounds=bounds, neighbouring="add_remove")
     op = est.make_operator(X.shape[1], random_state=0)
-    out = {}
+    out = {"loadavg_at_start": os.getloadavg()}
     for reps in (1, 3):
-        ours_sk, ours_dec, py_sk, py_dec = [], [], [], []
+        wall = {k: [] for k in ("ours_sk", "ours_dec", "py_sk", "py_dec")}
+        cpu = {k: [] for k in wall}
         for rep in range(repeats):
             rng = np.random.default_rng(rep)
             with threadpool_limits(1):
-                s, t1 = timed(lambda: Sketch.from_array(X, op, random_state=rng).release(
+                s, w1, c1 = _cpu_timed(lambda: Sketch.from_array(X, op, random_state=rng).release(
                     1.0, "add_remove", random_state=rng))
-                _, t2 = timed(clompr, s, op, 10, bounds, n_replicates=reps, random_state=rng)
-                ours_sk.append(t1)
-                ours_dec.append(t2)
+                _, w2, c2 = _cpu_timed(clompr, s, op, 10, bounds, n_replicates=reps, random_state=rng)
                 import pycle.sketching as psk
                 import pycle.compressive_learning as pcl
                 phi = psk.SimpleFeatureMap("ComplexExponential", op.frequencies, c_norm=1 / np.sqrt(M))
                 np.random.seed(rep)
-                z, t3 = timed(psk.computeSketch_DP, X, phi, 1.0, DPdef="UDP")
+                z, w3, c3 = _cpu_timed(psk.computeSketch_DP, X, phi, 1.0, DPdef="UDP")
                 box = np.array([np.full(10, bounds[0]), np.full(10, bounds[1])])
-                _, t4 = timed(lambda: pcl.CLOMP_CKM(phi, 10, box, z).fit_several_times(reps))
-                py_sk.append(t3)
-                py_dec.append(t4)
+                _, w4, c4 = _cpu_timed(lambda: pcl.CLOMP_CKM(phi, 10, box, z).fit_several_times(reps))
+            for key, w, c in (("ours_sk", w1, c1), ("ours_dec", w2, c2), ("py_sk", w3, c3), ("py_dec", w4, c4)):
+                wall[key].append(w)
+                cpu[key].append(c)
         med = lambda v: float(np.median(v))
-        out[f"replicates_{reps}"] = {
-            "ours_sketch_s": med(ours_sk), "ours_decode_s": med(ours_dec),
-            "pycle_sketch_s": med(py_sk), "pycle_decode_s": med(py_dec),
-            "sketch_ratio": med(py_sk) / med(ours_sk),
-            "end_to_end_ratio": (med(py_sk) + med(py_dec)) / (med(ours_sk) + med(ours_dec))}
-        print(reps, out[f"replicates_{reps}"], flush=True)
+        res = {}
+        for kind, src in (("", wall), ("cpu_", cpu)):
+            res.update({
+                f"{kind}ours_sketch_s": med(src["ours_sk"]), f"{kind}ours_decode_s": med(src["ours_dec"]),
+                f"{kind}pycle_sketch_s": med(src["py_sk"]), f"{kind}pycle_decode_s": med(src["py_dec"]),
+                f"{kind}sketch_ratio": med(src["py_sk"]) / med(src["ours_sk"]),
+                f"{kind}end_to_end_ratio": (med(src["py_sk"]) + med(src["py_dec"]))
+                / (med(src["ours_sk"]) + med(src["ours_dec"]))})
+        out[f"replicates_{reps}"] = res
+        print(reps, res, flush=True)
     # pycle as shipped: no thread pinning (OpenBLAS threads free), 1 decoder run
     import pycle.sketching as psk
     import pycle.compressive_learning as pcl
@@ -171,7 +185,7 @@ def summarise(rows, args):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--trials", type=int, default=10)
-    p.add_argument("--pycle-trials", type=int, default=5)
+    p.add_argument("--pycle-trials", type=int, default=10)
     p.add_argument("--n", type=int, default=100_000)
     p.add_argument("--eps", type=float, nargs="+", default=[0.1, 1.0, 10.0])
     p.add_argument("--datasets", nargs="+", default=["sch19", "blobs"])
@@ -192,13 +206,16 @@ def main():
     if not args.skip_speed:
         sp = speed(args)
         payload["speed"] = sp
-        lines += ["", "## Speed (BLAS pinned to one thread for both; medians of 2 runs)", "",
+        lines += ["", "## Speed (BLAS pinned to one thread for both; medians of 3 runs; wall s, CPU s in brackets)", "",
                   "| replicates | ours sketch s | ours decode s | pycle sketch s | pycle decode s | sketch ratio | end-to-end ratio |",
                   "|---|---|---|---|---|---|---|"]
         for reps in (1, 3):
             s = sp[f"replicates_{reps}"]
-            lines.append(f"| {reps} | {s['ours_sketch_s']:.2f} | {s['ours_decode_s']:.2f} | {s['pycle_sketch_s']:.2f} | "
-                         f"{s['pycle_decode_s']:.2f} | {s['sketch_ratio']:.1f}x | {s['end_to_end_ratio']:.1f}x |")
+            cells = [f"{s[k]:.2f} ({s['cpu_' + k]:.2f})" for k in
+                     ("ours_sketch_s", "ours_decode_s", "pycle_sketch_s", "pycle_decode_s")]
+            cells += [f"{s[k]:.1f}x ({s['cpu_' + k]:.1f}x)" for k in ("sketch_ratio", "end_to_end_ratio")]
+            lines.append(f"| {reps} | " + " | ".join(cells) + " |")
+        lines.append(f"\nLoad average at the start of the speed runs: {sp['loadavg_at_start']}")
         u = sp["pycle_unpinned_1rep"]
         lines.append(f"\npycle as shipped (unpinned, 1 replicate): sketch {u['sketch_s']:.2f} s + decode "
                      f"{u['decode_s']:.2f} s = {u['end_to_end_ratio_vs_ours_pinned']:.1f}x ours (1 replicate).")

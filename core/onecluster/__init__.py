@@ -1,4 +1,6 @@
 """privclust.core.onecluster: locating a small cluster privately ([NSV16], seed 003; spec section 4).
+Seed 003 sections: 3.1/4.1 GoodRadius, 3.2/4.3 GoodCenter, Obs. 3.5 k balls, 6 sample-and-aggregate,
+Appendix A NoisyAVG, 1.1 outlier screening; Sec. 5 (infinite domains) is theory only.
 
 GoodRadius (spec 4.2), GoodCenter (4.3 with the 4.3a corrections), NoisyAVG (4.4), the 1-cluster
 estimator (4.5), the k-balls heuristic (4.7), a 1-cluster aggregator for sample-and-aggregate

@@ -1,4 +1,5 @@
-"""GoodCenter: a private centre for a ball of a given radius r ([NSV16] Alg. 2; spec 4.3, 4.3a).
+"""GoodCenter: a private centre for a ball of a given radius r ([NSV16] Alg. 2 = seed 003 Sec. 3.2
+and 4.3; spec 4.3, 4.3a).
 
 Budget (eps, delta) split: AboveThreshold over randomly shifted box partitions eps/4; heavy box
 by stable histogram (eps/4, delta/4); per-axis interval choice in a random basis eps/4 (plus

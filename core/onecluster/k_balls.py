@@ -1,4 +1,5 @@
-"""k balls by repeating 1-cluster on the points not yet covered ([NSV16] Obs. 3.5; spec 4.7).
+"""k balls by repeating 1-cluster on the points not yet covered ([NSV16] Obs. 3.5 = seed 003
+Sec. 3, Observation 3.5; spec 4.7).
 
 Round j runs 1-cluster with (epsilon/k, delta/k) (basic composition) on the remaining points and
 then removes the points inside the released ball; removal uses released values only. Under

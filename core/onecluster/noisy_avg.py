@@ -1,4 +1,5 @@
-"""NoisyAVG: the private average of the points inside a public ball ([NSV16] App. A; spec 4.4).
+"""NoisyAVG: the private average of the points inside a public ball ([NSV16] App. A = seed 003
+Appendix A "Noisy average of vectors in R^d"; spec 4.4).
 
 With V_in = V inside B(c, rho), m = |V_in| and Lambda = 2 rho:
 m^ = m + Lap(2/eps) - (2/eps) ln(2/delta) - 1; if m^ <= 0 the result is "no output" (None);

@@ -1,4 +1,5 @@
-"""1-cluster = GoodRadius + GoodCenter + re-centring ([NSV16] Thm 3.2; spec 4.5 with 4.3a).
+"""1-cluster = GoodRadius + GoodCenter + re-centring ([NSV16] Thm 3.2 = seed 003 Sec. 3; spec 4.5
+with 4.3a).
 
 Budget (spec 4.3a, generalised to s = ``refine_steps``): eps is split into 2 + s equal parts
 (GoodRadius, GoodCenter, each re-centring NoisyAVG); delta goes to GoodCenter (delta/2) and the

@@ -1,4 +1,6 @@
-"""privclust.core.sketch: compressive k-means with differential privacy ([SCH19], spec section 3).
+"""privclust.core.sketch: compressive k-means with differential privacy ([SCH19] = seed 002;
+spec section 3).  Seed 002 Sec. II gives the sketch (Eq. (2)), the scrambled sketch with masks
+(Eq. (3)) and Theorem 1; Sec. III the experiments (Fig. 1, Fig. 3) and the SNR (Eq. (4)).
 
 Public frequencies and the sketch operator (complex exponential, one-bit quantised with dither),
 a mergeable :class:`Sketch` (row blocks, files, Dask partitions), its private release

@@ -1,4 +1,4 @@
-"""CompressiveKMeans: private sketch + CL-OMPR decoding ([SCH19]; spec 3.1-3.3)."""
+"""CompressiveKMeans: private sketch + CL-OMPR decoding ([SCH19] = seed 002 Sec. II-III; spec 3.1-3.3)."""
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 

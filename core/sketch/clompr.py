@@ -1,4 +1,5 @@
-"""CL-OMPR: k-means centroids from a (private) sketch (spec 3.3; Keriven et al. 2017, 2018).
+"""CL-OMPR: k-means centroids from a (private) sketch (spec 3.3; Keriven et al. 2017, 2018;
+seed 002 Sec. III decodes with it: "centroids whose sketch (computed using f_e) best matches").
 
 Post-processing only: it reads the released sketch, the public operator and the public box.
 Vectorised: every objective evaluation is one (K x d)(d x m) product, one cos/sin of K x m

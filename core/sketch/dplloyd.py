@@ -1,4 +1,4 @@
-"""DPLloyd baselines of [SCH19] Fig. 1 (spec 3.4): B3 (SuLQ k-means, Blum et al. 2005, as
+"""DPLloyd baselines of [SCH19] Fig. 1 (seed 002 Sec. III, its refs [10], [11]; spec 3.4): B3 (SuLQ k-means, Blum et al. 2005, as
 described by Su et al. 2016) and B4 ("improved": sphere-packing init + count/sum budget split,
 Su et al. 2016).  Pure epsilon-DP; ``add_remove`` by default (``replace`` doubles sensitivities).
 """

@@ -1,4 +1,5 @@
-"""Private release of a merged sketch (spec 3.2: B1 Theorem 1, B1-U, B1-G).
+"""Private release of a merged sketch (spec 3.2: B1 = seed 002 Sec. II Eq. (3) and Theorem 1,
+B1-U, B1-G).
 
 Noise is added once, to the merged sum, so a sketch computed on partitions or streamed from files
 is released exactly like a one-pass sketch.
@@ -26,8 +27,9 @@ def l1_sensitivity(operator, measurements_per_record, n, neighbouring):
 
     ``replace``: of Sum/(alpha_r n): r entries change by at most c_f/sqrt(m) each, i.e.
     r c_f/sqrt(m)/(alpha_r n) = c_f sqrt(m)/n.  ``add_remove``: of Sum/alpha_r: c_f sqrt(m)/2.
+    Multiplied by ``operator.rounding_slack`` (1 + 2^-20 for float32 trigonometry, else 1).
     """
-    m, c_f = operator.sketch_size, operator.c_f
+    m, c_f = operator.sketch_size, operator.c_f * operator.rounding_slack
     if neighbouring == "replace":
         return c_f * np.sqrt(m) / n
     return c_f * np.sqrt(m) / 2.0
@@ -36,7 +38,7 @@ def l1_sensitivity(operator, measurements_per_record, n, neighbouring):
 def l2_sensitivity(operator, measurements_per_record, n, neighbouring):
     """L2 sensitivity of the same numerators: 2 |f| sqrt(m/r)/n (replace), |f| sqrt(m/r) (add/remove)."""
     m, r = operator.sketch_size, measurements_per_record
-    base = operator.modulus * np.sqrt(m / r)
+    base = operator.modulus * operator.rounding_slack * np.sqrt(m / r)
     return 2.0 * base / n if neighbouring == "replace" else base
 
 

@@ -1,4 +1,5 @@
-"""Dask-distributed sketching equals the single-process sketch (design.md "Scale")."""
+"""Dask-distributed sketching equals the single-process sketch (design.md "Scale"); a local
+cluster with 2 workers is started in the test (issue 4)."""
 import numpy as np
 import pytest
 
@@ -10,7 +11,7 @@ da = pytest.importorskip("dask.array")
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                        dashboard_address=None)
     c = distributed.Client(cluster)
     yield c

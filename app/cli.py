@@ -13,6 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 PAGE = Path(__file__).with_name("page.py")
+WARMUP = Path(__file__).with_name("warmup.py")
 
 
 def _version() -> str:
@@ -29,7 +30,7 @@ def serve_command(address: str, port: int, show: bool, extra: list[str]) -> list
     refused); ``--allow-websocket-origin`` in ``extra`` overrides it for a deployment behind a proxy.
     """
     cmd = [sys.executable, "-m", "panel", "serve", str(PAGE), "--address", address,
-           "--port", str(port)]
+           "--port", str(port), "--setup", str(WARMUP)]
     if not any(arg.startswith("--allow-websocket-origin") for arg in extra):
         hosts = {address, "localhost", "127.0.0.1"} if address in ("127.0.0.1", "localhost") \
             else {address}

@@ -19,6 +19,7 @@ from .views import _teach
 
 log = logging.getLogger(__name__)
 
+YIELD_S = 0.003
 COLUMNS = ["iteration", "chain", "cost", "test_statistic", "distance", "rhat"]
 
 
@@ -109,7 +110,9 @@ class GibbsRunner(param.Parameterized):
             for item in gen:
                 self.queue.put(diagnostic_rows(item))
                 self.produced += 1
-                if self._stop.is_set():
+                # hand the GIL to the server's IO loop for a moment after each record, so the
+                # page stays responsive while the sampler runs in this thread
+                if self._stop.wait(YIELD_S):
                     break
             stopped = self._stop.is_set()
             self.status = "stopped" if stopped else "finished"
@@ -153,9 +156,9 @@ class GibbsView(pn.viewable.Viewer):
         self._empty = pd.DataFrame({c: np.array([], dtype=float) for c in COLUMNS})
         self.buffer = hv.streams.Buffer(self._empty, length=200_000, index=False)
         self.data = self._empty
-        self.start_btn = pn.widgets.Button(name="Start sampler", button_type="primary",
+        self.start_btn = pn.widgets.Button(label="Start sampler", color="primary",
                                            css_classes=["pc-gibbs-start"])
-        self.stop_btn = pn.widgets.Button(name="Stop", button_type="danger", disabled=True,
+        self.stop_btn = pn.widgets.Button(label="Stop", color="danger", disabled=True,
                                           css_classes=["pc-gibbs-stop"])
         self.start_btn.on_click(lambda e: self.start())
         self.stop_btn.on_click(lambda e: self.runner.stop())
@@ -176,7 +179,7 @@ class GibbsView(pn.viewable.Viewer):
             title = {"cost": "cost per chain", "test_statistic": "test statistic T",
                      "distance": "distance to the non-private baseline"}[column]
             title = plots.mark(title, self.lab.mode == "private")
-            curves = {int(c): hv.Curve(g, "iteration", column)
+            curves = {int(c): hv.Curve(_thin(g), "iteration", column)
                       for c, g in data.groupby("chain")} if len(data) else {
                 0: hv.Curve(([], []), "iteration", column)}
             return hv.NdOverlay(curves, kdims="chain").opts(
@@ -201,6 +204,7 @@ class GibbsView(pn.viewable.Viewer):
             return False
         if lab.data.dataset is None or self.runner.running:
             return False
+        lab.cancel_demo()  # a demo fit of the same sampler still running in the background
         values = lab.settings.values(spec)
         private = lab.mode == "private"
         key = lab.request_key(spec)
@@ -216,11 +220,12 @@ class GibbsView(pn.viewable.Viewer):
         ledger = lab.ledger.ledger if private else None
         est = spec.build(values, random_state=lab.settings.seed, ledger=ledger)
         reference = None
-        if lab.show_raw:
+        if lab.raw_allowed(lab.data.dataset):
             base = _baseline(lab)
             reference = None if base is None else getattr(base, "subspaces_", None)
         self._reset()
-        self._values, self._key, self._t0 = values, key, time.perf_counter()
+        self._spec, self._values, self._key = spec, values, key
+        self._dataset, self._t0 = lab.data.dataset, time.perf_counter()
         self.message.visible = False
         self.runner.start(est, lab.data.dataset.X, reference)
         self.start_btn.disabled, self.stop_btn.disabled = True, False
@@ -239,18 +244,24 @@ class GibbsView(pn.viewable.Viewer):
         df = self.runner.drain()
         if df is not None:
             self.data = pd.concat([self.data, df], ignore_index=True)
-            if self.lab.show_raw:
+            if self._raw_ok():
                 self.buffer.send(df)
             self.updates += 1
         n_iter = self._values.get("n_iter", 1) if hasattr(self, "_values") else 1
         last = float(self.data["iteration"].max()) if len(self.data) else 0.0
         self.progress.value = int(min(100, 100 * last / max(n_iter, 1)))
-        r = rhat(self.data) if self.lab.show_raw else None
+        r = rhat(self.data) if self._raw_ok() else None
         self.info.object = (f"iteration **{last:.0f}** of {n_iter} · diagnostic updates "
                             f"**{self.updates}**" + (f" · R-hat (cost) **{r:.3f}**"
                                                      if r is not None else ""))
         if not self.runner.running and self.runner.queue.empty():
             self._finish()
+
+    def _raw_ok(self):
+        """Raw-data diagnostics (cost, distance, R-hat) only for public data or the data owner
+        view of the dataset the sampler runs on."""
+        ds = getattr(self, "_dataset", None)
+        return self.lab.raw_allowed(self.lab.data.dataset if ds is None else ds)
 
     def _on_running(self, event):
         if not event.new and self._cb is None:
@@ -270,11 +281,16 @@ class GibbsView(pn.viewable.Viewer):
         if getattr(est, "subspaces_", None) is None:
             self._alert(f"Sampler {self.runner.status}; no state was released.", "warning")
             return
-        result = RunResult(key=self._key, spec=lab.settings.spec, settings=self._values,
-                           estimator=est, dataset=lab.data.dataset,
+        # the run's own spec/settings/dataset: the controls may have changed while it ran
+        result = RunResult(key=self._key, spec=self._spec, settings=self._values,
+                           estimator=est, dataset=self._dataset,
                            elapsed=time.perf_counter() - self._t0,
                            private_mode=lab.mode == "private")
         lab._cache[self._key] = result
+        if self._dataset is not lab.data.dataset:
+            self._alert("The dataset changed while the sampler ran: its released state is kept "
+                        "in this session's cache, not shown.", "warning")
+            return
         lab.param.update(result=result, stale=False)
         lab._say(f"Gibbs sampler {self.runner.status}; the released state is shown in the "
                  "Clusters, Subspaces and Report tabs.", "success")
@@ -291,7 +307,7 @@ class GibbsView(pn.viewable.Viewer):
 
     @param.depends("lab.mode", "lab.settings.owner_view")
     def _traces(self):
-        if not self.lab.show_raw:
+        if not self._raw_ok():
             return pn.pane.Markdown("Private data: the sampler shows progress only. Cost and "
                                     "distance traces are computed on the raw data (switch on the "
                                     "data owner view to see them, not private).")
@@ -303,6 +319,18 @@ class GibbsView(pn.viewable.Viewer):
         controls = pn.Row(self.start_btn, self.stop_btn)
         return pn.Column(_teach(teaching.GIBBS), controls, self.progress, self.info, self.message,
                          self._traces, sizing_mode="stretch_width")
+
+
+MAX_POINTS = 400
+
+
+def _thin(df, max_points=MAX_POINTS):
+    """At most ``max_points`` evenly spaced rows (always the last): each refresh re-sends the
+    whole trace to the browser, so its cost must not grow with the run."""
+    if len(df) <= max_points:
+        return df
+    idx = np.unique(np.r_[np.linspace(0, len(df) - 1, max_points).astype(int), len(df) - 1])
+    return df.iloc[idx]
 
 
 def _baseline(lab):

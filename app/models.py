@@ -340,14 +340,19 @@ class Lab(param.Parameterized):
     n_runs = param.Integer(0, doc="estimator fits started by this session")
 
     def __init__(self, data=None, settings=None, ledger=None, specs=None, schedule=None,
-                 ledger_path=None, **params):
+                 worker=None, ledger_path=None, **params):
         super().__init__(**params)
         self.data = data or DataModel()
         self.settings = settings or SettingsModel(specs=specs)
         self.ledger = ledger or LedgerModel(path=ledger_path)
+        # schedule(fn): how a demo re-run is requested (the page debounces it and runs it off the
+        # server's IO loop); worker(fn): where a Release runs (the page: the session's worker
+        # thread). Both default to running inline, which is what model tests want.
         self.schedule = schedule or (lambda fn: fn())
+        self.worker = worker or (lambda fn: fn())
         self._cache = {}
         self._quiet = False
+        self._generation = 0  # bumped by every new demo request: a running demo fit stops
         self.data.param.watch(self._on_dataset, ["dataset"])
         self.settings.param.watch(self._on_settings, [
             p for p in self.settings.param if p not in ("name", "owner_view")])
@@ -372,6 +377,7 @@ class Lab(param.Parameterized):
             self.mode = "private" if private else "demo"
         self.settings.owner_view = False if private else self.settings.owner_view
         self.ledger.open(ds)
+        self.cancel_demo()
         self.result = None
         if ds is not None:
             self._quiet = True
@@ -399,13 +405,27 @@ class Lab(param.Parameterized):
 
     @param.depends("release", watch=True)
     def _on_release(self):
-        self.do_release()
+        ds = self.data.dataset
+
+        def job():  # runs on the session's worker: only for the data the person released on
+            if self.data.dataset is not ds:
+                self._say("The dataset changed before the release started: nothing was run "
+                          "or charged.", "warning")
+                return None
+            return self.do_release()
+        self.worker(job)
 
     # ---- actions ----------------------------------------------------------------------------
     def request_run(self):
         """Demo mode: (re-)run through the debouncing scheduler."""
+        self.cancel_demo()
         if self.mode == "demo":
             self.schedule(self.run_demo)
+
+    def cancel_demo(self):
+        """Stop a demo fit that is still running (one with ``iter_fit``, e.g. the Gibbs sampler,
+        stops at its next record); a newer request or other data supersedes it."""
+        self._generation += 1
 
     def request_key(self, spec=None):
         spec = spec or self.settings.spec
@@ -468,7 +488,17 @@ class Lab(param.Parameterized):
                 charge(ledger, values.get("epsilon", 0.0), values.get("delta", 0.0),
                        what=_what(spec, values))
             self.n_runs += 1
-            est.fit(ds.X)
+            if not private and hasattr(est, "iter_fit"):
+                token = self._generation
+                steps = est.iter_fit(ds.X)
+                try:
+                    for _ in steps:
+                        if self._generation != token:
+                            return None  # superseded: a newer request will show its result
+                finally:
+                    steps.close()
+            else:
+                est.fit(ds.X)
         except BudgetExceeded as exc:
             self.ledger.refresh()
             return self._refuse(values.get("epsilon", 0.0), values.get("delta", 0.0), str(exc))
@@ -484,6 +514,12 @@ class Lab(param.Parameterized):
                            elapsed=time.perf_counter() - t0, private_mode=private)
         self._cache[key] = result
         self.ledger.refresh()
+        if ds is not self.data.dataset:  # the data changed while this ran (worker thread)
+            if private:
+                self._say("The dataset changed while the release ran: its result is kept in "
+                          "this session's cache (an identical Release shows it, uncharged).",
+                          "warning")
+            return None
         self.param.update(result=result, stale=False)
         if private:
             self._say(f"Released {spec.label} at ε = {values.get('epsilon', 0):g}; charged to "
@@ -525,10 +561,22 @@ class Lab(param.Parameterized):
     def _say(self, text, kind="info"):
         self.param.update(message=text, message_kind=kind)
 
+    def raw_allowed(self, dataset):
+        """May the page show things computed on the raw records of ``dataset``? Public (demo)
+        data: yes. Private data: only in the data owner view, and only for the dataset now
+        loaded (a run that finished after the data changed never unlocks raw displays)."""
+        if dataset is None:
+            return False
+        if getattr(dataset, "public", False):
+            return True
+        return bool(self.settings.owner_view) and dataset is self.data.dataset
+
     @property
     def show_raw(self):
-        """May the page show things computed on the raw data (demo, or data owner view)?"""
-        return self.mode == "demo" or self.settings.owner_view
+        """May the page show things computed on the raw data of the current result (or of the
+        loaded dataset when there is no result)? See :meth:`raw_allowed`."""
+        result = self.result
+        return self.raw_allowed(result.dataset if result is not None else self.data.dataset)
 
 
 def _hashable(v):

@@ -43,4 +43,5 @@ grows: pick the smallest epsilon whose utility you can live with. Sweeps run on 
 
 REPORT = """**The report** states what was released, the privacy guarantee and the mechanisms
 that spent the budget. Metrics marked *evaluation only* use the raw data and are not private;
-downloads contain only released outputs and public settings."""
+downloads contain only released outputs and public settings. To save any plot as a PNG, use the
+save button in the plot's toolbar (the plot is drawn in your browser: nothing is uploaded)."""

@@ -1,13 +1,19 @@
 """A scripted tour of the served dashboard: screenshots of every view and the page's timings.
 
-    python -m privclust.app.tour OUTDIR [--chromium PATH]
+    python -m privclust.app.tour OUTDIR [--results FILE] [--chromium PATH]
 
 Starts ``panel serve`` on app/page.py (temporary ledger), drives Debian's chromium with
 Playwright through demo and private data, saves one PNG per view in OUTDIR (the README
-screenshots) and prints the measured timings (issue 7 "Performance") as JSON. Needs the test
-extra (playwright) and a chromium binary; it downloads nothing.
+screenshots) and prints the measured timings (issue 7 "Performance") as JSON; ``--results``
+also writes them, with the machine load (``uptime``) before and after, the versions and the
+targets, to FILE (JSON) and FILE with ``.md``. Every request the browser makes is recorded:
+any to a host other than the server is reported. Needs the test extra (playwright) and a
+chromium binary; it downloads nothing. ``benchmarks/app/dashboard_tour.py`` runs it with the
+repository's output paths.
 """
 import argparse
+import datetime
+import platform
 import json
 import os
 import re
@@ -59,7 +65,32 @@ def _tab(page, name):
     page.wait_for_timeout(1500)
 
 
-def tour(outdir, chromium):
+TARGETS = {  # issue 7 "Performance"
+    "server_ready_s": 3.0, "first_page_s": 2.0, "demo_update_after_slider_s": 2.0,
+    "gibbs_refresh_per_s": 5.0, "round_trip_while_sampling_s": 0.25,
+}
+
+
+def _uptime():
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "load average: %.2f, %.2f, %.2f" % os.getloadavg()
+
+
+def _gibbs_updates(page):
+    m = re.search(r"diagnostic updates (\d+)", page.evaluate(JS_TEXT, ".pc-gibbs-info"))
+    return int(m.group(1)) if m else 0
+
+
+def _slider_to(page, label, key):
+    """Focus the slider whose label contains ``label`` and press ``key`` (Home/End/arrows)."""
+    group = page.locator(".bk-input-group").filter(has_text=label).first
+    group.locator(".noUi-handle").first.click()
+    page.keyboard.press(key)
+
+
+def tour(outdir, chromium, gibbs_seconds=8.0):
     from playwright.sync_api import sync_playwright
     import numpy as np
     import requests
@@ -68,73 +99,135 @@ def tour(outdir, chromium):
     outdir.mkdir(parents=True, exist_ok=True)
     state = tempfile.mkdtemp(prefix="privclust-tour-")
     port = _free_port()
+    origin = f"http://127.0.0.1:{port}"
     env = dict(os.environ, PRIVCLUST_STATE_DIR=state)
+    server_log = open(Path(state) / "server.log", "w")
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", str(PAGE), "--address",
                              "127.0.0.1", "--port", str(port), "--allow-websocket-origin",
-                             f"127.0.0.1:{port}", "--liveness"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+                             f"127.0.0.1:{port}", "--liveness", "--setup",
+                             str(PAGE.with_name("warmup.py"))],
+                            stdout=server_log, stderr=subprocess.STDOUT, env=env)
     timings = {}
+    seen = []  # (step, url) of every request the browser made
+    shots = []
+    step = ["first page"]
+
+    def shot(page, name):
+        page.screenshot(path=str(outdir / name))
+        shots.append(name)
+        step[0] = f"after {name}"
+
     try:
         while True:
             try:
-                if requests.get(f"http://127.0.0.1:{port}/liveness", timeout=1).ok:
+                if requests.get(f"{origin}/liveness", timeout=1).ok:
                     break
             except requests.RequestException:
                 time.sleep(0.05)
+            if proc.poll() is not None:
+                raise RuntimeError("panel serve exited")
         timings["server_ready_s"] = time.perf_counter() - t0
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+            timings["browser"] = browser.version
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page.on("request", lambda r: seen.append((step[0], r.url)))
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            # first page: navigation until Bokeh has rendered the document (first session of
+            # a fresh server: it imports HoloViews and the app)
             t = time.perf_counter()
-            page.goto(f"http://127.0.0.1:{port}/page")
+            page.goto(f"{origin}/page")
             page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
             timings["first_page_s"] = time.perf_counter() - t
             _wait(page, lambda: any("ε=1" in x for x in _titles(page)))
             timings["first_result_s"] = time.perf_counter() - t
-            page.screenshot(path=str(outdir / "clusters_subspace_demo.png"))
-            lat = []
-            for _ in range(3):
+            # a second session (warm server)
+            other = browser.new_page(viewport={"width": 1500, "height": 1100})
+            other.on("request", lambda r: seen.append(("second session", r.url)))
+            t = time.perf_counter()
+            other.goto(f"{origin}/page")
+            other.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
+            timings["later_page_s"] = time.perf_counter() - t
+            other.close()
+            shot(page, "clusters_subspace_demo.png")
+            lat = []  # default demo run (union of subspaces, n = 1000): slider -> new plot
+            for key in ("ArrowRight", "ArrowLeft") * 3:
                 before = _titles(page)
                 page.locator(".pc-epsilon .noUi-handle").first.click()
                 t = time.perf_counter()
-                page.keyboard.press("ArrowRight")
-                _wait(page, lambda: _titles(page) != before and any("ε=" in x for x in _titles(page)))
+                page.keyboard.press(key)
+                _wait(page, lambda: _titles(page) != before and
+                      any("ε=" in x for x in _titles(page)))
                 lat.append(time.perf_counter() - t)
             timings["demo_update_after_slider_s"] = lat
+            _tab(page, "Data")
+            shot(page, "data_preview_demo.png")
             _tab(page, "Subspaces")
-            page.screenshot(path=str(outdir / "subspaces.png"))
+            shot(page, "subspaces.png")
+            # Gibbs: a long run (20000 iterations, the default diagnostic every 10) so that the
+            # refresh rate is not limited by the sampler finishing; Stop ends it.
+            page.locator(".pc-algorithm select").first.select_option(
+                label="Gibbs sampler (asymptotic)")
+            page.wait_for_timeout(1500)
+            _slider_to(page, "iterations", "End")
+            page.wait_for_timeout(1500)
             _tab(page, "Gibbs")
-            start = page.get_by_role("button", name="Start sampler")
-            seen = []  # run 1: how often the traces refresh, no interaction
-            start.click()
-            t = time.perf_counter()
-            while time.perf_counter() - t < 120:
-                m = re.search(r"diagnostic updates (\d+)", page.evaluate(JS_TEXT, ".pc-gibbs-info"))
-                n = int(m.group(1)) if m else 0
-                if n and (not seen or n != seen[-1][1]):
-                    seen.append((time.perf_counter() - t, n))
-                if n and start.is_enabled():
-                    break
-                page.wait_for_timeout(10)
-            span = seen[-2][0] - seen[0][0] if len(seen) > 2 else float("nan")
-            timings["gibbs_updates"] = seen[-1][1] if seen else 0
-            timings["gibbs_refresh_per_s"] = (seen[-2][1] - seen[0][1]) / span if span else None
-            rtt = []  # run 2: server round trips (switch tab and back) while the sampler runs
-            start.click()
-            page.wait_for_timeout(300)
-            while len(rtt) < 3 and not start.is_enabled():
+            idle = []  # the same round trip with nothing running, for comparison
+            for _ in range(3):
                 s0 = time.perf_counter()
-                page.locator(".bk-tab").filter(has_text=re.compile("^Report$")).first.click()
-                page.locator(".pc-report").first.wait_for(state="visible")
+                page.locator(".bk-tab").filter(has_text=re.compile("^Trade-off$")).first.click()
+                page.locator(".pc-teach").filter(has_text="The price of privacy").first.wait_for(
+                    state="visible")
+                idle.append(time.perf_counter() - s0)
+                page.locator(".bk-tab").filter(has_text=re.compile("^Gibbs$")).first.click()
+                page.get_by_role("button", name="Start sampler").wait_for(state="visible")
+                page.wait_for_timeout(200)
+            timings["round_trip_idle_s"] = idle
+            start = page.get_by_role("button", name="Start sampler")
+            stop = page.get_by_role("button", name="Stop")
+            start.click()
+            _wait(page, lambda: _gibbs_updates(page) > 0)
+            seen_updates = []  # (time, counter shown in the page) at each change
+            t = time.perf_counter()
+            while time.perf_counter() - t < gibbs_seconds:
+                n = _gibbs_updates(page)
+                if not seen_updates or n != seen_updates[-1][1]:
+                    seen_updates.append((time.perf_counter() - t, n))
+                page.wait_for_timeout(5)
+            span = seen_updates[-1][0] - seen_updates[0][0] if len(seen_updates) > 1 else 0
+            timings["gibbs_window_s"] = span
+            timings["gibbs_updates_in_window"] = seen_updates[-1][1] - seen_updates[0][1]
+            timings["gibbs_refresh_per_s"] = (timings["gibbs_updates_in_window"] / span
+                                              if span else None)
+            # UI round trip while the sampler runs: a tab switch is a message to the server,
+            # which renders the tab and sends it back; timed until the new tab is visible.
+            # Gibbs -> Trade-off (a light view: the round trip itself) and back (re-renders
+            # the live traces: reported separately as the heavy case).
+            rtt, back = [], []
+            for _ in range(5):
+                s0 = time.perf_counter()
+                page.locator(".bk-tab").filter(has_text=re.compile("^Trade-off$")).first.click()
+                page.locator(".pc-teach").filter(has_text="The price of privacy").first.wait_for(
+                    state="visible")
                 rtt.append(time.perf_counter() - s0)
+                s0 = time.perf_counter()
                 page.locator(".bk-tab").filter(has_text=re.compile("^Gibbs$")).first.click()
                 page.locator(".pc-gibbs-info").first.wait_for(state="visible")
-            timings["tab_switch_while_sampling_s"] = rtt
-            _wait(page, start.is_enabled)
-            page.screenshot(path=str(outdir / "gibbs.png"))
+                back.append(time.perf_counter() - s0)
+                page.wait_for_timeout(200)
+            timings["round_trip_while_sampling_s"] = rtt
+            timings["gibbs_tab_rerender_while_sampling_s"] = back
+            timings["sampler_running_during_round_trips"] = not start.is_enabled()
+            shot(page, "gibbs.png")
+            stop.click()
+            _wait(page, start.is_enabled, timeout=120)
+            page.wait_for_timeout(1000)
+            shot(page, "gibbs_stopped.png")
             _tab(page, "Report")
-            page.screenshot(path=str(outdir / "report.png"))
+            shot(page, "report.png")
             for preset, name in (("Gaussian mixture (SCH19)", "clusters_kmeans_demo.png"),
                                  ("Planted small ball (NSV16)", "clusters_ball_demo.png"),
                                  ("Block count matrix (BP25)", "coclusters_demo.png")):
@@ -143,47 +236,149 @@ def tour(outdir, chromium):
                 _tab(page, "Co-clusters" if "cocl" in name else "Clusters")
                 _wait(page, lambda: any("ε=" in x or "table" in x for x in _titles(page)))
                 page.wait_for_timeout(1500)
-                page.screenshot(path=str(outdir / name))
+                shot(page, name)
             _tab(page, "Trade-off")
             page.get_by_role("button", name="Run sweep").click()
             _wait(page, lambda: "Done" in page.evaluate(JS_TEXT, ".markdown"), timeout=300)
-            page.screenshot(path=str(outdir / "tradeoff.png"))
+            shot(page, "tradeoff.png")
             csv = Path(state) / "records.csv"
             X = np.random.default_rng(0).normal(size=(300, 5)) / 3
             np.savetxt(csv, X, delimiter=",", header="a,b,c,d,e", comments="")
             page.locator("select").first.select_option(label="Union of subspaces (WWS15)")
             page.wait_for_timeout(3000)
-            page.locator(".pc-epsilon .noUi-handle").first.click()
-            for _ in range(3):  # back to ε = 1: the default budget is ε = 3 per dataset
-                page.keyboard.press("ArrowLeft")
-            page.wait_for_timeout(3000)
+            page.locator(".pc-algorithm select").first.select_option(
+                label="Sample-and-aggregate (approx)")
+            page.wait_for_timeout(1500)
+            # ε is back at 1 after the slider measurements: the default budget is 3 per dataset
             page.get_by_role("button", name="Upload").click()
             page.locator('input[type="file"]').set_input_files(str(csv))
             page.wait_for_timeout(3000)
             page.get_by_role("button", name="Release").click()
             _wait(page, lambda: "Released" in page.evaluate(JS_TEXT, ".pc-status"))
             _tab(page, "Clusters")
-            page.screenshot(path=str(outdir / "private_analyst_view.png"))
+            shot(page, "private_analyst_view.png")
+            _tab(page, "Data")
+            shot(page, "private_data_hidden.png")
             page.locator(".pc-owner input").first.check()
+            _tab(page, "Clusters")
             page.wait_for_timeout(3000)
-            page.screenshot(path=str(outdir / "private_owner_view.png"))
+            shot(page, "private_owner_view.png")
+            timings["page_errors"] = errors
             browser.close()
     finally:
         proc.terminate()
-        proc.wait(10)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        server_log.close()
+        log_text = (Path(state) / "server.log").read_text(errors="replace")
         shutil.rmtree(state, ignore_errors=True)
+    timings["foreign_requests"] = sorted({f"{u} ({where})" for where, u in seen
+                                          if not u.startswith((origin, origin.replace(
+                                              "http", "ws"), "data:", "blob:"))})
+    timings["requests"] = len(seen)
+    timings["server_log_tracebacks"] = log_text.count("Traceback")
+    timings["screenshots"] = shots
     return timings
+
+
+def verdict(timings):
+    """{target: (measured summary, target, met)} for the issue's performance targets."""
+    out = {}
+    for name, target in TARGETS.items():
+        value = timings.get(name)
+        if value is None:
+            out[name] = (None, target, False)
+            continue
+        if isinstance(value, list):
+            value = max(value) if value else None
+        if value is None:
+            out[name] = (None, target, False)
+        elif name == "gibbs_refresh_per_s":
+            out[name] = (value, target, value >= target)
+        else:
+            out[name] = (value, target, value <= target)
+    return out
+
+
+def write_results(path, timings, before, after, outdir, command):
+    import bokeh
+    import holoviews
+    import panel
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    record = {
+        "when_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": command, "git_head": commit, "uptime_before": before, "uptime_after": after,
+        "cpus": os.cpu_count(), "python": platform.python_version(),
+        "versions": {"panel": panel.__version__, "bokeh": bokeh.__version__,
+                     "holoviews": holoviews.__version__},
+        "screenshots_dir": str(outdir), "timings": timings,
+        "targets": {k: {"measured": v, "target": t, "met": ok}
+                    for k, (v, t, ok) in verdict(timings).items()},
+    }
+    path.write_text(json.dumps(record, indent=2, default=str) + "\n")
+    rows = ["| measure | measured | target | met |", "|---|---|---|---|"]
+    for k, (v, t, ok) in verdict(timings).items():
+        cmp = ">=" if k == "gibbs_refresh_per_s" else "<="
+        shown = "not measured" if v is None else f"{v:.3g}"
+        rows.append(f"| {k} | {shown} | {cmp} {t:g} | {'yes' if ok else 'NO'} |")
+    lat = timings.get("demo_update_after_slider_s") or []
+    rtt = timings.get("round_trip_while_sampling_s") or []
+    md = [f"# Dashboard tour timings ({record['when_utc']})", "",
+          f"Command: `{command}` (git {commit}); {os.cpu_count()} CPUs; panel "
+          f"{panel.__version__}, bokeh {bokeh.__version__}, holoviews {holoviews.__version__}; "
+          f"{timings.get('browser', '')}.", "",
+          f"Machine load before: `{before}`", "", f"Machine load after: `{after}`", "",
+          "Other developers share this machine: the load above is what the figures ran under.",
+          "Lists (slider updates, round trips) are reported by their worst value.", "",
+          *rows, "",
+          f"- first page of the first session {timings.get('first_page_s', float('nan')):.2f} s; "
+          f"first result visible {timings.get('first_result_s', float('nan')):.2f} s; a later "
+          f"session's page {timings.get('later_page_s', float('nan')):.2f} s",
+          f"- demo update after a slider change (s): {', '.join(f'{x:.2f}' for x in lat)}",
+          f"- Gibbs: {timings.get('gibbs_updates_in_window')} diagnostic updates shown in "
+          f"{timings.get('gibbs_window_s', 0):.2f} s",
+          f"- round trips while sampling, Gibbs -> Trade-off tab (s): "
+          f"{', '.join(f'{x:.3f}' for x in rtt)}; back to the Gibbs tab (re-renders the live "
+          f"traces, s): {', '.join(f'{x:.3f}' for x in timings.get('gibbs_tab_rerender_while_sampling_s') or [])} "
+          f"(sampler still running: {timings.get('sampler_running_during_round_trips')}); "
+          f"the same round trip with nothing running (s): "
+          f"{', '.join(f'{x:.3f}' for x in timings.get('round_trip_idle_s') or [])}",
+          f"- requests: {timings.get('requests')}, to other hosts: "
+          f"{timings.get('foreign_requests')}; browser errors: {timings.get('page_errors')}; "
+          f"server tracebacks: {timings.get('server_log_tracebacks')}",
+          f"- screenshots ({outdir}): {', '.join(timings.get('screenshots', []))}", ""]
+    path.with_suffix(".md").write_text("\n".join(md))
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir")
+    parser.add_argument("outdir", help="folder for the screenshots")
+    parser.add_argument("--results", help="write the timings (JSON, and .md) to this file")
+    parser.add_argument("--gibbs-seconds", type=float, default=8.0,
+                        help="how long to watch the live diagnostics (default 8)")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH")
                         or shutil.which("chromium"))
     args = parser.parse_args(argv)
     if not args.chromium:
         parser.error("no chromium found (apt-get install chromium, or --chromium PATH)")
-    print(json.dumps(tour(args.outdir, args.chromium), indent=2))
+    before = _uptime()
+    timings = tour(args.outdir, args.chromium, args.gibbs_seconds)
+    after = _uptime()
+    print(json.dumps(timings, indent=2, default=str))
+    for k, (v, t, ok) in verdict(timings).items():
+        print(f"{k}: {v} (target {t}) {'met' if ok else 'NOT MET'}")
+    if args.results:
+        command = "python -m privclust.app.tour " + " ".join(argv if argv is not None
+                                                              else sys.argv[1:])
+        write_results(args.results, timings, before, after, args.outdir, command)
     return 0
 
 

@@ -3,6 +3,7 @@ result tabs (clusters, subspaces, co-clusters, report). Views only read the mode
 :class:`~privclust.app.models.Lab`; every user-derived string is escaped before rendering.
 """
 import json
+import os
 
 import holoviews as hv
 import numpy as np
@@ -51,6 +52,48 @@ class Banner(_View):
         return pn.panel(self._banner, sizing_mode="stretch_width")
 
 
+class BoundedFileDropper(pn.widgets.FileDropper):
+    """A ``FileDropper`` whose size limit holds on the server.
+
+    Panel's ``FileDropper`` checks ``max_file_size`` only in the browser (FilePond) and buffers
+    every chunk it is sent, so a client that skips that check could fill the server's memory.
+    Here the bytes of all unfinished uploads together may not exceed ``max_bytes``: the first
+    chunk over the limit discards that file's buffer and calls ``on_reject(name, message)``.
+    """
+
+    def __init__(self, max_bytes, on_reject=None, **params):
+        super().__init__(**params)
+        self._max_bytes = int(max_bytes)
+        self._on_reject = on_reject
+        self._sizes = {}
+        self._rejected = set()
+
+    def _process_event(self, event):
+        data = event.data if isinstance(event.data, dict) else {}
+        if event.event_name != "upload_event":
+            return super()._process_event(event)
+        name = str(data.get("name"))
+        chunk = data.get("data")
+        if data.get("chunk") == 1:
+            self._rejected.discard(name)
+            self._sizes[name] = 0
+        elif name in self._rejected or name not in self._file_buffer:
+            return None  # the rest of a refused file, or a chunk without a first chunk
+        self._sizes[name] = self._sizes.get(name, 0) + (
+            len(chunk) if isinstance(chunk, (bytes, bytearray, memoryview, str)) else 0)
+        if sum(self._sizes.values()) > self._max_bytes:
+            self._file_buffer.pop(name, None)
+            self._sizes.pop(name, None)
+            self._rejected.add(name)
+            if self._on_reject is not None:
+                self._on_reject(name, f"{os.path.basename(name)}: the file is too large for the "
+                                      f"server limit of {self._max_bytes / 2**20:g} MB")
+            return None
+        if data.get("chunk") == data.get("total_chunks"):
+            self._sizes.pop(name, None)
+        return super()._process_event(event)
+
+
 class DataPanel(_View):
     """Dataset choice: presets with sliders, registry sets, upload with preview."""
 
@@ -62,13 +105,14 @@ class DataPanel(_View):
                                         "Upload": "upload"}, sizing_mode="stretch_width")
         self.preset = pn.widgets.Select.from_param(
             data.param.preset, options={label: key for key, (label, _) in PRESETS.items()},
-            name="preset")
+            label="preset")
         self.sliders = pn.Param(data, parameters=["n_samples", "n_features", "n_clusters",
                                                   "subspace_dim", "noise", "seed"],
                                 show_name=False, sizing_mode="stretch_width")
         self.registry = pn.widgets.Select.from_param(data.param.registry_name)
         mb = max_upload_bytes() / 2**20
-        self.dropper = pn.widgets.FileDropper(
+        self.dropper = BoundedFileDropper(
+            max_upload_bytes(), on_reject=self._on_reject,
             accepted_filetypes=list(UPLOAD_EXTENSIONS), multiple=False,
             max_file_size=f"{mb:g}MB", sizing_mode="stretch_width")
         self.dropper.param.watch(self._on_upload, "value")
@@ -93,6 +137,9 @@ class DataPanel(_View):
             return
         name, payload = list(event.new.items())[-1]
         self.lab.data.upload(name, payload)
+
+    def _on_reject(self, name, message):
+        self.lab.data.error = message
 
     def _choice(self, *events):
         """Persistent widgets stay in one static layout; only their visibility changes."""
@@ -134,7 +181,7 @@ class DataPreview(_View):
         shown = ", ".join(escape(c) for c in cols[:12]) + (" ..." if len(cols) > 12 else "")
         head = _md(f"**{escape(ds.name)}**: {ds.n_samples} rows x {ds.n_features} columns. "
                    f"Columns: {shown}", css_classes=["pc-preview"])
-        if not self.lab.show_raw:
+        if not self.lab.raw_allowed(ds):
             return pn.Column(head, _md("The values of private data are hidden. Switch on the "
                                        "data owner view to see them (not private)."))
         X = ds.X[:8]
@@ -162,14 +209,14 @@ class SettingsPanel(_View):
         super().__init__(**params)
         s = self.lab.settings
         self.task = pn.widgets.Select.from_param(
-            s.param.task, options={v: k for k, v in algorithms.TASKS.items()}, name="task",
+            s.param.task, options={v: k for k, v in algorithms.TASKS.items()}, label="task",
             css_classes=["pc-task"])
-        self.algorithm = pn.widgets.Select(name="algorithm", sizing_mode="stretch_width",
+        self.algorithm = pn.widgets.Select(label="algorithm", sizing_mode="stretch_width",
                                            css_classes=["pc-algorithm"])
         self.algorithm.param.watch(self._pick, "value")
         s.param.watch(self._sync_algorithms, ["task", "algorithm"])
         self._sync_algorithms()
-        self.epsilon = pn.widgets.DiscreteSlider(name="ε (epsilon, log scale)",
+        self.epsilon = pn.widgets.DiscreteSlider(label="ε (epsilon, log scale)",
                                                  options=EPSILON_GRID, value=self._snap(s.epsilon),
                                                  sizing_mode="stretch_width",
                                                  css_classes=["pc-epsilon"])
@@ -178,7 +225,7 @@ class SettingsPanel(_View):
         self.delta = pn.widgets.FloatInput.from_param(s.param.delta, step=1e-6, format="0.000000")
         self.seed = pn.widgets.IntInput.from_param(s.param.seed, css_classes=["pc-seed"])
         self.owner = pn.widgets.Checkbox.from_param(s.param.owner_view, css_classes=["pc-owner"])
-        self.release = pn.widgets.Button(name="Release", button_type="primary",
+        self.release = pn.widgets.Button(label="Release", color="primary",
                                          sizing_mode="stretch_width", css_classes=["pc-release"])
         self.release.on_click(lambda e: self.lab.param.trigger("release"))
         self.status = pn.pane.Alert("", visible=False, css_classes=["pc-status"],
@@ -466,7 +513,9 @@ def report_payload(result):
         "class": result.spec.class_path.rsplit(".", 1)[-1],
         "task": result.spec.task,
         "settings": {k: _jsonable(v) for k, v in result.settings.items()},
-        "dataset_fingerprint": getattr(result.dataset, "fingerprint", None),
+        # a hash of private records is not DP (it confirms a guessed dataset): public data only
+        "dataset_fingerprint": (getattr(result.dataset, "fingerprint", None)
+                                if getattr(result.dataset, "public", False) else None),
         "guarantee": g.to_dict() if g is not None else {"kind": "none"},
         "released": {k: _jsonable(v) for k, v in evaluation.released(result).items()},
     }
@@ -523,13 +572,13 @@ class ReportView(_View):
         payload = report_payload(result)
         items.append(pn.Row(
             pn.widgets.FileDownload(callback=lambda: _bytes(json.dumps(payload, indent=2)),
-                                    filename="privclust_result.json", button_type="success",
+                                    filename="privclust_result.json", color="success",
                                     label="Download results (JSON)"),
             pn.widgets.FileDownload(callback=lambda: _bytes(report_csv(result)),
-                                    filename="privclust_result.csv", button_type="success",
+                                    filename="privclust_result.csv", color="success",
                                     label="Download released outputs (CSV)"),
             pn.widgets.FileDownload(callback=lambda: _plot_html(ClustersView(lab=lab).figure()),
-                                    filename="privclust_clusters.html", button_type="light",
+                                    filename="privclust_clusters.html", color="light",
                                     label="Download plot (HTML)")))
         return pn.Column(*items, sizing_mode="stretch_width")
 

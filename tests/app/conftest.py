@@ -38,7 +38,8 @@ def server(tmp_path_factory):
                PRIVCLUST_MAX_UPLOAD_MB=str(UPLOAD_LIMIT_MB))
     log = open(state / "server.log", "w")
     cmd = [sys.executable, "-m", "panel", "serve", str(PAGE), "--address", "127.0.0.1",
-           "--port", str(port), "--allow-websocket-origin", f"127.0.0.1:{port}", "--liveness"]
+           "--port", str(port), "--allow-websocket-origin", f"127.0.0.1:{port}", "--liveness",
+           "--setup", str(PAGE.with_name("warmup.py"))]  # what `privclust serve` runs
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"

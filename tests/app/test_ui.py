@@ -204,3 +204,53 @@ def test_oversized_upload_is_refused_and_server_survives(page, server, tmp_path)
     assert requests.get(f"{server['base']}/liveness", timeout=5).ok
     upload(page, write_csv(tmp_path / "small.csv", seed=14))
     expect(page.locator(".pc-private").first).to_be_visible()
+
+
+def test_every_tab_loads_only_from_the_server(page, server):
+    """Tabs render lazily (dynamic): visiting each one, incl. the private view and the upload
+    widget, must still fetch nothing from any other host and log no browser error."""
+    seen = []
+    page.on("request", lambda r: seen.append(r.url))
+    msgs, errors = open_page(page, server)
+    wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
+    for name in ("Data", "Clusters", "Subspaces", "Co-clusters", "Gibbs", "Trade-off", "Report"):
+        open_tab(page, name)
+        page.wait_for_timeout(700)
+    page.get_by_role("button", name="Upload").click()
+    page.wait_for_timeout(700)
+    origin = server["base"]
+    foreign = [u for u in seen if not u.startswith((origin, "data:", "blob:",
+                                                    origin.replace("http", "ws")))]
+    assert not foreign, foreign
+    console_errors = [m.text for m in msgs if m.type == "error"]
+    assert not console_errors and not errors, (console_errors, errors)
+
+
+def test_switching_tabs_while_the_sampler_runs_stays_local(page, server):
+    """Regression (panel 1.9.4, dynamic tabs): components updated while their tab was hidden
+    had their stylesheets rewritten to cdn.holoviz.org; page.keep_stylesheets_local stops it."""
+    seen = []
+    page.on("request", lambda r: seen.append(r.url))
+    msgs, errors = open_page(page, server)
+    wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
+    page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
+    group = page.locator(".bk-input-group").filter(has_text="iterations").first
+    group.locator(".noUi-handle").first.click()
+    page.keyboard.press("End")  # 20000 iterations: still running while we switch tabs
+    page.wait_for_timeout(1000)
+    open_tab(page, "Gibbs")
+    page.get_by_role("button", name="Start sampler").click()
+    expect(page.get_by_role("button", name="Stop")).to_be_enabled()
+    for _ in range(3):
+        open_tab(page, "Report")
+        page.wait_for_timeout(800)
+        open_tab(page, "Gibbs")
+        page.wait_for_timeout(800)
+    page.get_by_role("button", name="Stop").click()
+    expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=60_000)
+    origin = server["base"]
+    foreign = [u for u in seen if not u.startswith((origin, "data:", "blob:",
+                                                    origin.replace("http", "ws")))]
+    assert not foreign, foreign
+    console_errors = [m.text for m in msgs if m.type == "error"]
+    assert not console_errors and not errors, (console_errors, errors)

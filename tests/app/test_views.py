@@ -122,3 +122,14 @@ def test_report_downloads_are_local_and_released_only(ledger_env):
     assert "<script" in html and not re.search(r"<(script|link)[^>]*(src|href)=\"http", html)
     assert "NOT PRIVATE" not in html
     assert set(report_payload(result)["released"]) == {"subspaces_"}
+
+
+def test_plots_offer_png_download_in_their_toolbar(ledger_env):
+    """PNG downloads: each plot's Bokeh toolbar has the save tool (the Report says so)."""
+    from bokeh.models import SaveTool
+    from privclust.app import teaching
+    from privclust.app.views import ClustersView
+    lab = Lab()
+    fig = hv.render(ClustersView(lab=lab).figure(), backend="bokeh")
+    assert len(list(fig.select({"type": SaveTool}))) >= 2  # private and baseline plots
+    assert "PNG" in teaching.REPORT

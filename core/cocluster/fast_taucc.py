@@ -10,10 +10,11 @@ Works on dense arrays and ``scipy.sparse`` matrices through the products A.C and
 """
 import numpy as np
 
+from ..metrics import tau_columns, tau_rows
 from ..privacy import as_generator
 from .aggregate import compact, occupancy, project, table
 from .inputs import check_count_matrix, check_n_clusters
-from .tau import denormalised_tau, prototype_weights
+from .tau import prototype_weights
 
 
 def _balanced_labels(n, k, rng):
@@ -101,8 +102,8 @@ class TauCoClustering:
         self.column_labels_ = cols
         Y = project(A, cols[None], int(cols.max()) + 1)
         self.table_ = table(Y, rows[None], int(rows.max()) + 1)[0]
-        self.tau_rows_ = denormalised_tau(self.table_)
-        self.tau_columns_ = denormalised_tau(self.table_.T)
+        self.tau_rows_ = tau_rows(self.table_)
+        self.tau_columns_ = tau_columns(self.table_)
         return self
 
     def fit_predict(self, X, y=None):

@@ -41,21 +41,3 @@ def utility_range(weights, proto_alive=None, feature_alive=None):
     lo = np.where(pk[..., :, None], B, np.inf).min(axis=-2)
     spread = np.where(fl, hi - lo, 0.0)
     return spread.max(axis=-1)
-
-
-def denormalised_tau(table):
-    """De-normalised Goodman-Kruskal tau_{R|C} of a (K, L) table ([BP25] Eq. (3.2), seed 004
-    Sec. 3.2): ``sum_kl q_kl^2 / q_.l - sum_k q_k.^2`` with q = T / T_tot; empty columns add 0 and
-    an all-zero table gives 0. Pass ``table.T`` for tau_{C|R}. Same value as
-    ``privclust.core.metrics.tau_rows``; kept here so that importing the co-clustering estimators
-    does not load scikit-learn (process memory, issue 6 performance target).
-    """
-    T = np.asarray(table, dtype=np.float64)
-    total = T.sum()
-    if total <= 0.0:
-        return 0.0
-    q = T / total
-    col = q.sum(axis=0)
-    row = q.sum(axis=1)
-    safe = np.where(col > 0, col, 1.0)
-    return float(np.sum((q * q).sum(axis=0) / safe) - np.dot(row, row))

@@ -6,6 +6,11 @@ scaled by sqrt(2) (Euclidean norm = Frobenius norm; D = k d(d+1)/2), compared by
 distance d_W. The centre-of-attention output g(B) plus Gaussian noise scaled by a beta-smooth
 bound S(B) (NRS07) is (epsilon, delta)-DP under replace-one neighbours; the noisy blocks are
 released in random order and projected back to q-dimensional subspaces.
+
+Alternative aggregation rule (spec 4.6, C4): ``aggregator=`` a callable with the signature of
+``privclust.core.onecluster.OneClusterAggregator`` runs a 1-cluster aggregator on the m block
+outputs, each a vector in a fixed coordinate system (its k projector vectors in a canonical order,
+see :func:`canonical_block_vectors`) inside the public box of :func:`projector_box`.
 """
 import math
 import numbers
@@ -16,8 +21,8 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.base import BaseEstimator
 
 from ..data import clip_l2
-from ..privacy import (BudgetAccountant, PrivacyWarning, as_generator, charge, haar_stiefel,
-                       smooth_sensitivity_gaussian, smooth_sensitivity_parameters)
+from ..privacy import (BudgetAccountant, Guarantee, PrivacyWarning, as_generator, charge,
+                       haar_stiefel, smooth_sensitivity_gaussian, smooth_sensitivity_parameters)
 from .projection import check_data
 from .smooth_bound import centre_index, smooth_bound
 from .solvers import make_solver
@@ -42,6 +47,39 @@ def vectors_to_bases(vecs, d, q):
     P = P + P.transpose(0, 2, 1) - P * np.eye(d)          # mirror; the diagonal was set once
     _, V = np.linalg.eigh(P)
     return V[:, :, ::-1][:, :, :q].copy()
+
+
+def projector_box(d, k=1):
+    """Public (lower, upper) box of the concatenated projector vectors of k subspaces in R^d.
+
+    For an orthogonal projector P (P = P^T = P^2): P_ii = ||P e_i||^2 is in [0, 1], and
+    P_ii = (P^2)_ii = sum_j P_ij^2 >= P_ii^2 + P_ij^2 (j != i), so P_ij^2 <= P_ii (1 - P_ii) <= 1/4,
+    i.e. |P_ij| <= 1/2. In the vector the off-diagonal entries are scaled by sqrt(2): entries in
+    [-sqrt(2)/2, sqrt(2)/2]. The box depends on d and k only, never on data.
+    """
+    iu = np.triu_indices(d)
+    diag = iu[0] == iu[1]
+    half = math.sqrt(2.0) / 2.0
+    lo = np.tile(np.where(diag, 0.0, -half), k)
+    hi = np.tile(np.where(diag, 1.0, half), k)
+    return lo, hi
+
+
+def canonical_order(vecs):
+    """Indices sorting one solution's k projector vectors (k, d(d+1)/2) lexicographically (first
+    coordinate P_11 primary, ties broken by the next coordinates). A function of that solution's
+    unordered set alone: permuting the k subspaces does not change the sorted result."""
+    vecs = np.asarray(vecs)
+    return np.lexsort(vecs.T[::-1])
+
+
+def canonical_block_vectors(solutions):
+    """(m, k, d, q) bases -> (m, k d(d+1)/2) block outputs in a fixed coordinate system: each
+    block's k projector vectors in :func:`canonical_order`, concatenated. Row j depends on block j
+    only, so one record (one block under a partition) changes one row."""
+    V = projector_vectors(solutions)
+    out = np.stack([v[canonical_order(v)] for v in V])
+    return out.reshape(len(V), -1)
 
 
 def wasserstein_matrix(solutions):
@@ -96,14 +134,46 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
     calibration is proven for small epsilon), and epsilon < 4(D + ln(2/delta))/sqrt(m) (then the
     noise is enormous: floor(s/beta) >= m).
 
+    ``aggregator``: "smooth_sensitivity" (default; the rule above) or a callable
+    ``agg(Y, epsilon, delta, bounds, rng) -> (center, guarantee)`` with the signature of
+    ``privclust.core.onecluster.OneClusterAggregator`` (spec 4.6, C4; pass an instance, e.g.
+    ``aggregator=OneClusterAggregator()``). With a callable:
+
+    - Requires ``subsampling="partition"``: each record is in one block, so it changes one block
+      output y_j and the aggregator's ``replace`` guarantee on Y transfers unchanged to the records
+      (spec 4.6). ``smooth_bound`` is not used.
+    - A solution is an unordered set of k projectors, so each block output y_j is its k projector
+      vectors in a canonical order computed from that block's output alone (lexicographic, first
+      coordinate P_11 primary: :func:`canonical_order`), concatenated (D = k d(d+1)/2).
+      **Utility depends on how stably that order matches across blocks**: when two true
+      subspaces have similar leading coordinates, blocks disagree on the order, Y splits into
+      up to k! permuted copies of the answer and the 1-cluster finds a smaller (or no) heavy ball.
+      No continuous canonical order of unordered sets exists in general; ``diagnostics_
+      ["order_agreement"]`` reports how often it matched (evaluation only).
+    - Y lives in the public box of :func:`projector_box` (diagonal entries in [0, 1], off-
+      diagonal |P_ij| <= 1/2, i.e. sqrt(2)/2 in the vector), derived from the projector algebra,
+      never from data. The released centre is clipped to the box and mapped back with
+      :func:`vectors_to_bases`.
+    - **Honest limit:** D = k d(d+1)/2 is large (k = 3, d = 10: D = 165) and the 1-cluster
+      aggregator (GoodCenter, spec 4.3a) is already weak at d >= 10 with n = 10^4 points; here its
+      "points" are the m blocks, so it needs very many blocks (hence very large n) and low d, k.
+      Expect a noise-dominated or failed aggregate (reported in ``privacy_.warnings``) otherwise.
+      Measured (d = 3, k = 2, q = 1, D = 12, KPlanes, 12 runs): 1000 blocks of 20 points at
+      epsilon = 50 gave d_W to the truth <= 0.0015, all reliable; at epsilon = 10, or with 500
+      blocks at epsilon = 50, the aggregate was flagged unreliable (d_W up to 0.28).
+    - ``privacy_`` is the guarantee returned by the aggregator (it must be "replace" and within
+      the charged (epsilon, delta)), with this estimator's warnings added.
+
     Attributes: ``subspaces_`` (k, d, q) (blocks in random order), ``privacy_``, and
     ``diagnostics_`` (EVALUATION ONLY, data-dependent, not private: the smooth bound, noise
-    scale, centre index, m, s, t0, D).
+    scale, centre index, m, s, t0, D; with a callable aggregator: m, D, the box and
+    ``order_agreement``, the fraction of blocks whose canonical order is the optimal matching to
+    the released centre).
     """
 
     def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, delta=None, solver="ssc",
                  n_subsets=None, subsampling="partition", smooth_bound="order_stat",
-                 ledger=None, random_state=None):
+                 aggregator="smooth_sensitivity", ledger=None, random_state=None):
         self.n_clusters = n_clusters
         self.subspace_dim = subspace_dim
         self.epsilon = epsilon
@@ -112,6 +182,7 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
         self.n_subsets = n_subsets
         self.subsampling = subsampling
         self.smooth_bound = smooth_bound
+        self.aggregator = aggregator
         self.ledger = ledger
         self.random_state = random_state
 
@@ -133,6 +204,15 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
         if self.smooth_bound not in ("order_stat", "nrs_mean"):
             raise ValueError("smooth_bound must be 'order_stat' or 'nrs_mean'; "
                              f"got {self.smooth_bound!r}")
+        agg = self.aggregator
+        if isinstance(agg, str) or not callable(agg):
+            if not (isinstance(agg, str) and agg == "smooth_sensitivity"):
+                raise ValueError("aggregator must be 'smooth_sensitivity' or a callable "
+                                 "agg(Y, epsilon, delta, bounds, rng) -> (center, guarantee); "
+                                 f"got {agg!r}")
+        elif self.subsampling != "partition":
+            raise ValueError("a callable aggregator requires subsampling='partition' (each record "
+                             f"in one block); got subsampling={self.subsampling!r}")
         return float(eps), float(delta), int(m)
 
     def fit(self, X, y=None):
@@ -140,6 +220,8 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
         n, d = X.shape
         k, q = self.n_clusters, self.subspace_dim
         eps, delta, m = self._configure(n, d)
+        if callable(self.aggregator):
+            return self._fit_aggregator(X, eps, delta, m)
         s = math.ceil(math.sqrt(m))
         D = k * d * (d + 1) // 2
         alpha, beta = smooth_sensitivity_parameters(eps, delta, D)
@@ -180,6 +262,60 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
         self.diagnostics_ = {"smooth_bound": S, "noise_scale": S / alpha, "centre_index": i_star,
                              "n_subsets": m, "s": s, "t0": t0, "dim": D, "beta": beta,
                              "alpha": alpha, "evaluation_only": True}
+        return self
+
+    def _fit_aggregator(self, X, eps, delta, m):
+        """Spec 4.6 (C4): 1-cluster-style aggregation of canonical block vectors; the callable
+        spends the whole (epsilon, delta), charged to the ledger before anything runs."""
+        n, d = X.shape
+        k, q = self.n_clusters, self.subspace_dim
+        D = k * d * (d + 1) // 2
+        agg = self.aggregator
+        warns = []
+        if delta > 1.0 / n:
+            warns.append(f"delta={delta:g} exceeds 1/n")
+        for w in warns:
+            warnings.warn(w, PrivacyWarning, stacklevel=3)
+        name = getattr(agg, "__name__", type(agg).__name__)
+        charge(self.ledger, eps, delta,
+               what=f"SampleAggregateSubspaceClustering(k={k}, q={q}, solver={self.solver!r}, "
+                    f"m={m}, aggregator={name}, epsilon={eps}, delta={delta:g})")
+        rng = as_generator(self.random_state)
+        X = clip_l2(X, 1.0)
+        idx = subsets(n, m, 1, "partition", rng)
+        sols = np.empty((m, k, d, q))
+        for i in range(m):
+            est = make_solver(self.solver, k, q, random_state=rng).fit(X[idx[i]])
+            sols[i] = self._k_subspaces(est, d, q, k, rng)
+        Y = canonical_block_vectors(sols)
+        lo, hi = projector_box(d, k)
+        out = agg(Y, eps, delta, (lo, hi), rng)
+        try:
+            center, guarantee = out
+            center = np.asarray(center, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("aggregator must return (center, guarantee); "
+                             f"got {type(out).__name__}") from None
+        if center.shape != (D,) or not np.all(np.isfinite(center)):
+            raise ValueError(f"aggregator returned a centre of shape {center.shape} (or non-finite"
+                             f" values); expected a finite vector of length D={D}")
+        if not isinstance(guarantee, Guarantee) or guarantee.kind not in ("pure", "approx") or \
+                guarantee.neighbouring != "replace" or guarantee.epsilon > eps * (1 + 1e-9) or \
+                guarantee.delta > delta * (1 + 1e-9):
+            raise ValueError("aggregator must return a 'replace' Guarantee within the charged "
+                             f"(epsilon, delta) = ({eps}, {delta:g}); got {guarantee!r}")
+        for w in guarantee.warnings:
+            warnings.warn(f"aggregator: {w}", PrivacyWarning, stacklevel=3)
+        V = np.clip(center, lo, hi).reshape(k, -1)
+        self.subspaces_ = vectors_to_bases(V, d, q)[rng.permutation(k)]
+        self.privacy_ = Guarantee(guarantee.epsilon, guarantee.delta, guarantee.kind,
+                                  guarantee.neighbouring, list(guarantee.mechanisms),
+                                  warns + list(guarantee.warnings))
+        Yk = Y.reshape(m, k, -1)
+        cost = ((Yk[:, :, None, :] - V[None, None, :, :]) ** 2).sum(-1)      # (m, k, k)
+        agree = np.mean([np.array_equal(linear_sum_assignment(c)[1], np.arange(k)) for c in cost])
+        self.diagnostics_ = {"n_subsets": m, "dim": D, "bounds": (lo, hi),
+                             "order_agreement": float(agree), "evaluation_only": True}
         return self
 
     @staticmethod

@@ -11,8 +11,10 @@ from privclust.core.metrics import wasserstein_subspaces
 from privclust.core.privacy import Ledger, PrivacyWarning
 from privclust.core.privacy.audit import epsilon_lower_bound
 from privclust.core.subspace import KPlanes, SampleAggregateSubspaceClustering
-from privclust.core.subspace.sample_aggregate import (noisy_release, projector_vectors,
-                                                      vectors_to_bases, wasserstein_matrix)
+from privclust.core.subspace.sample_aggregate import (canonical_block_vectors, canonical_order,
+                                                      noisy_release, projector_box,
+                                                      projector_vectors, vectors_to_bases,
+                                                      wasserstein_matrix)
 from privclust.core.subspace.smooth_bound import centre_index, smooth_bound
 
 
@@ -203,3 +205,77 @@ def test_refused_charge_runs_nothing(lines):
             big.fit(lines.X)
     assert not hasattr(big, "subspaces_") and not hasattr(big, "diagnostics_")
     assert ledger.spent[0] == pytest.approx(0.5)
+
+
+# Computed with the code before the aggregator= parameter existed (lines fixture, KPlanes(n_init=1),
+# epsilon=2, random_state=0): the default path must reproduce it.
+_PINNED_PROJECTORS = np.array([
+    [0.13462078388223617, -0.36380242444872934, -0.0987822610563984, 0.30147291374873003,
+     0.4915741842305446, 0.1887632467637044, -0.5760852748453916, 0.0362423053038768,
+     -0.15642283334630278, 0.337562726583343],
+    [0.03955897648269836, 0.257220452455763, -0.03978807387781007, 0.09078918294723153,
+     0.836249658664506, -0.18293565898334477, 0.41742606244314595, 0.0200092490208696,
+     -0.06456943393281529, 0.10418211583192652]])
+
+
+def test_default_aggregator_unchanged(lines):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        fits = [SampleAggregateSubspaceClustering(2, 1, epsilon=2.0, solver=KPlanes(n_init=1),
+                                                  random_state=0, **kw).fit(lines.X)
+                for kw in ({}, {"aggregator": "smooth_sensitivity"})]
+    np.testing.assert_array_equal(fits[0].subspaces_, fits[1].subspaces_)
+    np.testing.assert_allclose(projector_vectors(fits[0].subspaces_), _PINNED_PROJECTORS,
+                               rtol=1e-7, atol=1e-9)
+    assert fits[0].get_params()["aggregator"] == "smooth_sensitivity"
+
+
+def test_canonical_order_is_invariant_to_permuting_subspaces():
+    rng = np.random.default_rng(3)
+    sols = np.linalg.qr(rng.standard_normal((6, 3, 4, 2)))[0]          # m=6, k=3, d=4, q=2
+    perms = [rng.permutation(3) for _ in range(6)]
+    perms[0] = np.array([2, 1, 0])                                       # at least one non-identity
+    shuffled = np.stack([s[p] for s, p in zip(sols, perms)])
+    Y, Y2 = canonical_block_vectors(sols), canonical_block_vectors(shuffled)
+    assert Y.shape == (6, 3 * 10)
+    np.testing.assert_array_equal(Y, Y2)
+    # each block's k vectors are its projector vectors, sorted on the first coordinate
+    V = projector_vectors(sols)
+    for y, v in zip(Y.reshape(6, 3, 10), V):
+        np.testing.assert_array_equal(y, v[canonical_order(v)])
+        assert np.all(np.diff(y[:, 0]) >= 0)
+    # and the order uses only the block itself: a block's row is unchanged by other blocks
+    np.testing.assert_array_equal(canonical_block_vectors(sols[2:3])[0], Y[2])
+
+
+def test_projector_box_is_valid_and_tight():
+    lo, hi = projector_box(3, 2)
+    assert lo.shape == hi.shape == (12,)
+    h = math.sqrt(2) / 2
+    np.testing.assert_allclose(lo[:6], [0, -h, -h, 0, -h, 0])
+    np.testing.assert_allclose(hi[:6], [1, h, h, 1, h, 1])
+    np.testing.assert_array_equal(lo[6:], lo[:6])
+    rng = np.random.default_rng(4)
+    for d, q in ((3, 1), (5, 2), (6, 5)):
+        v = projector_vectors(np.linalg.qr(rng.standard_normal((500, d, q)))[0])
+        lo, hi = projector_box(d)
+        assert np.all(v >= lo - 1e-12) and np.all(v <= hi + 1e-12)
+    # attained: the line (e1 + e2)/sqrt(2) has P_12 = 1/2 (vector entry sqrt(2)/2), P_11 = 1/2
+    v = projector_vectors(np.array([[[1.0], [1.0], [0.0]]]) / math.sqrt(2))[0]
+    assert v[1] == pytest.approx(h) and projector_vectors(np.eye(3)[:, :1][None])[0][0] == 1.0
+
+
+def test_invalid_aggregator_raises_naming_the_parameter(lines):
+    ledger = Ledger(10.0, 1e-3)
+    for kwargs in ({"aggregator": "one_cluster"}, {"aggregator": 3}, {"aggregator": None},
+                   {"aggregator": lambda *a: None, "subsampling": "independent"}):
+        with pytest.raises(ValueError, match="aggregator"):
+            SampleAggregateSubspaceClustering(2, 1, ledger=ledger, **kwargs).fit(lines.X)
+    assert ledger.spent == (0.0, 0.0)
+
+    def bad_guarantee(Y, epsilon, delta, bounds, rng):
+        from privclust.core.privacy import Guarantee
+        return np.full(Y.shape[1], 0.5), Guarantee(2 * epsilon, delta, "approx", "replace")
+    with pytest.raises(ValueError, match="aggregator"):
+        SampleAggregateSubspaceClustering(2, 1, n_subsets=10, solver=KPlanes(n_init=1),
+                                          aggregator=bad_guarantee).fit(lines.X)

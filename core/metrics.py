@@ -13,15 +13,14 @@ n x k*d temporaries beyond one chunk); only k x k or K x L problems are solved w
   :func:`tau_rows`, :func:`tau_columns`.
 - MCMC diagnostics [WWS15 Sec. 5; Gelman et al., BDA3 Sec. 11.4]: :func:`gibbs_test_statistic`,
   :func:`split_rhat`.
-
-scikit-learn and scipy.optimize are imported inside the functions that use them: importing
-scikit-learn costs ~90 MB of resident memory, and the co-clustering estimators, which need only
-the tau functions, must stay lean (issue 6: a DP-tauCC run on classic3 within 150 MB).
 """
 from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+from sklearn.metrics.cluster import contingency_matrix
 
 __all__ = [
     "principal_angles", "projector_distance", "wasserstein_subspaces", "subspace_cost",
@@ -178,7 +177,6 @@ def wasserstein_subspaces(A, B, return_matching=False):
     cross = np.einsum("idq,jdr->ijqr", A, B)
     cost = A.shape[2] + B.shape[2] - 2.0 * np.einsum("ijqr,ijqr->ij", cross, cross)
     cost = np.maximum(cost, 0.0)
-    from scipy.optimize import linear_sum_assignment
     rows, cols = linear_sum_assignment(cost)
     d_w = float(np.sqrt(cost[rows, cols].sum()))
     if return_matching:
@@ -298,14 +296,12 @@ def nmi(labels_true, labels_pred):
     ``average_method="arithmetic"``). Both partitions trivial -> 1; exactly one trivial -> 0.
     """
     a, b = _label_pair(labels_true, labels_pred)
-    from sklearn.metrics import normalized_mutual_info_score
     return float(normalized_mutual_info_score(a, b, average_method="arithmetic"))
 
 
 def ari(labels_true, labels_pred):
     """Adjusted Rand index (scikit-learn) [spec 5.6, optional metric]."""
     a, b = _label_pair(labels_true, labels_pred)
-    from sklearn.metrics import adjusted_rand_score
     return float(adjusted_rand_score(a, b))
 
 
@@ -316,8 +312,6 @@ def clustering_accuracy(labels_true, labels_pred):
     n_a, n_b = np.unique(a).size, np.unique(b).size
     if n_a * n_b > _CHUNK_ELEMENTS * 16:
         raise ValueError(f"too many clusters for Hungarian matching ({n_a} x {n_b})")
-    from scipy.optimize import linear_sum_assignment
-    from sklearn.metrics.cluster import contingency_matrix
     table = contingency_matrix(a, b)
     rows, cols = linear_sum_assignment(table, maximize=True)
     return float(table[rows, cols].sum()) / a.shape[0]

@@ -2,6 +2,7 @@
 spec 5.4, 6.1)."""
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from ..privacy import BudgetAccountant, as_generator, charge
 from .aggregate import compact
@@ -17,7 +18,7 @@ EVAL_WARNING = ("eval_row_labels_ (nearest noisy prototype on the raw data) is N
                 "evaluation only, never release it")
 
 
-class DPTauCoClustering:
+class DPTauCoClustering(BaseEstimator):
     """DP-tauCC co-clustering, pure epsilon-DP under the ``cell`` relation ([BP25] Alg. 1-3).
 
     Seed 004: Sec. 4.1 defines the neighbouring relation (one unit of one cell) and the

@@ -9,6 +9,7 @@ numbers of clusters can only decrease from the initial ``n_row_clusters`` / ``n_
 Works on dense arrays and ``scipy.sparse`` matrices through the products A.C and A^T.R only.
 """
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from ..metrics import tau_columns, tau_rows
 from ..privacy import as_generator
@@ -39,7 +40,7 @@ def _phase(A, labels, other, n_other, max_passes):
     return labels, max_passes, changed
 
 
-class TauCoClustering:
+class TauCoClustering(BaseEstimator):
     """Fast-tauCC co-clustering (non-private reference, spec 5.3).
 
     Parameters

@@ -1,17 +1,32 @@
-"""Live Gibbs diagnostics: ``GibbsSubspaceClustering.iter_fit`` runs in a worker thread that fills
-a queue; a per-session periodic callback drains it into ``hv.streams.Buffer`` plots (panel.md
-"Live streaming"; design.md "Gibbs diagnostics"). Stop ends the generator; session end stops both.
+"""Live Gibbs diagnostics (panel.md "Live streaming"; design.md "Gibbs diagnostics").
+
+``GibbsSubspaceClustering.iter_fit`` runs in a separate process (multiprocessing, "forkserver"
+context where available, else "spawn"): the sampler's numpy work then never competes with the
+Bokeh IO loop for this process's GIL (issue 7 "Performance"). The ledger is charged here, in the
+server, before the process starts (``charge_for``); the child runs with ``ledger=None`` and sends
+its records over a pipe, and at the end (also after Stop) the fitted state, which is set on the
+session's estimator. A reader thread turns records into rows on a queue; a per-session periodic
+callback drains the queue and streams only the new points into one Bokeh ColumnDataSource
+(``ColumnDataSource.stream`` on the session's thread, Panel's "streaming_bokeh" pattern) shared by
+three figures, at most ``MAX_POINTS`` per chain (the stride between plotted records doubles when
+the cap is reached). Measured: a ``hv.streams.Buffer`` + ``DynamicMap`` update cost the server
+about 25 ms of CPU per poll (element construction and framewise ranges for three overlays),
+the direct stream about 1-2 ms. Stop sets an Event (the child stops after its current record and returns its state,
+or is terminated after ``STOP_GRACE_S``); session end does the same with ``CLOSE_GRACE_S``.
 """
 import logging
+import math
 import queue
 import threading
 import time
 
-import holoviews as hv
 import numpy as np
 import pandas as pd
 import panel as pn
 import param
+from bokeh.models import ColumnDataSource
+from bokeh.palettes import Category10_10
+from bokeh.plotting import figure
 
 from . import plots, teaching
 from .models import Lab, RunResult
@@ -19,8 +34,47 @@ from .views import _teach
 
 log = logging.getLogger(__name__)
 
-YIELD_S = 0.003
+YIELD_S = 0.003          # thread mode only: GIL hand-over to the IO loop after each record
+STOP_GRACE_S = 15.0      # Stop: the child finishes its current record, else it is terminated
+CLOSE_GRACE_S = 2.0      # session end: the same, with a shorter wait
+SAMPLER_NICE = 10        # the sampler process yields the CPU to the server (and browser)
 COLUMNS = ["iteration", "chain", "cost", "test_statistic", "distance", "rhat"]
+METRICS = ("cost", "test_statistic", "distance")
+MAX_POINTS = 400         # plotted points per chain and trace
+TITLES = {"cost": "cost per chain", "test_statistic": "test statistic T",
+          "distance": "distance to the non-private baseline"}
+
+
+def wide_columns(n_chains):
+    """The plots' columns: iteration, then ``{metric}_{chain}`` (a row per record)."""
+    return ["iteration"] + [f"{m}_{c}" for m in METRICS for c in range(n_chains)]
+
+
+def _empty_columns(n_chains):
+    return {c: np.array([], dtype=float) for c in wide_columns(n_chains)}
+
+
+class _TracePane(pn.pane.Bokeh):
+    """A Bokeh pane that keeps Panel's ``design`` to itself. ``panel serve`` on a notebook gives
+    every output object the template's design; panel 1.9.4's Bokeh pane then forwards it to the
+    figure, which has no such property, and the whole page fails (AttributeError: unexpected
+    attribute 'design' to figure)."""
+
+    def _track_overrides(self, *events):
+        super()._track_overrides(*(e for e in events if e.name != "design"))
+
+
+def _trace_figure(metric, source, n_chains):
+    """A Bokeh figure with one line per chain (columns ``{metric}_{c}``); its ranges follow the
+    data in the browser."""
+    label = {"cost": "cost", "test_statistic": "T", "distance": "distance"}[metric]
+    fig = figure(width=380, height=260, title=TITLES[metric], x_axis_label="iteration",
+                 y_axis_label=label, tools="pan,wheel_zoom,box_zoom,reset,save",
+                 toolbar_location="right")
+    for c in range(n_chains):
+        fig.line("iteration", f"{metric}_{c}", source=source, line_width=2,
+                 color=Category10_10[c % 10])
+    return fig
 
 
 def diagnostic_rows(item):
@@ -78,38 +132,78 @@ def rhat(df):
         return None
 
 
+def _mp_context():
+    """"forkserver" (children fork from a clean server that has the sampler module preloaded:
+    no fork of this threaded server, and a fast start after the first) or "spawn"."""
+    import multiprocessing as mp
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["privclust.core.subspace.gibbs"])
+        return ctx
+    return mp.get_context("spawn")
+
+
 class GibbsRunner(param.Parameterized):
-    """Runs ``iter_fit`` in a daemon thread; diagnostics go to ``self.queue``."""
+    """Runs ``iter_fit`` in a child process (``process=True``, for estimators with
+    ``charge_for``) or a daemon thread; diagnostics go to ``self.queue``, one list of rows per
+    record."""
 
     running = param.Boolean(False)
     status = param.String("")
     produced = param.Integer(0, doc="diagnostic batches produced so far")
+    process = param.Boolean(True, doc="sample in a child process (else a thread of this one)")
+    nice = param.Integer(SAMPLER_NICE, bounds=(0, 19),
+                         doc="niceness increment of the sampler process (0: same priority)")
 
     def __init__(self, **params):
         super().__init__(**params)
         self.queue = queue.Queue()
         self._stop = threading.Event()
+        self._stop_at = None
+        self._closing = False
+        self._mp_stop = None
+        self._proc = None
         self._thread = None
         self.estimator = None
         self.error = None
 
     def start(self, estimator, X, reference=None):
+        """Start a run; False (with ``error`` and ``status`` set, nothing running) when the
+        ledger refused the charge or the inputs are invalid."""
         if self.running:
             raise RuntimeError("the sampler is already running")
         self._stop.clear()
+        self._stop_at, self._closing, self._mp_stop, self._proc = None, False, None, None
         self.estimator, self.error = estimator, None
+        if self.process and hasattr(estimator, "charge_for"):
+            try:
+                # privacy: the whole run is charged here, before any sampling starts; the
+                # child gets the same parameters with ledger=None (nothing is charged twice)
+                estimator.charge_for(X, reference)
+            except Exception as exc:
+                self.error = exc
+                self.param.update(running=False, status=f"failed ({type(exc).__name__})")
+                return False
+            params = dict(estimator.get_params(), ledger=None)
+            target, args = self._run_process, (params, X, reference)
+        else:
+            target, args = self._run_thread, (estimator, X, reference)
         self.param.update(running=True, status="running", produced=0)
-        self._thread = threading.Thread(target=self._run, args=(estimator, X, reference),
-                                        daemon=True, name="privclust-gibbs")
+        self._thread = threading.Thread(target=target, args=args, daemon=True,
+                                        name="privclust-gibbs")
         self._thread.start()
+        return True
 
-    def _run(self, estimator, X, reference):
+    def _put(self, item):
+        self.queue.put(diagnostic_rows(item))
+        self.produced += 1
+
+    def _run_thread(self, estimator, X, reference):
         gen = None
         try:
             gen = estimator.iter_fit(X, reference=reference)
             for item in gen:
-                self.queue.put(diagnostic_rows(item))
-                self.produced += 1
+                self._put(item)
                 # hand the GIL to the server's IO loop for a moment after each record, so the
                 # page stays responsive while the sampler runs in this thread
                 if self._stop.wait(YIELD_S):
@@ -125,20 +219,106 @@ class GibbsRunner(param.Parameterized):
                 gen.close()
             self.running = False
 
+    def _run_process(self, params, X, reference):
+        """Reader thread: start the child, forward its records, set the returned state."""
+        from privclust.core.subspace.gibbs import stream_fit
+        status, state, proc, conn = None, None, None, None
+        try:
+            if self._stop.is_set():
+                self.status = "stopped"
+                return
+            ctx = _mp_context()
+            conn, w = ctx.Pipe(duplex=False)
+            self._mp_stop = ctx.Event()
+            proc = ctx.Process(target=stream_fit, daemon=True, name="privclust-gibbs-sampler",
+                               args=(params, X, reference, w, self._mp_stop, self.nice))
+            try:
+                proc.start()
+            finally:
+                w.close()   # the child holds the only write end: its exit is our EOF
+            self._proc = proc
+            if self._stop.is_set():
+                self._mp_stop.set()
+            while True:
+                if self._stop_at is not None and time.monotonic() - self._stop_at > (
+                        CLOSE_GRACE_S if self._closing else STOP_GRACE_S):
+                    proc.terminate()
+                    break
+                if not conn.poll(0.2):
+                    continue
+                try:
+                    kind, payload = conn.recv()
+                except EOFError:
+                    break
+                if kind == "record":
+                    self._put(payload)
+                elif kind == "state":
+                    state = payload
+                elif kind == "done":
+                    status = payload
+                elif kind == "error":
+                    self.error = payload
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(5)
+            if self.error is None and status is None and not self._stop.is_set():
+                self.error = RuntimeError(f"the sampler process ended unexpectedly (exit code "
+                                          f"{proc.exitcode})")
+            if state is not None and self.error is None:
+                for name, value in state.items():   # the released state of the run
+                    setattr(self.estimator, name, value)
+            if self.error is not None:
+                log.warning("Gibbs run failed: %r", self.error)
+                self.status = f"failed ({type(self.error).__name__})"
+            else:
+                self.status = status or "stopped"
+        except Exception as exc:
+            self.error = exc
+            log.warning("Gibbs run failed", exc_info=True)
+            self.status = f"failed ({type(exc).__name__})"
+            if proc is not None and proc.is_alive():
+                proc.kill()
+        finally:
+            if conn is not None:
+                conn.close()
+            self.running = False
+
     def stop(self):
+        """Stop after the current record (the state so far is released); a child process that
+        has not stopped after STOP_GRACE_S is terminated (nothing is released then)."""
+        if self._stop_at is None:
+            self._stop_at = time.monotonic()
         self._stop.set()
+        if self._mp_stop is not None:
+            self._mp_stop.set()
+
+    def close(self):
+        """Session end: stop; a child process still running after CLOSE_GRACE_S (a long
+        record) is terminated."""
+        self._closing = True
+        self.stop()
+
+    @property
+    def pid(self):
+        """The sampler process id (None in thread mode or before it started)."""
+        return None if self._proc is None else self._proc.pid
 
     def join(self, timeout=None):
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def drain(self):
-        rows = []
+    def drain_records(self):
+        """The rows of each record produced since the last drain, one list per record."""
+        out = []
         while True:
             try:
-                rows.extend(self.queue.get_nowait())
+                out.append(self.queue.get_nowait())
             except queue.Empty:
-                break
+                return out
+
+    def drain(self):
+        rows = [r for rec in self.drain_records() for r in rec]
         return pd.DataFrame(rows, columns=COLUMNS) if rows else None
 
 
@@ -153,9 +333,12 @@ class GibbsView(pn.viewable.Viewer):
         super().__init__(**params)
         self.runner = GibbsRunner()
         self._cb = None
+        self._doc = None
+        self._poll_lock = threading.RLock()
         self._empty = pd.DataFrame({c: np.array([], dtype=float) for c in COLUMNS})
-        self.buffer = hv.streams.Buffer(self._empty, length=200_000, index=False)
-        self.data = self._empty
+        self._panes = {m: _TracePane() for m in METRICS}
+        self._fig_chains = None
+        self._clear_history(1)
         self.start_btn = pn.widgets.Button(label="Start sampler", color="primary",
                                            css_classes=["pc-gibbs-start"])
         self.stop_btn = pn.widgets.Button(label="Stop", color="danger", disabled=True,
@@ -166,25 +349,112 @@ class GibbsView(pn.viewable.Viewer):
         self.info = pn.pane.Markdown("", css_classes=["pc-gibbs-info"],
                                      sizing_mode="stretch_width")
         self.message = pn.pane.Alert("", alert_type="danger", visible=False)
-        self.traces = {k: hv.DynamicMap(self._trace_fn(k), streams=[self.buffer])
-                       for k in ("cost", "test_statistic", "distance")}
         self.runner.param.watch(self._on_running, "running")
         try:
             pn.state.on_session_destroyed(self._cleanup)
         except Exception:  # outside a server session
             pass
 
-    def _trace_fn(self, column):
-        def fn(data):
-            title = {"cost": "cost per chain", "test_statistic": "test statistic T",
-                     "distance": "distance to the non-private baseline"}[column]
-            title = plots.mark(title, self.lab.mode == "private")
-            curves = {int(c): hv.Curve(_thin(g), "iteration", column)
-                      for c, g in data.groupby("chain")} if len(data) else {
-                0: hv.Curve(([], []), "iteration", column)}
-            return hv.NdOverlay(curves, kdims="chain").opts(
-                width=380, height=260, title=title, framewise=True, show_legend=False)
-        return fn
+    # ---- data and plots ------------------------------------------------------------------------
+    @property
+    def data(self):
+        """Every diagnostic row of the current run (long format: one row per record and chain)."""
+        if self._data is None:
+            self._data = (pd.concat(self._chunks, ignore_index=True) if self._chunks
+                          else self._empty)
+            self._chunks = [self._data] if len(self._data) else []
+        return self._data
+
+    def _clear_history(self, n_chains):
+        """A new run: empty history and plots, stride 1. One source for the three trace
+        figures (a row per record, a column per chain and metric; each poll streams only the
+        new rows); figures with one line per chain of the run (the browser redraws only those),
+        rebuilt when the number of chains changes."""
+        self._n_chains = max(1, int(n_chains))
+        self._wide = wide_columns(self._n_chains)
+        self._chunks, self._data = [], None
+        self._hist = []                  # one wide row (self._wide) per record
+        self._last_rhat = None
+        self._stride, self._sent, self._final_sent = 1, None, False
+        if self._fig_chains != self._n_chains:
+            self.source = ColumnDataSource(data=_empty_columns(self._n_chains))
+            self.figures = {m: _trace_figure(m, self.source, self._n_chains) for m in METRICS}
+            for m in METRICS:
+                self._panes[m].object = self.figures[m]
+            self._fig_chains = self._n_chains
+        else:
+            self.source.data = _empty_columns(self._n_chains)
+        self._set_titles()
+
+    def _set_titles(self):
+        raw_private = self.lab.mode == "private"
+        for m, fig in self.figures.items():
+            fig.title.text = plots.mark(TITLES[m], raw_private)
+
+    def _wide_row(self, rows):
+        out = np.full(len(self._wide), np.nan)
+        out[0] = rows[0]["iteration"] if rows else np.nan
+        for r in rows:
+            c = int(r["chain"]) if np.isfinite(r["chain"]) else 0
+            if 0 <= c < self._n_chains:
+                for j, m in enumerate(METRICS):
+                    out[1 + j * self._n_chains + c] = r[m]
+        return out
+
+    def _columns(self, idx):
+        rows = np.asarray([self._hist[i] for i in idx]).reshape(len(idx), len(self._wide))
+        return {c: rows[:, j] for j, c in enumerate(self._wide)}
+
+    def _stream(self, final=False):
+        """Send the records not yet plotted: records 0, s, 2s, ... (stride s, doubled whenever
+        that would exceed MAX_POINTS - 1, which replaces the plotted trace by its thinned
+        version once: log2(records / MAX_POINTS) times per run), plus the last record when the
+        run is over. Only the data owner view or demo data ever gets here. Runs on the
+        session's thread (periodic or next-tick callback) in a server, else inline."""
+        n = len(self._hist)
+        if n == 0:
+            return
+        s = self._stride
+        while math.ceil(n / s) > MAX_POINTS - 1:
+            s *= 2
+        last = [n - 1] if final and (n - 1) % s else []
+        if self._sent is None or s != self._stride:
+            idx = list(range(0, n, s))
+            self._stride, self._sent = s, len(idx)
+            self._final_sent = bool(last)
+            self.source.data = self._columns(idx + last)
+        else:
+            idx = list(range(self._sent * s, n, s))
+            self._sent += len(idx)
+            if last and not self._final_sent:
+                idx += last
+                self._final_sent = True
+            if not idx:
+                return
+            self.source.stream(self._columns(idx))
+        pn.io.push_notebook(*self._panes.values())  # notebooks only (no-op in a server)
+
+    @param.depends("lab.mode", "lab.settings.owner_view", "lab.data.dataset", watch=True)
+    def _privacy_changed(self):
+        """Raw diagnostics in the plots only while they may be shown; re-sent when allowed."""
+        def apply():
+            with self._poll_lock:
+                self._sent = None
+                self._set_titles()
+                if self._raw_ok():
+                    self._stream(final=not self.runner.running)
+                else:
+                    self.source.data = _empty_columns(self._n_chains)
+        self._on_session_thread(apply)
+
+    def _on_session_thread(self, fn):
+        """Run ``fn`` where Bokeh models may be changed: on the session's IO loop (next tick)
+        when the plots live in a server document, else now."""
+        doc = self.source.document or self._doc
+        if doc is not None and doc.session_context is not None:
+            doc.add_next_tick_callback(fn)
+        else:
+            fn()
 
     # ---- control -----------------------------------------------------------------------------
     def start(self):
@@ -223,34 +493,59 @@ class GibbsView(pn.viewable.Viewer):
         if lab.raw_allowed(lab.data.dataset):
             base = _baseline(lab)
             reference = None if base is None else getattr(base, "subspaces_", None)
-        self._reset()
+        self._reset(values.get("n_chains", 1))
         self._spec, self._values, self._key = spec, values, key
         self._dataset, self._t0 = lab.data.dataset, time.perf_counter()
         self.message.visible = False
-        self.runner.start(est, lab.data.dataset.X, reference)
+        # the ledger is charged inside runner.start, before the sampler process exists
+        if not self.runner.start(est, lab.data.dataset.X, reference):
+            self._start_failed(self.runner.error, values, private)
+            return False
         self.start_btn.disabled, self.stop_btn.disabled = True, False
         if pn.state.curdoc is not None and self._cb is None:
+            self._doc = pn.state.curdoc
             self._cb = pn.state.add_periodic_callback(self.poll, period=self.period_ms)
         return True
 
-    def _reset(self):
-        self.data = self._empty
-        self.buffer.clear()
+    def _start_failed(self, exc, values, private):
+        from privclust.core.privacy import BudgetExceeded
+        lab = self.lab
+        lab.ledger.refresh()
+        if isinstance(exc, BudgetExceeded):
+            lab._refuse(values.get("epsilon", 0.0), 0.0, str(exc))
+            self._alert(lab.message)
+            return
+        text = lab._failure_text(exc, False)
+        self._alert(text + (" Nothing was run or charged." if private else ""))
+
+    def _reset(self, n_chains=1):
+        self._clear_history(n_chains)
         self.updates = 0
         self.progress.value = 0
 
     def poll(self):
-        """Drain the queue into the buffer (periodic callback on the session's thread)."""
-        df = self.runner.drain()
-        if df is not None:
-            self.data = pd.concat([self.data, df], ignore_index=True)
+        """Drain the queue and stream the new points (periodic callback, session's thread)."""
+        with self._poll_lock:
+            self._poll()
+
+    def _poll(self):
+        records = self.runner.drain_records()
+        if records:
+            rows = [r for rec in records for r in rec]
+            self._chunks.append(pd.DataFrame(rows, columns=COLUMNS))
+            self._data = None
+            for rec in records:
+                self._hist.append(self._wide_row(rec))
+                reported = [r["rhat"] for r in rec if np.isfinite(r["rhat"])]
+                if reported:
+                    self._last_rhat = float(reported[-1])
             if self._raw_ok():
-                self.buffer.send(df)
+                self._stream()
             self.updates += 1
         n_iter = self._values.get("n_iter", 1) if hasattr(self, "_values") else 1
-        last = float(self.data["iteration"].max()) if len(self.data) else 0.0
+        last = float(self._hist[-1][0]) if self._hist else 0.0
         self.progress.value = int(min(100, 100 * last / max(n_iter, 1)))
-        r = rhat(self.data) if self._raw_ok() else None
+        r = self._last_rhat if self._raw_ok() and self._n_chains >= 2 else None
         self.info.object = (f"iteration **{last:.0f}** of {n_iter} · diagnostic updates "
                             f"**{self.updates}**" + (f" · R-hat (cost) **{r:.3f}**"
                                                      if r is not None else ""))
@@ -264,13 +559,17 @@ class GibbsView(pn.viewable.Viewer):
         return self.lab.raw_allowed(self.lab.data.dataset if ds is None else ds)
 
     def _on_running(self, event):
+        # the reader thread: a run that ended before the periodic callback existed (or outside
+        # a server) is polled once more, on the session's thread when there is a session
         if not event.new and self._cb is None:
-            self.poll()
+            self._on_session_thread(self.poll)
 
     def _finish(self):
         if self._cb is not None:
             self._cb.stop()
             self._cb = None
+        if self._raw_ok():
+            self._stream(final=True)
         self.start_btn.disabled, self.stop_btn.disabled = False, True
         lab, est = self.lab, self.runner.estimator
         if self.runner.error is not None:
@@ -300,37 +599,25 @@ class GibbsView(pn.viewable.Viewer):
         self.message.param.update(object=escape(text), alert_type=kind, visible=True)
 
     def _cleanup(self, session_context=None):
-        self.runner.stop()
+        self.runner.close()
+        self.lab.cancel_demo()  # a demo fit of the sampler still running on the session worker
         if self._cb is not None:
             self._cb.stop()
             self._cb = None
 
-    @param.depends("lab.mode", "lab.settings.owner_view")
+    @param.depends("lab.mode", "lab.settings.owner_view", "lab.data.dataset")
     def _traces(self):
         if not self._raw_ok():
             return pn.pane.Markdown("Private data: the sampler shows progress only. Cost and "
                                     "distance traces are computed on the raw data (switch on the "
                                     "data owner view to see them, not private).")
-        return pn.Column(pn.Row(pn.pane.HoloViews(self.traces["cost"]),
-                                pn.pane.HoloViews(self.traces["test_statistic"])),
-                         pn.pane.HoloViews(self.traces["distance"]))
+        return pn.Column(pn.Row(self._panes["cost"], self._panes["test_statistic"]),
+                         self._panes["distance"])
 
     def __panel__(self):
         controls = pn.Row(self.start_btn, self.stop_btn)
         return pn.Column(_teach(teaching.GIBBS), controls, self.progress, self.info, self.message,
                          self._traces, sizing_mode="stretch_width")
-
-
-MAX_POINTS = 400
-
-
-def _thin(df, max_points=MAX_POINTS):
-    """At most ``max_points`` evenly spaced rows (always the last): each refresh re-sends the
-    whole trace to the browser, so its cost must not grow with the run."""
-    if len(df) <= max_points:
-        return df
-    idx = np.unique(np.r_[np.linspace(0, len(df) - 1, max_points).astype(int), len(df) - 1])
-    return df.iloc[idx]
 
 
 def _baseline(lab):

@@ -65,6 +65,8 @@ class SessionWorker:
             if item is None:
                 return
             kind, gen, fn = item
+            if self._closed:
+                return  # the session ended: queued fits are dropped, not run
             if kind is not None and self._latest.get(kind) != gen:
                 continue  # superseded before it started
             try:

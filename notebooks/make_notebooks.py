@@ -580,8 +580,8 @@ def subspace_clustering():
         from a non-private SSC/LRR solution (as the paper does) voids the guarantee: privclust then
         labels the result *not private*.
 
-        The dashboard's Gibbs view runs several chains in a worker thread and streams their traces:
-        cost, the test statistic of App. D (→ 0 when a chain mixes) and the distance to the
+        The dashboard's Gibbs view runs several chains in a separate process and streams their
+        traces: cost, the test statistic of App. D (→ 0 when a chain mixes) and the distance to the
         non-private baseline; R-hat near 1 means the chains agree. Press **Start sampler** to run it
         again (the cell below runs it once so the page opens with traces). Only one chain, chosen
         independently of the data, is released.

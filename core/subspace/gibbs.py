@@ -6,11 +6,12 @@ replace-one neighbours (Prop. 4.1: d^2 in [0, 1]); the Markov chain reaches the 
 the limit, so the guarantee is "asymptotic": there is no formal guarantee for a finite run.
 """
 import numbers
+import pickle
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
@@ -229,13 +230,9 @@ class GibbsSubspaceClustering(BaseEstimator):
             pass
         return self
 
-    def iter_fit(self, X, reference=None):
-        """Generator: run the chains and yield, every ``record_every`` iterations (and at the
-        last), an evaluation-only record ``{"iteration", "cost", "test_statistic",
-        "wasserstein", "rhat"}`` (per-chain arrays; ``wasserstein`` is None without
-        ``reference`` (k, d, q)). Fitted attributes are updated before each yield, so a consumer
-        may stop early and use the current state. BLAS is pinned to one thread while sampling.
-        """
+    def _prepare(self, X, reference):
+        """Validate the parameters and inputs (before anything is charged); returns the checked
+        X and reference."""
         self._check_params()
         X = check_data(X, self.n_clusters, self.subspace_dim)
         k, q = self.n_clusters, self.subspace_dim
@@ -247,16 +244,42 @@ class GibbsSubspaceClustering(BaseEstimator):
                                  f"got {reference.shape}")
         if isinstance(self.init, np.ndarray) and self.init.shape != (k, d, q):
             raise ValueError(f"init array must have shape ({k}, {d}, {q}); got {self.init.shape}")
+        return X, reference
+
+    def _charge(self):
+        """Charge ``self.ledger`` (if any) with the whole amount of the run."""
+        n_released = self.n_chains if self.release == "all" else 1
+        charge(self.ledger, float(self.epsilon) * n_released, 0.0,
+               what=f"GibbsSubspaceClustering(k={self.n_clusters}, q={self.subspace_dim}, "
+                    f"epsilon={self.epsilon}, n_iter={self.n_iter}, n_chains={self.n_chains}, "
+                    f"init={self._init_label()}, release={self.release!r})")
+
+    def charge_for(self, X, reference=None):
+        """Validate the inputs and charge ``self.ledger`` exactly as :meth:`iter_fit` does before
+        it samples, without sampling. For running the chains elsewhere (e.g. a child process
+        given the same parameters with ``ledger=None``): the budget is spent here first, and
+        a refused charge (BudgetExceeded) or invalid input (ValueError) stops before any
+        sampling."""
+        self._prepare(X, reference)
+        self._charge()
+
+    def iter_fit(self, X, reference=None):
+        """Generator: run the chains and yield, every ``record_every`` iterations (and at the
+        last), an evaluation-only record ``{"iteration", "cost", "test_statistic",
+        "wasserstein", "rhat"}`` (per-chain arrays; ``wasserstein`` is None without
+        ``reference`` (k, d, q)). Fitted attributes are updated before each yield, so a consumer
+        may stop early and use the current state. BLAS is pinned to one thread while sampling
+        (never while the consumer runs between records).
+        """
+        X, reference = self._prepare(X, reference)
+        k, q = self.n_clusters, self.subspace_dim
+        d = X.shape[1]
         privacy = self._privacy()
         if not self._random_init():
             warnings.warn(f"GibbsSubspaceClustering(init={self._init_label()}) starts from a "
                           "non-private solution on the same data: the result is NOT private",
                           PrivacyWarning, stacklevel=2)
-        n_released = self.n_chains if self.release == "all" else 1
-        charge(self.ledger, float(self.epsilon) * n_released, 0.0,
-               what=f"GibbsSubspaceClustering(k={k}, q={q}, epsilon={self.epsilon}, "
-                    f"n_iter={self.n_iter}, n_chains={self.n_chains}, init={self._init_label()}, "
-                    f"release={self.release!r})")
+        self._charge()
         self.privacy_ = privacy
         rng = as_generator(self.random_state)
         C = int(self.n_chains)
@@ -266,7 +289,10 @@ class GibbsSubspaceClustering(BaseEstimator):
         sq_norms = np.einsum("ij,ij->i", X, X)
         outer = triu_outer(X) if X.size * (d + 1) <= _CHUNK_FLOATS * 8 else None
         kappa = 0.5 * float(self.epsilon)
-        with threadpool_limits(limits=1):
+        # one scan of the loaded BLAS libraries per run: threadpool_limits() re-scans them on
+        # every call (about 5 ms, as much as a couple of Gibbs iterations, at every record)
+        pools = ThreadpoolController()
+        with pools.limit(limits=1):
             if self._random_init():
                 U = haar_stiefel(d, q, rng, size=C * k).reshape(C, k, d, q)
             elif isinstance(self.init, np.ndarray):
@@ -275,12 +301,12 @@ class GibbsSubspaceClustering(BaseEstimator):
                 solver = make_solver(self.init, k, q, random_state=rng).fit(X)
                 U = np.broadcast_to(solver.subspaces_, (C, k, d, q)).copy()
         U_sum = np.zeros_like(U)
-        records = {"iteration": [], "cost": [], "test_statistic": [], "wasserstein": [],
-                   "rhat": []}
+        n_records = -(-int(self.n_iter) // int(self.record_every))
+        records = _Trace(n_records, C, reference is not None)
         t = 0
         while t < self.n_iter:
             block = min(self.record_every, self.n_iter - t)
-            with threadpool_limits(limits=1):
+            with pools.limit(limits=1):
                 for _ in range(block):
                     z, A, counts = z_update(X, sq_norms, outer, U, kappa, rng)
                     U = u_update(U, A, counts, kappa, rng)
@@ -296,25 +322,13 @@ class GibbsSubspaceClustering(BaseEstimator):
         stat = np.array([gibbs_test_statistic(U_mean[c][None]) for c in range(C)])
         wd = None if reference is None else np.array(
             [wasserstein_subspaces(U[c], reference) for c in range(C)])
-        records["iteration"].append(t)
-        records["cost"].append(cost)
-        records["test_statistic"].append(stat)
-        records["wasserstein"].append(wd)
-        history = np.array(records["cost"]).T
-        rhat = split_rhat(history) if history.shape[1] >= 4 else float("nan")
-        records["rhat"].append(rhat)
+        rhat = records.append(t, cost, stat, wd)
         return {"iteration": t, "cost": cost, "test_statistic": stat, "wasserstein": wd,
                 "rhat": rhat}
 
     def _set_state(self, U, z, t, records):
         self.n_iter_ = t
-        trace = {"iteration": np.array(records["iteration"]),
-                 "cost": np.array(records["cost"]),
-                 "test_statistic": np.array(records["test_statistic"]),
-                 "rhat": np.array(records["rhat"])}
-        if records["wasserstein"][0] is not None:
-            trace["wasserstein"] = np.array(records["wasserstein"])
-        self.trace_ = trace
+        self.trace_ = records.view()
         if self.release == "all":
             self.chain_subspaces_ = U.copy()
             self.chain_labels_ = z.copy()
@@ -323,3 +337,166 @@ class GibbsSubspaceClustering(BaseEstimator):
             c = self.released_chain_
         self.subspaces_ = U[c].copy()
         self.labels_ = z[c].copy()
+
+
+class RunningSplitRhat:
+    """:func:`~privclust.core.metrics.split_rhat` of a growing (n_chains, R) history, updated
+    in O(n_chains) per appended draw instead of O(n_chains R).
+
+    Split R-hat needs, for each chain, the mean and variance of its first ``n = R // 2`` draws
+    and of its last ``n``; both are differences of prefix sums of x and x^2. The prefix sums
+    are of x - x_0 (each chain shifted by its first draw), so a chain far from 0 does not
+    cancel digits. When a half's sum of squared deviations is so small against those prefix
+    sums that the difference could have lost more than ~6 digits (a (nearly) constant chain),
+    or a draw is not finite, the value is recomputed by ``split_rhat`` itself on the stored
+    history, so the result always equals ``split_rhat(history)`` to rounding (a test compares
+    them on random histories) and raises the same errors.
+    """
+
+    _GUARD = 1e-6
+
+    def __init__(self, n_chains, capacity=64):
+        self.n_chains = int(n_chains)
+        self.n = 0
+        self._x = np.empty((max(int(capacity), 4), self.n_chains))
+        self._p1 = np.zeros((len(self._x) + 1, self.n_chains))   # prefix sums of x - shift
+        self._p2 = np.zeros_like(self._p1)                        # ... and of (x - shift)^2
+        self._shift = None
+        self._finite = True
+
+    @property
+    def history(self):
+        """The draws so far, (n_chains, R)."""
+        return self._x[:self.n].T
+
+    def append(self, x):
+        """Add one draw per chain (shape (n_chains,)); returns :meth:`value`."""
+        x = np.asarray(x, dtype=np.float64).reshape(self.n_chains)
+        if self.n == len(self._x):
+            cap = 2 * len(self._x)
+            self._x = np.concatenate([self._x, np.empty_like(self._x)])
+            self._p1 = np.concatenate([self._p1, np.zeros((cap - len(self._p1) + 1,
+                                                           self.n_chains))])
+            self._p2 = np.concatenate([self._p2, np.zeros((cap - len(self._p2) + 1,
+                                                           self.n_chains))])
+        r = self.n
+        self._x[r] = x
+        if not np.all(np.isfinite(x)):
+            self._finite = False
+        if self._finite:
+            if self._shift is None:
+                self._shift = x.copy()
+            dx = x - self._shift
+            self._p1[r + 1] = self._p1[r] + dx
+            self._p2[r + 1] = self._p2[r] + dx * dx
+        self.n = r + 1
+        return self.value()
+
+    def value(self):
+        """split_rhat of the history (nan below 4 draws, as the sampler records it)."""
+        R = self.n
+        if R < 4:
+            return float("nan")
+        if not self._finite:
+            return split_rhat(self.history)      # raises ValueError, as split_rhat does
+        n = R // 2
+        p1, p2 = self._p1, self._p2
+        s1 = np.concatenate([p1[n] - p1[0], p1[R] - p1[R - n]])
+        s2 = np.concatenate([p2[n] - p2[0], p2[R] - p2[R - n]])
+        ss = s2 - s1 * s1 / n                     # sums of squared deviations of the 2C halves
+        scale = np.concatenate([p2[n], p2[R]])
+        if np.any(ss <= self._GUARD * scale):
+            return split_rhat(self.history)
+        shift = self._shift - self._shift.mean()      # B is shift-invariant: keep means small
+        means = np.concatenate([shift, shift]) + s1 / n
+        B = n * means.var(ddof=1)
+        W = (ss / (n - 1)).mean()
+        var_plus = (n - 1) / n * W + B / n
+        return float(np.sqrt(var_plus / W))
+
+
+class _Trace:
+    """The diagnostics of one run in preallocated arrays (``n_records`` rows): appending a
+    record and exposing ``trace_`` cost O(n_chains), not O(records so far)."""
+
+    def __init__(self, n_records, n_chains, with_reference):
+        self.r = 0
+        self.iteration = np.zeros(n_records, dtype=np.int64)
+        self.cost = np.zeros((n_records, n_chains))
+        self.test_statistic = np.zeros((n_records, n_chains))
+        self.wasserstein = np.zeros((n_records, n_chains)) if with_reference else None
+        self.rhat = np.zeros(n_records)
+        self._rhat = RunningSplitRhat(n_chains, capacity=n_records)
+
+    def append(self, t, cost, stat, wd):
+        r = self.r
+        self.iteration[r] = t
+        self.cost[r] = cost
+        self.test_statistic[r] = stat
+        if self.wasserstein is not None:
+            self.wasserstein[r] = wd
+        self.rhat[r] = rhat = self._rhat.append(cost)
+        self.r = r + 1
+        return rhat
+
+    def view(self):
+        """``trace_``: read-only views of the rows so far (later records never change them)."""
+        r = self.r
+        out = {"iteration": self.iteration[:r], "cost": self.cost[:r],
+               "test_statistic": self.test_statistic[:r], "rhat": self.rhat[:r]}
+        if self.wasserstein is not None:
+            out["wasserstein"] = self.wasserstein[:r]
+        for v in out.values():
+            v.flags.writeable = False
+        return out
+
+
+#: fitted attributes a run releases (what :func:`stream_fit` sends back to the parent process)
+STATE_ATTRIBUTES = ("subspaces_", "labels_", "released_chain_", "n_iter_", "trace_",
+                    "privacy_", "chain_subspaces_", "chain_labels_")
+
+
+def stream_fit(params, X, reference, conn, stop, nice=0):
+    """Child-process target: run ``GibbsSubspaceClustering(**params).iter_fit(X, reference)``
+    and send over ``conn`` (a multiprocessing Connection) ``("record", record)`` for each
+    record, then ``("state", {attribute: value})`` with the fitted state (STATE_ATTRIBUTES; also
+    after an early stop), then ``("done", "finished" | "stopped")``; or ``("error", exception)``.
+    ``stop`` (a multiprocessing Event) is checked after each record. ``params`` must carry
+    ``ledger=None``: the parent charges its ledger (:meth:`GibbsSubspaceClustering.charge_for`)
+    before it starts this process, so nothing is charged twice and a ledger never crosses the
+    process boundary. ``nice`` > 0 first lowers this process's scheduling priority
+    (``os.nice``), so an interactive parent (a web server) keeps the CPU when both need it.
+    """
+    if params.get("ledger") is not None:
+        raise ValueError("stream_fit runs with ledger=None: charge the ledger in the parent")
+    if nice:
+        import os
+        try:
+            os.nice(int(nice))
+        except (AttributeError, OSError):   # not on this platform: run at normal priority
+            pass
+    est = GibbsSubspaceClustering(**params)
+    status = "finished"
+    try:
+        gen = est.iter_fit(X, reference=reference)
+        try:
+            for record in gen:
+                conn.send(("record", record))
+                if stop.is_set():
+                    status = "stopped"
+                    break
+        finally:
+            gen.close()
+        conn.send(("state", {a: getattr(est, a) for a in STATE_ATTRIBUTES if hasattr(est, a)}))
+        conn.send(("done", status))
+    except BaseException as exc:  # noqa: BLE001 -- reported to the parent, never a traceback
+        try:
+            pickle.dumps(exc)
+        except Exception:
+            exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(("error", exc))
+        except (OSError, EOFError):
+            pass
+    finally:
+        conn.close()

@@ -102,6 +102,9 @@ def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, 
     assert gibbs.start()
     app.worker.submit(lambda: None)
     assert app.worker.alive and gibbs.runner.running
+    _wait_for(lambda: gibbs.runner.produced >= 1)       # the sampler process is running
+    pid = gibbs.runner.pid
+    assert pid is not None and _alive(pid)
     for cb in ended:
         cb(None)
     gibbs._cleanup(None)  # what GibbsView registered with pn.state.on_session_destroyed
@@ -109,6 +112,112 @@ def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, 
     gibbs.runner.join(30)
     assert not app.worker.alive
     assert not gibbs.runner.running and gibbs.runner.status == "stopped"
+    assert not _alive(pid)                              # the sampler process has exited
+
+
+def _wait_for(cond, timeout=60.0):
+    deadline = time.time() + timeout
+    while not cond():
+        assert time.time() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def _alive(pid):
+    """Is process ``pid`` still running (a zombie counts as gone)?"""
+    import os
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        os.kill(pid, 0)
+        return True
+
+
+def test_session_end_terminates_a_sampler_stuck_in_a_long_record(ledger_env, monkeypatch):
+    """A record (1000 iterations here, about a second or more) that outlasts the session-end
+    grace (set to 0 here): the process is terminated, nothing is released, the view is left
+    consistent."""
+    from privclust.app import gibbs as gibbs_mod
+    from privclust.app.gibbs import GibbsView
+    monkeypatch.setattr(gibbs_mod, "CLOSE_GRACE_S", 0.0)
+    lab = Lab(schedule=lambda fn: None)  # no demo fits: only the live sampler runs
+    view = GibbsView(lab=lab)
+    lab.settings.algorithm = "gibbs"
+    lab.settings.algo.param.update(n_iter=20_000, record_every=1000, n_chains=2)
+    before = lab.result
+    assert view.start()
+    _wait_for(lambda: view.runner.pid is not None and _alive(view.runner.pid))
+    pid = view.runner.pid
+    t0 = time.perf_counter()
+    view._cleanup(None)
+    view.runner.join(30)
+    assert time.perf_counter() - t0 < 10
+    assert not view.runner.running and view.runner.status == "stopped"
+    assert not _alive(pid)
+    view.poll()
+    assert lab.result is before and "no state was released" in view.message.object
+
+
+def test_private_gibbs_charges_in_the_server_before_the_process_starts(ledger_env,
+                                                                       monkeypatch):
+    """The ledger is charged by the server process before the sampler process exists; the
+    child gets ledger=None; only the released state comes back, and the analyst view shows
+    progress only."""
+    from privclust.app import gibbs as gibbs_mod
+    from privclust.app.gibbs import GibbsView
+    seen = {}
+    real = gibbs_mod.GibbsRunner._run_process
+
+    def spy(self, params, X, reference):
+        seen["ledger"] = params["ledger"]
+        seen["spent_before_start"] = self.estimator.ledger.spent[0]
+        return real(self, params, X, reference)
+    monkeypatch.setattr(gibbs_mod.GibbsRunner, "_run_process", spy)
+    lab = Lab()
+    lab.data.upload("private.csv", csv_payload(n=150))
+    view = GibbsView(lab=lab)
+    lab.settings.task = "subspace"
+    lab.settings.algorithm = "gibbs"
+    lab.settings.epsilon = 0.5
+    lab.settings.algo.param.update(n_iter=30, record_every=5, n_chains=2)
+    assert view.start()
+    view.runner.join(60)
+    assert seen == {"ledger": None, "spent_before_start": pytest.approx(0.5)}
+    view.poll()
+    assert lab.ledger.spent[0] == pytest.approx(0.5)          # charged once, not twice
+    est = lab.result.estimator
+    assert est.subspaces_.ndim == 3 and est.trace_["cost"].shape == (6, 2)
+    assert est.privacy_.epsilon == pytest.approx(0.5)
+    assert len(view.source.data["iteration"]) == 0 and "R-hat" not in view.info.object
+    # the same run in-process gives the same released state (the state really comes back)
+    from privclust.core import GibbsSubspaceClustering
+    params = dict(est.get_params(), ledger=None)
+    ref = GibbsSubspaceClustering(**params).fit(lab.data.dataset.X)
+    np.testing.assert_array_equal(est.subspaces_, ref.subspaces_)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+
+
+def test_gibbs_start_refused_by_the_ledger_runs_nothing(ledger_env, monkeypatch):
+    """The charge itself (in the server, in runner.start) refuses: no process is started and
+    the refusal is shown (the early would_exceed check is bypassed to reach it)."""
+    from privclust.app.gibbs import GibbsView
+    lab = Lab()
+    lab.data.upload("private.csv", csv_payload(n=150))
+    view = GibbsView(lab=lab)
+    lab.settings.task = "subspace"
+    lab.settings.algorithm = "gibbs"
+    lab.settings.algo.param.update(n_iter=30, record_every=5, n_chains=2)
+    lab.ledger.ledger.charge(2.5, 0.0, what="earlier release")  # 0.5 of 3 left, ε = 1 asked
+    lab.ledger.refresh()
+    monkeypatch.setattr(lab.ledger, "would_exceed", lambda eps, delta: False)
+    assert not view.start()
+    assert view.runner.pid is None and not view.runner.running
+    assert view.runner.status == "failed (BudgetExceeded)"
+    assert lab.ledger.spent[0] == pytest.approx(2.5) and "Refused" in view.message.object
+    assert not view.start_btn.disabled
+    assert lab.result is None or lab.result.dataset.public
 
 
 class SwitchingPrivate:

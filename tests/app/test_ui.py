@@ -157,9 +157,26 @@ def test_release_charges_once_then_cache_then_refusal(page, server, tmp_path):
     expect_text(page, ".pc-history", "SampleAggregateSubspaceClustering")
 
 
+JS_TRACE_ROWS = """() => {
+  const out = [];
+  for (const d of (window.Bokeh ? window.Bokeh.documents : []))
+    for (const m of d.all_models)
+      if (m.type === 'ColumnDataSource' || m.constructor.name === 'ColumnDataSource') {
+        const data = m.data; const y = data instanceof Map ? data.get('cost_0') : data['cost_0'];
+        if (y) out.push(y.length);
+      }
+  return out;
+}"""
+
+
 def test_gibbs_streams_live_and_stops(page, server):
     open_page(page, server)
     wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
+    page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
+    group = page.locator(".bk-input-group").filter(has_text="iterations").first
+    group.locator(".noUi-handle").first.click()
+    page.keyboard.press("End")  # 20000 iterations: the sampler (own process) outlasts the test
+    page.wait_for_timeout(1000)
     open_tab(page, "Gibbs")
     page.get_by_role("button", name="Start sampler").click()
 
@@ -167,6 +184,11 @@ def test_gibbs_streams_live_and_stops(page, server):
         m = re.search(r"diagnostic updates (\d+)", text_of(page, ".pc-gibbs-info"))
         return int(m.group(1)) if m else 0
     wait_for(page, lambda: updates() >= 3, what="3 diagnostic updates")
+    # the cost trace in the browser grows by streamed rows, capped at 400 points per chain
+    first = wait_for(page, lambda: page.evaluate(JS_TRACE_ROWS), what="cost trace")
+    wait_for(page, lambda: max(page.evaluate(JS_TRACE_ROWS) or [0]) > max(first),
+             what="streamed points")
+    assert max(page.evaluate(JS_TRACE_ROWS)) <= 400
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=30_000)
     assert any("cost per chain" in t for t in titles(page))

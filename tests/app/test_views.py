@@ -91,7 +91,12 @@ def test_gibbs_view_polls_diagnostics_and_sets_the_result(ledger_env):
     view.poll()
     assert view.updates == 1 and len(view.data) == 12  # 6 records x 2 chains, one poll
     assert lab.result.spec.key == "gibbs" and "R-hat" in view.info.object
-    assert len(view.buffer.data) == 12
+    # the plots' source holds one row per record (a column per chain and metric): 6 records
+    data = view.source.data
+    assert list(data["iteration"]) == [5, 10, 15, 20, 25, 30]
+    assert np.all(np.isfinite(data["cost_0"])) and np.all(np.isfinite(data["cost_1"]))
+    assert "cost_2" not in data                       # 2 chains: 2 lines per figure
+    assert all(len(f.renderers) == 2 for f in view.figures.values())
 
 
 def test_gibbs_private_analyst_gets_progress_only(ledger_env):
@@ -106,7 +111,7 @@ def test_gibbs_private_analyst_gets_progress_only(ledger_env):
     view.runner.join(60)
     view.poll()
     assert lab.ledger.spent[0] == pytest.approx(1.0)
-    assert len(view.buffer.data) == 0 and "R-hat" not in view.info.object
+    assert len(view.source.data["iteration"]) == 0 and "R-hat" not in view.info.object
     assert "progress only" in view._traces().object
     assert not view.start()  # identical request: from the cache, not charged again
     assert lab.ledger.spent[0] == pytest.approx(1.0)
@@ -133,3 +138,66 @@ def test_plots_offer_png_download_in_their_toolbar(ledger_env):
     fig = hv.render(ClustersView(lab=lab).figure(), backend="bokeh")
     assert len(list(fig.select({"type": SaveTool}))) >= 2  # private and baseline plots
     assert "PNG" in teaching.REPORT
+
+
+def test_gibbs_traces_stream_new_rows_and_thin_to_the_cap(ledger_env, monkeypatch):
+    """Polls stream only the new records into the plots' source; when the cap (400 per chain)
+    would be exceeded the stride doubles and the thinned trace replaces the plotted one (a
+    few times per run, not at every poll); the last record is plotted when the run ends."""
+    from privclust.app import gibbs as gibbs_mod
+    from privclust.app.gibbs import GibbsView, diagnostic_rows
+    lab = Lab(schedule=lambda fn: None)
+    view = GibbsView(lab=lab)
+    view._reset(3)
+    view._values, view._dataset = {"n_iter": 10_000}, lab.data.dataset
+    streamed, changed = [], []
+    real_stream = type(view.source).stream
+    monkeypatch.setattr(type(view.source), "stream",
+                        lambda self, data, *a, **k: (streamed.append(len(data["iteration"])),
+                                                     real_stream(self, data, *a, **k)))
+    view.source.on_change("data", lambda attr, old, new: changed.append(len(new["iteration"])))
+    rng = np.random.default_rng(0)
+    view.runner.running = True
+    for it in range(10, 10_001, 10):                       # 1000 records, 4 per poll
+        view.runner.queue.put(diagnostic_rows({"iteration": it, "cost": rng.random(3),
+                                               "test_statistic": rng.random(3),
+                                               "wasserstein": None, "rhat": 1.0}))
+        if it % 40 == 0:
+            view.poll()
+    data = view.source.data
+    n = len(data["iteration"])
+    assert n <= gibbs_mod.MAX_POINTS and view._stride == 4 and n == 250
+    assert np.all(np.diff(data["iteration"]) == 40)       # evenly thinned: every 4th record
+    replaced = len(changed) - len(streamed)               # a stream is a change event too
+    assert 1 <= replaced <= 3 and len(streamed) >= 200    # streamed at (nearly) every poll
+    assert max(streamed) <= 4 * 1 + 1
+    assert np.all(np.isnan(data["distance_0"])) and "cost_3" not in data
+    view.runner.running = False
+    view.runner.queue.put(diagnostic_rows({"iteration": 10_010, "cost": rng.random(3),
+                                           "test_statistic": rng.random(3),
+                                           "wasserstein": None, "rhat": 1.0}))
+    view.poll()                                             # finishes: the last record is shown
+    assert view.source.data["iteration"][-1] == 10_010
+    assert len(view.source.data["iteration"]) <= gibbs_mod.MAX_POINTS
+
+
+def test_gibbs_owner_view_toggles_the_raw_traces(ledger_env):
+    """Private data: the traces' source stays empty for the analyst, is filled when the data
+    owner view is switched on, and emptied again when it is switched off."""
+    from privclust.app.gibbs import GibbsView
+    lab = Lab()
+    lab.data.upload("private.csv", csv_payload())
+    view = GibbsView(lab=lab)
+    lab.settings.task = "subspace"
+    lab.settings.algorithm = "gibbs"
+    lab.settings.algo.param.update(n_iter=20, record_every=5, n_chains=2)
+    assert view.start()
+    view.runner.join(60)
+    view.poll()
+    assert len(view.source.data["iteration"]) == 0
+    lab.settings.owner_view = True
+    assert list(view.source.data["iteration"]) == [5, 10, 15, 20]
+    assert all(f.title.text.startswith("NOT PRIVATE") for f in view.figures.values())
+    assert "R-hat" in (view.poll() or view.info.object)
+    lab.settings.owner_view = False
+    assert len(view.source.data["iteration"]) == 0

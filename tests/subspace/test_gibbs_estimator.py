@@ -126,3 +126,131 @@ def test_array_init_is_not_private_and_validated(data):
     with pytest.raises(ValueError, match="init array"):
         GibbsSubspaceClustering(2, 2, init=ref[:, :, :1], ledger=ledger).fit(data.X)
     assert ledger.spent[0] == 0.0                       # refused before charging
+
+
+def _histories():
+    """Random (n_chains, R) histories: iid, chains at different levels far from 0, a drift
+    (burn-in) then noise, and tiny noise on a large level (cancellation-prone)."""
+    rng = np.random.default_rng(11)
+    yield rng.normal(size=(3, 41))
+    yield 1e3 + rng.normal(size=(4, 40)) + np.arange(4)[:, None]
+    yield rng.normal(size=(1, 37))
+    burn = np.exp(-np.arange(60) / 8.0)[None, :] * 300
+    yield 250 + burn + rng.normal(scale=2.0, size=(2, 60))
+    yield 5e4 + rng.normal(scale=1e-3, size=(3, 33))
+
+
+def test_running_split_rhat_equals_split_rhat_at_every_length():
+    from privclust.core.metrics import split_rhat
+    from privclust.core.subspace.gibbs import RunningSplitRhat
+    checked = 0
+    for H in _histories():
+        acc = RunningSplitRhat(H.shape[0], capacity=4)      # also exercises the regrowth
+        for r in range(H.shape[1]):
+            got = acc.append(H[:, r])
+            if r + 1 < 4:
+                assert np.isnan(got)
+                continue
+            h = H[:, :r + 1]
+            # split_rhat itself rounds at ~1e-9 on the last history (spread 1e-8 of the level);
+            # R-hat is shift-invariant, so re-centred it is the same value, computed exactly
+            assert got == pytest.approx(split_rhat(h), rel=1e-8, abs=0), (H.shape, r)
+            assert got == pytest.approx(split_rhat(h - h.mean()), rel=1e-12, abs=0), (H.shape, r)
+            checked += 1
+        np.testing.assert_array_equal(acc.history, H)
+    assert checked > 150
+    # the comparison is sensitive: the histories are far from R-hat = 1 (separated chains,
+    # trends) and a common slip (population instead of sample variances) moves R-hat a lot
+    H = next(_histories())
+    n = H.shape[1] // 2
+    halves = np.concatenate([H[:, :n], H[:, -n:]])
+    slip = np.sqrt(((n - 1) / n * halves.var(axis=1).mean() + halves.mean(axis=1).var())
+                   / halves.var(axis=1).mean())
+    assert abs(slip - split_rhat(H)) > 1e-3
+
+
+def test_running_split_rhat_edge_cases_match_split_rhat():
+    from privclust.core.metrics import split_rhat
+    from privclust.core.subspace.gibbs import RunningSplitRhat
+    acc = RunningSplitRhat(2)
+    for _ in range(6):                                     # constant chains: W = 0
+        got = acc.append([3.0, 3.0])
+    assert np.isnan(got) and np.isnan(split_rhat(np.full((2, 6), 3.0)))
+    acc = RunningSplitRhat(2)
+    for v in (1.0, 1.0, 1.0, 1.0, 1.0):
+        got = acc.append([v, v + 1.0])                     # W = 0 < B: inf
+    assert got == np.inf == split_rhat(np.array([[1.0] * 5, [2.0] * 5]))
+    acc = RunningSplitRhat(1)
+    for v in (1.0, 2.0, 3.0):
+        acc.append([v])
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        acc.append([np.nan])
+
+
+def test_iter_fit_rhat_is_split_rhat_of_the_cost_so_far(data):
+    from privclust.core.metrics import split_rhat
+    g = GibbsSubspaceClustering(2, 2, epsilon=2.0, n_iter=90, n_chains=3, record_every=5,
+                                random_state=4)
+    for rec in g.iter_fit(data.X):
+        R = len(g.trace_["iteration"])
+        assert rec["iteration"] == g.trace_["iteration"][-1] == 5 * R
+        if R < 4:
+            assert np.isnan(rec["rhat"])
+        else:
+            assert rec["rhat"] == pytest.approx(split_rhat(g.trace_["cost"].T), rel=1e-9)
+    assert g.trace_["cost"].shape == (18, 3) and not g.trace_["cost"].flags.writeable
+
+
+def test_charge_for_charges_like_iter_fit_and_validates_first(data):
+    ledger = Ledger(2.0)
+    g = GibbsSubspaceClustering(2, 2, epsilon=0.4, n_chains=3, release="all", ledger=ledger)
+    with pytest.raises(ValueError, match="reference"):
+        g.charge_for(data.X, reference=np.zeros((2, 6, 1)))
+    assert ledger.spent[0] == 0.0
+    g.charge_for(data.X)
+    assert ledger.spent[0] == pytest.approx(1.2) and not hasattr(g, "subspaces_")
+    assert "GibbsSubspaceClustering(k=2" in str(ledger.history[-1])
+    with pytest.raises(BudgetExceeded):
+        g.charge_for(data.X)
+
+
+def test_stream_fit_sends_records_then_the_released_state(data):
+    """The child-process target, driven here through a pipe in this process: records, then
+    the fitted state (equal to an in-process fit with the same seed), then "done"; a set stop
+    event ends it after the first record with that record's state."""
+    import multiprocessing as mp
+    import threading
+    from privclust.core.subspace.gibbs import stream_fit
+    params = GibbsSubspaceClustering(2, 2, epsilon=3.0, n_iter=20, n_chains=2, record_every=5,
+                                     random_state=7).get_params()
+
+    def run(stop, p=params):
+        r, w = mp.Pipe(duplex=False)
+        child = threading.Thread(target=stream_fit, args=(p, data.X, None, w, stop))
+        child.start()
+        out = []
+        while True:
+            try:
+                out.append(r.recv())
+            except EOFError:          # stream_fit closed its end
+                break
+        child.join()
+        return out
+    msgs = run(threading.Event())
+    kinds = [m[0] for m in msgs]
+    assert kinds == ["record"] * 4 + ["state", "done"] and msgs[-1][1] == "finished"
+    ref = GibbsSubspaceClustering(**params).fit(data.X)
+    state = msgs[4][1]
+    np.testing.assert_array_equal(state["subspaces_"], ref.subspaces_)
+    np.testing.assert_array_equal(state["labels_"], ref.labels_)
+    np.testing.assert_array_equal(state["trace_"]["cost"], ref.trace_["cost"])
+    assert state["privacy_"] == ref.privacy_ and state["n_iter_"] == 20
+    stop = threading.Event()
+    stop.set()
+    msgs = run(stop)
+    assert [m[0] for m in msgs] == ["record", "state", "done"] and msgs[-1][1] == "stopped"
+    assert msgs[1][1]["n_iter_"] == 5
+    with pytest.raises(ValueError, match="ledger=None"):
+        stream_fit(dict(params, ledger=Ledger(1.0)), data.X, None, None, stop)
+    [(kind, exc)] = run(threading.Event(), dict(params, epsilon=-1.0))
+    assert kind == "error" and isinstance(exc, ValueError) and "epsilon" in str(exc)

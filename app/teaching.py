@@ -31,7 +31,9 @@ the matrix, not a whole row."""
 GIBBS = """**What is happening?** The Gibbs sampler draws subspaces from a distribution that
 is epsilon-differentially private *in the limit*; several independent chains run at once.
 When the chains have mixed, their traces overlap and R-hat approaches 1. The test statistic
-tends to 0 for a well-mixed chain and stays near 1 for a stuck one. Only one chain, chosen
+falls towards 0 as a chain moves, but it is just as small for a chain stuck in a poor local
+optimum (measured: benchmarks/results/subspace/stuck_chains.md); a stuck chain shows up as a
+cost trace apart from the others and an R-hat well above 1.1. Only one chain, chosen
 independently of the data, is released at the end; intermediate states are never released.
 On private data without the data owner view you see progress only (cost and distance traces
 are computed on the raw data)."""

@@ -1,6 +1,8 @@
 """Browser fixtures for the dashboard tests: a real ``panel serve`` subprocess on 127.0.0.1
-(guides/browser-testing.md); the chromium launch fixture lives in ``tests/conftest.py``.
+(guides/browser-testing.md) and a small CSV builder; the chromium launch fixture lives in
+``tests/conftest.py``.
 """
+import io
 import os
 import socket
 import subprocess
@@ -8,11 +10,24 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 PAGE = Path(__file__).resolve().parents[2] / "app" / "page.py"
 UPLOAD_LIMIT_MB = 1
 BUDGET_EPSILON = 2.5
+
+
+@pytest.fixture
+def csv_payload():
+    """Builds the text of a small numeric CSV: n records x d columns headed c0, c1, ..."""
+    def build(n=120, d=4, seed=0):
+        X = np.random.default_rng(seed).normal(size=(n, d)) / 3
+        buf = io.StringIO()
+        np.savetxt(buf, X, delimiter=",", header=",".join(f"c{j}" for j in range(d)),
+                   comments="")
+        return buf.getvalue()
+    return build
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 (chunked FileDropper), fits run on the session's worker thread and stop with the session, a run
 that finishes after the data changed never unlocks raw displays, downloads withhold the hash of
 private data (issue 7 "Security")."""
-import io
 import threading
 import time
 
@@ -12,13 +11,6 @@ import pytest
 from privclust.app.models import Lab
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
-
-
-def csv_payload(n=120, d=4, seed=0):
-    X = np.random.default_rng(seed).normal(size=(n, d)) / 3
-    buf = io.StringIO()
-    np.savetxt(buf, X, delimiter=",", header=",".join(f"c{j}" for j in range(d)), comments="")
-    return buf.getvalue()
 
 
 @pytest.fixture
@@ -161,7 +153,7 @@ def test_session_end_terminates_a_sampler_stuck_in_a_long_record(ledger_env, mon
 
 
 def test_private_gibbs_charges_in_the_server_before_the_process_starts(ledger_env,
-                                                                       monkeypatch):
+                                                                       monkeypatch, csv_payload):
     """The ledger is charged by the server process before the sampler process exists; the
     child gets ledger=None; only the released state comes back, and the analyst view shows
     progress only."""
@@ -199,7 +191,8 @@ def test_private_gibbs_charges_in_the_server_before_the_process_starts(ledger_en
     np.testing.assert_array_equal(est.labels_, ref.labels_)
 
 
-def test_gibbs_start_refused_by_the_ledger_runs_nothing(ledger_env, monkeypatch):
+def test_gibbs_start_refused_by_the_ledger_runs_nothing(ledger_env, monkeypatch,
+                                                       csv_payload):
     """The charge itself (in the server, in runner.start) refuses: no process is started and
     the refusal is shown (the early would_exceed check is bypassed to reach it)."""
     from privclust.app.gibbs import GibbsView
@@ -238,7 +231,7 @@ class SwitchingPrivate:
         return self
 
 
-def _switching_lab(worker=None):
+def _switching_lab(csv_payload, worker=None):
     from privclust.app import algorithms
     spec = algorithms.AlgorithmSpec("switch", "Switching DP k-means", "kmeans",
                                     f"{__name__}.SwitchingPrivate", "pure",
@@ -249,9 +242,9 @@ def _switching_lab(worker=None):
     return lab
 
 
-def test_release_queued_before_the_data_changed_does_not_run(ledger_env):
+def test_release_queued_before_the_data_changed_does_not_run(ledger_env, csv_payload):
     jobs = []
-    lab = _switching_lab(worker=jobs.append)
+    lab = _switching_lab(csv_payload, worker=jobs.append)
     lab.param.trigger("release")
     assert len(jobs) == 1 and lab.result is None  # queued on the worker, not run inline
     lab.data.upload("other.csv", csv_payload(seed=1))  # another private dataset meanwhile
@@ -260,10 +253,11 @@ def test_release_queued_before_the_data_changed_does_not_run(ledger_env):
     assert lab.ledger.spent[0] == 0.0 and not lab._cache
 
 
-def test_release_finishing_after_the_data_changed_unlocks_nothing(ledger_env, monkeypatch):
+def test_release_finishing_after_the_data_changed_unlocks_nothing(ledger_env, monkeypatch,
+                                                                  csv_payload):
     """If the person switches to demo data while a release runs, the private result is cached
     (charged once) but not shown, and no raw display of the private data is unlocked."""
-    lab = _switching_lab()
+    lab = _switching_lab(csv_payload)
     private = lab.data.dataset
     monkeypatch.setattr(SwitchingPrivate, "during_fit",
                         staticmethod(lambda: setattr(lab.data, "source", "preset")))
@@ -275,7 +269,7 @@ def test_release_finishing_after_the_data_changed_unlocks_nothing(ledger_env, mo
     assert not lab.raw_allowed(private)  # the owner view applies to the loaded dataset only
 
 
-def test_private_report_withholds_the_data_hash(ledger_env):
+def test_private_report_withholds_the_data_hash(ledger_env, csv_payload):
     from privclust.app.views import report_payload
     lab = Lab()
     assert report_payload(lab.result)["dataset_fingerprint"] == lab.data.dataset.fingerprint

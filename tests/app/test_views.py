@@ -1,6 +1,5 @@
 """Views rendered to Bokeh models without a browser: every tab for every task, the analyst vs
 data-owner displays, the trade-off sweep and the Gibbs view's polling."""
-import io
 
 import holoviews as hv
 import numpy as np
@@ -11,13 +10,6 @@ from privclust.app.models import PRESETS, Lab
 from privclust.app.page import create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
-
-
-def csv_payload(n=120, d=4, seed=0):
-    X = np.random.default_rng(seed).normal(size=(n, d)) / 3
-    buf = io.StringIO()
-    np.savetxt(buf, X, delimiter=",", header=",".join(f"c{j}" for j in range(d)), comments="")
-    return buf.getvalue()
 
 
 def titles(obj):
@@ -44,7 +36,8 @@ def test_every_view_renders_for_every_task(preset, ledger_env):
     assert lab.settings.task == PRESETS[preset][1]
 
 
-def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env):
+def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env,
+                                                                 csv_payload):
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
     assert lab.do_release() is not None, lab.message
@@ -65,7 +58,7 @@ def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env):
     assert "not private" in clusters._metrics().__panel__().object
 
 
-def test_tradeoff_sweep_runs_on_demo_only(ledger_env):
+def test_tradeoff_sweep_runs_on_demo_only(ledger_env, csv_payload):
     from privclust.app.tradeoff import TradeoffView
     lab = Lab()
     lab.data.param.update(preset="block_counts", n_samples=100)
@@ -99,7 +92,8 @@ def test_gibbs_view_polls_diagnostics_and_sets_the_result(ledger_env):
     assert all(len(f.renderers) == 2 for f in view.figures.values())
 
 
-def test_gibbs_private_analyst_gets_progress_only(ledger_env):
+def _private_gibbs_run(csv_payload):
+    """A short Gibbs run on uploaded (private) data, polled once after it finished."""
     from privclust.app.gibbs import GibbsView
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
@@ -110,6 +104,11 @@ def test_gibbs_private_analyst_gets_progress_only(ledger_env):
     assert view.start()
     view.runner.join(60)
     view.poll()
+    return lab, view
+
+
+def test_gibbs_private_analyst_gets_progress_only(ledger_env, csv_payload):
+    lab, view = _private_gibbs_run(csv_payload)
     assert lab.ledger.spent[0] == pytest.approx(1.0)
     assert len(view.source.data["iteration"]) == 0 and "R-hat" not in view.info.object
     assert "progress only" in view._traces().object
@@ -117,7 +116,7 @@ def test_gibbs_private_analyst_gets_progress_only(ledger_env):
     assert lab.ledger.spent[0] == pytest.approx(1.0)
 
 
-def test_report_downloads_are_local_and_released_only(ledger_env):
+def test_report_downloads_are_local_and_released_only(ledger_env, csv_payload):
     from privclust.app.views import ClustersView, _plot_html, report_payload
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
@@ -181,19 +180,10 @@ def test_gibbs_traces_stream_new_rows_and_thin_to_the_cap(ledger_env, monkeypatc
     assert len(view.source.data["iteration"]) <= gibbs_mod.MAX_POINTS
 
 
-def test_gibbs_owner_view_toggles_the_raw_traces(ledger_env):
+def test_gibbs_owner_view_toggles_the_raw_traces(ledger_env, csv_payload):
     """Private data: the traces' source stays empty for the analyst, is filled when the data
     owner view is switched on, and emptied again when it is switched off."""
-    from privclust.app.gibbs import GibbsView
-    lab = Lab()
-    lab.data.upload("private.csv", csv_payload())
-    view = GibbsView(lab=lab)
-    lab.settings.task = "subspace"
-    lab.settings.algorithm = "gibbs"
-    lab.settings.algo.param.update(n_iter=20, record_every=5, n_chains=2)
-    assert view.start()
-    view.runner.join(60)
-    view.poll()
+    lab, view = _private_gibbs_run(csv_payload)
     assert len(view.source.data["iteration"]) == 0
     lab.settings.owner_view = True
     assert list(view.source.data["iteration"]) == [5, 10, 15, 20]

@@ -176,6 +176,7 @@ def test_gibbs_streams_live_and_stops(page, server):
     group = page.locator(".bk-input-group").filter(has_text="iterations").first
     group.locator(".noUi-handle").first.click()
     page.keyboard.press("End")  # 20000 iterations: the sampler (own process) outlasts the test
+    expect(group).to_contain_text("20000", timeout=10_000)
     page.wait_for_timeout(1000)
     open_tab(page, "Gibbs")
     page.get_by_role("button", name="Start sampler").click()
@@ -189,7 +190,9 @@ def test_gibbs_streams_live_and_stops(page, server):
     wait_for(page, lambda: max(page.evaluate(JS_TRACE_ROWS) or [0]) > max(first),
              what="streamed points")
     assert max(page.evaluate(JS_TRACE_ROWS)) <= 400
-    page.get_by_role("button", name="Stop").click()
+    stop = page.get_by_role("button", name="Stop")
+    assert stop.is_enabled(), f"the sampler ended early: {text_of(page, '.pc-gibbs-info')}"
+    stop.click()
     expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=30_000)
     assert any("cost per chain" in t for t in titles(page))
     expect_text(page, ".pc-status", "Gibbs sampler")

@@ -94,6 +94,16 @@ def text_of(page, selector):
     return page.evaluate(JS_TEXT, selector)
 
 
+def assert_local_and_clean(server, requests, msgs, errors):
+    """No request left the server (data:/blob: URLs are local) and the browser logged no error."""
+    origin = server["base"]
+    local = (origin, origin.replace("http", "ws"), "data:", "blob:")
+    foreign = [u for u in requests if not u.startswith(local)]
+    assert not foreign, foreign
+    console_errors = [m.text for m in msgs if m.type == "error"]
+    assert not console_errors and not errors, (console_errors, errors)
+
+
 def test_page_loads_locally_and_epsilon_changes_the_plot(page, server):
     requests = []
     page.on("request", lambda r: requests.append(r.url))
@@ -109,12 +119,7 @@ def test_page_loads_locally_and_epsilon_changes_the_plot(page, server):
     page.keyboard.press("ArrowRight")  # 1 -> 2 on the log grid
     wait_for(page, lambda: any("ε=2" in t for t in titles(page)), what="re-run at ε=2")
     wait_for(page, lambda: page.evaluate(JS_SEGMENTS) != before, what="plot data to change")
-    origin = server["base"]
-    foreign = [u for u in requests if not u.startswith((origin, "data:", "blob:",
-                                                        origin.replace("http", "ws")))]
-    assert not foreign, foreign
-    console_errors = [m.text for m in msgs if m.type == "error"]
-    assert not console_errors and not errors, (console_errors, errors)
+    assert_local_and_clean(server, requests, msgs, errors)
     print(f"\n[timing] server ready {server['startup_s']:.2f}s, first result {first_page_s:.2f}s")
 
 
@@ -243,12 +248,7 @@ def test_every_tab_loads_only_from_the_server(page, server):
         page.wait_for_timeout(700)
     page.get_by_role("button", name="Upload").click()
     page.wait_for_timeout(700)
-    origin = server["base"]
-    foreign = [u for u in seen if not u.startswith((origin, "data:", "blob:",
-                                                    origin.replace("http", "ws")))]
-    assert not foreign, foreign
-    console_errors = [m.text for m in msgs if m.type == "error"]
-    assert not console_errors and not errors, (console_errors, errors)
+    assert_local_and_clean(server, seen, msgs, errors)
 
 
 def test_switching_tabs_while_the_sampler_runs_stays_local(page, server):
@@ -273,9 +273,4 @@ def test_switching_tabs_while_the_sampler_runs_stays_local(page, server):
         page.wait_for_timeout(800)
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=60_000)
-    origin = server["base"]
-    foreign = [u for u in seen if not u.startswith((origin, "data:", "blob:",
-                                                    origin.replace("http", "ws")))]
-    assert not foreign, foreign
-    console_errors = [m.text for m in msgs if m.type == "error"]
-    assert not console_errors and not errors, (console_errors, errors)
+    assert_local_and_clean(server, seen, msgs, errors)

@@ -40,6 +40,15 @@ JS_TEXT = """(sel) => { const out = [];
   visit(document); return out.join(' '); }"""
 
 
+def _switch_to_tradeoff(page):
+    """Seconds from clicking the Trade-off tab until its teaching text is visible."""
+    s0 = time.perf_counter()
+    page.locator(".bk-tab").filter(has_text=re.compile("^Trade-off$")).first.click()
+    page.locator(".pc-teach").filter(has_text="The price of privacy").first.wait_for(
+        state="visible")
+    return time.perf_counter() - s0
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -177,11 +186,7 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             _tab(page, "Gibbs")
             idle = []  # the same round trip with nothing running, for comparison
             for _ in range(3):
-                s0 = time.perf_counter()
-                page.locator(".bk-tab").filter(has_text=re.compile("^Trade-off$")).first.click()
-                page.locator(".pc-teach").filter(has_text="The price of privacy").first.wait_for(
-                    state="visible")
-                idle.append(time.perf_counter() - s0)
+                idle.append(_switch_to_tradeoff(page))
                 page.locator(".bk-tab").filter(has_text=re.compile("^Gibbs$")).first.click()
                 page.get_by_role("button", name="Start sampler").wait_for(state="visible")
                 page.wait_for_timeout(200)
@@ -208,11 +213,7 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             # the live traces: reported separately as the heavy case).
             rtt, back = [], []
             for _ in range(5):
-                s0 = time.perf_counter()
-                page.locator(".bk-tab").filter(has_text=re.compile("^Trade-off$")).first.click()
-                page.locator(".pc-teach").filter(has_text="The price of privacy").first.wait_for(
-                    state="visible")
-                rtt.append(time.perf_counter() - s0)
+                rtt.append(_switch_to_tradeoff(page))
                 s0 = time.perf_counter()
                 page.locator(".bk-tab").filter(has_text=re.compile("^Gibbs$")).first.click()
                 page.locator(".pc-gibbs-info").first.wait_for(state="visible")

@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource
+from bokeh.models import ColumnDataSource, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
-from . import plots, teaching
+from . import plots, session_hooks, teaching
 from .models import Lab, RunResult
 from .views import _teach
 
@@ -64,11 +64,15 @@ class _TracePane(pn.pane.Bokeh):
         super()._track_overrides(*(e for e in events if e.name != "design"))
 
 
-def _trace_figure(metric, source, n_chains):
-    """A Bokeh figure with one line per chain (columns ``{metric}_{c}``); its ranges follow the
-    data in the browser."""
+def _trace_figure(metric, source, n_chains, x_range):
+    """A Bokeh figure with one line per chain (columns ``{metric}_{c}``) on the shared iteration
+    axis ``x_range`` (set by the server to the run's length); the y range follows the data in
+    the browser. A data-following x range would be recomputed in the browser at every update
+    and sent back to the server, once per figure (measured: 3 extra messages and replies per
+    poll)."""
     label = {"cost": "cost", "test_statistic": "T", "distance": "distance"}[metric]
     fig = figure(width=380, height=260, title=TITLES[metric], x_axis_label="iteration",
+                 x_range=x_range,
                  y_axis_label=label, tools="pan,wheel_zoom,box_zoom,reset,save",
                  toolbar_location="right")
     for c in range(n_chains):
@@ -338,6 +342,7 @@ class GibbsView(pn.viewable.Viewer):
         self._empty = pd.DataFrame({c: np.array([], dtype=float) for c in COLUMNS})
         self._panes = {m: _TracePane() for m in METRICS}
         self._fig_chains = None
+        self.x_range = Range1d(0, 1)
         self._clear_history(1)
         self.start_btn = pn.widgets.Button(label="Start sampler", color="primary",
                                            css_classes=["pc-gibbs-start"])
@@ -350,10 +355,7 @@ class GibbsView(pn.viewable.Viewer):
                                      sizing_mode="stretch_width")
         self.message = pn.pane.Alert("", alert_type="danger", visible=False)
         self.runner.param.watch(self._on_running, "running")
-        try:
-            pn.state.on_session_destroyed(self._cleanup)
-        except Exception:  # outside a server session
-            pass
+        session_hooks.on_session_end(self._cleanup)
 
     # ---- data and plots ------------------------------------------------------------------------
     @property
@@ -365,11 +367,11 @@ class GibbsView(pn.viewable.Viewer):
             self._chunks = [self._data] if len(self._data) else []
         return self._data
 
-    def _clear_history(self, n_chains):
+    def _clear_history(self, n_chains, n_iter=1):
         """A new run: empty history and plots, stride 1. One source for the three trace
         figures (a row per record, a column per chain and metric; each poll streams only the
         new rows); figures with one line per chain of the run (the browser redraws only those),
-        rebuilt when the number of chains changes."""
+        rebuilt when the number of chains changes, on one iteration axis spanning the run."""
         self._n_chains = max(1, int(n_chains))
         self._wide = wide_columns(self._n_chains)
         self._chunks, self._data = [], None
@@ -378,12 +380,15 @@ class GibbsView(pn.viewable.Viewer):
         self._stride, self._sent, self._final_sent = 1, None, False
         if self._fig_chains != self._n_chains:
             self.source = ColumnDataSource(data=_empty_columns(self._n_chains))
-            self.figures = {m: _trace_figure(m, self.source, self._n_chains) for m in METRICS}
+            self.figures = {m: _trace_figure(m, self.source, self._n_chains, self.x_range)
+                            for m in METRICS}
             for m in METRICS:
                 self._panes[m].object = self.figures[m]
             self._fig_chains = self._n_chains
         else:
             self.source.data = _empty_columns(self._n_chains)
+        n = max(1, int(n_iter))
+        self.x_range.update(start=0, end=n, reset_start=0, reset_end=n)
         self._set_titles()
 
     def _set_titles(self):
@@ -493,7 +498,7 @@ class GibbsView(pn.viewable.Viewer):
         if lab.raw_allowed(lab.data.dataset):
             base = _baseline(lab)
             reference = None if base is None else getattr(base, "subspaces_", None)
-        self._reset(values.get("n_chains", 1))
+        self._reset(values.get("n_chains", 1), values.get("n_iter", 1))
         self._spec, self._values, self._key = spec, values, key
         self._dataset, self._t0 = lab.data.dataset, time.perf_counter()
         self.message.visible = False
@@ -518,14 +523,15 @@ class GibbsView(pn.viewable.Viewer):
         text = lab._failure_text(exc, False)
         self._alert(text + (" Nothing was run or charged." if private else ""))
 
-    def _reset(self, n_chains=1):
-        self._clear_history(n_chains)
+    def _reset(self, n_chains=1, n_iter=1):
+        self._clear_history(n_chains, n_iter)
         self.updates = 0
         self.progress.value = 0
 
     def poll(self):
-        """Drain the queue and stream the new points (periodic callback, session's thread)."""
-        with self._poll_lock:
+        """Drain the queue and stream the new points (periodic callback, session's thread); the
+        poll's changes (traces, progress, info line) go to the browser as one message."""
+        with self._poll_lock, pn.io.hold():
             self._poll()
 
     def _poll(self):

@@ -18,6 +18,7 @@ from importlib import resources
 import holoviews as hv
 import panel as pn
 
+from privclust.app import session_hooks
 from privclust.app.gibbs import GibbsView
 from privclust.app.models import Lab
 from privclust.app.tradeoff import TradeoffView
@@ -103,14 +104,14 @@ class Debouncer:
         self.worker = worker
         self._pending = None
         self._held = None
-        self._loaded = not _in_session()
+        self._loaded = not session_hooks.in_session()
 
     def __call__(self, fn):
         if not self._loaded:
             self._held = fn
             return
         run = fn if self.worker is None else (lambda: self.worker.submit(fn, kind="demo"))
-        if not _in_session():
+        if not session_hooks.in_session():
             run()
             return
         if self._pending is not None:
@@ -146,8 +147,8 @@ def create_app(lab=None, **lab_params):
         worker = SessionWorker()
         debounce = Debouncer(worker=worker)
         lab = Lab(schedule=debounce, worker=worker, **lab_params)
-        _on_session_end(debounce.stop, worker.close)
-        if _in_session():
+        session_hooks.on_session_end(debounce.stop, worker.close)
+        if session_hooks.in_session():
             pn.state.onload(debounce.on_load)
     views = [("Data", DataPreview(lab=lab)), ("Clusters", ClustersView(lab=lab)),
              ("Subspaces", SubspacesView(lab=lab)), ("Co-clusters", CoclustersView(lab=lab)),
@@ -193,18 +194,6 @@ def keep_stylesheets_local():
 
     patch_stylesheet._privclust_local = True
     res.patch_stylesheet = reactive.patch_stylesheet = patch_stylesheet
-
-
-def _in_session():
-    return pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
-
-
-def _on_session_end(*callbacks):
-    """Run ``callbacks`` when this browser session ends (no-op outside a server session)."""
-    if not _in_session():
-        return
-    for cb in callbacks:
-        pn.state.on_session_destroyed(cb)
 
 
 if __name__.startswith("bokeh"):  # executed per session by `panel serve`

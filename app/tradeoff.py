@@ -9,7 +9,7 @@ import numpy as np
 import panel as pn
 import param
 
-from . import plots, teaching
+from . import plots, session_hooks, teaching
 from .models import Lab
 from .views import _teach
 from .safety import escape
@@ -65,12 +65,21 @@ class TradeoffView(pn.viewable.Viewer):
         self.trials = pn.widgets.IntSlider.from_param(self.param.n_trials)
         self.progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width")
         self.status = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.plot = pn.pane.HoloViews(plots.empty("utility vs ε", "no sweep yet"))
+        self.plan = pn.pane.Markdown("", css_classes=["pc-sweep-plan"],
+                                     sizing_mode="stretch_width")
+        self.eps.param.watch(self._plan, "value")
+        self.param.watch(self._plan, "n_trials")
+        self._plan()
+        # no empty axes before the first sweep: the tab stays light to render (issue 7 round
+        # trip: the tab is rendered by the server each time it is opened)
+        self.plot = pn.pane.HoloViews(None, visible=False)
         self.result = None
-        try:
-            pn.state.on_session_destroyed(lambda ctx: self._stop.set())
-        except Exception:
-            pass
+        session_hooks.on_session_end(lambda ctx: self._stop.set())
+
+    def _plan(self, *events):
+        n_eps, n = len(self.eps.value or GRID[:5]), self.n_trials
+        self.plan.object = (f"Sweep plan: {n_eps} ε values x {n} trial{'s' * (n != 1)} = "
+                            f"**{n_eps * n} fits**")
 
     def start(self, wait=False):
         lab = self.lab
@@ -102,7 +111,9 @@ class TradeoffView(pn.viewable.Viewer):
                                should_stop=self._stop.is_set, errors="record")
                 df["method"] = spec.label
                 self.result = df
-                self.plot.object = plots.tradeoff(df, name, f"{name} vs ε ({spec.label})")
+                self.plot.param.update(object=plots.tradeoff(df, name,
+                                                             f"{name} vs ε ({spec.label})"),
+                                       visible=True)
                 self.status.object = ("Cancelled: partial sweep shown." if df.attrs.get("stopped")
                                       else f"Done: {len(df)} fits.")
             except Exception as exc:
@@ -124,5 +135,5 @@ class TradeoffView(pn.viewable.Viewer):
 
     def __panel__(self):
         return pn.Column(_teach(teaching.TRADEOFF), pn.Row(self.run_btn, self.cancel_btn),
-                         self.eps, self.trials, self.progress, self.status, self.plot,
+                         self.eps, self.trials, self.plan, self.progress, self.status, self.plot,
                          sizing_mode="stretch_width")

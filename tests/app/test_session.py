@@ -81,12 +81,37 @@ def test_session_worker_runs_jobs_in_order_and_drops_superseded_demo_runs():
     assert "after close" not in seen
 
 
+def test_session_end_hooks_pass_bokehs_signature_check(monkeypatch):
+    """Bokeh refuses a session-destroyed callback without exactly one required argument
+    (GibbsView's ``_cleanup(session_context=None)`` was refused, silently); outside a session
+    nothing is registered (Panel would keep it for every later session)."""
+    import panel as pn
+    from bokeh.document import Document
+    from privclust.app import session_hooks
+    doc, calls = Document(), []
+
+    class View:
+        def _cleanup(self, session_context=None):
+            calls.append(session_context)
+
+    monkeypatch.setattr(pn.state, "on_session_destroyed", doc.on_session_destroyed)
+    session_hooks.on_session_end(View()._cleanup)
+    assert not doc.session_destroyed_callbacks              # not in a session: nothing kept
+    monkeypatch.setattr(session_hooks, "in_session", lambda: True)
+    session_hooks.on_session_end(View()._cleanup, lambda *args: calls.append(args))
+    assert len(doc.session_destroyed_callbacks) == 2
+    for cb in doc.session_destroyed_callbacks:
+        cb("ctx")
+    assert sorted(map(str, calls)) == ["('ctx',)", "ctx"]
+
+
 def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, monkeypatch):
-    from privclust.app import page
+    from privclust.app import page, session_hooks
     ended = []
-    monkeypatch.setattr(page, "_on_session_end", lambda *cbs: ended.extend(cbs))
+    monkeypatch.setattr(session_hooks, "on_session_end", lambda *cbs: ended.extend(cbs))
     app = page.create_app()
-    assert app.worker is not None and len(ended) == 2
+    # the worker, the debouncer, the sampler view and the trade-off sweep
+    assert app.worker is not None and len(ended) == 4
     lab = app.lab
     gibbs = app.views["GibbsView"]
     lab.settings.algorithm = "gibbs"
@@ -99,7 +124,6 @@ def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, 
     assert pid is not None and _alive(pid)
     for cb in ended:
         cb(None)
-    gibbs._cleanup(None)  # what GibbsView registered with pn.state.on_session_destroyed
     app.worker.join(10)
     gibbs.runner.join(30)
     assert not app.worker.alive

@@ -104,6 +104,15 @@ def assert_local_and_clean(server, requests, msgs, errors):
     assert not console_errors and not errors, (console_errors, errors)
 
 
+def test_server_warmed_up_and_sessions_start_cleanly(page, server):
+    """The --setup warm-up ran (its guard once never matched under panel serve) and its
+    throw-away page left no hook behind that breaks the creation of real sessions."""
+    open_page(page, server)
+    log = server["log"].read_text(errors="replace")
+    assert "privclust: warm-up done" in log and "warm-up failed" not in log
+    assert "Failed to run session creation hooks" not in log
+
+
 def test_page_loads_locally_and_epsilon_changes_the_plot(page, server):
     requests = []
     page.on("request", lambda r: requests.append(r.url))

@@ -63,11 +63,15 @@ def test_tradeoff_sweep_runs_on_demo_only(ledger_env, csv_payload):
     lab = Lab()
     lab.data.param.update(preset="block_counts", n_samples=100)
     view = TradeoffView(lab=lab)
+    assert "5 ε values x 3 trials = **15 fits**" in view.plan.object
+    assert not view.plot.visible and view.plot.object is None  # no empty axes before a sweep
     view.eps.value = [1.0, 10.0]
     view.n_trials = 1
+    assert "2 ε values x 1 trial = **2 fits**" in view.plan.object
     assert view.start(wait=True)
     assert len(view.result) == 2 and set(view.result["epsilon"]) == {1.0, 10.0}
     assert "Done" in view.status.object and view.progress.value == 100
+    assert view.plot.visible and view.plot.object is not None
     lab.data.upload("private.csv", csv_payload())
     assert not view.start() and "demo data only" in view.status.object
 
@@ -90,6 +94,9 @@ def test_gibbs_view_polls_diagnostics_and_sets_the_result(ledger_env):
     assert np.all(np.isfinite(data["cost_0"])) and np.all(np.isfinite(data["cost_1"]))
     assert "cost_2" not in data                       # 2 chains: 2 lines per figure
     assert all(len(f.renderers) == 2 for f in view.figures.values())
+    # one iteration axis for the three figures, spanning the run (set by the server)
+    assert all(f.x_range is view.x_range for f in view.figures.values())
+    assert (view.x_range.start, view.x_range.end) == (0, 30)
 
 
 def _private_gibbs_run(csv_payload):

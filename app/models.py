@@ -353,6 +353,8 @@ class Lab(param.Parameterized):
         self._cache = {}
         self._quiet = False
         self._generation = 0  # bumped by every new demo request: a running demo fit stops
+        self._failure_detail = None  # the withheld message of a failure on private data
+        self.settings.param.watch(self._on_owner_view, "owner_view")
         self.data.param.watch(self._on_dataset, ["dataset"])
         self.settings.param.watch(self._on_settings, [
             p for p in self.settings.param if p not in ("name", "owner_view")])
@@ -480,6 +482,7 @@ class Lab(param.Parameterized):
             return self.result
         self.running = True
         t0 = time.perf_counter()
+        reading = False  # has the failure (if any) happened while reading the data?
         try:
             est = spec.build(values, random_state=self.settings.seed, ledger=ledger)
             if private and spec.private and getattr(est, "ledger", None) is not ledger:
@@ -488,6 +491,7 @@ class Lab(param.Parameterized):
                 charge(ledger, values.get("epsilon", 0.0), values.get("delta", 0.0),
                        what=_what(spec, values))
             self.n_runs += 1
+            reading = True
             if not private and hasattr(est, "iter_fit"):
                 token = self._generation
                 steps = est.iter_fit(ds.X)
@@ -505,7 +509,10 @@ class Lab(param.Parameterized):
         except Exception as exc:
             self.ledger.refresh()
             log.warning("run failed: %s", traceback.format_exc(limit=3))
-            self._say(self._failure_text(exc, private), "danger")
+            text = self._failure_text(exc, private, about_data=reading)
+            self._say(text, "danger")
+            full = self._failure_text(exc, private, about_data=False)
+            self._failure_detail = full if full != text else None
             self.result = None
             return None
         finally:
@@ -548,9 +555,16 @@ class Lab(param.Parameterized):
             result.baseline, result.baseline_spec = est, bspec
         return result.baseline
 
-    def _failure_text(self, exc, private):
+    def _failure_text(self, exc, private, about_data=True):
+        """The message shown for a failed run. A failure while reading private data (``fit``)
+        may describe the records in its message (a count, a value), so outside the data owner
+        view only its type is shown; errors in the settings (``about_data=False``: building the
+        estimator, before any data is read) are always shown in full."""
         kind = type(exc).__name__
-        if isinstance(exc, (ValueError, TypeError)):
+        if private and about_data and not self.settings.owner_view:
+            text = (f"The run failed ({kind}). Its message may describe the private data: the "
+                    "data owner view (not private) shows it.")
+        elif isinstance(exc, (ValueError, TypeError)):
             text = f"The run failed ({kind}): {exc}"
         else:
             text = f"The run failed ({kind})."
@@ -558,7 +572,13 @@ class Lab(param.Parameterized):
             text += " The budget charged for it stays spent."
         return text
 
+    def _on_owner_view(self, event):
+        """Switching the data owner view on shows the message of a failure withheld above."""
+        if event.new and self._failure_detail:
+            self._say(self._failure_detail + " (data owner view: not private)", "danger")
+
     def _say(self, text, kind="info"):
+        self._failure_detail = None
         self.param.update(message=text, message_kind=kind)
 
     def raw_allowed(self, dataset):

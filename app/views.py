@@ -154,19 +154,29 @@ class DataPanel(_View):
         self.error.param.update(object=f"**Could not use this data.** {escape(err)}" if err else "",
                                 visible=bool(err))
 
-    @param.depends("lab.data.dataset")
+    @param.depends("lab.data.dataset", "lab.settings.owner_view")
     def _summary(self):
         ds = self.lab.data.dataset
         if ds is None:
             return _md("No dataset loaded.")
         kind = "public demo data" if ds.public else "private data"
         sparse = ", sparse" if ds.is_sparse else ""
-        return _md(f"**{escape(ds.name)}**: {ds.n_samples} records x {ds.n_features} "
-                   f"features{sparse} ({kind}).", css_classes=["pc-data-summary"])
+        return _md(f"**{escape(ds.name)}**: {_size_text(self.lab, ds)}{sparse} ({kind}).",
+                   css_classes=["pc-data-summary"])
 
     def __panel__(self):
         return pn.Column("### Data", self.source, *self.groups.values(), self.error, self._summary,
                          sizing_mode="stretch_width")
+
+
+def _size_text(lab, ds):
+    """"n records x d features"; for private data outside the data owner view only the number
+    of features: the number of records is not a released output (under add/remove
+    neighbouring, which several algorithms use, it is private)."""
+    if lab.raw_allowed(ds):
+        return f"{ds.n_samples} records x {ds.n_features} features"
+    return (f"{ds.n_features} features, number of records hidden (the data owner view "
+            "shows it)")
 
 
 class DataPreview(_View):
@@ -179,8 +189,8 @@ class DataPreview(_View):
             return _md("No dataset loaded.")
         cols = ds.feature_names or [f"x{j}" for j in range(ds.n_features)]
         shown = ", ".join(escape(c) for c in cols[:12]) + (" ..." if len(cols) > 12 else "")
-        head = _md(f"**{escape(ds.name)}**: {ds.n_samples} rows x {ds.n_features} columns. "
-                   f"Columns: {shown}", css_classes=["pc-preview"])
+        head = _md(f"**{escape(ds.name)}**: {_size_text(self.lab, ds)}. Columns: {shown}",
+                   css_classes=["pc-preview"])
         if not self.lab.raw_allowed(ds):
             return pn.Column(head, _md("The values of private data are hidden. Switch on the "
                                        "data owner view to see them (not private)."))

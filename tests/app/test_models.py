@@ -119,6 +119,41 @@ def test_estimator_refusal_is_a_message_not_a_crash(private_lab):
     assert "Refused" in lab.message and FakePrivate.fits == 0
 
 
+def test_a_failure_on_private_data_withholds_its_message_until_the_owner_view(private_lab,
+                                                                            monkeypatch):
+    """A fit's error message can quote the data (here the number of records): the analyst sees
+    its type only; the data owner view shows it, without re-running or charging."""
+    lab = private_lab
+
+    def fail(self, X):
+        charge(self.ledger, self.epsilon, 0.0, what="FakePrivate")
+        raise ValueError(f"{X.shape[0]} records are too few")
+    monkeypatch.setattr(FakePrivate, "fit", fail)
+    assert lab.do_release() is None
+    assert "ValueError" in lab.message and "60 records" not in lab.message
+    assert "stays spent" in lab.message and lab.ledger.spent[0] == pytest.approx(1.0)
+    lab.settings.owner_view = True
+    assert "60 records are too few" in lab.message and "not private" in lab.message
+    assert lab.ledger.spent[0] == pytest.approx(1.0)
+    # a failure while building the estimator (the settings, before any data is read) is shown
+    lab.settings.owner_view = False
+    monkeypatch.setattr(FakePrivate, "__init__", lambda self, **kw: (_ for _ in ()).throw(
+        ValueError("n_clusters must be positive")))
+    lab.settings.seed = 5
+    assert lab.do_release() is None and "n_clusters must be positive" in lab.message
+
+
+def test_analyst_view_hides_the_number_of_records(private_lab):
+    from privclust.app.views import DataPanel, DataPreview
+    lab = private_lab
+    summary, preview = DataPanel(lab=lab)._summary, DataPreview(lab=lab)._preview
+    texts = [summary().object, preview()[0].object]
+    assert all("3 features" in t and "60" not in t and "hidden" in t for t in texts)
+    lab.settings.owner_view = True
+    assert "60 records x 3 features" in summary().object
+    assert "60 records x 3 features" in preview()[0].object
+
+
 def test_owner_view_is_off_by_default_and_reset_for_private_data(private_lab):
     lab = private_lab
     lab.settings.owner_view = True

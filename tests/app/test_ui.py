@@ -136,7 +136,7 @@ def test_upload_preview_and_malformed_alert(page, server, tmp_path):
     open_page(page, server)
     upload(page, write_csv(tmp_path / "cells.csv", seed=11))
     expect_text(page, ".pc-private", "PRIVATE")
-    expect_text(page, ".pc-data-summary", "80 records x 4 features")
+    expect_text(page, ".pc-data-summary", "4 features, number of records hidden")
     open_tab(page, "Data")
     expect_text(page, ".pc-preview", "gene0, gene1, gene2, gene3")
     bad = tmp_path / "<img src=x onerror=alert(1)>.csv"

@@ -147,6 +147,16 @@ def _mp_context():
     return mp.get_context("spawn")
 
 
+def start_sampler_server():
+    """Start the forkserver (with the sampler module preloaded) now rather than at the first
+    Start: the dashboard's warm-up calls it, so the first run of a server does not wait for
+    a fresh interpreter to import numpy, scipy and the sampler. No-op under "spawn"."""
+    ctx = _mp_context()
+    if ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+        forkserver.ensure_running()
+
+
 class GibbsRunner(param.Parameterized):
     """Runs ``iter_fit`` in a child process (``process=True``, for estimators with
     ``charge_for``) or a daemon thread; diagnostics go to ``self.queue``, one list of rows per

@@ -6,8 +6,9 @@ renders one throw-away page on a detached Bokeh document, so that the first brow
 costs what any later one does (issue 7: first page <= 2 s). Measured (benchmarks/app): the
 server is ready after ~1.7 s instead of ~0.7 s (target 3 s), and the first page, which used to
 wait for imports still running in a background thread, drops from ~2.1-2.4 s to a later
-session's ~1.2 s. The throw-away page has no session, runs no fit and touches no data beyond
-the embedded preset generator.
+session's ~1.2 s. It also starts the Gibbs sampler's forkserver, so the first Start of a
+server does not pay for a fresh interpreter. The throw-away page has no session, runs no fit
+and touches no data beyond the embedded preset generator.
 """
 import logging
 import time
@@ -22,9 +23,11 @@ def warm_up():
         from bokeh.document import Document
 
         from privclust.app import algorithms
+        from privclust.app.gibbs import start_sampler_server
         from privclust.app.models import Lab
         from privclust.app.page import create_app
 
+        start_sampler_server()  # a separate process: imports the sampler while we go on
         algorithms.status()  # imports each estimator's module (failures: just unavailable)
         page = create_app(lab=Lab(schedule=lambda fn: None))  # no demo fit
         page.server_doc(Document())

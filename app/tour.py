@@ -397,7 +397,11 @@ def write_results(path, timings, before, after, outdir, command):
           f"{timings.get('browser', '')}.", "",
           f"Machine load before: `{before}`", "", f"Machine load after: `{after}`", "",
           "Other developers share this machine: the load above is what the figures ran under.",
-          "Lists (slider updates, round trips) are reported by their worst value.", "",
+          "Lists (slider updates, round trips) are reported by their worst value. Round trips "
+          "are timed inside the page (performance.now from the click or key press to the first "
+          "animation frame showing the server's answer); up to git c24493d they were timed from "
+          "Python around Playwright's click and wait, which adds its actionability checks "
+          "(~40 ms) and its polling back-off (up to 100 ms late).", "",
           *rows, "",
           f"- first page of the first session {timings.get('first_page_s', float('nan')):.2f} s; "
           f"first result visible {timings.get('first_result_s', float('nan')):.2f} s; a later "

@@ -54,7 +54,10 @@ def server(tmp_path_factory):
     log = open(state / "server.log", "w")
     cmd = [sys.executable, "-m", "panel", "serve", str(PAGE), "--address", "127.0.0.1",
            "--port", str(port), "--allow-websocket-origin", f"127.0.0.1:{port}", "--liveness",
-           "--setup", str(PAGE.with_name("warmup.py"))]  # what `privclust serve` runs
+           "--setup", str(PAGE.with_name("warmup.py")),  # what `privclust serve` runs
+           # a closed tab's session is discarded after ~1 s (default: up to ~32 s), so that
+           # session-end cleanup can be tested
+           "--check-unused-sessions", "500", "--unused-session-lifetime", "1000"]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"

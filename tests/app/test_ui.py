@@ -6,6 +6,7 @@ server.
 """
 import re
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -210,6 +211,55 @@ def test_gibbs_streams_live_and_stops(page, server):
     expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=30_000)
     assert any("cost per chain" in t for t in titles(page))
     expect_text(page, ".pc-status", "Gibbs sampler")
+
+
+def _descendants(pid):
+    """PIDs of the living descendants of process ``pid`` (Linux /proc; zombies excluded)."""
+    children = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, ppid = stat.read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, IndexError, ValueError):
+            continue  # the process ended while we looked
+        if state != "Z":
+            children.setdefault(int(ppid), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def test_closing_the_tab_stops_the_sampler(browser, server):
+    """Session end stops the sampler's process (its session-end hook was once refused by
+    Bokeh, silently, and a 20000-iteration run outlived its closed tab). The server fixture
+    discards a closed session after about a second."""
+    before = set(_descendants(server["proc"].pid))  # the warm-up's forkserver, leftovers
+    context = browser.new_context()
+    page = context.new_page()
+    open_page(page, server)
+    wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
+    page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
+    group = page.locator(".bk-input-group").filter(has_text="iterations").first
+    group.locator(".noUi-handle").first.click()
+    page.keyboard.press("End")
+    expect(group).to_contain_text("20000", timeout=10_000)
+    chains = page.locator(".bk-input-group").filter(has_text="chains").first
+    chains.locator(".noUi-handle").first.click()
+    page.keyboard.press("End")  # 8 chains x 20000 iterations: about 30 s of sampling
+    expect(chains).to_contain_text("8", timeout=10_000)
+    open_tab(page, "Gibbs")
+    page.get_by_role("button", name="Start sampler").click()
+    wait_for(page, lambda: "diagnostic updates" in text_of(page, ".pc-gibbs-info"),
+             what="the sampler's first diagnostic")
+    sampler = set(_descendants(server["proc"].pid)) - before
+    assert sampler, "no sampler process found"
+    context.close()
+    deadline = time.time() + 12  # discarded after ~1 s, then 2 s of grace, then terminated
+    while set(_descendants(server["proc"].pid)) & sampler:
+        assert time.time() < deadline, "the sampler outlived its session"
+        time.sleep(0.25)
 
 
 def test_two_sessions_are_independent(browser, server, tmp_path):

@@ -84,9 +84,12 @@ class SketchOperator:
         return FLOAT32_SLACK if (self.precision == "single" and self.signature == "complex_exp") else 1.0
 
     def same_as(self, other):
-        """True when two operators define the same map (needed before merging sketches)."""
+        """True when two operators define the same map, computed at the same precision (needed
+        before merging sketches: the sensitivity of a release, with its :attr:`rounding_slack`,
+        must hold for every contribution in the merged sum)."""
         return (self is other) or (
             isinstance(other, SketchOperator) and self.signature == other.signature
+            and self.precision == other.precision
             and self.frequencies.shape == other.frequencies.shape
             and np.array_equal(self.frequencies, other.frequencies)
             and np.array_equal(self.dither, other.dither))

@@ -69,6 +69,21 @@ def test_float32_path_sums_within_the_sensitivity_on_large_blocks():
     assert 0.999 < worst <= 1.0
 
 
+def test_sketches_of_different_precisions_do_not_merge():
+    """A double-precision release has no float32 slack: a merged sum holding float32
+    contributions could exceed its sensitivity, so the merge is refused."""
+    kw = dict(signature="complex_exp", random_state=3)
+    single = SketchOperator.draw(2, 16, 1.0, precision="single", **kw)
+    double = SketchOperator.draw(2, 16, 1.0, precision="double", **kw)
+    assert np.array_equal(single.frequencies, double.frequencies)  # the same map otherwise
+    assert double.rounding_slack == 1.0 < single.rounding_slack
+    X = np.random.default_rng(0).normal(size=(5, 2))
+    with pytest.raises(ValueError, match="different operators"):
+        Sketch(double).update(X) + Sketch(single).update(X)
+    merged = Sketch(single).update(X) + Sketch(single).update(X)
+    assert merged.count == 10
+
+
 def test_theorem1_bound_is_tight_for_one_frequency():
     op = SketchOperator(np.array([[1.0]]), precision="double")     # m = 1, f_e
     a, b = np.array([[0.0], [np.pi / 4]]), np.array([[0.0], [5 * np.pi / 4]])

@@ -11,7 +11,8 @@ from . import audit
 from .accountant import BudgetAccountant
 from .composition import advanced_composition, basic_composition
 from .errors import BudgetExceeded, PrivacyWarning
-from .exponential import exponential_mechanism, exponential_probabilities, gumbel_max
+from .exponential import (exponential_mechanism, exponential_probabilities, gumbel_max,
+                          gumbel_perturbed)
 from .gaussian import analytic_gaussian_sigma, classic_gaussian_sigma, gaussian
 from .guarantee import KINDS, NEIGHBOURINGS, Guarantee, Spend
 from .histogram import stable_histogram, stable_histogram_threshold
@@ -25,7 +26,7 @@ from .sparse_vector import above_threshold
 __all__ = [
     "as_generator", "PrivacyWarning", "BudgetExceeded",
     "laplace", "complex_laplace", "gaussian", "analytic_gaussian_sigma", "classic_gaussian_sigma",
-    "exponential_mechanism", "exponential_probabilities", "gumbel_max", "above_threshold",
+    "exponential_mechanism", "exponential_probabilities", "gumbel_max", "gumbel_perturbed", "above_threshold",
     "stable_histogram", "stable_histogram_threshold", "basic_composition", "advanced_composition",
     "haar_orthogonal", "haar_stiefel", "jl_matrix",
     "smooth_sensitivity_parameters", "smooth_sensitivity_gaussian",

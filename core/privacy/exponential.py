@@ -34,12 +34,16 @@ def gumbel_max(logits, rng, size=None):
     arr = _as_logits(logits, "logits")
     rng = check_rng(rng)
     shape = check_size(size) + arr.shape
-    # Gumbel(0, 1) = -log(E), E ~ Exp(1): twice as fast as rng.gumbel; E is kept > 0
-    noise = rng.standard_exponential(size=shape)
+    return np.argmax(gumbel_perturbed(arr, rng, shape), axis=-1).astype(np.int64)
+
+
+def gumbel_perturbed(logits, rng, shape=None):
+    """``logits`` + Gumbel(0, 1) noise of ``shape`` (default ``logits.shape``), a new array.
+    Gumbel(0, 1) = -log(E), E ~ Exp(1): twice as fast as ``rng.gumbel``; E is kept > 0."""
+    noise = rng.standard_exponential(size=np.shape(logits) if shape is None else shape)
     np.maximum(noise, np.finfo(np.float64).tiny, out=noise)
     np.log(noise, out=noise)
-    np.subtract(arr, noise, out=noise)
-    return np.argmax(noise, axis=-1).astype(np.int64)
+    return np.subtract(logits, noise, out=noise)
 
 
 def _em_logits(utilities, epsilon, sensitivity, range_based):

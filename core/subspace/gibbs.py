@@ -15,7 +15,8 @@ from threadpoolctl import ThreadpoolController
 
 from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
-from ..privacy import BudgetAccountant, PrivacyWarning, as_generator, charge, haar_stiefel
+from ..privacy import (BudgetAccountant, PrivacyWarning, as_generator, charge, gumbel_perturbed,
+                       haar_stiefel)
 from .bingham import sample_vector_bingham
 from .projection import check_data
 from .solvers import make_solver
@@ -39,10 +40,7 @@ def _gumbel_argmax_middle(logits, rng):
     slices instead of an argmax over a tiny trailing axis, and the finite-logit validation is
     skipped (the logits are -(eps/2) d^2 in [-eps/2, 0] by construction)."""
     C, k, m = logits.shape
-    noise = rng.standard_exponential(size=(C, k, m))
-    np.maximum(noise, np.finfo(np.float64).tiny, out=noise)
-    np.log(noise, out=noise)
-    np.subtract(logits, noise, out=noise)            # logits + Gumbel
+    noise = gumbel_perturbed(logits, rng)            # logits + Gumbel
     z = np.zeros((C, m), dtype=np.int64)
     best = noise[:, 0].copy()
     for ell in range(1, k):

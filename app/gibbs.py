@@ -533,8 +533,8 @@ class GibbsView(pn.viewable.Viewer):
             lab._refuse(values.get("epsilon", 0.0), 0.0, str(exc))
             self._alert(lab.message)
             return
-        text = lab._failure_text(exc, False)
-        self._alert(text + (" Nothing was run or charged." if private else ""))
+        # charge_for checks the data (e.g. its number of records) before charging
+        self._alert(lab._failure_text(exc, private, charged=False))
 
     def _reset(self, n_chains=1, n_iter=1):
         self._clear_history(n_chains, n_iter)

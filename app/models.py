@@ -555,11 +555,12 @@ class Lab(param.Parameterized):
             result.baseline, result.baseline_spec = est, bspec
         return result.baseline
 
-    def _failure_text(self, exc, private, about_data=True):
-        """The message shown for a failed run. A failure while reading private data (``fit``)
-        may describe the records in its message (a count, a value), so outside the data owner
-        view only its type is shown; errors in the settings (``about_data=False``: building the
-        estimator, before any data is read) are always shown in full."""
+    def _failure_text(self, exc, private, about_data=True, charged=True):
+        """The message shown for a failed run. A failure while reading private data (``fit``,
+        or the Gibbs sampler's checks before its charge) may describe the records in its
+        message (a count, a value), so outside the data owner view only its type is shown;
+        errors in the settings (``about_data=False``: building the estimator, before any data
+        is read) are always shown in full. ``charged``: whether the budget was spent."""
         kind = type(exc).__name__
         if private and about_data and not self.settings.owner_view:
             text = (f"The run failed ({kind}). Its message may describe the private data: the "
@@ -569,7 +570,8 @@ class Lab(param.Parameterized):
         else:
             text = f"The run failed ({kind})."
         if private:
-            text += " The budget charged for it stays spent."
+            text += (" The budget charged for it stays spent." if charged
+                     else " Nothing was run or charged.")
         return text
 
     def _on_owner_view(self, event):

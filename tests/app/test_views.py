@@ -114,6 +114,25 @@ def _private_gibbs_run(csv_payload):
     return lab, view
 
 
+def test_gibbs_start_failure_on_private_data_withholds_its_message(ledger_env, csv_payload):
+    """The sampler's checks before its charge read the data: their message (here the number of
+    records) is shown only in the data owner view; nothing is charged either way."""
+    from privclust.app.gibbs import GibbsView
+    lab = Lab()
+    lab.data.upload("private.csv", csv_payload(n=3))
+    view = GibbsView(lab=lab)
+    lab.settings.task = "subspace"
+    lab.settings.algorithm = "gibbs"
+    lab.settings.algo.param.update(n_iter=20, record_every=5, n_chains=2)
+    lab.settings.n_clusters = 5
+    assert not view.start()
+    text = view.message.object.replace("\\", "")  # the alert escapes Markdown
+    assert "ValueError" in text and "n_samples" not in text and "Nothing was run" in text
+    lab.settings.owner_view = True
+    assert not view.start() and "n_samples=3" in view.message.object.replace("\\", "")
+    assert lab.ledger.spent[0] == 0.0
+
+
 def test_gibbs_private_analyst_gets_progress_only(ledger_env, csv_payload):
     lab, view = _private_gibbs_run(csv_payload)
     assert lab.ledger.spent[0] == pytest.approx(1.0)

@@ -63,16 +63,22 @@ def test_session_worker_runs_jobs_in_order_and_drops_superseded_demo_runs():
     worker = SessionWorker()
     gate, seen = threading.Event(), []
     worker.submit(gate.wait)  # hold the thread so the next jobs queue up
+    threads = []  # where each job ran
+
+    def job(item):
+        threads.append(threading.current_thread().name)
+        seen.append(item)
     for i in range(5):
-        worker.submit(lambda i=i: seen.append(("demo", i)), kind="demo")
-    worker.submit(lambda: seen.append(("release", 0)))
-    worker.submit(lambda: seen.append(("release", 1)))
+        worker.submit(lambda i=i: job(("demo", i)), kind="demo")
+    worker.submit(lambda: job(("release", 0)))
+    worker.submit(lambda: job(("release", 1)))
     gate.set()
     deadline = time.time() + 10
     while len(seen) < 3 and time.time() < deadline:
         time.sleep(0.01)
     assert seen == [("demo", 4), ("release", 0), ("release", 1)]
     assert threading.current_thread().name != "privclust-session-worker"
+    assert threads == ["privclust-session-worker"] * 3
     worker.close()
     worker.join(5)
     assert not worker.alive
@@ -124,6 +130,7 @@ def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, 
     assert pid is not None and _alive(pid)
     for cb in ended:
         cb(None)
+    assert app.views["TradeoffView"]._stop.is_set()     # a running sweep would stop
     app.worker.join(10)
     gibbs.runner.join(30)
     assert not app.worker.alive

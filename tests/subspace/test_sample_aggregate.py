@@ -188,6 +188,15 @@ def test_utility_close_at_large_epsilon_and_monotone(lines):
     assert med[1000.0] <= med[100.0] < med[1.0]
 
 
+class _CountingKPlanes(KPlanes):
+    """KPlanes counting its fits (on the class: the estimator may clone its solver)."""
+    fits = 0
+
+    def fit(self, X, y=None):
+        type(self).fits += 1
+        return super().fit(X, y)
+
+
 def test_refused_charge_runs_nothing(lines):
     """The ledger is charged before the solvers or the noise run: a refused charge leaves the
     estimator unfitted and the ledger unchanged."""
@@ -199,10 +208,13 @@ def test_refused_charge_runs_nothing(lines):
         warnings.simplefilter("ignore", PrivacyWarning)
         sa.fit(lines.X)
         assert ledger.spent[0] == pytest.approx(0.5)
-        big = SampleAggregateSubspaceClustering(2, 1, epsilon=0.6, solver=KPlanes(n_init=1),
+        big = SampleAggregateSubspaceClustering(2, 1, epsilon=0.6,
+                                                solver=_CountingKPlanes(n_init=1),
                                                 ledger=ledger, random_state=0)
+        _CountingKPlanes.fits = 0
         with pytest.raises(BudgetExceeded):
             big.fit(lines.X)
+    assert _CountingKPlanes.fits == 0                 # no block was solved
     assert not hasattr(big, "subspaces_") and not hasattr(big, "diagnostics_")
     assert ledger.spent[0] == pytest.approx(0.5)
 

@@ -184,14 +184,21 @@ JS_TRACE_ROWS = """() => {
 }"""
 
 
+def choose_long_gibbs_run(page):
+    """The Gibbs sampler with 8 chains x 20000 iterations (about 30 s of sampling with a warm
+    sampler process): it outlasts what a test does before pressing Stop."""
+    page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
+    for label, key, shown in (("iterations", "End", "20000"), ("chains", "End", "8")):
+        group = page.locator(".bk-input-group").filter(has_text=label).first
+        group.locator(".noUi-handle").first.click()
+        page.keyboard.press(key)
+        expect(group).to_contain_text(shown, timeout=10_000)
+
+
 def test_gibbs_streams_live_and_stops(page, server):
     open_page(page, server)
     wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
-    page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
-    group = page.locator(".bk-input-group").filter(has_text="iterations").first
-    group.locator(".noUi-handle").first.click()
-    page.keyboard.press("End")  # 20000 iterations: the sampler (own process) outlasts the test
-    expect(group).to_contain_text("20000", timeout=10_000)
+    choose_long_gibbs_run(page)
     page.wait_for_timeout(1000)
     open_tab(page, "Gibbs")
     page.get_by_role("button", name="Start sampler").click()
@@ -240,15 +247,7 @@ def test_closing_the_tab_stops_the_sampler(browser, server):
     page = context.new_page()
     open_page(page, server)
     wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
-    page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
-    group = page.locator(".bk-input-group").filter(has_text="iterations").first
-    group.locator(".noUi-handle").first.click()
-    page.keyboard.press("End")
-    expect(group).to_contain_text("20000", timeout=10_000)
-    chains = page.locator(".bk-input-group").filter(has_text="chains").first
-    chains.locator(".noUi-handle").first.click()
-    page.keyboard.press("End")  # 8 chains x 20000 iterations: about 30 s of sampling
-    expect(chains).to_contain_text("8", timeout=10_000)
+    choose_long_gibbs_run(page)
     open_tab(page, "Gibbs")
     page.get_by_role("button", name="Start sampler").click()
     wait_for(page, lambda: "diagnostic updates" in text_of(page, ".pc-gibbs-info"),
@@ -317,10 +316,7 @@ def test_switching_tabs_while_the_sampler_runs_stays_local(page, server):
     page.on("request", lambda r: seen.append(r.url))
     msgs, errors = open_page(page, server)
     wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
-    page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
-    group = page.locator(".bk-input-group").filter(has_text="iterations").first
-    group.locator(".noUi-handle").first.click()
-    page.keyboard.press("End")  # 20000 iterations: still running while we switch tabs
+    choose_long_gibbs_run(page)  # still running while we switch tabs
     page.wait_for_timeout(1000)
     open_tab(page, "Gibbs")
     page.get_by_role("button", name="Start sampler").click()

@@ -28,6 +28,10 @@ _EXPORTS = {
     # co-clustering (BP25, seed 004)
     "TauCoClustering": "cocluster",
     "DPTauCoClustering": "cocluster",
+    # the release protocol: the one door to non-public data
+    "Curator": "release",
+    "Release": "release",
+    "PrivateEstimator": "privacy.estimator",
     # foundation
     "Guarantee": "privacy",
     "Ledger": "privacy",
@@ -38,12 +42,12 @@ _EXPORTS = {
     "list_datasets": "data",
 }
 
-__all__ = sorted(_EXPORTS) + ["privacy", "data", "metrics"]
+__all__ = sorted(_EXPORTS) + ["privacy", "data", "metrics", "release"]
 
 
 def __getattr__(name):
     if name in ("privacy", "data", "metrics", "subspace", "sketch", "onecluster", "cocluster",
-                "experiments"):
+                "experiments", "release"):
         return import_module(f"{__name__}.{name}")
     try:
         module = _EXPORTS[name]

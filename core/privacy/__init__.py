@@ -18,6 +18,7 @@ from .guarantee import KINDS, NEIGHBOURINGS, Guarantee, Spend
 from .histogram import stable_histogram, stable_histogram_threshold
 from .laplace import complex_laplace, laplace
 from .ledger import ChargeRecord, Ledger, charge
+from .relations import RelationError, convert
 from .random_matrices import haar_orthogonal, haar_stiefel, jl_matrix
 from .rng import as_generator
 from .smooth import smooth_sensitivity_gaussian, smooth_sensitivity_parameters
@@ -31,5 +32,5 @@ __all__ = [
     "haar_orthogonal", "haar_stiefel", "jl_matrix",
     "smooth_sensitivity_parameters", "smooth_sensitivity_gaussian",
     "Spend", "Guarantee", "KINDS", "NEIGHBOURINGS", "BudgetAccountant",
-    "Ledger", "ChargeRecord", "charge", "audit",
+    "Ledger", "ChargeRecord", "charge", "audit", "RelationError", "convert",
 ]

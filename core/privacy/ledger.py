@@ -10,10 +10,17 @@ Arithmetic is exact: every amount is parsed from its shortest decimal representa
 without tolerance, so ten charges of 0.1 fit a budget of 1.0 and an eleventh does not.
 Refusals depend only on the public amounts, so a refused charge does not exhaust the ledger.
 
+A ledger counts in one unit, ``unit`` = "replace" (replace-one record, the default) or
+"add_remove". A charge names the neighbouring relation of the release it pays for
+(``relation=``); its cost is converted to the ledger's unit by group privacy
+(:mod:`privclust.core.privacy.relations`), e.g. an add/remove (eps, delta) release costs
+(2 eps, (1 + e^eps) delta) on a replace-one ledger, and a release that cannot be converted is
+refused before anything is spent.
+
 With ``path=`` the ledger lives in an SQLite file (stdlib ``sqlite3``) keyed by the dataset
-fingerprint (SHA-256 of the canonical data bytes): table ``ledgers`` holds the total and the
-running spend, table ``charges`` every charge (UTC timestamp, what, epsilon, delta), all amounts as
-decimal strings. Each charge is one ``BEGIN IMMEDIATE`` transaction (read spend, check, insert,
+fingerprint (the budget key of the source records): table ``ledgers`` holds the total, the unit
+and the running spend, table ``charges`` every charge (UTC timestamp, what, relation, the
+requested and the converted epsilon and delta), all amounts as decimal strings. Each charge is one ``BEGIN IMMEDIATE`` transaction (read spend, check, insert,
 update), so concurrent processes or sessions on one dataset share one total and never overspend.
 Opening an existing file with a different total for the same dataset raises ``ValueError``: a
 budget can never be raised (or silently changed) by re-opening. Threat model: the ledger protects
@@ -31,6 +38,7 @@ from decimal import Decimal
 import numpy as np
 
 from .errors import BudgetExceeded
+from .relations import check_unit, convert
 
 _CTX = decimal.Context(prec=5000, Emin=-999999, Emax=999999,
                        traps=[decimal.InvalidOperation, decimal.Inexact, decimal.Overflow,
@@ -41,9 +49,10 @@ _ONE = Decimal(1)
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS ledgers (dataset TEXT PRIMARY KEY, total_epsilon TEXT NOT NULL, "
     "total_delta TEXT NOT NULL, spent_epsilon TEXT NOT NULL, spent_delta TEXT NOT NULL, "
-    "created TEXT NOT NULL)",
+    "created TEXT NOT NULL, unit TEXT NOT NULL DEFAULT 'replace')",
     "CREATE TABLE IF NOT EXISTS charges (id INTEGER PRIMARY KEY AUTOINCREMENT, dataset TEXT NOT NULL, "
-    "at TEXT NOT NULL, what TEXT NOT NULL, epsilon TEXT NOT NULL, delta TEXT NOT NULL)",
+    "at TEXT NOT NULL, what TEXT NOT NULL, epsilon TEXT NOT NULL, delta TEXT NOT NULL, "
+    "relation TEXT, requested_epsilon TEXT, requested_delta TEXT)",
     "CREATE INDEX IF NOT EXISTS charges_by_dataset ON charges (dataset, id)",
 )
 
@@ -86,27 +95,40 @@ def _show(d):
 
 @dataclass(frozen=True)
 class ChargeRecord:
-    """One accepted charge: when (UTC), what was released, epsilon, delta."""
+    """One accepted charge: when (UTC), what was released, the (epsilon, delta) spent in the
+    ledger's unit, the release's own relation and (epsilon, delta) before conversion, and the
+    charge's id in its ledger."""
 
     when: datetime
     what: str
     epsilon: float
     delta: float
+    relation: str | None = None
+    requested: tuple | None = None
+    id: int | None = None
 
     def __str__(self):
-        return f"{self.when:%Y-%m-%d %H:%M:%S} UTC  epsilon={self.epsilon!r} delta={self.delta!r}  {self.what}"
+        head = f"{self.when:%Y-%m-%d %H:%M:%S} UTC  epsilon={self.epsilon!r} delta={self.delta!r}"
+        if self.relation is not None and self.requested is not None \
+                and tuple(self.requested) != (self.epsilon, self.delta):
+            head += (f" (a {self.relation} release of epsilon={self.requested[0]!r} "
+                     f"delta={self.requested[1]!r})")
+        return f"{head}  {self.what}"
 
     def to_dict(self):
         """JSON-friendly dict (``when`` as an ISO 8601 string), e.g. for a downloadable release log."""
-        return {"when": self.when.isoformat(), "what": self.what, "epsilon": self.epsilon, "delta": self.delta}
+        return {"id": self.id, "when": self.when.isoformat(), "what": self.what,
+                "epsilon": self.epsilon, "delta": self.delta, "relation": self.relation,
+                "requested": None if self.requested is None else list(self.requested)}
 
 
 def _fingerprint(dataset):
     if dataset is None:
         return None
-    key = getattr(dataset, "fingerprint", dataset)
+    key = getattr(dataset, "budget_key", None) or getattr(dataset, "fingerprint", dataset)
     if not isinstance(key, str) or not key:
-        raise TypeError("dataset must be a non-empty fingerprint string or an object with .fingerprint")
+        raise TypeError("dataset must be a non-empty key string or an object with .budget_key "
+                        "or .fingerprint")
     return key
 
 
@@ -114,12 +136,14 @@ class Ledger:
     """Total privacy budget for one dataset, charged before every release (no refunds).
 
     Parameters: ``epsilon`` (> 0) and ``delta`` (0 <= delta < 1) of the total budget; ``path``
-    of an SQLite file for persistence (None keeps it in memory); ``dataset``: the dataset
-    fingerprint (or an object with ``.fingerprint``), required with ``path``.
+    of an SQLite file for persistence (None keeps it in memory); ``dataset``: the dataset's
+    budget key (or an object with ``.budget_key`` or ``.fingerprint``), required with ``path``;
+    ``unit``: the neighbouring relation every charge is counted in ("replace" or "add_remove").
     """
 
-    def __init__(self, epsilon, delta=0.0, path=None, dataset=None):
+    def __init__(self, epsilon, delta=0.0, path=None, dataset=None, unit="replace"):
         self._total = _check_amounts(epsilon, delta, "budget")
+        self.unit = check_unit(unit)
         self.dataset = _fingerprint(dataset)
         self.path = None if path is None else str(path)
         self._lock = threading.Lock()
@@ -155,17 +179,23 @@ class Ledger:
             conn.execute("BEGIN IMMEDIATE")
             for stmt in _SCHEMA:
                 conn.execute(stmt)
-            row = conn.execute("SELECT total_epsilon, total_delta FROM ledgers WHERE dataset = ?",
-                               (self.dataset,)).fetchone()
+            _migrate(conn)
+            row = conn.execute("SELECT total_epsilon, total_delta, unit FROM ledgers "
+                               "WHERE dataset = ?", (self.dataset,)).fetchone()
             if row is None:
-                conn.execute("INSERT INTO ledgers VALUES (?, ?, ?, ?, ?, ?)",
+                conn.execute("INSERT INTO ledgers (dataset, total_epsilon, total_delta, "
+                             "spent_epsilon, spent_delta, created, unit) VALUES (?, ?, ?, ?, ?, ?, ?)",
                              (self.dataset, str(self._total[0]), str(self._total[1]), "0", "0",
-                              datetime.now(timezone.utc).isoformat()))
+                              datetime.now(timezone.utc).isoformat(), self.unit))
             elif (Decimal(row[0]), Decimal(row[1])) != self._total:
                 raise ValueError(
                     f"ledger file {self.path!r} already holds a budget of (epsilon={row[0]}, "
                     f"delta={row[1]}) for this dataset; refusing to change it to "
                     f"(epsilon={self._total[0]}, delta={self._total[1]})")
+            elif row[2] != self.unit:
+                raise ValueError(
+                    f"ledger file {self.path!r} counts this dataset's budget in unit {row[2]!r}; "
+                    f"refusing to open it with unit {self.unit!r}")
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -194,13 +224,32 @@ class Ledger:
         with decimal.localcontext(_CTX):
             return spent[0] + eps <= self._total[0] and spent[1] + dlt <= self._total[1]
 
-    def charge(self, epsilon, delta=0.0, what=""):
-        """Spend (epsilon, delta) for ``what`` BEFORE releasing it; returns the ChargeRecord.
-
-        Raises BudgetExceeded (spending nothing) if the total would be exceeded; ValueError or
-        TypeError for invalid amounts (epsilon > 0 finite, 0 <= delta < 1).
-        """
+    def cost(self, epsilon, delta=0.0, relation=None, row_cap=None, cell_bound=1.0):
+        """(epsilon, delta) that a release under ``relation`` costs in this ledger's unit, as
+        exact Decimals (``relation=None``: already in the unit). Raises ValueError (a
+        :class:`~privclust.core.privacy.relations.RelationError`) when it cannot be counted."""
         eps, dlt = _check_amounts(epsilon, delta, "charge")
+        if relation is None:
+            return eps, dlt
+        return convert(eps, dlt, relation, self.unit, row_cap=row_cap, cell_bound=cell_bound)
+
+    def charge(self, epsilon, delta=0.0, what="", relation=None, row_cap=None, cell_bound=1.0):
+        """Spend the cost of an (epsilon, delta) release for ``what`` BEFORE releasing it;
+        returns the ChargeRecord.
+
+        ``relation`` ("replace", "add_remove", "cell" or None = the ledger's unit) is the
+        release's neighbouring relation; its cost is converted to the ledger's unit first
+        (:meth:`cost`). Raises BudgetExceeded (spending nothing) if the total would be exceeded;
+        ValueError or TypeError for invalid amounts (epsilon > 0 finite, 0 <= delta < 1) or a
+        relation that cannot be counted in the unit.
+        """
+        requested = _check_amounts(epsilon, delta, "charge")
+        eps, dlt = self.cost(epsilon, delta, relation, row_cap=row_cap, cell_bound=cell_bound)
+        if not dlt < _ONE:
+            raise ValueError(f"charge of delta={delta!r} under {relation!r} costs delta >= 1 "
+                             f"in unit {self.unit!r}")
+        relation = self.unit if relation is None else relation
+        req = (float(requested[0]), float(requested[1]))
         what = str(what)
         now = datetime.now(timezone.utc)
         with self._lock:
@@ -209,7 +258,8 @@ class Ledger:
                     self._refuse(eps, dlt, self._spent, what)
                 with decimal.localcontext(_CTX):
                     self._spent = (self._spent[0] + eps, self._spent[1] + dlt)
-                record = ChargeRecord(now, what, float(eps), float(dlt))
+                record = ChargeRecord(now, what, float(eps), float(dlt), relation, req,
+                                      len(self._records) + 1)
                 self._records.append(record)
                 return record
             conn = self._connect()
@@ -224,8 +274,12 @@ class Ledger:
                     self._refuse(eps, dlt, spent, what)
                 with decimal.localcontext(_CTX):
                     new = (spent[0] + eps, spent[1] + dlt)
-                conn.execute("INSERT INTO charges (dataset, at, what, epsilon, delta) VALUES (?, ?, ?, ?, ?)",
-                             (self.dataset, now.isoformat(), what, str(eps), str(dlt)))
+                cur = conn.execute(
+                    "INSERT INTO charges (dataset, at, what, epsilon, delta, relation, "
+                    "requested_epsilon, requested_delta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (self.dataset, now.isoformat(), what, str(eps), str(dlt), relation,
+                     str(requested[0]), str(requested[1])))
+                charge_id = cur.lastrowid
                 conn.execute("UPDATE ledgers SET spent_epsilon = ?, spent_delta = ? WHERE dataset = ?",
                              (str(new[0]), str(new[1]), self.dataset))
                 conn.execute("COMMIT")
@@ -235,11 +289,17 @@ class Ledger:
                 raise
             finally:
                 conn.close()
-            return ChargeRecord(now, what, float(eps), float(dlt))
+            return ChargeRecord(now, what, float(eps), float(dlt), relation, req, charge_id)
 
-    def can_charge(self, epsilon, delta=0.0):
-        """Whether a charge of (epsilon, delta) would currently fit (it may not by the time you charge)."""
-        eps, dlt = _check_amounts(epsilon, delta, "charge")
+    def can_charge(self, epsilon, delta=0.0, relation=None, row_cap=None, cell_bound=1.0):
+        """Whether a charge would currently fit (it may not by the time you charge); False
+        when its relation cannot be counted in this ledger's unit."""
+        try:
+            eps, dlt = self.cost(epsilon, delta, relation, row_cap=row_cap, cell_bound=cell_bound)
+        except ValueError:
+            if relation is None:
+                raise
+            return False
         return self._fits(eps, dlt, self.spent_exact)
 
     # -- reading -----------------------------------------------------------------------------
@@ -286,14 +346,19 @@ class Ledger:
         """Every accepted charge, oldest first, as :class:`ChargeRecord` (when, what, epsilon, delta)."""
         if self.path is None:
             return list(self._records)
-        rows = self._read("SELECT at, what, epsilon, delta FROM charges WHERE dataset = ? ORDER BY id")
-        return [ChargeRecord(datetime.fromisoformat(at), what, float(Decimal(e)), float(Decimal(d)))
-                for at, what, e, d in rows]
+        rows = self._read("SELECT at, what, epsilon, delta, relation, requested_epsilon, "
+                          "requested_delta, id FROM charges WHERE dataset = ? ORDER BY id")
+        return [ChargeRecord(datetime.fromisoformat(at), what, float(Decimal(e)), float(Decimal(d)),
+                             rel or self.unit,
+                             None if re_ is None else (float(Decimal(re_)), float(Decimal(rd))),
+                             cid)
+                for at, what, e, d, rel, re_, rd, cid in rows]
 
     def summary(self):
         """One plain-text line: budget, spent, number of charges, remaining."""
         spent, remaining, n = self.spent_exact, self.remaining_exact, len(self.history)
-        return (f"budget epsilon={_show(self._total[0])}, delta={_show(self._total[1])}; "
+        return (f"budget epsilon={_show(self._total[0])}, delta={_show(self._total[1])} "
+                f"({self.unit} unit); "
                 f"spent epsilon={_show(spent[0])}, delta={_show(spent[1])} in {n} "
                 f"charge{'' if n == 1 else 's'}; remaining epsilon={_show(remaining[0])}, "
                 f"delta={_show(remaining[1])}")
@@ -303,8 +368,19 @@ class Ledger:
         return f"Ledger({self.summary()}; {where})"
 
 
-def charge(ledger, epsilon, delta=0.0, what=""):
-    """``ledger.charge(epsilon, delta, what)``, or nothing when ``ledger`` is None."""
+def _migrate(conn):
+    """Add the columns of the unit/relation schema to a ledger file written before them."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(ledgers)")}
+    if "unit" not in have:
+        conn.execute("ALTER TABLE ledgers ADD COLUMN unit TEXT NOT NULL DEFAULT 'replace'")
+    have = {row[1] for row in conn.execute("PRAGMA table_info(charges)")}
+    for column in ("relation", "requested_epsilon", "requested_delta"):
+        if column not in have:
+            conn.execute(f"ALTER TABLE charges ADD COLUMN {column} TEXT")
+
+
+def charge(ledger, epsilon, delta=0.0, what="", relation=None, **options):
+    """``ledger.charge(epsilon, delta, what, relation, ...)``, or nothing when ``ledger`` is None."""
     if ledger is None:
         return None
-    return ledger.charge(epsilon, delta, what=what)
+    return ledger.charge(epsilon, delta, what=what, relation=relation, **options)

@@ -1,16 +1,19 @@
 """CompressiveKMeans: private sketch + CL-OMPR decoding ([SCH19] = seed 002 Sec. II-III; spec 3.1-3.3)."""
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
-
+from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator, charge
+from ..privacy.estimator import CenterPredictorMixin, PrivateEstimator, check_positive_int
 from .clompr import clompr
 from .frequencies import LAWS, _as_bounds, default_frequency_scale
 from .operator import SIGNATURES, SketchOperator
 from .release import MECHANISMS, NEIGHBOURING
 from .sketch import Sketch
 
+# phases beyond this lose every digit of float32 cos/sin; checked on the public box before a charge
+_PHASE_LIMIT = 1e30
 
-class CompressiveKMeans(ClusterMixin, BaseEstimator):
+
+class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
     """Differentially private compressive k-means ([SCH19]).
 
     The data are compressed into a sketch of ``sketch_size`` random generalised moments (one
@@ -46,7 +49,15 @@ class CompressiveKMeans(ClusterMixin, BaseEstimator):
     cluster_centers_ (k, d), weights_ (k,), sketch_ (m,) complex released sketch,
     operator_ (public :class:`SketchOperator`), frequency_scale_, sketch_size_,
     measurements_per_record_, residual_ (decoder's sketch residual), privacy_ (Guarantee).
+    Released: the centres, weights and the noisy sketch with its public operator. No
+    per-record labels are released, so there is no ``fit_predict``.
+
+    Records are clipped to the public box before sketching (per-record, free), and the drawn
+    operator is checked against the box before the charge, so no finite input can make the
+    sketch fail after the budget is spent.
     """
+
+    _released = ("cluster_centers_", "weights_", "sketch_", "operator_")
 
     def __init__(self, n_clusters=8, epsilon=1.0, sketch_size=None, signature="complex_exp",
                  measurements_per_record=None, frequency_scale=None,
@@ -112,23 +123,48 @@ class CompressiveKMeans(ClusterMixin, BaseEstimator):
                                    random_state=as_generator(
                                        self.random_state if random_state is None else random_state))
 
-    def _what(self, m, r):
-        return (f"CompressiveKMeans(k={self.n_clusters}, m={m}, r={r}, signature={self.signature}, "
-                f"{self.mechanism}, {self.neighbouring})")
+    def _plan(self, n_samples, n_features):
+        if n_features is None:
+            raise ValueError("CompressiveKMeans's plan needs n_features (the sketch size and the "
+                             "public box depend on it)")
+        m, r, _ = self._validate(n_features)
+        if self.epsilon is None:
+            return BudgetAccountant(1.0).guarantee("none", None)
+        delta = self.delta if self.mechanism == "gaussian" else 0.0
+        acc = BudgetAccountant(self.epsilon, delta)
+        if self.neighbouring == "replace":
+            acc.spend(f"sketch {self.mechanism}", self.epsilon, delta)
+        else:
+            share = 2.0 * m / (2.0 * m + 1.0) if self.numerator_share is None else float(
+                self.numerator_share)
+            if not 0.0 < share < 1.0:
+                raise ValueError(f"numerator_share must be in (0, 1), got {self.numerator_share!r}")
+            acc.spend(f"sketch numerator {self.mechanism}", share * self.epsilon, delta)
+            acc.spend("sketch count Laplace", (1.0 - share) * self.epsilon, 0.0, 1.0)
+        return acc.guarantee("pure" if self.mechanism == "laplace" else "approx",
+                             self.neighbouring)
 
-    def fit(self, X, y=None):
-        """Sketch X (rows = records), release the sketch privately and decode the centroids."""
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[0] < 1:
-            raise ValueError(f"X must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or infinite values")
-        m, r, scale = self._validate(X.shape[1])
-        self._charge(m, r)
-        rng = as_generator(self.random_state)
-        operator = self.make_operator(X.shape[1], random_state=rng)
+    def neighbouring_relation(self):
+        return None if self.epsilon is None else self.neighbouring
+
+    def _before_charge(self, shape, rng):
+        """Draw the public operator and check its phases stay finite in float32 on the box."""
+        self._operator = self.make_operator(shape[1], random_state=rng)
+        lo, hi = _as_bounds(self.bounds, shape[1])
+        reach = np.maximum(np.abs(lo), np.abs(hi))
+        phase = np.abs(self._operator.frequencies).T @ reach + np.abs(self._operator.dither)
+        if not np.all(phase < _PHASE_LIMIT):
+            raise ValueError("bounds and frequency_scale give sketch phases beyond "
+                             f"{_PHASE_LIMIT:g} on the public box: shrink the box or raise "
+                             "frequency_scale")
+
+    def _fit(self, X, rng):
+        """Sketch X clipped to the public box, release the sketch privately, decode centroids."""
+        _, r, scale = self._validate(X.shape[1])
+        operator = self.__dict__.pop("_operator")
+        X = clip_box(X, *_as_bounds(self.bounds, X.shape[1]))
         sketch = Sketch.from_array(X, operator, r, block_size=self.block_size, random_state=rng)
-        return self._release_and_decode(sketch, rng, scale)
+        self._release_and_decode(sketch, rng, scale)
 
     def fit_sketch(self, sketch):
         """Release and decode a non-private :class:`Sketch` computed elsewhere (file blocks,
@@ -141,13 +177,11 @@ class CompressiveKMeans(ClusterMixin, BaseEstimator):
                              f"the estimator expects m={m}, r={r}")
         if sketch.operator.signature != self.signature:
             raise ValueError("sketch signature differs from the estimator's signature")
-        self._charge(m, r)
+        plan = self.plan(None, sketch.operator.n_features)
+        if plan.is_private:
+            charge(self.ledger, plan.epsilon, plan.delta, what=self.describe(),
+                   relation=plan.neighbouring)
         return self._release_and_decode(sketch, as_generator(self.random_state), scale)
-
-    def _charge(self, m, r):
-        if self.epsilon is not None:
-            delta = self.delta if self.mechanism == "gaussian" else 0.0
-            charge(self.ledger, self.epsilon, delta, what=self._what(m, r))
 
     def _release_and_decode(self, sketch, rng, scale):
         op = sketch.operator
@@ -174,10 +208,3 @@ class CompressiveKMeans(ClusterMixin, BaseEstimator):
         self.frequency_scale_ = scale
         self.n_features_in_ = op.n_features
         return self
-
-    def predict(self, X):
-        """Index of the nearest released centroid for each row of X (post-processing)."""
-        X = np.asarray(X, dtype=float)
-        C = self.cluster_centers_
-        d2 = (X * X).sum(1)[:, None] - 2.0 * X @ C.T + (C * C).sum(1)[None, :]
-        return np.argmin(d2, axis=1)

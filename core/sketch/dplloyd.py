@@ -3,10 +3,10 @@ described by Su et al. 2016) and B4 ("improved": sphere-packing init + count/sum
 Su et al. 2016).  Pure epsilon-DP; ``add_remove`` by default (``replace`` doubles sensitivities).
 """
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
-
 from ..data import clip_box
-from ..privacy import BudgetAccountant, as_generator, charge
+from ..privacy import BudgetAccountant, as_generator
+from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_choice,
+                                 check_positive_int, epsilon_param)
 from .frequencies import _as_bounds
 
 INITS = ("uniform", "sphere_packing")
@@ -110,15 +110,20 @@ def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter=5, init="uniform",
     return centers[0] if size is None else centers
 
 
-class DPLloyd(ClusterMixin, BaseEstimator):
-    """DPLloyd (SuLQ k-means) with ``init="uniform"`` (B3) or the "improved" variant of Su et
-    al. 2016 with ``init="sphere_packing"`` (B4: sphere-packing init and count/sum budget split).
+class DPLloyd(CenterPredictorMixin, PrivateEstimator):
+    """DPLloyd (SuLQ k-means, Blum et al. 2005) with ``init="uniform"`` (B3) or the "improved"
+    variant of Su et al. 2016 with ``init="sphere_packing"`` (B4: sphere-packing init and
+    count/sum budget split), the baselines of Schellekens et al., SPARS 2019, Fig. 1.
 
     Parameters: ``n_clusters``, ``epsilon``, ``bounds`` (public box, required; the data are
     clipped to it), ``n_iter`` (T, default 5), ``init``, ``neighbouring`` ("add_remove" default,
     or "replace"), ``random_state``, ``ledger``.
-    Attributes: ``cluster_centers_`` (k, d), ``privacy_``.
+    Attributes (released): ``cluster_centers_`` (k, d); ``privacy_``. No per-record labels are
+    released, so there is no ``fit_predict``; ``predict`` assigns new rows to the released
+    centres (post-processing).
     """
+
+    _released = ("cluster_centers_",)
 
     def __init__(self, n_clusters=8, epsilon=1.0, bounds=None, n_iter=5, init="uniform",
                  neighbouring="add_remove", random_state=None, ledger=None):
@@ -131,35 +136,26 @@ class DPLloyd(ClusterMixin, BaseEstimator):
         self.random_state = random_state
         self.ledger = ledger
 
-    def fit(self, X, y=None):
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[0] < 1:
-            raise ValueError(f"X must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or infinite values")
-        k = self.n_clusters
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"n_clusters must be a positive integer, got {k!r}")
-        if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, (int, np.integer)) or self.n_iter < 1:
-            raise ValueError(f"n_iter must be a positive integer, got {self.n_iter!r}")
-        if self.init not in INITS:
-            raise ValueError(f"init must be one of {INITS}, got {self.init!r}")
+    def _plan(self, n_samples, n_features):
+        check_positive_int(self.n_clusters, "n_clusters")
+        n_iter = check_positive_int(self.n_iter, "n_iter")
+        check_choice(self.init, "init", INITS)
         if self.neighbouring not in ("add_remove", "replace"):
             raise NotImplementedError(f"neighbouring must be 'add_remove' or 'replace', got {self.neighbouring!r}")
-        _as_bounds(self.bounds, X.shape[1])
+        eps = epsilon_param(self.epsilon)
+        if n_features is None:
+            raise ValueError("DPLloyd's plan needs n_features (the public box has one side per feature)")
+        lo, hi = _as_bounds(self.bounds, n_features)
+        acc = BudgetAccountant(eps)
+        for t in range(n_iter):
+            for name, e, sens in noise_scales(eps, n_iter, lo, hi, self.init, self.neighbouring)[2]:
+                acc.spend(f"DPLloyd iteration {t + 1}: {name}", e, 0.0, sens)
+        return acc.guarantee("pure", self.neighbouring)
+
+    def _fit(self, X, rng):
         acc = BudgetAccountant(self.epsilon)
-        charge(self.ledger, self.epsilon, 0.0,
-               what=f"DPLloyd(k={k}, T={self.n_iter}, init={self.init}, {self.neighbouring})")
-        self.cluster_centers_ = dplloyd_runs(X, k, self.epsilon, self.bounds, self.n_iter, self.init,
-                                             self.neighbouring, as_generator(self.random_state),
+        self.cluster_centers_ = dplloyd_runs(X, self.n_clusters, self.epsilon, self.bounds,
+                                             self.n_iter, self.init, self.neighbouring, rng,
                                              accountant=acc)
         self.privacy_ = acc.guarantee("pure", self.neighbouring)
         self.n_features_in_ = X.shape[1]
-        return self
-
-    def predict(self, X):
-        """Index of the nearest released centre for each row of X (post-processing)."""
-        X = np.asarray(X, dtype=float)
-        C = self.cluster_centers_
-        d2 = (X * X).sum(1)[:, None] - 2.0 * X @ C.T + (C * C).sum(1)[None, :]
-        return np.argmin(d2, axis=1)

@@ -50,6 +50,11 @@ class SketchOperator:
         self._augmented = np.vstack([omega, xi[None, :]])
         self._augmented32 = self._augmented.astype(np.float32)
 
+    def to_public(self):
+        """The operator as plain public values (a release stores it this way)."""
+        return {"frequencies": self.frequencies, "dither": self.dither,
+                "signature": self.signature, "precision": self.precision}
+
     @classmethod
     def draw(cls, n_features, sketch_size, frequency_scale, signature="complex_exp",
              law="adapted_radius", dither=None, precision="single", random_state=None):

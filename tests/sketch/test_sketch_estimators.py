@@ -84,7 +84,9 @@ def test_dplloyd_fits_and_accounts(blobs, init):
     assert est.privacy_.kind == "pure" and est.privacy_.neighbouring == "add_remove"
     assert est.privacy_.epsilon == pytest.approx(5.0, abs=1e-12)
     assert len(est.privacy_.mechanisms) == 5 * (1 if init == "uniform" else 2)
-    assert ledger.spent[0] == pytest.approx(5.0)
+    # an add/remove release on a replace-one ledger costs twice its epsilon (group privacy)
+    assert ledger.spent == (10.0, 0.0)
+    assert ledger.history[-1].relation == "add_remove" and ledger.history[-1].requested == (5.0, 0.0)
     assert np.all(np.abs(est.cluster_centers_) <= 10)
     with pytest.raises(ValueError, match="bounds"):
         DPLloyd(4, bounds=None).fit(blobs)

@@ -1,0 +1,96 @@
+"""A lossless JSON form of released values (numpy arrays, complex numbers, non-finite floats).
+
+Releases are stored in SQLite as JSON text, so they can be re-opened after a restart without
+pickle (which would execute code from the store).
+"""
+import json
+import math
+
+import numpy as np
+
+
+def encode(value):
+    """A JSON-compatible structure for ``value``; :func:`decode` inverts it exactly."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "c":
+            return {"__ndarray__": "complex", "shape": list(value.shape),
+                    "real": [_float(x) for x in value.real.ravel()],
+                    "imag": [_float(x) for x in value.imag.ravel()]}
+        if value.dtype.kind == "b":
+            return {"__ndarray__": "bool", "shape": list(value.shape),
+                    "data": [bool(x) for x in value.ravel()]}
+        if value.dtype.kind in "iu":
+            return {"__ndarray__": "int", "shape": list(value.shape),
+                    "data": [int(x) for x in value.ravel()]}
+        if value.dtype.kind == "f":
+            return {"__ndarray__": "float", "shape": list(value.shape),
+                    "data": [_float(x) for x in value.ravel()]}
+        raise TypeError(f"cannot store an array of dtype {value.dtype}")
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return _float(value)
+    if isinstance(value, (complex, np.complexfloating)):
+        return {"__complex__": [_float(value.real), _float(value.imag)]}
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return {"__dict__": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, (list, tuple)):
+        return {"__seq__": "tuple" if isinstance(value, tuple) else "list",
+                "items": [encode(v) for v in value]}
+    to_public = getattr(value, "to_public", None)
+    if callable(to_public):
+        return encode(to_public())
+    raise TypeError(f"cannot store a value of type {type(value).__name__}")
+
+
+def _float(x):
+    x = float(x)
+    return x if math.isfinite(x) else {"__float__": repr(x)}
+
+
+def decode(obj):
+    """The value :func:`encode` was given (arrays come back read-only)."""
+    if isinstance(obj, list):
+        return [decode(v) for v in obj]
+    if not isinstance(obj, dict):
+        return obj
+    if "__float__" in obj:
+        return float(obj["__float__"])
+    if "__complex__" in obj:
+        re, im = (decode(v) for v in obj["__complex__"])
+        return complex(re, im)
+    if "__ndarray__" in obj:
+        kind, shape = obj["__ndarray__"], tuple(obj["shape"])
+        if kind == "complex":
+            arr = (np.array([decode(v) for v in obj["real"]], dtype=float)
+                   + 1j * np.array([decode(v) for v in obj["imag"]], dtype=float))
+        else:
+            dtype = {"bool": bool, "int": np.int64, "float": np.float64}[kind]
+            arr = np.array([decode(v) for v in obj["data"]], dtype=dtype)
+        arr = arr.reshape(shape)
+        arr.flags.writeable = False
+        return arr
+    if "__seq__" in obj:
+        items = [decode(v) for v in obj["items"]]
+        return tuple(items) if obj["__seq__"] == "tuple" else items
+    if "__dict__" in obj:
+        return {_key(decode(k)): decode(v) for k, v in obj["__dict__"]}
+    raise ValueError(f"not an encoded value: {sorted(obj)}")
+
+
+def _key(k):
+    return tuple(k) if isinstance(k, list) else k
+
+
+def dumps(value):
+    """``encode`` then compact JSON text."""
+    return json.dumps(encode(value), separators=(",", ":"), allow_nan=False)
+
+
+def loads(text):
+    """Inverse of :func:`dumps`."""
+    return decode(json.loads(text))

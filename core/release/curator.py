@@ -1,0 +1,205 @@
+"""The Curator: the only door through which a computation on non-public data leaves.
+
+``Curator(dataset, ledger).release(estimator)``:
+
+1. refuses anything that is not a :class:`~privclust.core.privacy.estimator.PrivateEstimator`
+   or whose plan has kind "none" (non-private baselines, a Gibbs chain started from a
+   non-private solution): those run only through :meth:`Curator.owner_fit`, marked NOT PRIVATE;
+2. works on a clone whose ``random_state`` is None (fresh OS entropy: a seed is public, and
+   noise drawn from a public seed is no noise) and whose ``ledger`` is None (the curator pays);
+3. plans from the parameters and the public shape, converts the plan into the ledger's unit
+   and refuses before anything runs when it cannot be counted or does not fit;
+4. answers an identical earlier request (same estimator, parameters, data and unit) from the
+   release store, at no charge;
+5. charges the ledger in one transaction, then reads the data and fits;
+6. returns a frozen :class:`Release` holding copies of the released attributes only, and
+   stores it beside the ledger entry that paid for it.
+
+A failure after the charge is reported as :class:`ReleaseFailed`, whose message names only the
+type of the error (its text may describe the records); the data owner reads ``detail``.
+"""
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from types import MappingProxyType
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from ..data import Dataset
+from ..privacy.estimator import PrivateEstimator
+from .codec import decode, encode
+from .record import Release
+from .store import ReleaseStore, request_key
+
+_RTOL = 1e-9
+
+
+class PrivacyRefused(ValueError):
+    """A request the curator refuses before anything is charged or run."""
+
+
+class ReleaseFailed(RuntimeError):
+    """A release that failed after its charge. ``str()`` names only the error's type; the
+    original message (which may describe the data) is in ``detail``, for the data owner."""
+
+    def __init__(self, kind, detail):
+        super().__init__(f"the release failed after it was charged ({kind}); its message may "
+                         "describe the private data and is withheld")
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class NotPrivateResult:
+    """What the data owner path returns: computed on the raw records, NOT PRIVATE.
+
+    Never stored as a release and never exported as one; ``value`` is the fitted estimator
+    (or the value of an evaluation).
+    """
+
+    value: object
+    what: str
+    label: str = "NOT PRIVATE: computed on the raw data (data owner view only)"
+
+
+def _check_dataset(dataset):
+    if not isinstance(dataset, Dataset):
+        dataset = Dataset(dataset, public=False)
+    X = dataset.X
+    values = X.data if sp.issparse(X) else X
+    if not np.all(np.isfinite(values)):
+        raise ValueError("the dataset contains NaN or infinite values: a curator holds only "
+                         "finite data (every release must be able to run on it)")
+    return dataset
+
+
+class Curator:
+    """Holds one non-public ``dataset`` (a :class:`~privclust.core.data.Dataset` or an array)
+    and its budget ``ledger`` (a :class:`~privclust.core.privacy.Ledger`, persistent or in
+    memory); see the module docstring for what :meth:`release` does."""
+
+    def __init__(self, dataset, ledger):
+        if ledger is None or not callable(getattr(ledger, "charge", None)):
+            raise TypeError("Curator needs a privclust.core.privacy.Ledger (the budget of this "
+                            "dataset)")
+        self._dataset = _check_dataset(dataset)
+        key = getattr(self._dataset, "budget_key", None) or self._dataset.fingerprint
+        if ledger.dataset is not None and ledger.dataset != key:
+            raise ValueError("this ledger belongs to another dataset (its key differs from the "
+                             "dataset's budget key)")
+        self._ledger = ledger
+        self._store = ReleaseStore(key, ledger.path)
+
+    # ---- public facts -----------------------------------------------------------------------
+    @property
+    def unit(self):
+        """The ledger's neighbouring relation: what one protected person is."""
+        return self._ledger.unit
+
+    @property
+    def ledger(self):
+        return self._ledger
+
+    def public_facts(self):
+        """What may be shown about the data without a release: name, number of features,
+        column names, and the number of records only when it is public (replace-one unit)."""
+        ds = self._dataset
+        facts = {"name": ds.name, "n_features": int(ds.n_features),
+                 "feature_names": None if ds.feature_names is None else list(ds.feature_names),
+                 "sparse": bool(ds.is_sparse), "unit": self.unit}
+        if self.unit == "replace":
+            facts["n_samples"] = int(ds.n_samples)
+        return facts
+
+    # ---- releases ---------------------------------------------------------------------------
+    def prepare(self, estimator):
+        """Check a request without running or charging it: returns (clone, plan, cost, key).
+
+        Raises :class:`PrivacyRefused` for anything that is not private, ValueError/TypeError
+        for invalid parameters and for a relation the ledger cannot count.
+        """
+        if not isinstance(estimator, PrivateEstimator):
+            raise PrivacyRefused(
+                f"{type(estimator).__name__} is not a private estimator: non-private baselines "
+                "run only in the data owner view (Curator.owner_fit), marked NOT PRIVATE")
+        est = clone(estimator)
+        params = {k: v for k, v in est.get_params(deep=False).items()
+                  if k not in ("random_state", "ledger")}
+        est.set_params(random_state=None, ledger=None)
+        plan = est.public_plan(self._dataset.shape)
+        if not plan.is_private:
+            raise PrivacyRefused(f"{type(est).__name__} with these parameters is not private "
+                                 f"({plan.summary()}; {'; '.join(plan.warnings)}): it runs only "
+                                 "in the data owner view")
+        cost = self._ledger.cost(plan.epsilon, plan.delta, plan.neighbouring,
+                                 **est.ledger_options())
+        key = request_key(type(est).__name__, params, self._dataset.fingerprint, self.unit)
+        return est, plan, (float(cost[0]), float(cost[1])), key
+
+    def cost(self, estimator):
+        """(epsilon, delta) a release of ``estimator`` would cost in the ledger's unit (0 when
+        an identical release is stored)."""
+        _, _, cost, key = self.prepare(estimator)
+        return (0.0, 0.0) if self._store.find(key) is not None else cost
+
+    def release(self, estimator, runner=None):
+        """Release ``estimator`` fitted on the data; returns a :class:`Release`.
+
+        ``runner(estimator, X)`` (optional) computes the fit elsewhere (e.g. a worker process
+        streaming diagnostics to the data owner) and leaves the fitted attributes on
+        ``estimator``; by default ``estimator.fit(X)``. It receives the prepared clone (fresh
+        entropy, no ledger), after the charge.
+        """
+        est, plan, cost, key = self.prepare(estimator)
+        stored = self._store.find(key)
+        if stored is not None:
+            return stored
+        record = self._ledger.charge(plan.epsilon, plan.delta, what=est.describe(),
+                                     relation=plan.neighbouring, **est.ledger_options())
+        try:
+            if runner is None:
+                est.fit(self._dataset.X)
+            else:
+                runner(est, self._dataset.X)
+            got = est.privacy_
+            if got.kind != plan.kind or got.neighbouring != plan.neighbouring or \
+                    got.epsilon > plan.epsilon * (1 + _RTOL) or got.delta > plan.delta * (1 + _RTOL):
+                raise RuntimeError(f"spent {got.summary()} against the plan {plan.summary()}")
+            attrs = {name: getattr(est, name) for name in est.released_attributes()
+                     if hasattr(est, name)}
+            params = {k: v for k, v in est.get_params(deep=False).items()
+                      if k not in ("random_state", "ledger")}
+            release = Release(
+                estimator=type(est).__name__, params=decode(encode(params)),
+                attributes=MappingProxyType(decode(encode(attrs))), guarantee=got,
+                cost=cost, unit=self.unit, charge_id=record.id,
+                time=datetime.now(timezone.utc), key=key)
+        except Exception as exc:  # noqa: BLE001 -- the message may describe the records
+            raise ReleaseFailed(type(exc).__name__, f"{type(exc).__name__}: {exc}") from exc
+        return self._store.add(release)
+
+    def releases(self):
+        """Every release made from this source so far (all sessions), oldest first."""
+        return self._store.list()
+
+    def get_release(self, release_id):
+        """One stored release by id."""
+        return self._store.get(release_id)
+
+    # ---- the data owner path ----------------------------------------------------------------
+    def owner_fit(self, estimator, **fit_params):
+        """Fit any estimator (a baseline, or a private one for comparison) on the raw data, for
+        the data owner only: returns a :class:`NotPrivateResult`; nothing is charged, stored or
+        released."""
+        est = clone(estimator)
+        if "ledger" in est.get_params(deep=False):
+            est.set_params(ledger=None)
+        est.fit(self._dataset.X, **fit_params)
+        return NotPrivateResult(est, f"{type(est).__name__} on the raw data")
+
+    def owner_evaluate(self, function):
+        """``function(dataset)`` on the raw data, for the data owner only (NOT PRIVATE)."""
+        return NotPrivateResult(function(self._dataset),
+                                getattr(function, "__name__", "evaluation"))
+

@@ -1,0 +1,72 @@
+"""The frozen record of one release: what left the curator, what it cost, and when."""
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+
+from ..privacy.guarantee import Guarantee
+from .codec import decode, encode
+
+
+@dataclass(frozen=True)
+class Release:
+    """One private release, immutable and free of references to the data or the estimator.
+
+    ``estimator`` is the class name; ``params`` its public parameters (no seed, no ledger);
+    ``attributes`` the released fitted attributes (read-only copies, also readable as
+    ``release.cluster_centers_``); ``guarantee`` the :class:`Guarantee` of the fit; ``cost`` the
+    (epsilon, delta) charged in the ledger's unit ``unit``; ``charge_id`` the ledger entry that
+    paid for it; ``time`` (UTC) when it was made; ``id`` its number in the release store;
+    ``from_store`` True when this request was answered from the store at no charge;
+    ``randomness`` says where its noise came from (always fresh OS entropy).
+    """
+
+    estimator: str
+    params: dict
+    attributes: MappingProxyType
+    guarantee: Guarantee
+    cost: tuple
+    unit: str
+    charge_id: int | None
+    time: datetime
+    key: str
+    id: int | None = None
+    from_store: bool = False
+    randomness: str = "fresh OS entropy (numpy default_rng(None)); any seed was ignored"
+    notes: tuple = field(default_factory=tuple)
+
+    def __getattr__(self, name):
+        attributes = object.__getattribute__(self, "attributes")
+        if name in attributes:
+            return attributes[name]
+        raise AttributeError(f"release of {object.__getattribute__(self, 'estimator')} has no "
+                             f"released attribute {name!r}")
+
+    @property
+    def summary(self):
+        """One line: what, guarantee, cost."""
+        eps, delta = self.cost
+        cost = f"epsilon={eps:g}" + (f", delta={delta:g}" if delta else "")
+        return f"{self.estimator}: {self.guarantee.summary()}; charged {cost} ({self.unit} unit)"
+
+    def to_dict(self):
+        """Everything in the release as a JSON-compatible dict (see :mod:`.codec`)."""
+        return {"estimator": self.estimator, "params": encode(self.params),
+                "attributes": encode(dict(self.attributes)),
+                "guarantee": self.guarantee.to_dict(), "cost": list(self.cost), "unit": self.unit,
+                "charge_id": self.charge_id, "time": self.time.isoformat(), "key": self.key,
+                "id": self.id, "randomness": self.randomness, "notes": list(self.notes)}
+
+    @classmethod
+    def from_dict(cls, d, id=None, from_store=False):
+        """Rebuild a release from :meth:`to_dict` (as stored)."""
+        g = dict(d["guarantee"])
+        for name in ("epsilon", "delta"):
+            if isinstance(g[name], str):
+                g[name] = float(g[name])
+        return cls(estimator=d["estimator"], params=decode(d["params"]),
+                   attributes=MappingProxyType(decode(d["attributes"])),
+                   guarantee=Guarantee(**g), cost=tuple(d["cost"]), unit=d["unit"],
+                   charge_id=d["charge_id"], time=datetime.fromisoformat(d["time"]), key=d["key"],
+                   id=d["id"] if id is None else id, from_store=from_store,
+                   randomness=d.get("randomness", cls.randomness), notes=tuple(d.get("notes", ())))
+

@@ -23,7 +23,7 @@ n, d = int(sys.argv[1]), int(sys.argv[2])
 data = make_planted_ball(n, d, n_inliers=n // 2, std=0.01, random_state=0)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t0, c0 = time.perf_counter(), time.process_time()
-count_profile(data.X, n // 2, radius_grid((0.0, 1.0), 2.0 ** -16, d))
+count_profile(data.X, n // 2, radius_grid((0.0, 1.0), 2.0 ** -16, d), bounds=(0.0, 1.0))
 t_counts, c_counts = time.perf_counter() - t0, time.process_time() - c0
 t0, c0 = time.perf_counter(), time.process_time()
 m = OneCluster(n // 2, 1.0, 1.0 / n ** 2, bounds=(0.0, 1.0), grid_step=2.0 ** -16,

@@ -16,6 +16,7 @@ Practical warning (spec 4.3): the ball's radius is ~13 r in d = 2 and grows quic
 GoodCenter is useful only for small d or very large n.
 """
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +45,7 @@ def em_axis_epsilon(epsilon, delta, d):
     """Per-axis budget: max(eps/d, eps_adv), eps_adv solving advanced composition with delta.
 
     Returns ``(eps_axis, uses_delta)``; ``epsilon``, ``delta`` are the axis stage's totals.
+    Advanced composition: Dwork, Rothblum & Vadhan, FOCS 2010, Thm III.3.
     """
     basic = epsilon / d
     if delta <= 0 or d == 1:
@@ -52,8 +54,68 @@ def em_axis_epsilon(epsilon, delta, d):
     def excess(x):
         return math.sqrt(2 * d * math.log(1 / delta)) * x + d * x * math.expm1(x) - epsilon
 
-    adv = brentq(excess, 1e-300, epsilon)
+    if not excess(epsilon) > 0:  # no root in (0, eps]: advanced composition cannot beat eps
+        return basic, False
+    adv = brentq(excess, 1e-300, epsilon, xtol=1e-300, rtol=1e-15)
+    while excess(adv) > 0:  # the root from the safe side: the composition never exceeds epsilon
+        adv = math.nextafter(adv, 0.0)
     return (adv, True) if adv > basic else (basic, False)
+
+
+def stable_hist_axis_budget(epsilon, delta, d):
+    """Per-axis (eps_a, delta_a) of the stable-histogram axis stage ([NSV16] Alg. 2, step 7).
+
+    eps_a = eps / (10 sqrt(d ln(8/delta))), delta_a = delta / (8 d); ``epsilon``, ``delta`` are
+    GoodCenter's totals.
+    """
+    return epsilon / (10.0 * math.sqrt(d * math.log(8.0 / delta))), delta / (8.0 * d)
+
+
+def check_good_center_budget(epsilon, delta, d, axis_choice="em"):
+    """Check, from the parameters alone, that GoodCenter's stages compose within (epsilon, delta).
+
+    Call it before charging anything for a run that includes GoodCenter (``epsilon``, ``delta``:
+    GoodCenter's own share; ``d``: the number of features). Raises ValueError naming the
+    parameter when ``epsilon`` is not a finite number > 0, ``delta`` not in (0, 1), ``d`` not a
+    positive integer, ``axis_choice`` unknown, or when the per-axis stage's composition
+    (advanced composition, Dwork, Rothblum & Vadhan, FOCS 2010) exceeds its share
+    (epsilon/4, delta/4) -- e.g. the "stable_hist" stage for a large epsilon. Explicit checks, not
+    ``assert`` (which ``python -O`` removes). Returns ``(eps_axis, delta_axis_stage)``: the
+    per-axis epsilon and the delta the axis stage is charged.
+    """
+    for name, value in (("epsilon", epsilon), ("delta", delta)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    if not epsilon > 0:
+        raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must satisfy 0 < delta < 1 (GoodCenter is approximate DP), got {delta!r}")
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
+        raise ValueError(f"d (number of features) must be a positive integer, got {d!r}")
+    if axis_choice not in AXIS_CHOICES:
+        raise ValueError(f"axis_choice must be one of {AXIS_CHOICES}, got {axis_choice!r}")
+    e4 = epsilon / 4.0
+    if axis_choice == "box_ball":
+        return 0.0, 0.0
+    if axis_choice == "em":
+        eps_a, uses_delta = em_axis_epsilon(e4, delta / 4.0, int(d))
+        if uses_delta:
+            total = advanced_composition(eps_a, 0.0, int(d), delta / 4.0)[0]
+        else:
+            total = eps_a * int(d)
+        if not total <= e4 * (1 + 1e-12):
+            raise ValueError(f"epsilon={epsilon!r}, delta={delta!r}: GoodCenter's per-axis stage "
+                             f"({d} exponential mechanisms) composes to {total:.6g} > epsilon/4")
+        return eps_a, (delta / 4.0 if uses_delta else 0.0)
+    eps_a, delta_a = stable_hist_axis_budget(epsilon, delta, int(d))
+    total_eps, total_delta = advanced_composition(eps_a, delta_a, int(d), delta / 8.0)
+    if not (total_eps <= e4 * (1 + 1e-12) and total_delta <= delta / 4.0 * (1 + 1e-12)):
+        raise ValueError(
+            f"epsilon={epsilon!r} is too large for axis_choice='stable_hist' at d={d}, "
+            f"delta={delta!r}: its {d} per-axis stable histograms compose (advanced composition) "
+            f"to ({total_eps:.6g}, {total_delta:.3g}) > (epsilon/4, delta/4); use a smaller "
+            "epsilon or axis_choice='em'")
+    return eps_a, delta / 4.0
 
 
 def _hash_rows(keys, mult):
@@ -76,6 +138,7 @@ def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05
     if box_side not in BOX_SIDES:
         raise ValueError(f"box_side must be one of {BOX_SIDES}, got {box_side!r}")
     n, d = X.shape
+    check_good_center_budget(epsilon, delta, d, axis_choice)  # before anything is charged
     n_pub = n if n_public is None else int(n_public)
     lo = np.broadcast_to(np.asarray(bounds[0], float), (d,))
     hi = np.broadcast_to(np.asarray(bounds[1], float), (d,))
@@ -127,10 +190,7 @@ def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05
                          f"{'advanced' if uses_delta else 'basic'} composition)", e4, delta_axes, 1.0)
         idx = _em_intervals(U, Z, lo, hi, p, eps_a, rng)
     else:
-        eps_a = epsilon / (10.0 * math.sqrt(d * math.log(8.0 / delta)))
-        delta_a = delta / (8.0 * d)
-        total = advanced_composition(eps_a, delta_a, d, delta / 8.0)
-        assert total[0] <= e4 * (1 + 1e-12) and total[1] <= delta / 4.0 * (1 + 1e-12)
+        eps_a, delta_a = stable_hist_axis_budget(epsilon, delta, d)
         delta_axes = delta / 4.0
         accountant.spend(f"GoodCenter per-axis intervals (stable histogram x {d}, advanced "
                          "composition)", e4, delta_axes, 2.0)

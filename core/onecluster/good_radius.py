@@ -13,7 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..privacy import above_threshold, exponential_mechanism, laplace
-from .ball_counts import capped_top_means, multiplicity_top_mean
+from .ball_counts import capped_top_means, check_grid_step, min_grid_step, multiplicity_top_mean
+
+__all__ = ["VARIANTS", "GoodRadiusResult", "radius_grid", "em_gamma", "at_gamma", "quality",
+           "count_profile", "release_index", "good_radius", "min_grid_step", "check_grid_step"]
 
 VARIANTS = ("em_geometric", "above_threshold")
 
@@ -55,9 +58,16 @@ def quality(L, L0, t, gamma):
     return 0.5 * np.minimum(L - t + 4.0 * gamma, t - half)
 
 
-def count_profile(X, t, grid, method="auto"):
-    """(L(0), L on the grid): the only data-dependent inputs of GoodRadius."""
-    L, _ = capped_top_means(X, grid, t, method=method)
+def count_profile(X, t, grid, method="auto", bounds=None):
+    """(L(0), L on the grid): the only data-dependent inputs of GoodRadius.
+
+    ``bounds`` = (lo, hi), the public box, fixes the centring and the comparison tolerance of the
+    ball counts (see ``ball_counts``); private runs always pass it (:func:`good_radius` does).
+    """
+    L, _ = capped_top_means(X, grid, t, method=method, bounds=bounds)
+    if bounds is not None:
+        lo, hi = bounds
+        X = np.clip(np.asarray(X, dtype=np.float64), lo, hi)
     return multiplicity_top_mean(X, t), L
 
 
@@ -88,13 +98,16 @@ def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
                 variant="em_geometric", method="auto"):
     """Run GoodRadius on the (clipped, quantised) rows of X with pure budget ``epsilon``.
 
-    Each mechanism is charged to ``accountant`` (a BudgetAccountant) before it runs.
+    Each mechanism is charged to ``accountant`` (a BudgetAccountant) before it runs; the data
+    are read only after the charge. ``grid_step`` must be at least ``min_grid_step(*bounds, d)``
+    (float64 ball counts are exact only down to it), else ValueError before anything is charged.
     Returns a :class:`GoodRadiusResult`.
     """
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-    grid = radius_grid(bounds, grid_step, X.shape[1])
-    L0, L = count_profile(X, t, grid, method=method)
+    d = X.shape[1]
+    grid_step = check_grid_step(grid_step, bounds[0], bounds[1], d)
+    grid = radius_grid(bounds, grid_step, d)
     if variant == "above_threshold":
         gamma = at_gamma(epsilon, len(grid), beta)
         accountant.spend("GoodRadius AboveThreshold on L(r)/2", epsilon, 0.0, 1.0)
@@ -102,6 +115,7 @@ def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
         gamma = em_gamma(epsilon, len(grid), beta)
         accountant.spend("GoodRadius zero-radius test (Laplace on L(0))", epsilon / 2.0, 0.0, 2.0)
         accountant.spend("GoodRadius exponential mechanism on Q(r)", epsilon / 2.0, 0.0, 1.0)
+    L0, L = count_profile(X, t, grid, method=method, bounds=bounds)
     idx = int(release_index(L0, L, t, epsilon, rng, beta=beta, variant=variant))
     if idx >= 0:
         return GoodRadiusResult(float(grid[idx]), grid, gamma)

@@ -33,7 +33,7 @@ def test_counts_match_naive(method, d):
     for n, t in [(60, 10), (80, 80), (50, 70)]:
         X = clustered(rng, n, d)
         X[: n // 5] = X[0]  # duplicates
-        L, _ = capped_top_means(X, radii, t, method=method)
+        L, _ = capped_top_means(X, radii, t, method=method, bounds=(0.0, 1.0))
         np.testing.assert_allclose(L, naive_L(X, radii, t), atol=1e-12)
         assert multiplicity_top_mean(X, t) == pytest.approx(naive_L(X, [0.0], t)[0])
 
@@ -43,7 +43,7 @@ def test_brute_force_extension_pass():
     rng = np.random.default_rng(7)
     X = np.round(rng.random((300, 4)) * 256) / 256  # uniform: the guess from 64 rows is rough
     radii = 2.0 ** -8 * 2.0 ** np.arange(11)
-    L, _ = capped_top_means(X, radii, 250, method="brute")
+    L, _ = capped_top_means(X, radii, 250, method="brute", bounds=(0.0, 1.0))
     np.testing.assert_allclose(L, naive_L(X, radii, 250), atol=1e-12)
 
 
@@ -67,11 +67,11 @@ def test_L_sensitivity_at_most_2_and_Q_at_most_1(d):
         t = int(rng.integers(1, n + 1))
         X = clustered(rng, n, d)
         X[: int(rng.integers(0, n // 2 + 1))] = X[-1]
-        L0, L = gr.count_profile(X, t, grid)
+        L0, L = gr.count_profile(X, t, grid, bounds=(0.0, 1.0))
         gamma = gr.em_gamma(1.0, len(grid), 0.05)
         Q = gr.quality(L, L0, t, gamma)
         for Xp in adversarial_neighbours(rng, X):
-            L0p, Lp = gr.count_profile(Xp, t, grid)
+            L0p, Lp = gr.count_profile(Xp, t, grid, bounds=(0.0, 1.0))
             Qp = gr.quality(Lp, L0p, t, gamma)
             worst_L = max(worst_L, abs(L0 - L0p), np.abs(L - Lp).max())
             worst_Q = max(worst_Q, np.abs(Q - Qp).max())
@@ -112,8 +112,8 @@ def test_property_L_and_Q_sensitivity_on_any_neighbour(data):
     t = data.draw(st.integers(1, n))
     method = data.draw(st.sampled_from(["kdtree", "brute"]))
     grid = gr.radius_grid((0.0, 1.0), 1 / 16, d)
-    L, _ = capped_top_means(X, grid, t, method=method)
-    Lp, _ = capped_top_means(Xp, grid, t, method=method)
+    L, _ = capped_top_means(X, grid, t, method=method, bounds=(0.0, 1.0))
+    Lp, _ = capped_top_means(Xp, grid, t, method=method, bounds=(0.0, 1.0))
     L0, L0p = multiplicity_top_mean(X, t), multiplicity_top_mean(Xp, t)
     assert max(abs(L0 - L0p), np.abs(L - Lp).max()) <= 2 + 1e-12
     gamma = gr.em_gamma(1.0, len(grid), 0.05)

@@ -86,6 +86,26 @@ def _key(k):
     return tuple(k) if isinstance(k, list) else k
 
 
+def describe_params(params):
+    """Estimator parameters as storable values: objects that :func:`encode` cannot store (an
+    aggregator, a solver instance) become ``{"class": name, "params": {...}}`` of their own
+    public parameters (``get_params()`` or their non-underscore attributes)."""
+    def plain(value, depth=0):
+        try:
+            encode(value)
+            return value
+        except TypeError:
+            pass
+        if depth > 3:
+            raise TypeError(f"cannot describe a parameter of type {type(value).__name__}")
+        get = getattr(value, "get_params", None)
+        inner = get(deep=False) if callable(get) else {
+            k: v for k, v in vars(value).items() if not k.startswith("_") and not k.endswith("_")}
+        return {"class": type(value).__qualname__,
+                "params": {k: plain(v, depth + 1) for k, v in sorted(inner.items())}}
+    return {k: plain(v) for k, v in params.items()}
+
+
 def dumps(value):
     """``encode`` then compact JSON text."""
     return json.dumps(encode(value), separators=(",", ":"), allow_nan=False)

@@ -28,7 +28,7 @@ from sklearn.base import clone
 
 from ..data import Dataset
 from ..privacy.estimator import PrivateEstimator
-from .codec import decode, encode
+from .codec import decode, describe_params, encode
 from .record import Release
 from .store import ReleaseStore, request_key
 
@@ -124,8 +124,8 @@ class Curator:
                 f"{type(estimator).__name__} is not a private estimator: non-private baselines "
                 "run only in the data owner view (Curator.owner_fit), marked NOT PRIVATE")
         est = clone(estimator)
-        params = {k: v for k, v in est.get_params(deep=False).items()
-                  if k not in ("random_state", "ledger")}
+        params = describe_params({k: v for k, v in est.get_params(deep=False).items()
+                                  if k not in ("random_state", "ledger")})
         est.set_params(random_state=None, ledger=None)
         plan = est.public_plan(self._dataset.shape)
         if not plan.is_private:
@@ -168,8 +168,8 @@ class Curator:
                 raise RuntimeError(f"spent {got.summary()} against the plan {plan.summary()}")
             attrs = {name: getattr(est, name) for name in est.released_attributes()
                      if hasattr(est, name)}
-            params = {k: v for k, v in est.get_params(deep=False).items()
-                      if k not in ("random_state", "ledger")}
+            params = describe_params({k: v for k, v in est.get_params(deep=False).items()
+                                      if k not in ("random_state", "ledger")})
             release = Release(
                 estimator=type(est).__name__, params=decode(encode(params)),
                 attributes=MappingProxyType(decode(encode(attrs))), guarantee=got,

@@ -2,15 +2,16 @@
 
 ``fit_subspaces`` maps labels to orthonormal bases (top-q left singular vectors per cluster, no
 centring); ``squared_residuals`` gives d^2(x, S) = ||x||^2 - ||U^T x||^2; ``spectral_labels`` is
-the spectral step (S6) shared by TSC, SSC and LRR, through scikit-learn's
-``SpectralClustering(affinity="precomputed")``.
+the spectral step (S6) shared by TSC, SSC and LRR: scikit-learn's ``spectral_embedding`` with
+the rows of the embedding normalised (Ng, Jordan & Weiss 2002), then ``KMeans``.
 """
 import functools
 import numbers
 import warnings
 
 import numpy as np
-from sklearn.cluster import SpectralClustering
+from sklearn.cluster import KMeans
+from sklearn.manifold import spectral_embedding
 from threadpoolctl import threadpool_limits
 
 from ..privacy import as_generator, haar_stiefel
@@ -104,6 +105,13 @@ def sklearn_seed(rng):
 def spectral_labels(W, n_clusters, rng):
     """Spectral clustering (S6) of the symmetric non-negative affinity W (dense or sparse).
 
+    The normalised spectral clustering of Ng, Jordan & Weiss (2002): the top-k eigenvectors of
+    D^{-1/2} W D^{-1/2} (scikit-learn's ``spectral_embedding``), each row scaled to unit norm,
+    then k-means (10 restarts). The row normalisation matters on real data: without it
+    (scikit-learn's ``SpectralClustering``, which clusters the unnormalised embedding) SSC erred
+    17-39 % on 5-subject Extended Yale B sets where the same affinities give 1-7 % with it
+    (an isolated or weakly connected point has a tiny embedding row that k-means cannot place).
+
     ``eigen_solver="lobpcg"``: scikit-learn's default ARPACK path runs shift-invert at the
     eigenvalue 1, which is repeated (singular shift) exactly when the affinity is block-diagonal,
     the ideal case for subspace clustering; it then returned mixed eigenvectors and TSC-full
@@ -111,8 +119,12 @@ def spectral_labels(W, n_clusters, rng):
     """
     if n_clusters == 1:
         return np.zeros(W.shape[0], dtype=int)
-    sc = SpectralClustering(n_clusters=n_clusters, affinity="precomputed", n_init=10,
-                            eigen_solver="lobpcg", random_state=sklearn_seed(rng))
+    seed = sklearn_seed(rng)
     with warnings.catch_warnings():      # a block-diagonal (disconnected) affinity is the ideal
         warnings.filterwarnings("ignore", message="Graph is not fully connected")
-        return sc.fit_predict(W).astype(int)
+        V = spectral_embedding(W, n_components=n_clusters, eigen_solver="lobpcg",
+                               random_state=seed, norm_laplacian=True, drop_first=False)
+    norms = np.linalg.norm(V, axis=1, keepdims=True)
+    V = V / np.where(norms > 0, norms, 1.0)
+    km = KMeans(n_clusters=n_clusters, n_init=10, random_state=seed)
+    return km.fit_predict(V).astype(int)

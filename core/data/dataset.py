@@ -5,6 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 
 _FINGERPRINT_VERSION = b"privclust-dataset-v1"
+_BUDGET_KEY_VERSION = b"privclust-budget-key-v1"
 
 
 def _as_matrix(X):
@@ -32,6 +33,34 @@ def _as_matrix(X):
     return arr
 
 
+def _check_source(source):
+    """``source`` as a budget key (64 hex characters) or None; a Dataset gives its budget_key."""
+    if source is None:
+        return None
+    if isinstance(source, Dataset):
+        return source.budget_key
+    if not isinstance(source, str) or len(source) != 64 or any(
+            c not in "0123456789abcdef" for c in source):
+        raise ValueError("source must be a Dataset or a budget_key (64 lowercase hex characters), "
+                         f"got {source!r}")
+    return source
+
+
+def _csr_row_digests(A):
+    """SHA-256 of each row's (column indices, values) of a canonical CSR matrix (a list)."""
+    idx = np.ascontiguousarray(A.indices, dtype="<i8")
+    val = np.ascontiguousarray(A.data, dtype="<f8")
+    ptr = A.indptr
+    out = []
+    for i in range(A.shape[0]):
+        a, b = int(ptr[i]), int(ptr[i + 1])
+        h = hashlib.sha256(b"%d|" % (b - a))
+        h.update(idx[a:b].data)
+        h.update(val[a:b].data)
+        out.append(h.digest())
+    return out
+
+
 class Dataset:
     """A data matrix with optional labels, ground truth and provenance.
 
@@ -50,10 +79,29 @@ class Dataset:
     public : bool
         True for synthetic/demo data whose raw values may be shown; real data is private.
     description : str
+    source : str or Dataset, optional
+        For a view derived from other records (a subset, a projection, a preprocessing such as
+        the registry's ``yaleb5`` of ``yaleb``): the source's :attr:`budget_key` (or the source
+        Dataset itself, whose key is taken). The view then shares its source's privacy budget.
+    truth_public : bool, optional
+        Whether ``truth`` may be shown to an analyst. False means *evaluation only*: the truth
+        was computed from the (private) records themselves (e.g. top singular vectors of the raw
+        data), so it and every metric against it belong to the data owner view. Default: the
+        value of ``public`` (a generator's truth on public data is public; the truth attached to
+        private data is evaluation-only unless declared otherwise).
+
+    Identity
+    --------
+    ``fingerprint``: SHA-256 of the exact canonical bytes of X, order-sensitive (row order,
+    dense/sparse kind and shape enter it). For caching and for naming exactly these values.
+    ``budget_key``: the key of the privacy budget (the ledger). Order-invariant -- rows are put in
+    a canonical order before hashing, so a reordered copy of the same records has the same key --
+    and equal to ``source`` for a derived view, so loads, reorderings and views of one source
+    share one budget. It cannot link a modified copy (rows dropped or changed) to its original.
     """
 
     def __init__(self, X, labels=None, name="", feature_names=None, truth=None, public=False,
-                 description=""):
+                 description="", source=None, truth_public=None):
         if feature_names is None and hasattr(X, "columns") and not sp.issparse(X):
             feature_names = list(X.columns)  # a pandas DataFrame
         self.X = _as_matrix(X)
@@ -72,7 +120,10 @@ class Dataset:
         self.truth = dict(truth) if truth else {}
         self.public = bool(public)
         self.description = str(description)
+        self.truth_public = self.public if truth_public is None else bool(truth_public)
+        self.source = _check_source(source)
         self._fingerprint = None
+        self._record_key = None
 
     @property
     def n_samples(self):
@@ -110,6 +161,34 @@ class Dataset:
                 h.update(np.ascontiguousarray(self.X, dtype="<f8").data)
             self._fingerprint = h.hexdigest()
         return self._fingerprint
+
+    @property
+    def budget_key(self):
+        """Key of this data's privacy budget: ``source`` if set, else :attr:`record_key`."""
+        return self.source if self.source is not None else self.record_key
+
+    @property
+    def record_key(self):
+        """Order-invariant SHA-256 hex digest of the records (the multiset of rows of X).
+
+        Dense: rows sorted lexicographically by their canonical float64 values (``np.lexsort``,
+        first column most significant), then hashed with the shape. Sparse (canonical CSR): rows
+        ordered by the SHA-256 of their own (column indices, values), then hashed with the shape.
+        Labels, names and truth do not enter it.
+        """
+        if self._record_key is None:
+            h = hashlib.sha256(_BUDGET_KEY_VERSION)
+            n, d = self.X.shape
+            kind = b"csr" if self.is_sparse else b"dense"
+            h.update(kind + b"|%d|%d|<f8|" % (n, d))
+            if self.is_sparse:
+                for digest in sorted(_csr_row_digests(self.X)):
+                    h.update(digest)
+            elif n:
+                order = np.lexsort(self.X.T[::-1]) if d else np.arange(n)
+                h.update(np.ascontiguousarray(self.X[order], dtype="<f8").data)
+            self._record_key = h.hexdigest()
+        return self._record_key
 
     def toarray(self):
         """Dense float64 copy of X."""

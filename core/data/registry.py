@@ -3,6 +3,12 @@
 
 ``public`` = raw values may be shown (synthetic demo data only); real data, including the
 scikit-learn sets, is private. ``demo`` = always available (ships with the install).
+
+Every builder is deterministic (a fixed default ``random_state`` = 0 where randomness is used):
+the same load gives the same data and fingerprint. Views derived from one source (``yaleb`` with
+``drop_bad``, ``yaleb5``) carry the source's ``budget_key`` (``Dataset.source``), so they share one
+privacy budget with it; truth computed from private records is marked evaluation-only
+(``Dataset.truth_public`` False).
 """
 import os
 from dataclasses import dataclass
@@ -79,17 +85,26 @@ def _yaleb_arrays():
         return X, z["labels"].astype(np.int64), meta
 
 
+def _yaleb_source_key(X):
+    """Budget key of the full Extended Yale B file (all 2432 images): the source of every view."""
+    return Dataset(X, public=False).budget_key
+
+
 def _build_yaleb(drop_bad=False):
-    """All 2432 Extended Yale B images (38 subjects x 64), 48x42 pixels scaled to [0, 1]."""
+    """All 2432 Extended Yale B images (38 subjects x 64), 48x42 pixels scaled to [0, 1].
+
+    With ``drop_bad`` the subset keeps the full file's budget key (``source``).
+    """
     X, y, meta = _yaleb_arrays()
     keep = ~meta["bad"] if drop_bad else np.ones(len(y), bool)
     return Dataset(X[keep], labels=y[keep], name="yaleb", public=False,
-                   truth={k: v[keep] for k, v in meta.items()},
+                   truth={k: v[keep] for k, v in meta.items()}, truth_public=False,
+                   source=_yaleb_source_key(X) if drop_bad else None,
                    description="Extended Yale B, 38 subjects x 64 illuminations, 48x42 pixels")
 
 
 def _build_yaleb5(n_subjects=5, subjects=None, subspace_dim=9, n_features=50, noise=0.0,
-                  random_state=None):
+                  random_state=0):
     """Seed-001 Sec. 5 preprocessing of Extended Yale B (algorithms.md 2.6 "Yale B").
 
     1. ``subjects`` (values of the file's ``labels``, 0..37) or ``n_subjects`` drawn at random;
@@ -102,10 +117,15 @@ def _build_yaleb5(n_subjects=5, subjects=None, subspace_dim=9, n_features=50, no
        ``truth["subjects"]``; truth["subspaces"] (k, n_features, subspace_dim) = per-class top
        left singular vectors of the final data,
        without centring (spec 2.1).
+
+    Deterministic: ``random_state`` defaults to 0 (same subjects and projection on every load).
+    The truth subspaces are computed from the private records: ``truth_public`` is False
+    (evaluation only). ``source`` is the full Yale B file's budget key (one budget for all views).
     """
     from ..privacy import as_generator, jl_matrix
     rng = as_generator(random_state)
     X, y, _ = _yaleb_arrays()
+    source = _yaleb_source_key(X)
     available = np.unique(y)
     if subjects is None:
         if not 1 <= int(n_subjects) <= len(available):
@@ -131,7 +151,8 @@ def _build_yaleb5(n_subjects=5, subjects=None, subspace_dim=9, n_features=50, no
     bases = np.stack([np.linalg.svd(Z[labels == c].T, full_matrices=False)[0][:, :subspace_dim]
                       for c in range(len(subjects))])
     truth = {"subspaces": bases, "subjects": subjects, "projection": G, "noise": float(noise)}
-    return Dataset(Z, labels=labels, name="yaleb5", truth=truth, public=False,
+    return Dataset(Z, labels=labels, name="yaleb5", truth=truth, public=False, truth_public=False,
+                   source=source,
                    description=f"Extended Yale B, {len(subjects)} subjects, per-subject "
                                f"{subspace_dim}-dim affine PCA, Gaussian projection to "
                                f"d={n_features}, unit norm (WWS15 Sec. 5)")

@@ -1,4 +1,4 @@
-"""k-plane clustering (Bradley & Mangasarian 2000; spec 2.2 S5). NONPRIVATE."""
+"""k-plane clustering (Bradley & Mangasarian 2000). NONPRIVATE."""
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
@@ -7,13 +7,33 @@ from .projection import check_data, fit_subspaces, single_threaded, squared_resi
 
 
 class KPlanes(ClusterMixin, BaseEstimator):
-    """Alternate nearest-subspace assignment and per-cluster top-q eigenvectors.
+    """k-plane clustering (Bradley & Mangasarian 2000): a local method.
 
-    Each restart starts from k Haar-random subspaces and iterates until the labels stop changing
-    (at most ``max_iter``); the restart with the lowest subspace cost (seed 001 Eq. 3) is kept.
-    Not private: a reference solver and an optional ``f`` for sample-and-aggregate.
+    Alternates nearest-subspace assignment and per-cluster top-q eigenvectors (Lloyd-type
+    iterations on the subspace cost sum_i min_l d^2(x_i, S_l)). Each iteration cannot increase
+    the cost, so it converges, but only to a local minimum that depends on the start: each of
+    the ``n_init`` restarts begins from k Haar-random subspaces and iterates until the labels
+    stop changing (at most ``max_iter``), and the restart with the lowest cost is kept. On data
+    whose subspaces are close or far apart in scale (faces) it can stay far from the best
+    clustering; the self-expressive methods (SSC, LRR) do not depend on a start.
 
-    Attributes: ``labels_`` (n,), ``subspaces_`` (k, d, q), ``cost_`` (mean squared residual).
+    Parameters
+    ----------
+    n_clusters, subspace_dim : int
+        k and q.
+    n_init : int
+        Random restarts (default 10).
+    max_iter : int
+        Iteration cap per restart (default 100).
+    random_state : None, int or Generator
+
+    Attributes
+    ----------
+    labels_ (n,), subspaces_ (k, d, q), cost_ (mean squared residual of the kept restart).
+
+    References
+    ----------
+    P. S. Bradley and O. L. Mangasarian, "k-plane clustering", J. Global Optim. 16, 2000.
     """
 
     def __init__(self, n_clusters=3, subspace_dim=1, n_init=10, max_iter=100, random_state=None):

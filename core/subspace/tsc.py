@@ -1,10 +1,11 @@
-"""Thresholding-based subspace clustering (spec 2.2 S1/S2). NONPRIVATE.
+"""Thresholding-based subspace clustering (TSC). NONPRIVATE.
 
-``variant="simplified"``: seed 001 Alg. 2 (s-nearest-neighbour graph in |<x_i, x_j>|, connected
-components, one subspace per component); when the number of components is not k the algorithm is
-undefined and we fall back to spectral clustering of the full TSC affinity (ambiguity 13).
-``variant="full"``: Heckel & Bolcskei 2015 (unit-normalised points, weights
-exp(-2 arccos|<x_i, x_j>|) on the s neighbours, spectral clustering).
+``variant="full"`` (default): Heckel & Bolcskei (2015, Alg. 1): points normalised to unit norm,
+each point keeps its q most correlated others with weights exp(-2 arccos|<x_i, x_j>|), the
+symmetrised graph is clustered spectrally.
+``variant="simplified"``: the TSC of Wang, Wang & Singh (2015, Alg. 2): the q-nearest-neighbour
+graph in |<x_i, x_j>|, its connected components, one subspace per component; when the number of
+components is not k that algorithm is undefined and we fall back to the full variant.
 The neighbour search runs over row chunks: no n x n matrix is formed.
 """
 import math
@@ -37,12 +38,37 @@ def top_correlations(X, s):
 
 
 class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
-    """TSC; ``n_neighbors`` (s) defaults to max(q, ceil(0.05 n / k)) (spec 2.2).
+    """Thresholding-based subspace clustering (Heckel & Bolcskei 2015).
 
-    ``subspace_method``: "svd" (top-q SVD of each cluster, default) or "random_points" (span of
-    q random points of the component, as in Alg. 2; only used by the simplified variant).
-    Attributes: ``labels_``, ``subspaces_`` (k, d, q), ``n_components_`` (simplified variant),
-    ``fallback_`` (True when the simplified variant fell back to spectral clustering).
+    Parameters
+    ----------
+    n_clusters : int
+        Number of subspaces k.
+    subspace_dim : int
+        Dimension of the fitted subspaces (``subspaces_``); it does not set the neighbour count.
+    n_neighbors : int or None
+        The paper's q, the number of neighbours kept per point. It must be small relative to
+        the number of points per subspace n_l (the analysis of Heckel & Bolcskei 2015, Thm. 1,
+        takes q <= n_l / 6). Default None: q = max(3, ceil(n_l / 20)) with n_l = n / k, the
+        scaling with the samples per subspace used in their experiments (Sec. VI).
+    variant : {"full", "simplified"}
+        Spectral clustering of the weighted graph (default) or the connected-components
+        variant of Wang, Wang & Singh (2015, Alg. 2).
+    subspace_method : {"svd", "random_points"}
+        Simplified variant only: top-q SVD of each component (default) or the span of q random
+        points of the component, as in that Alg. 2.
+    random_state : None, int or Generator
+
+    Attributes
+    ----------
+    labels_, subspaces_ (k, d, q), n_components_ (simplified variant), fallback_ (True when
+    the simplified variant fell back to spectral clustering), n_neighbors_ (q used).
+
+    References
+    ----------
+    R. Heckel and H. Bolcskei, "Robust subspace clustering via thresholding", IEEE Trans. Inf.
+    Theory 61(11), 2015. Y. Wang, Y.-X. Wang and A. Singh, "Differentially private subspace
+    clustering", NeurIPS 2015.
     """
 
     def __init__(self, n_clusters=3, subspace_dim=1, n_neighbors=None, variant="full",
@@ -66,8 +92,9 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
         n, k, q = len(X), self.n_clusters, self.subspace_dim
         s = self.n_neighbors
         if s is None:
-            s = max(q, math.ceil(0.05 * n / k))
+            s = max(3, math.ceil(n / (20 * k)))
         s = int(min(max(int(s), 1), n - 1))
+        self.n_neighbors_ = s
         norms = np.linalg.norm(X, axis=1, keepdims=True)
         Xn = X / np.where(norms > 0, norms, 1.0)
         rows = np.repeat(np.arange(n), s)

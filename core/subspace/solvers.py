@@ -2,8 +2,8 @@
 from sklearn.base import clone
 
 from .kplanes import KPlanes
-from .lrr import LowRankRepresentation
-from .ssc import SparseSubspaceClustering
+from .lrr import LRR_PRESETS, LowRankRepresentation
+from .ssc import SSC_PRESETS, SparseSubspaceClustering
 from .tsc import ThresholdSubspaceClustering
 
 SOLVERS = {
@@ -12,6 +12,11 @@ SOLVERS = {
     "lrr": LowRankRepresentation,
     "kplanes": KPlanes,
 }
+
+#: Named settings of the self-expressive solvers for the two regimes met in practice:
+#: "faces" (alias "lighting"; sparse gross errors, linear subspaces) and "motion" (affine
+#: subspaces). Pass ``preset=`` to the estimator; explicit parameters override a preset.
+PRESETS = {"ssc": SSC_PRESETS, "lrr": LRR_PRESETS}
 
 
 def make_solver(solver, n_clusters, subspace_dim, random_state=None):

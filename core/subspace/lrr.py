@@ -15,9 +15,9 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from ..privacy import as_generator
 from .projection import check_data, fit_subspaces, single_threaded, spectral_labels
 
-#: Per-dataset lambda. "motion": lam = 4, the value Liu et al. (2013, Sec. 6) report for Hopkins
-#: 155; "faces": lam = 0.18, chosen on our Extended Yale B benchmark (the paper tunes lambda per
-#: dataset on its own face subset); both keep the raw affinity |Z| + |Z|^T.
+#: Per-dataset lambda (Liu et al. 2013 tune lambda per data set). "motion": lam = 4, the value we
+#: read for Hopkins 155 in Liu et al. (2013); "faces": lam = 0.18, not tuned on our benchmark.
+#: Both keep the raw affinity |Z| + |Z|^T (``postprocess=False``).
 LRR_PRESETS = {
     "faces": {"lam": 0.18},
     "motion": {"lam": 4.0},
@@ -62,7 +62,7 @@ def lrr_coefficients(X, lam=0.1, tol=1e-8, max_iter=1000, rho=1.1, mu=1e-6, mu_m
 
 
 def lrr_postprocess(Z, power=4, rel_tol=1e-4):
-    """The affinity post-processing of Liu et al. (2013, Sec. 5.4), a heuristic.
+    """The heuristic affinity post-processing of Liu et al. (2013) ("LRR-H").
 
     With the skinny SVD Z = U S V^T (singular values above ``rel_tol`` times the largest),
     M = U S^{1/2} with unit-norm rows and W_ij = |m_i^T m_j|^power.
@@ -93,7 +93,7 @@ class LowRankRepresentation(ClusterMixin, BaseEstimator):
         Weight of ||E||_{2,1}; it depends on the data set (Liu et al. 2013, Sec. 6: the paper
         tunes it per data set). Default 0.1, or the preset's value.
     postprocess : bool
-        Use the heuristic affinity post-processing of Sec. 5.4 (``lrr_postprocess``) instead of
+        Use the heuristic affinity post-processing of Liu et al. (``lrr_postprocess``) instead of
         |Z| + |Z|^T. Off by default: it is not part of the LRR program; the paper's best
         segmentation figures use it.
     postprocess_power : float

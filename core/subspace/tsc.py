@@ -49,8 +49,9 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
     n_neighbors : int or None
         The paper's q, the number of neighbours kept per point. It must be small relative to
         the number of points per subspace n_l (the analysis of Heckel & Bolcskei 2015, Thm. 1,
-        takes q <= n_l / 6). Default None: q = max(3, ceil(n_l / 20)) with n_l = n / k, the
-        scaling with the samples per subspace used in their experiments (Sec. VI).
+        takes q <= n_l / 6). Default None: q = max(3, ceil(n_l / 20)) with n_l = n / k, a
+        neighbour count that grows with the samples per subspace and stays inside that range
+        once n_l >= 18.
     variant : {"full", "simplified"}
         Spectral clustering of the weighted graph (default) or the connected-components
         variant of Wang, Wang & Singh (2015, Alg. 2).

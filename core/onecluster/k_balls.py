@@ -1,5 +1,5 @@
-"""k balls by repeating 1-cluster on the points not yet covered ([NSV16] Obs. 3.5 = seed 003
-Sec. 3, Observation 3.5; spec 4.7).
+"""k balls by repeating 1-cluster on the points not yet covered (Nissim, Stemmer & Vadhan,
+"Locating a small cluster privately", PODS 2016, Observation 3.5).
 
 Round j runs 1-cluster with (epsilon/k, delta/k) (basic composition) on the remaining points and
 then removes the points inside the released ball; removal uses released values only. Under
@@ -10,22 +10,28 @@ n of the input, never the size of the remaining set.
 import math
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
-from ..privacy import BudgetAccountant, as_generator, charge
+from ..privacy import BudgetAccountant
+from ..privacy.estimator import PrivateEstimator
 from .noisy_avg import ball_members
-from .one_cluster import (check_bounds, check_common, check_options, check_X, default_grid_step,
-                          one_cluster, prepare)
+from .one_cluster import (check_bounds, check_common, check_options, check_run_options, check_X,
+                          one_cluster, plan_run, planned_guarantee, prepare, resolve_grid_step)
 
 
-class PrivateKBalls(BaseEstimator):
+class PrivateKBalls(PrivateEstimator):
     """k private balls, each around ~``n_points`` points (default ceil(n / (2k))).
 
-    (epsilon, delta)-DP under ``replace``. Parameters as :class:`OneCluster`; ``bounds`` is the
-    public box, ``grid_step`` the public grid (default: largest side / 2^16).
-    Fitted: ``centers_`` (k, d), ``radii_`` (k,), ``success_`` and ``reliable_`` (k,) booleans,
-    ``failures_`` (k reasons or None), ``privacy_``.
+    (epsilon, delta)-DP under ``replace`` (n public). Parameters as :class:`OneCluster`;
+    ``bounds`` is the public box, ``grid_step`` the public grid (default: largest side / 2^16,
+    never below the box's ``min_grid_step``). Every parameter, including n_clusters in [1, n],
+    n_points in [1, n] and each round's GoodCenter composition, is checked before ``ledger`` is
+    charged; failed rounds still spend their whole share.
+
+    Released: ``centers_`` (k, d), ``radii_`` (k,), ``success_`` and ``reliable_`` (k,) booleans,
+    ``failures_`` (k reasons or None). Also ``privacy_``.
     """
+
+    _released = ("centers_", "radii_", "success_", "reliable_", "failures_")
 
     def __init__(self, n_clusters, epsilon=1.0, delta=1e-6, bounds=None, grid_step=None, *,
                  n_points=None, beta=0.05, radius_variant="em_geometric", refine_steps=2,
@@ -44,23 +50,41 @@ class PrivateKBalls(BaseEstimator):
         self.random_state = random_state
         self.ledger = ledger
 
-    def fit(self, X, y=None):
-        """Release k balls; charges ``ledger`` (epsilon, delta) first. Returns self."""
-        X = check_X(X)
-        n, d = X.shape
+    def neighbouring_relation(self):
+        return "replace"
+
+    def _points(self, n):
         k = self.n_clusters
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
             raise ValueError(f"n_clusters must be an integer in [1, n_samples={n}], got {k!r}")
-        t = math.ceil(n / (2 * k)) if self.n_points is None else self.n_points
-        check_common(self.epsilon, self.delta, n, t)
+        return int(k), (math.ceil(n / (2 * k)) if self.n_points is None else self.n_points)
+
+    def _plan(self, n_samples, n_features):
+        if n_samples is None or n_features is None:
+            raise ValueError("PrivateKBalls's plan needs the public shape (n_samples, n_features): "
+                             "n_clusters and n_points are checked against n, public under "
+                             "replace-one")
+        k, t = self._points(n_samples)
+        check_common(self.epsilon, self.delta, n_samples, t)
         check_options(self.refine_steps, self.radius_variant, self.axis_choice, self.box_side)
+        check_run_options(self.beta, 8.0, 200)
+        lo, hi = check_bounds(self.bounds, n_features)
+        resolve_grid_step(self.grid_step, lo, hi)
+        acc = BudgetAccountant(self.epsilon, self.delta)
+        for j in range(k):
+            plan_run(acc, self.epsilon / k, self.delta / k, self.refine_steps, n_features,
+                     self.axis_choice, label=f"ball {j + 1}: ")
+        return planned_guarantee(self.epsilon, self.delta, acc)
+
+    def _check_data(self, X):
+        return check_X(X)
+
+    def _fit(self, X, rng):
+        """Release k balls from the rows of X (already charged by :meth:`fit`)."""
+        n, d = X.shape
+        k, t = self._points(n)
         lo, hi = check_bounds(self.bounds, d)
-        step = default_grid_step(lo, hi) if self.grid_step is None else float(self.grid_step)
-        if not step > 0:
-            raise ValueError(f"grid_step must be > 0, got {self.grid_step!r}")
-        rng = as_generator(self.random_state)
-        charge(self.ledger, self.epsilon, self.delta,
-               what=f"PrivateKBalls(n_clusters={k}, epsilon={self.epsilon}, delta={self.delta})")
+        step = resolve_grid_step(self.grid_step, lo, hi)
         accountant = BudgetAccountant(self.epsilon, self.delta)
         remaining = prepare(X, lo, hi, step)
         results = []
@@ -79,4 +103,3 @@ class PrivateKBalls(BaseEstimator):
         self.n_features_in_ = d
         notes = [f"ball {j + 1}: {r.failure}" for j, r in enumerate(results) if r.failure]
         self.privacy_ = accountant.guarantee("approx", "replace", warnings=notes)
-        return self

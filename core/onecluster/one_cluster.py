@@ -1,14 +1,15 @@
-"""1-cluster = GoodRadius + GoodCenter + re-centring ([NSV16] Thm 3.2 = seed 003 Sec. 3; spec 4.5
-with 4.3a).
+"""1-cluster = GoodRadius + GoodCenter + re-centring (Nissim, Stemmer & Vadhan, "Locating a
+small cluster privately", PODS 2016, Thm 3.2 and Sec. 3).
 
-Budget (spec 4.3a, generalised to s = ``refine_steps``): eps is split into 2 + s equal parts
-(GoodRadius, GoodCenter, each re-centring NoisyAVG); delta goes to GoodCenter (delta/2) and the
-re-centring steps (delta/(2s) each), or all to GoodCenter when s = 0 (spec 4.5). The released
-radius is 2 r^ + 3 sigma_last sqrt(d) after re-centring (4.3a item 3), rho_C without.
+Budget (generalised to s = ``refine_steps`` re-centring steps): eps is split into 2 + s equal
+parts (GoodRadius, GoodCenter, each re-centring NoisyAVG of Nissim, Stemmer & Vadhan 2016,
+App. A); delta goes to GoodCenter (delta/2) and the re-centring steps (delta/(2s) each), or all
+to GoodCenter when s = 0 (:func:`budget_plan`). The released radius is 2 r^ + 3 sigma_last
+sqrt(d) after re-centring, rho_C without.
 
-Utility (measured, spec 4.3a): in d = 2 the corrected construction finds a planted cluster of
-t = 2000 of n = 10,000 points at eps = 1; at d = 10 and this n it does not (centre error 0.25-2.6):
-the ball it reports is then wide, or the run fails and reports the whole public box.
+Utility (measured): in d = 2 this construction finds a planted cluster of t = 2000 of
+n = 10,000 points at eps = 1; at d = 10 and this n it does not (centre error 0.25-2.6): the ball
+it reports is then wide, or the run fails and reports the whole public box.
 """
 import math
 import numbers
@@ -16,11 +17,12 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from ..data import clip_box, quantize
-from ..privacy import BudgetAccountant, PrivacyWarning, as_generator, charge
-from .good_center import AXIS_CHOICES, BOX_SIDES, good_center
+from ..privacy import BudgetAccountant, Guarantee, PrivacyWarning
+from ..privacy.estimator import PrivateEstimator
+from .ball_counts import check_grid_step, min_grid_step
+from .good_center import AXIS_CHOICES, BOX_SIDES, check_good_center_budget, good_center
 from .good_radius import VARIANTS, good_radius
 from .noisy_avg import noisy_avg
 
@@ -57,17 +59,29 @@ def check_bounds(bounds, d):
 
 
 def default_grid_step(lo, hi):
-    """The public default grid step: the largest box side / 2^16 (data-independent)."""
-    return float(np.max(hi - lo)) / 2.0 ** 16
+    """The public default grid step: the largest box side / 2^16, raised to the box's
+    :func:`~privclust.core.onecluster.ball_counts.min_grid_step` when that is larger (a box far
+    from the origin, or in many dimensions). Data-independent."""
+    return max(float(np.max(hi - lo)) / 2.0 ** 16, min_grid_step(lo, hi))
+
+
+def resolve_grid_step(grid_step, lo, hi):
+    """The grid step a run uses: :func:`default_grid_step` for None, else ``grid_step`` checked
+    (> 0, finite and >= ``min_grid_step`` of the public box; ValueError naming grid_step)."""
+    if grid_step is None:
+        return default_grid_step(lo, hi)
+    return check_grid_step(grid_step, lo, hi)
 
 
 def prepare(X, lo, hi, grid_step):
-    """Per-record domain enforcement (spec 4.1): clip to the box, round to the grid, clip again."""
+    """Per-record domain enforcement: clip to the box, round to the grid, clip again."""
     return clip_box(quantize(clip_box(X, lo, hi), grid_step, offset=lo), lo, hi)
 
 
 def budget_plan(epsilon, delta, refine_steps):
-    """(eps_radius, (eps_center, delta_center), (eps_step, delta_step)) of spec 4.3a / 4.5."""
+    """(eps_radius, (eps_center, delta_center), (eps_step, delta_step)): eps in 2 + s equal
+    parts; delta/2 to GoodCenter and delta/(2s) to each re-centring step (all of delta to
+    GoodCenter when s = 0)."""
     parts = 2 + refine_steps
     share = epsilon / parts
     if refine_steps == 0:
@@ -137,6 +151,39 @@ def _merge(local, accountant, label):
         accountant.spend(f"{label}{s.name}", s.epsilon, s.delta, s.sensitivity)
 
 
+def check_run_options(beta, jl_constant, max_rounds):
+    """Validate the numeric constants of a 1-cluster run (ValueError naming the parameter)."""
+    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 < beta < 1:
+        raise ValueError(f"beta must be a number in (0, 1), got {beta!r}")
+    if isinstance(jl_constant, bool) or not isinstance(jl_constant, numbers.Real) \
+            or not math.isfinite(jl_constant) or jl_constant <= 0:
+        raise ValueError(f"jl_constant must be a finite number > 0, got {jl_constant!r}")
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or max_rounds < 1:
+        raise ValueError(f"max_rounds must be an integer >= 1, got {max_rounds!r}")
+
+
+def plan_run(accountant, epsilon, delta, refine_steps, d, axis_choice="em", label=""):
+    """Record the planned spends of one 1-cluster run of (epsilon, delta) on ``accountant``:
+    GoodRadius, GoodCenter and each re-centring NoisyAVG (:func:`budget_plan`).
+
+    Checks GoodCenter's composition for its share first
+    (:func:`~privclust.core.onecluster.good_center.check_good_center_budget`), so a budget it
+    cannot compose is refused before any charge.
+    """
+    eps_r, (eps_c, delta_c), (eps_s, delta_s) = budget_plan(epsilon, delta, refine_steps)
+    check_good_center_budget(eps_c, delta_c, d, axis_choice)
+    accountant.spend(f"{label}GoodRadius", eps_r, 0.0)
+    accountant.spend(f"{label}GoodCenter", eps_c, delta_c)
+    for step in range(refine_steps):
+        accountant.spend(f"{label}re-centring NoisyAVG {step + 1}", eps_s, delta_s)
+
+
+def planned_guarantee(epsilon, delta, accountant):
+    """The plan: exactly (epsilon, delta), approximate DP, replace-one, with the planned spends."""
+    return Guarantee(float(epsilon), float(delta), "approx", "replace",
+                     mechanisms=accountant.mechanisms)
+
+
 def check_common(epsilon, delta, n, t=None):
     """Validate epsilon > 0, 0 < delta < 1 and 1 <= t <= n; warn when delta > 1/n."""
     for name, value in (("epsilon", epsilon), ("delta", delta)):
@@ -176,25 +223,37 @@ def check_options(refine_steps, radius_variant, axis_choice, box_side):
             raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
 
 
-class OneCluster(BaseEstimator):
-    """Private ball around ~``n_points`` points ([NSV16] 1-cluster; spec 4.2-4.5, 4.3a).
+class OneCluster(PrivateEstimator):
+    """Private ball around ~``n_points`` points (1-cluster of Nissim, Stemmer & Vadhan, PODS 2016,
+    Thm 3.2, with GoodRadius, GoodCenter and NoisyAVG re-centring).
 
     (epsilon, delta)-DP under ``replace`` neighbours (n public). ``bounds`` = (lower, upper) is
-    the public box and ``grid_step`` the public grid (default: largest side / 2^16); records are
-    clipped and rounded per record. Defaults are the spec's practical ones: GoodRadius by the
-    exponential mechanism on a geometric grid, GoodCenter with the 4.3a cap, two re-centring steps.
+    the public box and ``grid_step`` the public grid (default: :func:`default_grid_step`; never
+    below the box's ``min_grid_step``, at which float64 ball counts stay exact); records are
+    clipped and rounded per record. Defaults are the practical ones: GoodRadius by the
+    exponential mechanism on a geometric grid, GoodCenter with a capped interval length, two
+    re-centring steps.
 
-    Fitted: ``center_``, ``radius_`` (released ball), ``good_radius_`` (GoodRadius's r^),
-    ``center_radius_`` (GoodCenter's rho_C), ``success_`` (False: GoodCenter failed and the
-    released ball is the one around the whole box), ``failure_`` (reason or None),
-    ``ball_count_`` (the noisy count m + Lap(2/eps) of the last NoisyAVG ball, already part of
-    that release), ``reliable_`` (the run succeeded, the last average was taken over a ball at
-    most twice the released radius, ``ball_count_`` >= t - 4 Gamma, and the ball does not hold
-    the whole box; computed from released values only: when False the ball should not be
-    trusted to locate ~t points), ``privacy_``. A ball that holds the whole public box is
-    replaced by the box's circumscribed ball (post-processing; ``failure_`` says so).
+    Every parameter (epsilon, delta, n_points in [1, n], the options, bounds, grid_step and
+    GoodCenter's composition) is checked from the parameters and the public shape before
+    ``ledger`` is charged; the data are read only after the charge. A failed run still spends
+    exactly its plan (the unused rest is recorded as spent).
+
+    Released (every one is a private output or post-processing of one): ``center_``,
+    ``radius_`` (released ball), ``good_radius_`` (GoodRadius's r^), ``center_radius_``
+    (GoodCenter's rho_C), ``success_`` (False: GoodCenter failed and the released ball is the
+    one around the whole box), ``failure_`` (reason or None), ``ball_count_`` (the noisy count
+    m + Lap(2/eps) of the last NoisyAVG ball, already part of that release), ``reliable_`` (the
+    run succeeded, the last average was taken over a ball at most twice the released radius,
+    ``ball_count_`` >= t - 4 Gamma, and the ball does not hold the whole box; computed from
+    released values only: when False the ball should not be trusted to locate ~t points).
+    Also ``privacy_``. A ball that holds the whole public box is replaced by the box's
+    circumscribed ball (post-processing; ``failure_`` says so).
     Useful for small d only: see the module docstring.
     """
+
+    _released = ("center_", "radius_", "success_", "failure_", "reliable_", "ball_count_",
+                 "good_radius_", "center_radius_")
 
     def __init__(self, n_points, epsilon=1.0, delta=1e-6, bounds=None, grid_step=None, *,
                  beta=0.05, radius_variant="em_geometric", refine_steps=2, axis_choice="em",
@@ -215,19 +274,30 @@ class OneCluster(BaseEstimator):
         self.random_state = random_state
         self.ledger = ledger
 
-    def fit(self, X, y=None):
-        """Release a ball; charges ``ledger`` (epsilon, delta) first. Returns self."""
-        X = check_X(X)
-        n, d = X.shape
-        check_common(self.epsilon, self.delta, n, self.n_points)
+    def neighbouring_relation(self):
+        return "replace"
+
+    def _plan(self, n_samples, n_features):
+        if n_samples is None or n_features is None:
+            raise ValueError("OneCluster's plan needs the public shape (n_samples, n_features): "
+                             "n_points is checked against n, public under replace-one")
+        check_common(self.epsilon, self.delta, n_samples, self.n_points)
         check_options(self.refine_steps, self.radius_variant, self.axis_choice, self.box_side)
+        check_run_options(self.beta, self.jl_constant, self.max_rounds)
+        lo, hi = check_bounds(self.bounds, n_features)
+        resolve_grid_step(self.grid_step, lo, hi)
+        acc = BudgetAccountant(self.epsilon, self.delta)
+        plan_run(acc, self.epsilon, self.delta, self.refine_steps, n_features, self.axis_choice)
+        return planned_guarantee(self.epsilon, self.delta, acc)
+
+    def _check_data(self, X):
+        return check_X(X)
+
+    def _fit(self, X, rng):
+        """Release a ball from the rows of X (already charged by :meth:`fit`)."""
+        d = X.shape[1]
         lo, hi = check_bounds(self.bounds, d)
-        step = default_grid_step(lo, hi) if self.grid_step is None else float(self.grid_step)
-        if not step > 0:
-            raise ValueError(f"grid_step must be > 0, got {self.grid_step!r}")
-        rng = as_generator(self.random_state)
-        charge(self.ledger, self.epsilon, self.delta,
-               what=f"OneCluster(n_points={self.n_points}, epsilon={self.epsilon}, delta={self.delta})")
+        step = resolve_grid_step(self.grid_step, lo, hi)
         accountant = BudgetAccountant(self.epsilon, self.delta)
         res = one_cluster(prepare(X, lo, hi, step), self.n_points, self.epsilon, self.delta, lo, hi,
                           step, rng, accountant, beta=self.beta,
@@ -235,7 +305,6 @@ class OneCluster(BaseEstimator):
                           axis_choice=self.axis_choice, box_side=self.box_side,
                           jl_constant=self.jl_constant, max_rounds=self.max_rounds)
         self._store(res, accountant, d)
-        return self
 
     def _store(self, res, accountant, d):
         self.center_ = res.center

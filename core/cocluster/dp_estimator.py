@@ -1,13 +1,18 @@
-"""DPTauCoClustering: the scikit-learn style estimator around DP-tauCC ([BP25] = seed 004 Sec. 4,
-spec 5.4, 6.1)."""
+"""DPTauCoClustering: the scikit-learn style estimator around DP-tauCC (Battaglia & Pensa,
+"Differentially private co-clustering with the Goodman-Kruskal tau", SDM 2025, Sec. 4), on the
+release protocol (:class:`~privclust.core.privacy.estimator.PrivateEstimator`)."""
+import math
+import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
-from ..privacy import BudgetAccountant, as_generator, charge
+from ..data import DataWarning
+from ..privacy import BudgetAccountant, Guarantee
+from ..privacy.estimator import PrivateEstimator, check_positive_int
 from .aggregate import compact
-from .dp_taucc import _check_params, run_validated
-from .inputs import check_count_matrix, check_n_clusters
+from .dp_taucc import _check_params, budget_schedule, run_validated
+from .init import block_pattern
+from .inputs import check_count_matrix, check_n_clusters, clip_row_sums
 from .tau import prototype_weights
 
 CELL_WARNING = ("entry-level privacy only (neighbouring 'cell'): this protects one unit of one "
@@ -18,16 +23,26 @@ EVAL_WARNING = ("eval_row_labels_ (nearest noisy prototype on the raw data) is N
                 "evaluation only, never release it")
 
 
-class DPTauCoClustering(BaseEstimator):
-    """DP-tauCC co-clustering, pure epsilon-DP under the ``cell`` relation ([BP25] Alg. 1-3).
+def row_cap_note(row_cap, cell_bound):
+    """The warning attached to a fit whose rows were clipped to ``row_cap``."""
+    return (f"rows clipped to integer counts summing to at most row_cap={row_cap} before the "
+            f"fit: on a record-level (replace-one) ledger one record costs "
+            f"ceil(2 row_cap / cell_bound) = {math.ceil(2 * row_cap / cell_bound)} x epsilon "
+            "(group privacy)")
 
-    Seed 004: Sec. 4.1 defines the neighbouring relation (one unit of one cell) and the
-    sensitivities, Sec. 4.2 the algorithm and the 90/10 budget split, Sec. 5.1 the evaluation by
-    nearest prototype that ``eval_row_labels_`` reproduces (not private).
+
+class DPTauCoClustering(PrivateEstimator):
+    """DP-tauCC co-clustering, pure epsilon-DP under the ``cell`` relation (Battaglia & Pensa,
+    SDM 2025, Algs. 1-3).
+
+    Battaglia & Pensa 2025 Sec. 4.1 defines the neighbouring relation (one unit of one cell) and
+    the sensitivities, Sec. 4.2 the algorithm and the 90/10 budget split, Sec. 5.1 the
+    evaluation by nearest prototype that ``eval_row_labels_`` reproduces (not private).
 
     The output (``table_``, ``column_labels_``, ``row_labels_``) is epsilon-DP with respect to a
     change of ``cell_bound`` units in ONE cell of the matrix. This is entry-level privacy, much
-    weaker than protecting a document (row): see ``privacy_.warnings``.
+    weaker than protecting a document (row): see ``privacy_.warnings``. A ledger counting
+    records (unit "replace") refuses such a release unless ``row_cap`` is given.
 
     Parameters
     ----------
@@ -35,7 +50,7 @@ class DPTauCoClustering(BaseEstimator):
         Initial numbers of row and column clusters K0, L0 (clusters may be deleted on the way).
         RandomMatrix needs max(K0, L0) < 2**min(K0, L0).
     epsilon : float > 0
-        Total privacy budget of the fit.
+        Total privacy budget of the fit (in the cell relation's unit).
     n_iter : int >= 1
         Number of iterations I (the paper uses 4).
     cell_bound : float > 0
@@ -43,31 +58,48 @@ class DPTauCoClustering(BaseEstimator):
     assignment_share : float in (0, 1)
         Share h of each half-iteration budget given to the assignments (paper: 0.9).
     neighbouring : "cell"
-        Only "cell" is supported; document-level relations raise NotImplementedError.
+        Only "cell" is supported; document-level relations raise NotImplementedError (use
+        ``row_cap`` to charge a record-level ledger instead).
+    row_cap : int >= 1 or None
+        Public per-record cap L. When given, each row is clipped before anything else
+        (:func:`~privclust.core.cocluster.inputs.clip_row_sums`: a row whose sum s exceeds L is
+        scaled by L / s and floored; per record, deterministic), non-integer counts are refused,
+        and a record-level ledger is charged ceil(2 L / cell_bound) * epsilon (two clipped rows
+        differ in at most 2 L units; group privacy). Without it, a replace-one ledger refuses the
+        release.
     random_state : None, int or numpy.random.Generator
     ledger : privclust.core.privacy.Ledger or None
-        Charged ``epsilon`` once at the start of ``fit``, before anything is released.
+        Charged the plan's cost, converted to the ledger's unit, before the data are read.
 
     Attributes
     ----------
     table_ : ndarray (K, L)
-        The released noisy contingency table (clamped at 0, deleted clusters removed).
+        Released: the noisy contingency table (clamped at 0, deleted clusters removed).
     column_labels_ : ndarray (m,)
-        Released column clusters (last exponential-mechanism draw), indices into table_ columns.
+        Released: column clusters (last exponential-mechanism draw), indices into table_ columns.
     row_labels_ : ndarray (n,)
-        Released row clusters (last exponential-mechanism draw), indices into table_ rows; -1 for
-        rows whose cluster the last table deleted (all its noisy counts were 0).
+        Released: row clusters (last exponential-mechanism draw), indices into table_ rows; -1
+        for rows whose cluster the last table deleted (all its noisy counts were 0).
     eval_row_labels_ : ndarray (n,)
-        NOT PRIVATE, evaluation only: each row assigned to its nearest noisy prototype using the
-        raw data (argmax_k sigma(a_i, T_k)), as in the paper's NMI evaluation. Never release it.
+        NOT PRIVATE, NOT RELEASED, evaluation only: each row assigned to its nearest noisy
+        prototype using the raw data (argmax_k sigma(a_i, T_k)), as in the paper's NMI
+        evaluation.
+    n_row_clusters_, n_col_clusters_ : int
+        The shape of ``table_``.
     privacy_ : Guarantee
         kind "pure", neighbouring "cell", the 4I releases (2I assignments, 2I tables, each
         with its epsilon and sensitivity ``cell_bound``; they sum to ``epsilon``) and the
         warnings.
+
+    ``fit_predict`` is kept: it returns ``row_labels_``, which are released (the draws of the
+    exponential mechanism), never ``eval_row_labels_``.
     """
 
+    _released = ("table_", "row_labels_", "column_labels_")
+
     def __init__(self, n_row_clusters=2, n_col_clusters=2, epsilon=1.0, n_iter=4, cell_bound=1.0,
-                 assignment_share=0.9, neighbouring="cell", random_state=None, ledger=None):
+                 assignment_share=0.9, neighbouring="cell", row_cap=None, random_state=None,
+                 ledger=None):
         self.n_row_clusters = n_row_clusters
         self.n_col_clusters = n_col_clusters
         self.epsilon = epsilon
@@ -75,6 +107,7 @@ class DPTauCoClustering(BaseEstimator):
         self.cell_bound = cell_bound
         self.assignment_share = assignment_share
         self.neighbouring = neighbouring
+        self.row_cap = row_cap
         self.random_state = random_state
         self.ledger = ledger
 
@@ -82,26 +115,62 @@ class DPTauCoClustering(BaseEstimator):
         if self.neighbouring in ("replace", "add_remove"):
             raise NotImplementedError(
                 f"neighbouring={self.neighbouring!r} (document-level privacy) is not supported by "
-                "DP-tauCC: it would need per-row clipping and breaks parallel composition over "
-                "columns (spec 5.1); only 'cell' is available")
+                "DP-tauCC: its parallel composition over columns holds for one cell only; only "
+                "'cell' is available (give row_cap to charge a record-level ledger)")
         if self.neighbouring != "cell":
             raise ValueError(f"neighbouring must be 'cell', got {self.neighbouring!r}")
 
-    def fit(self, X, y=None):
-        """Co-cluster the non-negative count matrix X (n, m), dense or scipy.sparse."""
+    def neighbouring_relation(self):
+        return "cell"
+
+    def _row_cap(self):
+        return None if self.row_cap is None else check_positive_int(self.row_cap, "row_cap")
+
+    def _plan(self, n_samples, n_features):
         self._check_neighbouring()
         _check_params(self.epsilon, self.n_iter, self.cell_bound, self.assignment_share)
-        A, AT = check_count_matrix(X)
+        cap = self._row_cap()
+        if n_samples is None or n_features is None:
+            raise ValueError("DPTauCoClustering's plan needs the public shape (n_rows, n_columns): "
+                             "the cell relation keeps the matrix's shape fixed")
+        K0 = check_n_clusters(self.n_row_clusters, "n_row_clusters", n_samples, "rows")
+        L0 = check_n_clusters(self.n_col_clusters, "n_col_clusters", n_features, "columns")
+        block_pattern(K0, L0)                       # RandomMatrix's condition on (K0, L0)
+        epsilon = float(self.epsilon)
+        acc = BudgetAccountant(epsilon)
+        for name, eps in budget_schedule(epsilon, int(self.n_iter), float(self.assignment_share)):
+            acc.spend(name, eps, sensitivity=float(self.cell_bound))
+        notes = [CELL_WARNING] + ([] if cap is None else
+                                  [row_cap_note(cap, float(self.cell_bound))])
+        return Guarantee(epsilon, 0.0, "pure", "cell", mechanisms=acc.mechanisms, warnings=notes)
+
+    def ledger_options(self):
+        """The row cap L and cell bound c the ledger needs to convert a cell-level cost (without
+        a row cap a record-level ledger refuses the release)."""
+        return {"row_cap": self._row_cap(), "cell_bound": float(self.cell_bound)}
+
+    def _check_data(self, X):
+        """Validate the count matrix (dense or scipy.sparse) and, with ``row_cap``, clip its
+        rows; returns (A, A^T)."""
+        cap = self._row_cap()
+        if cap is None:
+            return check_count_matrix(X)
+        with warnings.catch_warnings():
+            # non-integer entries are refused just below, with a clearer message
+            warnings.filterwarnings("ignore", message=".*non-integer", category=DataWarning)
+            A, _ = check_count_matrix(X)
+        A = clip_row_sums(A, cap)
+        return A, (A.T.tocsr() if hasattr(A, "tocsr") else A.T)
+
+    def _fit(self, data, rng):
+        """Co-cluster the validated (and clipped) matrix; already charged by :meth:`fit`."""
+        A, AT = data
         K0 = check_n_clusters(self.n_row_clusters, "n_row_clusters", A.shape[0], "rows")
         L0 = check_n_clusters(self.n_col_clusters, "n_col_clusters", A.shape[1], "columns")
-        rng = as_generator(self.random_state)
         epsilon = float(self.epsilon)
-        charge(self.ledger, epsilon, 0.0,
-               what=f"DPTauCoClustering(n_row_clusters={K0}, n_col_clusters={L0}, "
-                    f"epsilon={epsilon!r}, n_iter={self.n_iter}, cell_bound={self.cell_bound!r})")
         accountant = BudgetAccountant(epsilon)
         runs = run_validated(A, AT, K0, L0, epsilon, int(self.n_iter), rng, 1,
-                            float(self.cell_bound), float(self.assignment_share), accountant)
+                             float(self.cell_bound), float(self.assignment_share), accountant)
         row_alive, col_alive = runs.row_alive[0], runs.col_alive[0]
         self.table_ = runs.table[0][row_alive][:, col_alive]
         self.row_labels_ = compact(runs.row_slots[0], row_alive)
@@ -109,9 +178,13 @@ class DPTauCoClustering(BaseEstimator):
         profiles = runs.row_profiles[0][:, col_alive]
         self.eval_row_labels_ = np.argmax(profiles @ prototype_weights(self.table_).T, axis=1)
         self.n_row_clusters_, self.n_col_clusters_ = self.table_.shape
-        self.privacy_ = accountant.guarantee("pure", "cell", warnings=[CELL_WARNING, EVAL_WARNING])
-        return self
+        self.n_features_in_ = A.shape[1]
+        notes = [CELL_WARNING, EVAL_WARNING]
+        cap = self._row_cap()
+        if cap is not None:
+            notes.append(row_cap_note(cap, float(self.cell_bound)))
+        self.privacy_ = accountant.guarantee("pure", "cell", warnings=notes)
 
     def fit_predict(self, X, y=None):
-        """Fit and return the (private) row labels."""
+        """Fit and return the released row labels ``row_labels_`` (never ``eval_row_labels_``)."""
         return self.fit(X).row_labels_

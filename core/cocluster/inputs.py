@@ -1,6 +1,6 @@
-"""Input checks for the co-clustering estimators (spec 5.1, P9 ``check_nonneg_integer``, 6.1).
+"""Input checks for the co-clustering estimators.
 
-Seed 004 Sec. 3.2 / 4.1: A is a non-negative (count) matrix. All-zero rows and columns (not
+Battaglia & Pensa, SDM 2025, Secs. 3.2 and 4.1: A is a non-negative (count) matrix. All-zero rows and columns (not
 discussed there) are legal: their utilities are 0 for every prototype, so DP-tauCC draws them
 uniformly and Fast-tauCC puts them in cluster 0.
 """
@@ -44,3 +44,50 @@ def check_count_matrix(X, name="X"):
     check_counts(A, name=name)
     AT = A.T.tocsr() if sp.issparse(A) else A.T
     return A, AT
+
+
+def clip_row_sums(A, row_cap, name="X"):
+    """Clip every row of the count matrix ``A`` to integer counts summing to at most ``row_cap``.
+
+    Per record and deterministic: a row whose sum s exceeds L = ``row_cap`` is scaled by L / s
+    and floored entry-wise (so it keeps its proportions, rounded down, and sums to at most L);
+    other rows are unchanged. Two clipped rows then differ in at most 2L units in total, which
+    is what lets a cell-level release be charged on a record-level ledger (group privacy; see
+    :mod:`privclust.core.privacy.relations`). ``A``: a validated non-negative float64 matrix
+    (ndarray or scipy.sparse CSR, e.g. from :func:`check_count_matrix`); entries must be
+    integers (ValueError naming the first non-integer entry's row and column, 1-based).
+    Returns a new matrix of the same kind; ``A`` is not modified.
+    """
+    L = float(row_cap)
+    if sp.issparse(A):
+        out = sp.csr_array(A, dtype=np.float64, copy=True)
+        out.sum_duplicates()
+        rows = np.repeat(np.arange(out.shape[0]), np.diff(out.indptr))
+        vals, cols = out.data, out.indices
+    else:
+        out = np.array(A, dtype=np.float64)
+        rows, cols = np.nonzero(out)
+        vals = out[rows, cols]
+    bad = vals != np.floor(vals)
+    if np.any(bad):
+        i = np.flatnonzero(bad)[np.lexsort((cols[bad], rows[bad]))[0]]
+        raise ValueError(f"{name} has a non-integer count at row {rows[i] + 1}, column "
+                         f"{cols[i] + 1}: row_cap clips rows to integer counts, so it needs an "
+                         "integer count matrix (round or drop row_cap)")
+    n = out.shape[0]
+    for attempt in range(4):
+        sums = np.bincount(rows, weights=vals, minlength=n)
+        over = sums > L
+        if not over.any():
+            break
+        # (1 - 2^-40) after the first pass only guards against float rounding of the scale
+        scale = L / np.where(over, sums, 1.0) * (1.0 if attempt == 0 else 1.0 - 2.0 ** -40)
+        vals = np.where(over[rows], np.floor(vals * scale[rows]), vals)
+    else:
+        raise RuntimeError("clip_row_sums: rows still above row_cap after clipping (a bug)")
+    if sp.issparse(out):
+        out.data = vals
+        out.eliminate_zeros()
+    else:
+        out[rows, cols] = vals
+    return out

@@ -2,11 +2,10 @@
 "Differentially private co-clustering with the Goodman-Kruskal tau", SDM 2025, Sec. 4), on the
 release protocol (:class:`~privclust.core.privacy.estimator.PrivateEstimator`)."""
 import math
-import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
-from ..data import DataWarning
 from ..privacy import BudgetAccountant, Guarantee
 from ..privacy.estimator import PrivateEstimator, check_positive_int
 from .aggregate import compact
@@ -150,15 +149,15 @@ class DPTauCoClustering(PrivateEstimator):
         return {"row_cap": self._row_cap(), "cell_bound": float(self.cell_bound)}
 
     def _check_data(self, X):
-        """Validate the count matrix (dense or scipy.sparse) and, with ``row_cap``, clip its
-        rows; returns (A, A^T)."""
+        """Validate the count matrix (dense or scipy.sparse); with ``row_cap``, project every
+        row onto integer non-negative counts summing to at most L instead (per record, never
+        failing on finite input); returns (A, A^T)."""
         cap = self._row_cap()
         if cap is None:
             return check_count_matrix(X)
-        with warnings.catch_warnings():
-            # non-integer entries are refused just below, with a clearer message
-            warnings.filterwarnings("ignore", message=".*non-integer", category=DataWarning)
-            A, _ = check_count_matrix(X)
+        A = sp.csr_array(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        if A.ndim != 2 or min(A.shape) < 1:
+            raise ValueError(f"X must be a non-empty 2-D matrix, got shape {A.shape}")
         A = clip_row_sums(A, cap)
         return A, (A.T.tocsr() if hasattr(A, "tocsr") else A.T)
 

@@ -53,10 +53,10 @@ def clip_row_sums(A, row_cap, name="X"):
     and floored entry-wise (so it keeps its proportions, rounded down, and sums to at most L);
     other rows are unchanged. Two clipped rows then differ in at most 2L units in total, which
     is what lets a cell-level release be charged on a record-level ledger (group privacy; see
-    :mod:`privclust.core.privacy.relations`). ``A``: a validated non-negative float64 matrix
-    (ndarray or scipy.sparse CSR, e.g. from :func:`check_count_matrix`); entries must be
-    integers (ValueError naming the first non-integer entry's row and column, 1-based).
-    Returns a new matrix of the same kind; ``A`` is not modified.
+    :mod:`privclust.core.privacy.relations`). ``A``: a finite float64 matrix (ndarray or
+    scipy.sparse CSR); every entry is first projected per record onto the count domain
+    (negative entries become 0, non-integer ones are floored), so no finite input fails after a
+    charge. Returns a new matrix of the same kind; ``A`` is not modified.
     """
     L = float(row_cap)
     if sp.issparse(A):
@@ -68,12 +68,7 @@ def clip_row_sums(A, row_cap, name="X"):
         out = np.array(A, dtype=np.float64)
         rows, cols = np.nonzero(out)
         vals = out[rows, cols]
-    bad = vals != np.floor(vals)
-    if np.any(bad):
-        i = np.flatnonzero(bad)[np.lexsort((cols[bad], rows[bad]))[0]]
-        raise ValueError(f"{name} has a non-integer count at row {rows[i] + 1}, column "
-                         f"{cols[i] + 1}: row_cap clips rows to integer counts, so it needs an "
-                         "integer count matrix (round or drop row_cap)")
+    vals = np.floor(np.maximum(vals, 0.0))
     n = out.shape[0]
     for attempt in range(4):
         sums = np.bincount(rows, weights=vals, minlength=n)

@@ -9,12 +9,14 @@ Differential Privacy*, 2014, Thm 2.2 and its (epsilon, delta) form):
   so the cost is (2 eps, (1 + e^eps) delta).
 * "replace" under "add_remove": refused. A replace-one guarantee treats the number of records
   as public and says nothing about whether a record is present.
-* "cell" (one unit of one cell of a count matrix, Battaglia & Pensa, SDM 2025, Sec. 4.1) under
-  "replace": only with a public per-record cap L on row sums (rows clipped to integer counts
-  summing to at most L before the release). Two such rows differ in at most 2L units, i.e.
-  ceil(2L / c) steps of the c units one cell-level release protects, so the cost is
-  ceil(2L / c) eps (pure releases only). Without a cap, or under "add_remove" (adding a row
-  changes the matrix's shape, which the cell relation keeps fixed), the release is refused.
+* "cell" (a change of at most c units in one cell of a count matrix, Battaglia & Pensa, SDM
+  2025, Sec. 4.1) under "replace": only with a public per-record cap L on row sums (rows clipped
+  to integer counts summing to at most L before the release). Two such rows differ by integer
+  amounts a_j >= 1 in cells j with sum a_j <= 2L; a path of single-cell changes of at most c
+  units needs sum_j ceil(a_j / c) <= 2 floor(L) ceil(1 / c) steps (the worst case is 2L cells
+  changed by one unit each), so the cost is 2 floor(L) ceil(1 / c) eps (pure releases only).
+  Without a cap, or under "add_remove" (adding a row changes the matrix's shape, which the cell
+  relation keeps fixed), the release is refused.
 
 Amounts are exact decimals; the one irrational factor, e^eps, is rounded up.
 """
@@ -74,12 +76,21 @@ def convert(epsilon, delta, relation, unit="replace", row_cap=None, cell_bound=1
         raise RelationError(
             "a cell-level release protects one unit of one cell, not a record: on a record-level "
             "ledger it needs a public per-record cap row_cap=L (each row clipped to a sum of at "
-            "most L), and is then charged ceil(2L / cell_bound) times its epsilon")
+            "most L), and is then charged 2 floor(L) ceil(1 / cell_bound) times its epsilon")
     if dlt != 0:
         raise RelationError("cell-level releases are converted by group privacy for pure "
                             "epsilon-DP only; this one has delta > 0")
-    steps = math.ceil(2 * float(row_cap) / float(cell_bound))
-    return _UP.multiply(eps, steps), Decimal(0)
+    return _UP.multiply(eps, cell_steps(row_cap, cell_bound)), Decimal(0)
+
+
+def cell_steps(row_cap, cell_bound=1.0):
+    """Single-cell changes of at most ``cell_bound`` units that join two integer rows with sums
+    at most ``row_cap``: 2 floor(L) ceil(1 / c) (group privacy factor of a cell-level release)."""
+    L, c = float(row_cap), float(cell_bound)
+    if not (math.isfinite(L) and L >= 1 and math.isfinite(c) and c > 0):
+        raise RelationError(f"row_cap must be a number >= 1 and cell_bound > 0, got row_cap="
+                            f"{row_cap!r}, cell_bound={cell_bound!r}")
+    return 2 * math.floor(L) * math.ceil(1.0 / c)
 
 
 def describe(relation, unit, row_cap=None, cell_bound=1.0):
@@ -89,6 +100,5 @@ def describe(relation, unit, row_cap=None, cell_bound=1.0):
     if relation == "add_remove":
         return "add/remove counted as replace-one: (2 eps, (1 + e^eps) delta)"
     if relation == "cell" and row_cap is not None:
-        steps = math.ceil(2 * float(row_cap) / float(cell_bound))
-        return f"cell-level with row cap L={row_cap:g}: {steps} x eps"
+        return f"cell-level with row cap L={row_cap:g}: {cell_steps(row_cap, cell_bound)} x eps"
     return f"{relation} cannot be counted in {unit}"

@@ -54,19 +54,19 @@ def test_privacy_metadata(blocks):
 
 def test_ledger_is_charged_before_release(blocks):
     """A record-level (replace-one) ledger counts a cell-level release only with a public row cap
-    L, at ceil(2L / cell_bound) x epsilon (the release protocol; before it, the ledger added the
+    L, at 2 floor(L) ceil(1 / cell_bound) x epsilon (the release protocol; before it, the ledger added the
     cell-level epsilon as if it were a record-level one). A cell-unit charge is still exact."""
     ledger = Ledger(2.0)
     est = DPTauCoClustering(3, 3, epsilon=0.6, random_state=0, ledger=ledger)
     with pytest.raises(ValueError, match="row_cap"):
         est.fit(blocks[0])
     assert ledger.history == [] and not hasattr(est, "table_")
-    # L = 3, c = 2: ceil(6 / 2) = 3 steps of 0.6
-    DPTauCoClustering(3, 3, epsilon=0.6, cell_bound=2.0, row_cap=3, random_state=0,
+    # L = 1, c = 2: 2 floor(1) ceil(1/2) = 2 steps of 0.6
+    DPTauCoClustering(3, 3, epsilon=0.6, cell_bound=2.0, row_cap=1, random_state=0,
                       ledger=ledger).fit(blocks[0])
-    assert ledger.spent[0] == pytest.approx(1.8)
+    assert ledger.spent[0] == pytest.approx(1.2)
     assert [(c.relation, c.requested[0]) for c in ledger.history] == [("cell", 0.6)]
-    est = DPTauCoClustering(3, 3, epsilon=0.6, cell_bound=2.0, row_cap=3, random_state=0,
+    est = DPTauCoClustering(3, 3, epsilon=0.6, cell_bound=2.0, row_cap=1, random_state=0,
                             ledger=ledger)
     with pytest.raises(BudgetExceeded):
         est.fit(blocks[0])

@@ -1,7 +1,6 @@
 """DPTauCoClustering on the release protocol: parameters checked from the public shape before
 the charge, the cell relation counted on a record-level ledger only with a row cap, rows clipped
 per record, and only the released attributes leave through the Curator."""
-import math
 
 import numpy as np
 import pytest
@@ -43,8 +42,9 @@ def test_clip_row_sums_is_per_row_proportional_floored_and_sparse_safe():
         assert clipped.sum(axis=1).max() <= L
         small = big.sum(axis=1) <= L
         np.testing.assert_array_equal(clipped[small], big[small])
-    with pytest.raises(ValueError, match="row 2, column 3"):
-        clip_row_sums(np.array([[1.0, 2, 3], [0, 1, 0.5]]), 10)
+    # the count domain is enforced per record: negatives to 0, non-integers floored
+    np.testing.assert_array_equal(clip_row_sums(np.array([[1.0, 2, 3], [-4, 1, 0.5]]), 10),
+                                  [[1.0, 2, 3], [0, 1, 0]])
 
 
 def test_the_fit_uses_the_clipped_matrix(X):
@@ -58,9 +58,16 @@ def test_the_fit_uses_the_clipped_matrix(X):
     assert any("row_cap=5" in w for w in capped.privacy_.warnings)
 
 
-def test_row_cap_refuses_non_integer_counts(X):
-    with pytest.raises(ValueError, match="non-integer.*row_cap"):
-        DPTauCoClustering(3, 3, row_cap=5, random_state=0).fit(X * 0.5)
+def test_row_cap_projects_every_record_onto_the_domain_instead_of_failing_after_the_charge(X):
+    """With row_cap (the record-level path) every finite record is projected onto integer,
+    non-negative counts per record (floored, negatives to 0), so no input fails after the
+    charge: a refusal there would tell neighbours apart."""
+    odd = np.array(X, dtype=float) * 0.5
+    odd[3, 2] = -7.0
+    got = DPTauCoClustering(3, 3, row_cap=5, random_state=0).fit(odd)
+    projected = np.floor(np.maximum(odd, 0.0))
+    want = DPTauCoClustering(3, 3, row_cap=5, random_state=0).fit(projected)
+    np.testing.assert_array_equal(got.table_, want.table_)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -109,7 +116,7 @@ def test_curator_release_has_only_the_released_attributes_and_the_converted_cost
     assert ledger.history == []
     release = curator.release(DPTauCoClustering(3, 3, epsilon=0.5, cell_bound=2.0, row_cap=3))
     assert set(release.attributes) == {"table_", "row_labels_", "column_labels_"}
-    assert release.cost == (0.5 * math.ceil(2 * 3 / 2.0), 0.0)
+    assert release.cost == (0.5 * 2 * 3 * 1, 0.0)           # 2 floor(L) ceil(1/c) steps
     assert release.row_labels_.shape == (X.shape[0],)
 
 

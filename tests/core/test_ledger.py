@@ -231,8 +231,8 @@ def test_copies_and_sklearn_clones_share_one_budget():
 
     ledger = Ledger(1.0)
     assert copy.copy(ledger) is ledger and copy.deepcopy(ledger) is ledger
-    model = DPLloyd(n_clusters=2, epsilon=0.6, bounds=(-1.0, 1.0), ledger=ledger,
-                    random_state=0)
+    model = DPLloyd(n_clusters=2, epsilon=0.6, bounds=(-1.0, 1.0), neighbouring="replace",
+                    ledger=ledger, random_state=0)
     twin = clone(model)
     assert twin.get_params()["ledger"] is ledger
     X = np.random.default_rng(0).uniform(-1, 1, size=(50, 2))

@@ -4,7 +4,7 @@ DPLloyd's add/remove epsilon, the replace-one releases and DP-tauCC's cell-level
 added to one budget as if they were equal. By group privacy (Dwork & Roth, "The Algorithmic
 Foundations of Differential Privacy", 2014, Thm 2.2) an add/remove (eps, 0) release costs 2 eps
 under replace-one; a cell-level release (Battaglia & Pensa, SDM 2025, Sec. 4.1) says nothing
-about a record unless rows are capped to L counts, and then costs ceil(2L/c) eps; a replace-one
+about a record unless rows are capped to L counts, and then costs 2L ceil(1/c) eps; a replace-one
 release says nothing about whether a record is present, so an add/remove ledger cannot pay for
 it. The attacker's view: the ledger's history and the release's cost, read through the public
 API.
@@ -59,11 +59,14 @@ def test_cell_level_release_is_refused_on_a_record_ledger_without_a_row_cap(coun
 
 
 @pytest.mark.parametrize("row_cap, cell_bound", [(4, 1.0), (5, 2.0), (1, 3.0)])
-def test_cell_level_release_with_a_row_cap_costs_ceil_2L_over_c(counts, row_cap, cell_bound):
+def test_cell_level_release_with_a_row_cap_costs_its_group_privacy_factor(counts, row_cap,
+                                                                          cell_bound):
+    """Two capped rows differ by at most 2L one-unit changes; a change of c >= 1 units in one
+    cell covers one of them, c < 1 needs ceil(1/c): 2 floor(L) ceil(1/c) steps."""
     ledger = Ledger(50.0)
     release = Curator(counts, ledger).release(
         DPTauCoClustering(3, 3, epsilon=0.5, cell_bound=cell_bound, row_cap=row_cap))
-    steps = math.ceil(2 * row_cap / cell_bound)
+    steps = {(4, 1.0): 8, (5, 2.0): 10, (1, 3.0): 2}[(row_cap, cell_bound)]
     assert release.cost == (0.5 * steps, 0.0)
     (rec,) = ledger.history
     assert (rec.relation, rec.requested, rec.epsilon) == ("cell", (0.5, 0.0), 0.5 * steps)

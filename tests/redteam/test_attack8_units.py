@@ -9,7 +9,6 @@ release says nothing about whether a record is present, so an add/remove ledger 
 it. The attacker's view: the ledger's history and the release's cost, read through the public
 API.
 """
-import math
 
 import numpy as np
 import pytest

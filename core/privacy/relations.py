@@ -69,7 +69,8 @@ def convert(epsilon, delta, relation, unit="replace", row_cap=None, cell_bound=1
                if relation == "replace" else
                "the cell relation keeps the matrix's shape fixed, so adding a row is not covered"))
     if relation == "add_remove":
-        growth = _UP.exp(eps)
+        # Decimal.exp rounds half-even whatever the context says; one step up bounds e^eps
+        growth = _UP.next_plus(_UP.exp(eps))
         return _UP.multiply(eps, 2), _UP.multiply(_UP.add(1, growth), dlt)
     # cell -> replace
     if row_cap is None:

@@ -66,8 +66,10 @@ def decode(obj):
     if "__ndarray__" in obj:
         kind, shape = obj["__ndarray__"], tuple(obj["shape"])
         if kind == "complex":
-            arr = (np.array([decode(v) for v in obj["real"]], dtype=float)
-                   + 1j * np.array([decode(v) for v in obj["imag"]], dtype=float))
+            # set the parts separately: re + 1j * im turns an infinite im into a NaN re
+            arr = np.empty(len(obj["real"]), dtype=complex)
+            arr.real = [decode(v) for v in obj["real"]]
+            arr.imag = [decode(v) for v in obj["imag"]]
         else:
             dtype = {"bool": bool, "int": np.int64, "float": np.float64}[kind]
             arr = np.array([decode(v) for v in obj["data"]], dtype=dtype)

@@ -179,6 +179,83 @@ class Curator:
             raise ReleaseFailed(type(exc).__name__, f"{type(exc).__name__}: {exc}") from exc
         return self._store.add(release)
 
+    def release_plan(self, estimators, accounting="pld", delta=None, runner=None):
+        """Commit a fixed plan: charge it ONCE at its tight total, then run every release.
+
+        A plan chosen before any of its releases runs is one mechanism, so its cost is the
+        composition of all its steps (:mod:`privclust.core.privacy.plan_accounting`: privacy
+        loss distributions by default, ``accounting="rdp"`` or ``"basic"``), at ``delta``
+        (default: the sum of the releases' deltas in the ledger's unit). Steps:
+
+        1. every estimator is prepared (:meth:`prepare`: parameters, privacy, relation) and the
+           plan is accounted -- any refusal happens here, before anything is charged; a request
+           listed twice, or already answered by a stored release, is refused (run it alone);
+        2. the plan's (epsilon, delta) is charged in ONE ledger entry, in the ledger's unit
+           (every release's events are converted to that unit first; one that cannot be is
+           refused); a plan that does not fit charges nothing and runs nothing;
+        3. the releases run in order (fresh entropy, no ledger) and are stored, each linked to
+           the one charge id; their ``cost`` is the plan's total and ``notes`` say so.
+
+        Returns the list of :class:`Release`. Adaptive releases made later are charged on top
+        by :meth:`release` (basic composition). If a release fails after the charge, the others
+        still run; :class:`ReleaseFailed` is raised at the end with ``releases`` (those that
+        succeeded) and ``failures`` (index, error type) attached.
+        """
+        from ..privacy.plan_accounting import account_guarantees
+
+        estimators = list(estimators)
+        if not estimators:
+            raise PrivacyRefused("a plan needs at least one release")
+        prepared = [self.prepare(est) for est in estimators]
+        keys = [key for _, _, _, key in prepared]
+        if len(set(keys)) != len(keys):
+            raise PrivacyRefused("the plan lists the same request twice (same estimator, "
+                                 "parameters and data): list it once")
+        if any(self._store.find(key) is not None for key in keys):
+            raise PrivacyRefused("a request of the plan was already released and is stored: "
+                                 "release it alone (it costs nothing) and plan the others")
+        accounted = account_guarantees(
+            [(type(est).__name__, plan, est.ledger_options()) for est, plan, _, _ in prepared],
+            unit=self.unit, delta=delta, accounting=accounting)
+        eps, dlt = accounted.charge
+        names = ", ".join(type(est).__name__ for est, _, _, _ in prepared)
+        record = self._ledger.charge(
+            eps, dlt, relation=self.unit,
+            what=f"plan of {len(prepared)} releases ({names}) composed by {accounting}; basic "
+                 f"sum ({accounted.basic[0]!r}, {accounted.basic[1]!r})")
+        note = (f"one of {len(prepared)} releases of a plan charged once (charge {record.id}) at "
+                f"its {accounting} total ({eps!r}, {dlt!r}); cost is that shared total")
+        done, failures = [], []
+        for i, (est, plan, _, key) in enumerate(prepared):
+            try:
+                if runner is None:
+                    est.fit(self._dataset.X)
+                else:
+                    runner(est, self._dataset.X)
+                got = est.privacy_
+                if got.kind != plan.kind or got.neighbouring != plan.neighbouring or \
+                        got.epsilon > plan.epsilon * (1 + _RTOL) or \
+                        got.delta > plan.delta * (1 + _RTOL):
+                    raise RuntimeError(f"spent {got.summary()} against the plan {plan.summary()}")
+                attrs = {name: getattr(est, name) for name in est.released_attributes()
+                         if hasattr(est, name)}
+                params = describe_params({k: v for k, v in est.get_params(deep=False).items()
+                                          if k not in ("random_state", "ledger")})
+                done.append(self._store.add(Release(
+                    estimator=type(est).__name__, params=decode(encode(params)),
+                    attributes=MappingProxyType(decode(encode(attrs))), guarantee=got,
+                    cost=(float(eps), float(dlt)), unit=self.unit, charge_id=record.id,
+                    time=datetime.now(timezone.utc), key=key, notes=(note,))))
+            except Exception as exc:  # noqa: BLE001 -- the message may describe the records
+                failures.append((i, type(exc).__name__, f"{type(exc).__name__}: {exc}"))
+        if failures:
+            err = ReleaseFailed(failures[0][1], "; ".join(f"release {i}: {d}"
+                                                          for i, _, d in failures))
+            err.releases = done
+            err.failures = [(i, kind) for i, kind, _ in failures]
+            raise err
+        return done
+
     def releases(self):
         """Every release made from this source so far (all sessions), oldest first."""
         return self._store.list()

@@ -72,6 +72,8 @@ def check_choice(value, name, allowed):
 
 def check_finite_data(X, name="X"):
     """X as a 2-D float64 array with finite entries (ValueError otherwise)."""
+    if np.iscomplexobj(X):  # np.asarray(..., float64) would drop the imaginary parts silently
+        raise ValueError(f"Complex data not supported: {name} has a complex dtype")
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1:
         raise ValueError(f"{name} must be a non-empty 2-D array (n_samples, n_features), "

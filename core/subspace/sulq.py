@@ -1,20 +1,24 @@
-"""SuLQ k-plane baseline (seed 001 App. E, not recovered; spec 2.5 reconstruction). APPROX.
+"""SuLQ k-plane baseline: the SuLQ framework of Blum, Dwork, McSherry & Nissim (PODS 2005)
+applied to k-plane clustering, the baseline of Wang, Wang & Singh (NIPS 2015, App. E; their
+description is short, this is a reconstruction). Approximate DP.
 
 k-plane iterations in which the only data access is a Gaussian-noised release of the per-cluster
 scatter matrices A_l = sum_{z_i = l} x_i x_i^T (records clipped to the unit ball). The labels z
 are computed from the previous released subspaces and never released.
 """
 import math
-import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from ..data import clip_l2
-from ..privacy import (BudgetAccountant, PrivacyWarning, analytic_gaussian_sigma, as_generator,
-                       charge, gaussian, haar_stiefel)
-from .projection import check_data, single_threaded, squared_residuals
+from ..privacy import (BudgetAccountant, PrivacyWarning, analytic_gaussian_sigma, gaussian,
+                       haar_stiefel)
+from ..privacy.estimator import (PrivateEstimator, check_choice, check_positive_int,
+                                 default_delta, epsilon_param)
+from .projection import single_threaded, squared_residuals
+
+ACCOUNTING = ("basic", "zcdp")
 
 
 def cluster_scatter(X, labels, k):
@@ -27,7 +31,8 @@ def cluster_scatter(X, labels, k):
 
 def scatter_sensitivity(neighbouring):
     """L2 (Frobenius) sensitivity of the concatenation (A_1..A_k) for unit-ball records:
-    sqrt(2) under replace-one (||xx^T||_F <= 1 each), 1 under add/remove (spec 2.5)."""
+    sqrt(2) under replace-one (||xx^T||_F <= 1 each, and the two terms may sit in different
+    clusters), 1 under add/remove."""
     if neighbouring == "replace":
         return math.sqrt(2.0)
     if neighbouring == "add_remove":
@@ -60,18 +65,37 @@ def zcdp_rho(epsilon, delta):
     return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
 
 
-class SuLQSubspaceClustering(BaseEstimator):
-    """SuLQ k-plane (spec 2.5): Haar start, then ``n_iter`` rounds of (nearest-subspace labels,
-    noisy per-cluster scatter matrices, top-q eigenvectors).
+def _round_name(t, zcdp_sigma):
+    return f"Gaussian scatter matrices, round {t + 1}" + (
+        " (zCDP share)" if zcdp_sigma is not None else "")
+
+
+class SuLQSubspaceClustering(PrivateEstimator):
+    """SuLQ k-plane (Blum, Dwork, McSherry & Nissim, PODS 2005, applied to k-plane as in Wang,
+    Wang & Singh, NIPS 2015, App. E): Haar start, then ``n_iter`` rounds of (nearest-subspace
+    labels, noisy per-cluster scatter matrices, top-q eigenvectors).
 
     Privacy: (epsilon, delta)-DP under ``neighbouring`` ("replace", default: Delta_2 = sqrt(2);
     or "add_remove": Delta_2 = 1). ``accounting="basic"``: each round is the analytic Gaussian
     mechanism with (epsilon/T, delta/T). ``accounting="zcdp"``: each round is a Gaussian with
     rho/T zCDP, rho the largest value with rho + 2 sqrt(rho ln(1/delta)) <= epsilon (less noise
-    for large T). ``delta`` defaults to 1/(n ln n). The ledger is charged before the first round.
+    for large T).
 
-    Attributes: ``subspaces_`` (k, d, q), ``privacy_``, ``noise_scale_`` (per-round sigma).
+    ``delta=None`` means 1/(n ln n), which needs the number of records n: allowed only under
+    "replace", where n is public. Under "add_remove" n is private (a delta derived from it would
+    publish n in ``privacy_``, ``noise_scale_`` and the ledger), so ``delta=None`` raises
+    ValueError before anything is charged or read: pass an explicit delta.
+
+    Every parameter is checked from the parameters and the public shape, then ``ledger`` is
+    charged, then the records are read (base class
+    :class:`~privclust.core.privacy.estimator.PrivateEstimator`).
+
+    Attributes (released): ``subspaces_`` (k, d, q) and ``noise_scale_`` (the per-round sigma, a
+    function of the public plan: epsilon, delta, T, the relation and the accounting). Also
+    ``privacy_``. The labels are never released.
     """
+
+    _released = ("subspaces_", "noise_scale_")
 
     def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, delta=None, n_iter=10,
                  neighbouring="replace", accounting="basic", ledger=None, random_state=None):
@@ -85,49 +109,63 @@ class SuLQSubspaceClustering(BaseEstimator):
         self.ledger = ledger
         self.random_state = random_state
 
-    @single_threaded
-    def fit(self, X, y=None):
-        X = check_data(X, self.n_clusters, self.subspace_dim)
-        n, d = X.shape
-        k, q, T = self.n_clusters, self.subspace_dim, self.n_iter
-        eps = self.epsilon
-        if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (
-                math.isfinite(eps) and eps > 0):
-            raise ValueError(f"epsilon must be a finite number > 0; got {eps!r}")
-        delta = 1.0 / (n * math.log(n)) if self.delta is None else self.delta
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must satisfy 0 < delta < 1; got {delta!r}")
-        if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 1:
-            raise ValueError(f"n_iter must be a positive integer; got {T!r}")
-        if self.accounting not in ("basic", "zcdp"):
-            raise ValueError(f"accounting must be 'basic' or 'zcdp'; got {self.accounting!r}")
+    def _settings(self, n_samples, n_features):
+        """(k, q, T, epsilon, delta, sensitivity, zcdp_sigma, noise_scale) from the parameters
+        and the public shape (``n_samples`` is None when n is private)."""
         sens = scatter_sensitivity(self.neighbouring)
-        eps, delta = float(eps), float(delta)
-        charge(self.ledger, eps, delta,
-               what=f"SuLQSubspaceClustering(k={k}, q={q}, T={T}, epsilon={eps}, "
-                    f"delta={delta:g}, accounting={self.accounting})")
-        acct = BudgetAccountant(eps, delta)
-        rng = as_generator(self.random_state)
-        X = clip_l2(X, 1.0)
-        sigma = None
+        k = check_positive_int(self.n_clusters, "n_clusters")
+        q = check_positive_int(self.subspace_dim, "subspace_dim")
+        if n_features is not None and not q < n_features:
+            raise ValueError(f"subspace_dim must be an integer with 1 <= subspace_dim < "
+                             f"n_features={n_features}; got {self.subspace_dim!r}")
+        if n_samples is not None and k > n_samples:
+            raise ValueError(f"n_clusters={k} exceeds n_samples={n_samples}")
+        T = check_positive_int(self.n_iter, "n_iter")
+        eps = epsilon_param(self.epsilon)
+        delta = default_delta(self.delta, n_samples)
+        check_choice(self.accounting, "accounting", ACCOUNTING)
         if self.accounting == "zcdp":
             sigma = sens / math.sqrt(2.0 * zcdp_rho(eps, delta) / T)
+            return k, q, T, eps, delta, sens, sigma, sigma
+        return k, q, T, eps, delta, sens, None, analytic_gaussian_sigma(eps / T, delta / T, sens)
+
+    def _warnings(self, n_samples, delta):
+        """Notes of the guarantee; from the parameters and the public n only (no comparison
+        with n under add/remove, where n is private)."""
+        warns = []
+        if n_samples is not None and delta > 1.0 / n_samples:
+            warns.append(f"delta={delta:g} exceeds 1/n")
+        if self.accounting == "zcdp":
+            warns.append("rounds composed by zCDP: per-round (epsilon/T, delta/T) are shares, "
+                         "not separate guarantees")
+        return warns
+
+    def _plan(self, n_samples, n_features):
+        _, _, T, eps, delta, sens, sigma, _ = self._settings(n_samples, n_features)
+        acct = BudgetAccountant(eps, delta)
+        for t in range(T):
+            acct.spend(_round_name(t, sigma), eps / T, delta / T, sens)
+        return acct.guarantee("approx", self.neighbouring, self._warnings(n_samples, delta))
+
+    @single_threaded
+    def _fit(self, X, rng):
+        n, d = X.shape
+        n_public = None if self.neighbouring_relation() == "add_remove" else n
+        k, q, T, eps, delta, sens, sigma, scale = self._settings(n_public, d)
+        warns = self._warnings(n_public, delta)
+        for w in warns:
+            if w.startswith("delta="):
+                warnings.warn(w, PrivacyWarning, stacklevel=4)
+        acct = BudgetAccountant(eps, delta)
+        X = clip_l2(X, 1.0)
         U = haar_stiefel(d, q, rng, size=k)
         for t in range(T):
             labels = np.argmin(squared_residuals(X, U), axis=1)
             A = cluster_scatter(X, labels, k)
-            acct.spend(f"Gaussian scatter matrices, round {t + 1}"
-                       + (" (zCDP share)" if sigma is not None else ""), eps / T, delta / T, sens)
+            acct.spend(_round_name(t, sigma), eps / T, delta / T, sens)
             noisy = noisy_scatter(A, sens, rng, eps / T, delta / T, sigma=sigma)
             U = np.linalg.eigh(noisy)[1][:, :, ::-1][:, :, :q].copy()
         self.subspaces_ = U
-        self.noise_scale_ = sigma if sigma is not None else analytic_gaussian_sigma(
-            eps / T, delta / T, sens)
-        warns = [] if delta <= 1.0 / n else [f"delta={delta:g} exceeds 1/n"]
-        for w in warns:
-            warnings.warn(w, PrivacyWarning, stacklevel=2)
-        if self.accounting == "zcdp":
-            warns.append("rounds composed by zCDP: per-round (epsilon/T, delta/T) are shares, "
-                         "not separate guarantees")
+        self.noise_scale_ = scale
         self.privacy_ = acct.guarantee("approx", self.neighbouring, warns)
-        return self
+        self.n_features_in_ = d

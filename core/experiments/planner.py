@@ -1,0 +1,652 @@
+"""Plan before you spend: predict each private algorithm's utility at each epsilon from public
+facts alone, on a synthetic twin of the data.
+
+The planner never sees the private records. It takes :class:`PublicFacts` -- the number of
+records (declared by the owner, or public under the replace-one unit), the number of features,
+the number of clusters (and the subspace dimension, the column clusters, the ball size, as the
+family needs), the public bounds, the algorithm settings and, optionally, a public sample the
+owner supplies -- and builds a *twin* with the generators of the four papers
+(:mod:`privclust.core.data.synthetic`):
+
+==============  ===========================================  =================================
+family          twin                                          algorithms (utility)
+==============  ===========================================  =================================
+``kmeans``      Gaussian mixture (Schellekens et al., SPARS   CKM, DPLloyd, improved DPLloyd
+                2019, Fig. 1) mapped into the public box, or  (relative SSE to k-means on the
+                a bootstrap of the public sample              twin; lower is better)
+``subspace``    union of subspaces (Wang, Wang & Singh,       Gibbs (short chains), SuLQ,
+                NIPS 2015, Sec. 5)                            sample-and-aggregate + TSC
+                                                              (Wasserstein distance to the
+                                                              twin's subspaces; lower)
+``onecluster``  planted ball (Nissim, Stemmer & Vadhan,       1-cluster (centre error, radius,
+                PODS 2016; the benchmark of the spec)         coverage of the planted points)
+``cocluster``   latent-block multinomial counts               DP-tauCC (NMI of the released
+                                                              row labels; higher)
+==============  ===========================================  =================================
+
+Each algorithm runs ``n_trials`` times at every epsilon of the grid (per twin; ``n_twins``
+independent twins widen the interval with the uncertainty about the structure), through
+:func:`privclust.core.experiments.sweep.run_sweep` (seeded per trial, joblib optional); the
+non-private baseline runs once per twin. The result gives, per algorithm and epsilon, the
+median and the 10-90 % quantiles of every metric, and, where a paper gives one, an analytic
+predictor beside it: the sketch SNR of Schellekens et al. (Eq. 4) for CKM, the Laplace noise
+scale of DPLloyd's centres (Su et al. 2016) and the relative SSE it implies, the noise
+multiplier of sample-and-aggregate (Nissim, Raskhodnikova & Smith, STOC 2007, as used by
+Wang, Wang & Singh, Alg. 1), and GoodRadius's coverage guarantee t - 4 Gamma.
+
+The twin is public, so seeds are fine here: a plan with the same ``random_state`` is
+reproducible. :meth:`PlanResult.recommend` turns a utility target into the smallest epsilon per
+algorithm and the cheapest algorithm, with caveats. ``progress(done, total)`` and
+``should_stop()`` make it usable from a dashboard thread.
+"""
+import math
+import re
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..data import synthetic
+from .sweep import run_sweep, trial_seeds
+
+__all__ = ["PublicFacts", "Target", "PlanResult", "plan_utility", "build_twin", "FAMILIES",
+           "ALGORITHMS", "parse_target"]
+
+FAMILIES = ("kmeans", "subspace", "onecluster", "cocluster")
+PRIMARY = {"kmeans": ("relative_sse", "<="), "subspace": ("wasserstein", "<="),
+           "onecluster": ("centre_error", "<="), "cocluster": ("nmi", ">=")}
+DEFAULT_EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
+QUANTILES = (0.1, 0.9)
+
+
+# ---- public facts ------------------------------------------------------------------------------
+@dataclass
+class PublicFacts:
+    """Everything the planner may use: public by declaration, never read from the records.
+
+    ``family`` one of :data:`FAMILIES`; ``n_samples`` (records, or rows of a count matrix),
+    ``n_features`` (features, or columns); ``n_clusters`` (k, or row clusters K);
+    ``subspace_dim`` (q, subspace family); ``n_col_clusters`` (L, co-clustering);
+    ``n_points`` (t, the ball size of 1-cluster; default n/2); ``bounds`` (lo, hi) of the
+    public box (k-means, 1-cluster; the subspace family uses the unit ball); ``delta`` for the
+    approximate algorithms (default 1/(n ln n), n public); ``unit`` the ledger's unit;
+    ``twin``: public settings of the twin (see :func:`build_twin`); ``public_sample``: an
+    optional array of public records (k-means: the twin is a bootstrap of it).
+    """
+
+    family: str
+    n_samples: int
+    n_features: int
+    n_clusters: int = 2
+    subspace_dim: int | None = None
+    n_col_clusters: int | None = None
+    n_points: int | None = None
+    bounds: tuple | None = None
+    delta: float | None = None
+    unit: str = "replace"
+    twin: dict = field(default_factory=dict)
+    public_sample: object = None
+
+    def __post_init__(self):
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
+        for name in ("n_samples", "n_features", "n_clusters"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if self.family == "subspace" and (self.subspace_dim is None
+                                          or not 1 <= self.subspace_dim < self.n_features):
+            raise ValueError("the subspace family needs subspace_dim q with 1 <= q < n_features")
+        if self.family == "cocluster" and self.n_col_clusters is None:
+            self.n_col_clusters = self.n_clusters
+        if self.family in ("kmeans", "onecluster") and self.bounds is None:
+            raise ValueError(f"the {self.family} family needs public bounds (lo, hi)")
+        if self.delta is None:
+            n = self.n_samples
+            self.delta = 1.0 / (n * math.log(n)) if n > 1 else 1e-6
+        if not 0 < self.delta < 1:
+            raise ValueError(f"delta must be in (0, 1), got {self.delta!r}")
+        if self.public_sample is not None:
+            sample = np.asarray(self.public_sample, dtype=np.float64)
+            if sample.ndim != 2 or sample.shape[1] != self.n_features or not np.all(
+                    np.isfinite(sample)):
+                raise ValueError(f"public_sample must be a finite (m, {self.n_features}) array")
+            self.public_sample = sample
+
+    @property
+    def shape(self):
+        return (int(self.n_samples), int(self.n_features))
+
+    @classmethod
+    def from_curator(cls, curator, family, n_samples=None, **declared):
+        """Facts from ``curator.public_facts()`` (name, n_features, unit, and n only under the
+        replace-one unit) plus what the owner declares; never touches the records."""
+        facts = curator.public_facts()
+        n = facts.get("n_samples", n_samples)
+        if n is None:
+            raise ValueError("the number of records is not public under this ledger's unit: "
+                             "declare n_samples (or release a noisy count first)")
+        return cls(family=family, n_samples=int(n), n_features=int(facts["n_features"]),
+                   unit=facts["unit"], **declared)
+
+    @classmethod
+    def from_shape(cls, dataset, family, **declared):
+        """Facts from a dataset's public shape only (``dataset.shape``), plus declarations."""
+        n, d = (int(s) for s in dataset.shape)
+        return cls(family=family, n_samples=n, n_features=d, **declared)
+
+
+def _box(facts):
+    lo, hi = facts.bounds
+    d = facts.n_features
+    lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (d,)).copy()
+    hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (d,)).copy()
+    if np.any(hi <= lo):
+        raise ValueError("bounds must satisfy lo < hi on every feature")
+    return lo, hi
+
+
+# ---- twins -------------------------------------------------------------------------------------
+def build_twin(facts, random_state=None):
+    """A public synthetic twin of the declared data: a :class:`~privclust.core.data.Dataset`
+    with ``truth`` (and ``labels``). Twin settings (``facts.twin``), all public declarations:
+
+    * kmeans: ``separation`` (2.5, centre spread in cluster standard deviations, as Schellekens
+      et al.), ``cluster_std`` (fraction of each box side; default 1/(10 k^(1/d)), so the
+      mixture fills the middle of the box); with ``public_sample`` the twin is a bootstrap of
+      it (n rows), clipped to the box.
+    * subspace: ``noise`` (0.05; the N(0, noise^2 I) of Wang, Wang & Singh).
+    * onecluster: ``std`` of the planted ball as a fraction of the box side (0.01), ``n_points``.
+    * cocluster: ``doc_length`` (mean row sum, 50), ``signal`` / ``background`` block means
+      (2.0 / 0.5).
+    """
+    from ..data import Dataset
+    from ..privacy import as_generator
+
+    rng = as_generator(random_state)
+    tw = dict(facts.twin)
+    n, d, k = facts.n_samples, facts.n_features, facts.n_clusters
+    if facts.family == "kmeans":
+        lo, hi = _box(facts)
+        if facts.public_sample is not None:
+            S = facts.public_sample
+            X = np.clip(S[rng.integers(S.shape[0], size=n)], lo, hi)
+            return Dataset(X, name="twin (bootstrap of the public sample)", public=True,
+                           truth={"source": "public_sample"})
+        sep = float(tw.get("separation", 2.5))
+        std = float(tw.get("cluster_std", 1.0 / (10.0 * k ** (1.0 / d))))
+        base = synthetic.make_gaussian_mixture(n, d, k, separation=sep, random_state=rng)
+        width = hi - lo
+        X = np.clip((lo + hi) / 2.0 + base.X * std * width, lo, hi)
+        centers = (lo + hi) / 2.0 + base.truth["centers"] * std * width
+        return Dataset(X, labels=base.labels, name="twin (Gaussian mixture)", public=True,
+                       truth={"centers": centers})
+    if facts.family == "subspace":
+        return synthetic.make_union_of_subspaces(n, d, k, facts.subspace_dim,
+                                                 noise=float(tw.get("noise", 0.05)),
+                                                 random_state=rng)
+    if facts.family == "onecluster":
+        lo, hi = _box(facts)
+        t = facts.n_points or n // 2
+        base = synthetic.make_planted_ball(n, d, n_inliers=int(t), std=float(tw.get("std", 0.01)),
+                                           grid_step=2.0 ** -16, random_state=rng)
+        X = lo + base.X * (hi - lo)
+        truth = dict(base.truth)
+        truth["center"] = lo + truth["center"] * (hi - lo)
+        return Dataset(X, labels=base.labels, name="twin (planted ball)", public=True,
+                       truth=truth)
+    L = facts.n_col_clusters
+    return synthetic.make_block_counts(n, d, k, L, model="multinomial",
+                                       signal=float(tw.get("signal", 2.0)),
+                                       background=float(tw.get("background", 0.5)),
+                                       doc_length=int(tw.get("doc_length", 50)), sparse=True,
+                                       random_state=rng)
+
+
+# ---- algorithms --------------------------------------------------------------------------------
+def _kmeans_algorithms():
+    from ..sketch.ckm import CompressiveKMeans
+    from ..sketch.dplloyd import DPLloyd
+
+    def ckm(f, eps, seed, **kw):
+        return CompressiveKMeans(n_clusters=f.n_clusters, epsilon=eps, bounds=f.bounds,
+                                 random_state=seed, **kw)
+
+    def lloyd(f, eps, seed, **kw):
+        return DPLloyd(n_clusters=f.n_clusters, epsilon=eps, bounds=f.bounds,
+                       random_state=seed, **{"init": "uniform", **kw})
+
+    def improved(f, eps, seed, **kw):
+        return DPLloyd(n_clusters=f.n_clusters, epsilon=eps, bounds=f.bounds,
+                       random_state=seed, **{"init": "sphere_packing", **kw})
+
+    return {"ckm": ckm, "dplloyd": lloyd, "dplloyd_improved": improved}
+
+
+def _subspace_algorithms():
+    from ..subspace import (GibbsSubspaceClustering, SampleAggregateSubspaceClustering,
+                            SuLQSubspaceClustering)
+
+    def gibbs(f, eps, seed, **kw):
+        kw = {"n_iter": 100, "n_chains": 1, "release": "first", **kw}
+        kw.setdefault("record_every", kw["n_iter"])
+        return GibbsSubspaceClustering(f.n_clusters, f.subspace_dim, epsilon=eps,
+                                       random_state=seed, **kw)
+
+    def sulq(f, eps, seed, **kw):
+        return SuLQSubspaceClustering(f.n_clusters, f.subspace_dim, epsilon=eps, delta=f.delta,
+                                      random_state=seed, **kw)
+
+    def sa(f, eps, seed, **kw):
+        return SampleAggregateSubspaceClustering(f.n_clusters, f.subspace_dim, epsilon=eps,
+                                                 delta=f.delta, random_state=seed,
+                                                 **{"solver": "tsc", **kw})
+
+    return {"gibbs": gibbs, "sulq": sulq, "sample_aggregate": sa}
+
+
+def _onecluster_algorithms():
+    from ..onecluster.one_cluster import OneCluster
+
+    def one(f, eps, seed, **kw):
+        return OneCluster(n_points=int(f.n_points or f.n_samples // 2), epsilon=eps,
+                          delta=f.delta, bounds=f.bounds, random_state=seed, **kw)
+
+    return {"onecluster": one}
+
+
+def _cocluster_algorithms():
+    from ..cocluster.dp_estimator import DPTauCoClustering
+
+    def tau(f, eps, seed, **kw):
+        return DPTauCoClustering(f.n_clusters, f.n_col_clusters, epsilon=eps, random_state=seed,
+                                 **kw)
+
+    return {"dp_taucc": tau}
+
+
+ALGORITHMS = {"kmeans": _kmeans_algorithms, "subspace": _subspace_algorithms,
+              "onecluster": _onecluster_algorithms, "cocluster": _cocluster_algorithms}
+
+
+# ---- baselines and scores ----------------------------------------------------------------------
+def _baseline(facts, twin, seed):
+    """Non-private reference on the twin: {metric: value} plus what the scores need."""
+    from .. import metrics
+
+    X = twin.X
+    if facts.family == "kmeans":
+        from sklearn.cluster import KMeans
+        km = KMeans(facts.n_clusters, n_init=3, random_state=seed).fit(X)
+        return {"relative_sse": 1.0, "sse": float(metrics.sse(X, km.cluster_centers_)),
+                "_centers": km.cluster_centers_}
+    if facts.family == "subspace":
+        from ..subspace import KPlanes
+        kp = KPlanes(facts.n_clusters, facts.subspace_dim, n_init=3, random_state=seed).fit(X)
+        return {"wasserstein": float(metrics.wasserstein_subspaces(kp.subspaces_,
+                                                                   twin.truth["subspaces"]))}
+    if facts.family == "onecluster":
+        from ..onecluster.baseline import smallest_ball_2approx
+        t = int(facts.n_points or facts.n_samples // 2)
+        c, r = smallest_ball_2approx(X, t)
+        inl = twin.truth["inliers"]
+        cover = float(np.mean(np.linalg.norm(X[inl] - c, axis=1) <= r))
+        return {"centre_error": float(np.linalg.norm(c - twin.truth["center"])), "radius": r,
+                "coverage": cover}
+    from ..cocluster.fast_taucc import TauCoClustering
+    tc = TauCoClustering(facts.n_clusters, facts.n_col_clusters, random_state=seed).fit(X)
+    return {"nmi": float(metrics.nmi(twin.truth["row_labels"], tc.row_labels_))}
+
+
+def _scorer(facts, twin, base):
+    from .. import metrics
+
+    fam = facts.family
+    if fam == "kmeans":
+        ref = base["_centers"]
+
+        def score(est, X):
+            return {"relative_sse": float(metrics.relative_sse(X, est.cluster_centers_, ref))}
+    elif fam == "subspace":
+        truth = twin.truth["subspaces"]
+
+        def score(est, X):
+            out = {"wasserstein": float(metrics.wasserstein_subspaces(est.subspaces_, truth))}
+            diag = getattr(est, "diagnostics_", None)
+            if isinstance(diag, dict) and "noise_scale" in diag:
+                out["noise_scale"] = float(diag["noise_scale"])
+            return out
+    elif fam == "onecluster":
+        centre, inl = twin.truth["center"], twin.truth["inliers"]
+
+        def score(est, X):
+            inside = np.linalg.norm(X[inl] - est.center_, axis=1) <= est.radius_
+            return {"centre_error": float(np.linalg.norm(est.center_ - centre)),
+                    "radius": float(est.radius_), "coverage": float(np.mean(inside))}
+    else:
+        truth = twin.truth["row_labels"]
+
+        def score(est, X):
+            return {"nmi": float(metrics.nmi(truth, est.row_labels_)),
+                    "nmi_eval_only": float(metrics.nmi(truth, est.eval_row_labels_))}
+    return score
+
+
+# ---- analytic predictors -----------------------------------------------------------------------
+def _analytic(facts, twin, base, algorithm, make, eps_grid):
+    """Rows (algorithm, epsilon, name, value) of the analytic predictors of the papers."""
+    rows = []
+    n, d, k = facts.n_samples, facts.n_features, facts.n_clusters
+    if algorithm == "ckm":
+        from ..sketch.sketch import Sketch
+        from ..sketch.snr import sigma_xi, snr_complex_exp
+        est = make(facts, 1.0, 0)
+        if est.signature != "complex_exp" or est.mechanism != "laplace" or \
+                est.neighbouring != "replace":
+            return rows
+        op = est.make_operator(d, random_state=0)
+        r = op.sketch_size if est.measurements_per_record is None else est.measurements_per_record
+        z = Sketch.from_array(twin.X, op, op.sketch_size, random_state=0).mean
+        for e in eps_grid:
+            s = sigma_xi(e, n, op.sketch_size, r)
+            rows.append((algorithm, e, "sketch_snr", float(snr_complex_exp(z, n, op.sketch_size,
+                                                                           r, s))))
+    elif algorithm.startswith("dplloyd"):
+        from ..sketch.dplloyd import noise_scales
+        from ..sketch.frequencies import _as_bounds
+        for e in eps_grid:
+            est = make(facts, e, 0)
+            lo, hi = _as_bounds(est.bounds, d)
+            _, b_sum, _ = noise_scales(e, est.n_iter, lo, hi, est.init, est.neighbouring)
+            # last iteration: a centre is a noisy sum over ~n/k points; Lap(b) has var 2 b^2
+            err2 = 2.0 * b_sum ** 2 * d * (k / n) ** 2
+            rows.append((algorithm, e, "centre_noise_std", math.sqrt(err2)))
+            rows.append((algorithm, e, "analytic_relative_sse", 1.0 + n * err2 / base["sse"]))
+    elif algorithm == "sample_aggregate":
+        for e in eps_grid:
+            rows.append((algorithm, e, "noise_multiplier_1/alpha",
+                         5.0 * math.sqrt(2.0 * math.log(2.0 / facts.delta)) / e))
+    elif algorithm == "onecluster":
+        from ..onecluster.good_radius import em_gamma, radius_grid
+        from ..onecluster.one_cluster import budget_plan, default_grid_step
+        lo, hi = _box(facts)
+        est = make(facts, 1.0, 0)
+        step = est.grid_step or default_grid_step(lo, hi)
+        n_r = len(radius_grid((lo, hi), step, d))
+        t = int(facts.n_points or n // 2)
+        for e in eps_grid:
+            eps_r = budget_plan(e, facts.delta, est.refine_steps)[0]
+            gamma = em_gamma(eps_r, n_r, est.beta)
+            rows.append((algorithm, e, "guaranteed_count_fraction", max(0.0, t - 4 * gamma) / t))
+            rows.append((algorithm, e, "good_radius_bound", 4.0 * base["radius"]))
+    return rows
+
+
+# ---- targets -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Target:
+    """A utility target: ``metric`` ``op`` (``"<="`` or ``">="``) ``value``; with
+    ``relative=True`` the value multiplies the non-private baseline on the twin."""
+
+    metric: str
+    op: str
+    value: float
+    relative: bool = False
+
+    def threshold(self, baseline):
+        if not self.relative:
+            return float(self.value)
+        if self.metric not in baseline:
+            raise ValueError(f"no baseline value for metric {self.metric!r}")
+        return float(self.value) * float(baseline[self.metric])
+
+    def met(self, values, baseline):
+        thr = self.threshold(baseline)
+        values = np.asarray(values, dtype=np.float64)
+        return values <= thr if self.op == "<=" else values >= thr
+
+    def __str__(self):
+        return f"{self.metric} {self.op} {self.value:g}" + (" x baseline" if self.relative else "")
+
+
+def parse_target(text):
+    """``"relative_sse <= 1.2"``, ``"nmi >= 0.8 x baseline"`` -> :class:`Target`."""
+    if isinstance(text, Target):
+        return text
+    m = re.fullmatch(r"\s*([A-Za-z_][\w/]*)\s*(<=|>=)\s*([0-9.eE+-]+)\s*((x|\*)\s*baseline)?\s*",
+                     str(text))
+    if not m:
+        raise ValueError(f"cannot read the target {text!r}; write e.g. 'relative_sse <= 1.2' or "
+                         "'nmi >= 0.8 x baseline'")
+    return Target(m.group(1), m.group(2), float(m.group(3)), bool(m.group(4)))
+
+
+# ---- result ------------------------------------------------------------------------------------
+CAVEATS = {
+    "all": ("predicted on a synthetic twin built from public facts: real data with other "
+            "structure (cluster shapes, spread, imbalance, outliers) can do better or worse; the "
+            "interval is the spread of trials on the twin, not a confidence bound on real data"),
+    "grid": "the recommended epsilon is the smallest on the grid; a finer grid may find less",
+    "gibbs": ("Gibbs: the guarantee is asymptotic (an exact sample of the exponential mechanism "
+              "is epsilon-DP; a finite chain has no formal guarantee), and the twin ran short "
+              "chains"),
+    "dp_taucc": ("DP-tauCC protects one unit of one cell, not a row: on a record-level ledger "
+                 "it costs ceil(2 row_cap / cell_bound) x epsilon, and the twin's block signal "
+                 "is a declaration"),
+    "sample_aggregate": ("sample-and-aggregate: the NRS07 calibration is proven for small "
+                         "epsilon; its utility depends on the blocks' agreement, which the twin "
+                         "may overstate"),
+    "onecluster": "1-cluster: useful for small dimension only (GoodCenter needs very large n)",
+}
+
+
+@dataclass
+class PlanResult:
+    """What :func:`plan_utility` returns.
+
+    ``trials``: one row per trial (algorithm, twin, epsilon, trial, seed, seconds, metrics);
+    ``summary``: per (algorithm, epsilon, metric) the median, q10, q90, n; ``baseline``: the
+    non-private reference per metric (median over twins); ``analytic``: (algorithm, epsilon,
+    name, value) rows; ``facts``; ``stopped``; ``seconds``.
+    """
+
+    facts: PublicFacts
+    trials: pd.DataFrame
+    summary: pd.DataFrame
+    baseline: dict
+    analytic: pd.DataFrame
+    epsilons: tuple
+    settings: dict
+    stopped: bool = False
+    seconds: float = 0.0
+
+    def predicted(self, algorithm, epsilon, metric=None):
+        """(median, q10, q90) of ``metric`` (default: the family's primary) for one cell."""
+        metric = metric or PRIMARY[self.facts.family][0]
+        s = self.summary
+        row = s[(s.algorithm == algorithm) & np.isclose(s.epsilon, epsilon) & (s.metric == metric)]
+        if row.empty:
+            raise KeyError(f"no prediction for {algorithm!r} at epsilon={epsilon} ({metric})")
+        r = row.iloc[0]
+        return float(r["median"]), float(r["q10"]), float(r["q90"])
+
+    def cost(self, algorithm, epsilon):
+        """(epsilon, delta) of one release of ``algorithm`` at ``epsilon`` in the ledger's unit
+        (group-privacy conversion; a cell-level release needs ``row_cap`` in its settings)."""
+        from ..privacy.plan_accounting import account_plan
+        make = ALGORITHMS[self.facts.family]()[algorithm]
+        est = make(self.facts, float(epsilon), None, **self.settings.get(algorithm, {}))
+        plan = getattr(est, "public_plan", None)
+        if plan is None:                 # an estimator not yet on the release protocol
+            return float(epsilon), float(getattr(est, "delta", 0.0) or 0.0)
+        from ..privacy.relations import RelationError
+        try:
+            return account_plan([est], self.facts.shape, self.facts.unit).basic
+        except RelationError:
+            return None                  # cannot be counted in this unit (e.g. no row cap)
+
+    def recommend(self, target, conservative=False):
+        """Smallest epsilon per algorithm predicted to reach ``target`` (a :class:`Target` or a
+        string, see :func:`parse_target`) at that epsilon and every larger one of the grid;
+        with ``conservative`` the pessimistic quantile (q90 for "<=", q10 for ">=") must reach
+        it. Returns a dict: ``target``, ``threshold``, ``per_algorithm`` {name: {epsilon,
+        cost, predicted}}, ``best`` (the algorithm with the smallest cost in the ledger's unit,
+        or None), ``caveats`` (strings)."""
+        target = parse_target(target)
+        thr = target.threshold(self.baseline)
+        stat = "median" if not conservative else ("q90" if target.op == "<=" else "q10")
+        per = {}
+        s = self.summary[self.summary.metric == target.metric]
+        if s.empty:
+            raise ValueError(f"metric {target.metric!r} was not measured; available: "
+                             f"{sorted(self.summary.metric.unique())}")
+        for alg, part in s.groupby("algorithm", sort=False):
+            part = part.sort_values("epsilon")
+            ok = target.met(part[stat].to_numpy(), self.baseline)
+            # smallest epsilon from which every larger grid point meets the target
+            idx = None
+            for i in range(len(ok) - 1, -1, -1):
+                if not ok[i]:
+                    break
+                idx = i
+            if idx is None:
+                per[alg] = {"epsilon": None, "cost": None, "predicted": None}
+                continue
+            eps = float(part.epsilon.iloc[idx])
+            r = part.iloc[idx]
+            per[alg] = {"epsilon": eps, "cost": self.cost(alg, eps),
+                        "predicted": (float(r["median"]), float(r["q10"]), float(r["q90"]))}
+        reached = {a: v for a, v in per.items() if v["epsilon"] is not None
+                   and v["cost"] is not None}
+        best = min(reached, key=lambda a: (reached[a]["cost"][0], reached[a]["cost"][1])) \
+            if reached else None
+        caveats = [CAVEATS["all"], CAVEATS["grid"]]
+        caveats += [CAVEATS[a] for a in per if a in CAVEATS]
+        uncounted = [a for a, v in per.items() if v["epsilon"] is not None and v["cost"] is None]
+        if uncounted:
+            caveats.append(f"{', '.join(uncounted)}: reaches the target but cannot be charged to "
+                           f"a {self.facts.unit!r} ledger with these settings (a cell-level "
+                           "release needs row_cap); not considered for the cheapest")
+        if self.stopped:
+            caveats.append("the plan was stopped early: fewer trials than planned")
+        return {"target": str(target), "threshold": thr, "statistic": stat,
+                "per_algorithm": per, "best": best, "caveats": caveats}
+
+
+# ---- the planner -------------------------------------------------------------------------------
+def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, n_twins=1,
+                 settings=None, random_state=0, progress=None, should_stop=None, n_jobs=1):
+    """Predict utility versus epsilon for every applicable algorithm on twins of ``facts``.
+
+    ``algorithms``: names among :data:`ALGORITHMS` of the family (default: all);
+    ``settings``: {algorithm: {parameter: value}} passed to the estimators (e.g.
+    ``{"gibbs": {"n_iter": 200}}``, ``{"dp_taucc": {"row_cap": 100}}``); ``n_trials`` per
+    epsilon and twin; ``n_twins`` independent twins; ``random_state`` seeds everything (the twin
+    is public); ``progress(done, total)`` and ``should_stop()`` as in
+    :func:`~privclust.core.experiments.sweep.run_sweep`; ``n_jobs`` is passed to it.
+    Returns a :class:`PlanResult`. Never reads private data: it has no access to any.
+    """
+    if not isinstance(facts, PublicFacts):
+        raise TypeError("facts must be a PublicFacts (public declarations only)")
+    start = time.perf_counter()
+    available = ALGORITHMS[facts.family]()
+    names = list(available) if algorithms is None else list(algorithms)
+    unknown = [a for a in names if a not in available]
+    if unknown:
+        raise ValueError(f"unknown algorithms {unknown} for family {facts.family!r}; "
+                         f"available: {list(available)}")
+    settings = {a: dict((settings or {}).get(a, {})) for a in names}
+    eps_grid = tuple(float(e) for e in epsilons)
+    n_twins = int(n_twins)
+    if n_twins < 1 or int(n_trials) < 1:
+        raise ValueError("n_twins and n_trials must be positive integers")
+    seeds = trial_seeds(random_state, n_twins, len(names) + 2)
+    total = n_twins * (1 + len(names) * len(eps_grid) * int(n_trials))
+    done = [0]
+
+    def tick(k=1):
+        done[0] += k
+        if progress is not None:
+            progress(done[0], total)
+
+    if progress is not None:
+        progress(0, total)
+    frames, base_rows, analytic_rows, stopped = [], [], [], False
+    for w in range(n_twins):
+        if should_stop is not None and should_stop():
+            stopped = True
+            break
+        twin = build_twin(facts, random_state=int(seeds[w, 0]))
+        base = _baseline(facts, twin, int(seeds[w, 1]) % (2 ** 31))
+        base_rows.append({k: v for k, v in base.items() if not k.startswith("_")})
+        tick()
+        score = _scorer(facts, twin, base)
+        for j, alg in enumerate(names):
+            make = available[alg]
+            kw = settings[alg]
+
+            def factory(eps, seed, make=make, kw=kw):
+                return make(facts, eps, seed, **kw)
+
+            offset = done[0]
+
+            def sub_progress(d, t, offset=offset):
+                done[0] = offset + d
+                if progress is not None and d:
+                    progress(done[0], total)
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                df = run_sweep(factory, twin.X, eps_grid, n_trials=int(n_trials), score=score,
+                               random_state=int(seeds[w, j + 2]), progress=sub_progress,
+                               should_stop=should_stop, n_jobs=n_jobs, errors="record")
+                if w == 0:
+                    analytic_rows += _analytic(facts, twin, base, alg,
+                                               lambda f, e, s, make=make, kw=kw: make(f, e, s, **kw),
+                                               eps_grid)
+            done[0] = offset + len(eps_grid) * int(n_trials)
+            df.insert(0, "twin", w)
+            df.insert(0, "algorithm", alg)
+            frames.append(df)
+            if df.attrs.get("stopped"):
+                stopped = True
+                break
+        if stopped:
+            break
+    trials = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    baseline = {}
+    if base_rows:
+        for key in base_rows[0]:
+            baseline[key] = float(np.median([b[key] for b in base_rows]))
+    summary = _summarise(trials)
+    analytic = pd.DataFrame(analytic_rows, columns=["algorithm", "epsilon", "name", "value"])
+    return PlanResult(facts, trials, summary, baseline, analytic, eps_grid, settings, stopped,
+                      time.perf_counter() - start)
+
+
+_META = ("algorithm", "twin", "epsilon", "trial", "seed", "seconds", "error")
+
+
+def _summarise(trials):
+    cols = ["algorithm", "epsilon", "metric", "median", "q10", "q90", "n", "failed"]
+    if trials.empty:
+        return pd.DataFrame(columns=cols)
+    metrics_ = [c for c in trials.columns if c not in _META]
+    keys = ["algorithm", "epsilon"]
+    failed = (trials["error"].fillna("") != "").groupby([trials[k] for k in keys],
+                                                         sort=False).sum()
+    parts = []
+    for metric in metrics_:
+        g = trials.groupby(keys, sort=False)[metric]
+        part = pd.DataFrame({"median": g.median(), "q10": g.quantile(QUANTILES[0]),
+                             "q90": g.quantile(QUANTILES[1]), "n": g.count(),
+                             "failed": failed}).reset_index()
+        part.insert(2, "metric", metric)
+        parts.append(part)
+    out = pd.concat(parts, ignore_index=True)
+    # a metric an algorithm does not report (n = 0 without failures) is not a prediction
+    out = out[(out["n"] > 0) | (out["failed"] > 0)].reset_index(drop=True)
+    out["failed"] = out["failed"].astype(int)
+    return out[cols]

@@ -1,0 +1,181 @@
+"""The planner: utility predicted on a public twin, never on the private records."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from privclust.core.experiments.planner import (
+    PlanResult, PublicFacts, Target, build_twin, parse_target, plan_utility)
+from privclust.core.privacy import Ledger
+from privclust.core.release import Curator
+
+
+class RaisingData:
+    """A private dataset whose records must never be read: only its public shape is known."""
+
+    name = "secret"
+    feature_names = None
+    is_sparse = False
+    n_samples = 1500
+    n_features = 3
+    shape = (1500, 3)
+
+    @property
+    def X(self):
+        raise AssertionError("the planner read the private records")
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("the planner converted the private records to an array")
+
+
+def kmeans_facts(**kw):
+    return PublicFacts("kmeans", 1500, 3, 3, bounds=(-1.0, 1.0), **kw)
+
+
+def test_planner_never_reads_the_private_records():
+    rng = np.random.default_rng(0)
+    cur = Curator(rng.uniform(-1, 1, (1500, 3)), Ledger(1.0))
+    cur._dataset = RaisingData()                 # from here on, any read of X fails
+    facts = PublicFacts.from_curator(cur, "kmeans", n_clusters=3, bounds=(-1.0, 1.0))
+    assert facts.shape == (1500, 3) and facts.unit == "replace"
+    res = plan_utility(facts, epsilons=(1.0,), algorithms=["dplloyd"], n_trials=2)
+    assert len(res.trials) == 2
+    assert cur.ledger.spent == (0.0, 0.0)        # planning spends nothing
+    facts = PublicFacts.from_shape(RaisingData(), "onecluster", bounds=(0.0, 1.0))
+    assert facts.n_samples == 1500
+
+
+def test_add_remove_unit_needs_a_declared_count():
+    rng = np.random.default_rng(0)
+    cur = Curator(rng.uniform(-1, 1, (100, 3)), Ledger(1.0, unit="add_remove"))
+    with pytest.raises(ValueError, match="declare n_samples"):
+        PublicFacts.from_curator(cur, "kmeans", bounds=(-1, 1))
+    facts = PublicFacts.from_curator(cur, "kmeans", n_samples=90, bounds=(-1, 1))
+    assert facts.n_samples == 90 and facts.unit == "add_remove"
+
+
+def test_plans_are_reproducible_with_a_seed():
+    kw = dict(epsilons=(0.3, 3.0), algorithms=["dplloyd", "ckm"], n_trials=2, random_state=7,
+              settings={"ckm": {"n_replicates": 1}})
+    a = plan_utility(kmeans_facts(), **kw)
+    b = plan_utility(kmeans_facts(), **kw)
+    cols = [c for c in a.trials.columns if c != "seconds"]
+    pd.testing.assert_frame_equal(a.trials[cols], b.trials[cols])
+    assert a.recommend("relative_sse <= 1.5") == b.recommend("relative_sse <= 1.5")
+    c = plan_utility(kmeans_facts(), **{**kw, "random_state": 8})
+    assert not np.allclose(a.trials.relative_sse, c.trials.relative_sse)
+
+
+def test_kmeans_predictions_improve_with_epsilon_and_match_the_analytic_scale():
+    res = plan_utility(PublicFacts("kmeans", 4000, 2, 3, bounds=(-1.0, 1.0)),
+                       epsilons=(0.02, 50.0), algorithms=["dplloyd_improved"], n_trials=4,
+                       random_state=1)
+    low = res.predicted("dplloyd_improved", 0.02)[0]
+    high = res.predicted("dplloyd_improved", 50.0)[0]
+    assert high < 1.1 < low
+    an = res.analytic.set_index(["epsilon", "name"])["value"]
+    assert an[(0.02, "centre_noise_std")] == pytest.approx(2500 * an[(50.0, "centre_noise_std")])
+    assert res.baseline["relative_sse"] == 1.0 and res.baseline["sse"] > 0
+
+
+def test_progress_and_stop():
+    calls = []
+    res = plan_utility(kmeans_facts(), epsilons=(0.5, 1.0, 2.0), algorithms=["dplloyd"],
+                       n_trials=3, progress=lambda d, t: calls.append((d, t)),
+                       should_stop=lambda: len(calls) > 3)
+    assert res.stopped
+    assert calls[0] == (0, 1 + 9) and len(res.trials) < 9
+    assert any("stopped early" in c for c in res.recommend("relative_sse <= 5")["caveats"])
+    done = [d for d, _ in calls]
+    assert done == sorted(done)
+
+
+def test_twins_from_public_facts_and_public_sample():
+    f = kmeans_facts()
+    t = build_twin(f, random_state=0)
+    assert t.X.shape == (1500, 3) and np.all(np.abs(t.X) <= 1.0)
+    sample = np.random.default_rng(1).normal(0.5, 2.0, (50, 3))
+    t2 = build_twin(kmeans_facts(public_sample=sample), random_state=0)
+    assert t2.X.shape == (1500, 3) and np.all(np.abs(t2.X) <= 1.0)
+    rows = {tuple(r) for r in np.clip(sample, -1, 1)}
+    assert all(tuple(r) in rows for r in t2.X[:20])
+    sub = build_twin(PublicFacts("subspace", 200, 6, 2, subspace_dim=2), random_state=0)
+    assert sub.truth["subspaces"].shape == (2, 6, 2)
+    co = build_twin(PublicFacts("cocluster", 80, 40, 3, twin={"doc_length": 30}), random_state=0)
+    assert co.X.shape == (80, 40) and np.allclose(np.asarray(co.X.sum(axis=1)).ravel(), 30)
+    ball = build_twin(PublicFacts("onecluster", 300, 2, 1, bounds=(2.0, 4.0)), random_state=0)
+    assert np.all((ball.X >= 2.0) & (ball.X <= 4.0))
+    with pytest.raises(ValueError, match="bounds"):
+        PublicFacts("kmeans", 100, 2, 2)
+    with pytest.raises(ValueError, match="subspace_dim"):
+        PublicFacts("subspace", 100, 4, 2, subspace_dim=4)
+
+
+def test_parse_target():
+    assert parse_target("relative_sse <= 1.2") == Target("relative_sse", "<=", 1.2)
+    assert parse_target("nmi >= 0.8 x baseline") == Target("nmi", ">=", 0.8, True)
+    with pytest.raises(ValueError):
+        parse_target("nmi is good")
+
+
+def _result(rows, family="kmeans", baseline=None):
+    summary = pd.DataFrame(rows, columns=["algorithm", "epsilon", "metric", "median", "q10",
+                                          "q90", "n", "failed"])
+    facts = PublicFacts(family, 1000, 2, 2, bounds=(-1, 1)) if family == "kmeans" else \
+        PublicFacts(family, 1000, 50, 3, n_col_clusters=3)
+    return PlanResult(facts, pd.DataFrame(), summary, baseline or {"relative_sse": 1.0},
+                      pd.DataFrame(), (0.5, 1.0, 2.0, 4.0), {})
+
+
+def test_recommendation_smallest_stable_epsilon_and_cheapest_in_the_ledger_unit():
+    r = _result([
+        # ckm meets 1.2 at 0.5 by luck, fails at 1, then holds from 2 on
+        ("ckm", 0.5, "relative_sse", 1.1, 1.0, 1.3, 5, 0),
+        ("ckm", 1.0, "relative_sse", 1.3, 1.1, 1.5, 5, 0),
+        ("ckm", 2.0, "relative_sse", 1.1, 1.0, 1.4, 5, 0),
+        ("ckm", 4.0, "relative_sse", 1.05, 1.0, 1.1, 5, 0),
+        # DPLloyd (add/remove: costs 2 eps on a replace ledger) holds from 1.0
+        ("dplloyd", 0.5, "relative_sse", 1.5, 1.2, 2.0, 5, 0),
+        ("dplloyd", 1.0, "relative_sse", 1.15, 1.1, 1.25, 5, 0),
+        ("dplloyd", 2.0, "relative_sse", 1.1, 1.0, 1.15, 5, 0),
+        ("dplloyd", 4.0, "relative_sse", 1.0, 1.0, 1.1, 5, 0),
+    ])
+    rec = r.recommend("relative_sse <= 1.2")
+    assert rec["per_algorithm"]["ckm"]["epsilon"] == 2.0
+    assert rec["per_algorithm"]["dplloyd"]["epsilon"] == 1.0
+    assert rec["per_algorithm"]["dplloyd"]["cost"] == pytest.approx((2.0, 0.0))
+    assert rec["per_algorithm"]["ckm"]["cost"] == pytest.approx((2.0, 0.0))
+    rec = r.recommend("relative_sse <= 1.2", conservative=True)
+    assert rec["per_algorithm"]["ckm"]["epsilon"] == 4.0
+    assert rec["per_algorithm"]["dplloyd"]["epsilon"] == 2.0
+    assert rec["best"] == "ckm"                  # 4.0 vs 2 x 2.0 = 4.0: tie, ckm listed first
+    rec = r.recommend("relative_sse <= 0.99")
+    assert rec["best"] is None and rec["per_algorithm"]["ckm"]["epsilon"] is None
+    assert any("synthetic twin" in c for c in rec["caveats"])
+
+
+def test_relative_target_and_cell_level_caveat():
+    r = _result([("dp_taucc", e, "nmi", v, v - 0.1, v + 0.1, 5, 0)
+                 for e, v in ((0.5, 0.2), (1.0, 0.5), (2.0, 0.7), (4.0, 0.8))],
+                family="cocluster", baseline={"nmi": 0.8})
+    rec = r.recommend("nmi >= 0.8 x baseline")
+    assert rec["threshold"] == pytest.approx(0.64)
+    assert rec["per_algorithm"]["dp_taucc"]["epsilon"] == 2.0
+    assert rec["best"] is None                   # no row cap: cannot be charged per record
+    assert any("one unit of one cell" in c for c in rec["caveats"])
+    r.settings["dp_taucc"] = {"row_cap": 20}
+    rec = r.recommend("nmi >= 0.8 x baseline")
+    assert rec["best"] == "dp_taucc"
+    assert rec["per_algorithm"]["dp_taucc"]["cost"] == pytest.approx((80.0, 0.0))
+
+
+@pytest.mark.slow
+def test_every_family_plans():
+    for facts, target in (
+            (PublicFacts("subspace", 400, 6, 2, subspace_dim=2), "wasserstein <= 1.5"),
+            (PublicFacts("onecluster", 1000, 2, 1, bounds=(0.0, 1.0)), "centre_error <= 0.05"),
+            (PublicFacts("cocluster", 600, 200, 3), "nmi >= 0.5 x baseline")):
+        res = plan_utility(facts, epsilons=(0.5, 50.0), n_trials=2,
+                           settings={"gibbs": {"n_iter": 30}})
+        assert not res.summary.empty and res.summary.failed.sum() == 0
+        rec = res.recommend(target)
+        assert rec["per_algorithm"]

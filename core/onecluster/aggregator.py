@@ -15,7 +15,7 @@ import numpy as np
 
 from ..privacy import BudgetAccountant
 from .one_cluster import (check_bounds, check_common, check_options, check_X, default_grid_step,
-                          one_cluster, prepare)
+                          one_cluster, plan_run, planned_guarantee, prepare, resolve_grid_step)
 
 
 class OneClusterAggregator:
@@ -34,6 +34,22 @@ class OneClusterAggregator:
         self.beta = beta
         self.radius_variant = radius_variant
         self.axis_choice = axis_choice
+
+    def plan(self, m, D, epsilon, delta, bounds):
+        """The guarantee a call on m block outputs in R^D will have, from public values only
+        (checks alpha, t against m, epsilon, delta, the options, the box, the grid step and
+        GoodCenter's composition): callers check it before they charge a ledger."""
+        if not 0 < self.alpha <= 1:
+            raise ValueError(f"alpha must be in (0, 1], got {self.alpha!r}")
+        t = max(1, math.ceil(self.alpha * m / 2))
+        check_common(epsilon, delta, m, t)
+        check_options(self.refine_steps, self.radius_variant, self.axis_choice, "practical")
+        lo, hi = check_bounds(bounds, D)
+        resolve_grid_step(self.grid_step, lo, hi)
+        accountant = BudgetAccountant(epsilon, delta)
+        plan_run(accountant, epsilon, delta, self.refine_steps, D, self.axis_choice,
+                 label="1-cluster aggregator: ")
+        return planned_guarantee(epsilon, delta, accountant)
 
     def __call__(self, Y, epsilon, delta, bounds, rng):
         Y = check_X(Y)

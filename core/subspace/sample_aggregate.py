@@ -1,13 +1,16 @@
-"""Sample-and-aggregate subspace clustering with smooth sensitivity (seed 001 Alg. 1; spec 2.3, A1).
+"""Sample-and-aggregate subspace clustering with smooth sensitivity (Wang, Wang & Singh, NIPS 2015,
+Alg. 1; the framework of Nissim, Raskhodnikova & Smith, STOC 2007, Sec. 4).
 
 Each of m disjoint (or sampled) subsets is clustered by a non-private solver f; each solution is
 the unordered set of k projectors, vectorised as upper triangles with off-diagonal entries
 scaled by sqrt(2) (Euclidean norm = Frobenius norm; D = k d(d+1)/2), compared by the Wasserstein
 distance d_W. The centre-of-attention output g(B) plus Gaussian noise scaled by a beta-smooth
-bound S(B) (NRS07) is (epsilon, delta)-DP under replace-one neighbours; the noisy blocks are
-released in random order and projected back to q-dimensional subspaces.
+bound S(B) (Nissim, Raskhodnikova & Smith 2007) is (epsilon, delta)-DP under replace-one
+neighbours; the noisy blocks are released in random order and projected back to q-dimensional
+subspaces.
 
-Alternative aggregation rule (spec 4.6, C4): ``aggregator=`` a callable with the signature of
+Alternative aggregation rule (the 1-cluster aggregator of Nissim, Stemmer & Vadhan, PODS 2016,
+Sec. 1, in place of the smooth-sensitivity centre): ``aggregator=`` a callable with the signature of
 ``privclust.core.onecluster.OneClusterAggregator`` runs a 1-cluster aggregator on the m block
 outputs, each a vector in a fixed coordinate system (its k projector vectors in a canonical order,
 see :func:`canonical_block_vectors`) inside the public box of :func:`projector_box`.
@@ -18,14 +21,19 @@ import warnings
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from sklearn.base import BaseEstimator
 
 from ..data import clip_l2
-from ..privacy import (BudgetAccountant, Guarantee, PrivacyWarning, as_generator, charge,
-                       haar_stiefel, smooth_sensitivity_gaussian, smooth_sensitivity_parameters)
-from .projection import check_data
+from ..privacy import (BudgetAccountant, Guarantee, PrivacyWarning, haar_stiefel,
+                       smooth_sensitivity_gaussian, smooth_sensitivity_parameters)
+from ..privacy.estimator import (PrivateEstimator, check_choice, check_positive_int,
+                                 default_delta, epsilon_param)
 from .smooth_bound import centre_index, smooth_bound
 from .solvers import make_solver
+
+
+SUBSAMPLING = ("partition", "independent")
+SMOOTH_BOUNDS = ("order_stat", "nrs_mean")
+_RTOL = 1e-9
 
 
 def projector_vectors(bases):
@@ -103,7 +111,7 @@ def subsets(n, m, s, method, rng, max_draws=1000):
     if method == "partition":
         return rng.permutation(n)[:m * size].reshape(m, size)
     if method != "independent":
-        raise ValueError(f"subsampling must be 'partition' or 'independent'; got {method!r}")
+        raise ValueError(f"subsampling must be one of {SUBSAMPLING}; got {method!r}")
     for _ in range(max_draws):
         idx = np.argsort(rng.random((m, n)), axis=1)[:, :size]
         if np.bincount(idx.ravel(), minlength=n).max() <= s:
@@ -112,7 +120,8 @@ def subsets(n, m, s, method, rng, max_draws=1000):
 
 
 def noisy_release(g, bound, epsilon, delta, rng, size=None):
-    """Alg. 1's output g + (S/alpha) N(0, I_D) (NRS07 via the privacy module); ``size=N`` gives
+    """Alg. 1's output g + (S/alpha) N(0, I_D) (Nissim, Raskhodnikova & Smith 2007, via the
+    privacy module); ``size=N`` gives
     N independent releases (batched form for audits). The epsilon > 1 PrivacyWarning is raised
     by the estimator (once per fit), not here."""
     with warnings.catch_warnings():
@@ -120,28 +129,42 @@ def noisy_release(g, bound, epsilon, delta, rng, size=None):
         return smooth_sensitivity_gaussian(g, bound, epsilon, delta, rng, size=size)
 
 
-class SampleAggregateSubspaceClustering(BaseEstimator):
-    """Sample-and-aggregate subspace clustering (seed 001 Alg. 1; spec 2.3).
+class SampleAggregateSubspaceClustering(PrivateEstimator):
+    """Sample-and-aggregate subspace clustering (Wang, Wang & Singh, NIPS 2015, Alg. 1, with
+    the smooth-sensitivity release of Nissim, Raskhodnikova & Smith, STOC 2007).
 
     Parameters: ``solver`` ("tsc", "ssc", "lrr", "kplanes" or an estimator setting
     ``subspaces_``), ``n_subsets`` m (default max(4, floor(n/(10kq)))), ``delta`` (default
-    1/(n ln n)), ``subsampling`` ("partition" default, or "independent" as in Alg. 1),
-    ``smooth_bound`` ("order_stat": derived beta-smooth bound, default; "nrs_mean": the formula as
-    stated by WWS15, unverified). The whole (epsilon, delta) is spent by the single Gaussian
-    release; the ledger is charged before anything runs. Records are clipped to the unit ball.
+    1/(n ln n): n is public under replace-one), ``subsampling`` ("partition" default, or
+    "independent" as in Alg. 1), ``smooth_bound`` ("order_stat": derived beta-smooth bound,
+    default; "nrs_mean": the formula as stated by Wang, Wang & Singh, unverified). The whole
+    (epsilon, delta) is spent by the single Gaussian release. Records are clipped to the unit
+    ball.
 
-    Warnings (PrivacyWarning, also listed in ``privacy_.warnings``): epsilon > 1 (the NRS07
-    calibration is proven for small epsilon), and epsilon < 4(D + ln(2/delta))/sqrt(m) (then the
-    noise is enormous: floor(s/beta) >= m).
+    Every parameter (epsilon, delta, k and q against the public shape, m against n, the options,
+    the solver, the aggregator and, when it can state it in advance, the aggregator's guarantee)
+    is checked from the parameters and the public shape, and the (data-independent) subsets are
+    drawn, before ``ledger`` is charged; the records are read only after the charge (base class
+    :class:`~privclust.core.privacy.estimator.PrivateEstimator`).
+
+    Warnings (PrivacyWarning, also listed in ``privacy_.warnings``; all from public values):
+    epsilon > 1 (the smooth-sensitivity calibration is proven for small epsilon), and
+    epsilon < 4(D + ln(2/delta))/sqrt(m) (then the noise is enormous: floor(s/beta) >= m).
 
     ``aggregator``: "smooth_sensitivity" (default; the rule above) or a callable
     ``agg(Y, epsilon, delta, bounds, rng) -> (center, guarantee)`` with the signature of
-    ``privclust.core.onecluster.OneClusterAggregator`` (spec 4.6, C4; pass an instance, e.g.
-    ``aggregator=OneClusterAggregator()``). With a callable:
+    ``privclust.core.onecluster.OneClusterAggregator`` (the 1-cluster algorithm of Nissim,
+    Stemmer & Vadhan, PODS 2016, as the aggregation rule; pass an instance, e.g.
+    ``aggregator=OneClusterAggregator()``). A callable that also has
+    ``plan(m, D, epsilon, delta, bounds) -> Guarantee`` (as ``OneClusterAggregator`` does) states
+    its guarantee in advance: it is checked (replace-one, within (epsilon, delta)) and becomes
+    this estimator's plan before anything is charged. Without ``plan`` the estimator plans
+    (epsilon, delta), approximate DP, and checks the returned guarantee after the run. With a
+    callable:
 
     - Requires ``subsampling="partition"``: each record is in one block, so it changes one block
-      output y_j and the aggregator's ``replace`` guarantee on Y transfers unchanged to the records
-      (spec 4.6). ``smooth_bound`` is not used.
+      output y_j and the aggregator's ``replace`` guarantee on Y transfers unchanged to the
+      records. ``smooth_bound`` is not used.
     - A solution is an unordered set of k projectors, so each block output y_j is its k projector
       vectors in a canonical order computed from that block's output alone (lexicographic, first
       coordinate P_11 primary: :func:`canonical_order`), concatenated (D = k d(d+1)/2).
@@ -155,21 +178,25 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
       never from data. The released centre is clipped to the box and mapped back with
       :func:`vectors_to_bases`.
     - **Honest limit:** D = k d(d+1)/2 is large (k = 3, d = 10: D = 165) and the 1-cluster
-      aggregator (GoodCenter, spec 4.3a) is already weak at d >= 10 with n = 10^4 points; here its
+      aggregator (GoodCenter) is already weak at d >= 10 with n = 10^4 points; here its
       "points" are the m blocks, so it needs very many blocks (hence very large n) and low d, k.
       Expect a noise-dominated or failed aggregate (reported in ``privacy_.warnings``) otherwise.
       Measured (d = 3, k = 2, q = 1, D = 12, KPlanes, 12 runs): 1000 blocks of 20 points at
       epsilon = 50 gave d_W to the truth <= 0.0015, all reliable; at epsilon = 10, or with 500
       blocks at epsilon = 50, the aggregate was flagged unreliable (d_W up to 0.28).
     - ``privacy_`` is the guarantee returned by the aggregator (it must be "replace" and within
-      the charged (epsilon, delta)), with this estimator's warnings added.
+      the charged (epsilon, delta); a pure guarantee is reported as approximate DP, which it
+      implies, when the aggregator stated no plan), with this estimator's warnings added.
 
-    Attributes: ``subspaces_`` (k, d, q) (blocks in random order), ``privacy_``, and
-    ``diagnostics_`` (EVALUATION ONLY, data-dependent, not private: the smooth bound, noise
-    scale, centre index, m, s, t0, D; with a callable aggregator: m, D, the box and
-    ``order_agreement``, the fraction of blocks whose canonical order is the optimal matching to
-    the released centre).
+    Attributes (released): ``subspaces_`` (k, d, q) (blocks in random order). Also
+    ``privacy_``. ``diagnostics_`` is EVALUATION ONLY (data-dependent, not private, never
+    released): the smooth bound, noise scale, centre index, m, s, t0, D; with a callable
+    aggregator: m, D, the box and ``order_agreement``, the fraction of blocks whose canonical
+    order is the optimal matching to the released centre. The smooth bound is not put in
+    ``privacy_`` either (it depends on the data).
     """
+
+    _released = ("subspaces_",)
 
     def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, delta=None, solver="ssc",
                  n_subsets=None, subsampling="partition", smooth_bound="order_stat",
@@ -186,24 +213,32 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
         self.ledger = ledger
         self.random_state = random_state
 
+    def neighbouring_relation(self):
+        return "replace"
+
     def _configure(self, n, d):
-        k, q = self.n_clusters, self.subspace_dim
-        eps = self.epsilon
-        if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (
-                math.isfinite(eps) and eps > 0):
-            raise ValueError(f"epsilon must be a finite number > 0; got {eps!r}")
-        delta = 1.0 / (n * math.log(n)) if self.delta is None else self.delta
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must satisfy 0 < delta < 1; got {delta!r}")
+        """(epsilon, delta, m, D) after checking every parameter against the public shape."""
+        if n is None or d is None:
+            raise ValueError("SampleAggregateSubspaceClustering's plan needs the public shape "
+                             "(n_samples, n_features): n_subsets and delta=None depend on n, "
+                             "public under replace-one")
+        k = check_positive_int(self.n_clusters, "n_clusters")
+        q = self.subspace_dim
+        if isinstance(q, bool) or not isinstance(q, numbers.Integral) or not 1 <= q < d:
+            raise ValueError("subspace_dim must be an integer with 1 <= subspace_dim < "
+                             f"n_features={d}; got {q!r}")
+        if k > n:
+            raise ValueError(f"n_clusters={k} exceeds n_samples={n}")
+        eps = epsilon_param(self.epsilon)
+        delta = default_delta(self.delta, n)
         m = max(4, n // (10 * k * q)) if self.n_subsets is None else self.n_subsets
         if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 2:
             raise ValueError(f"n_subsets must be an integer >= 2; got {m!r}")
         if n // m < k:
             raise ValueError(f"n_subsets={m} leaves fewer than n_clusters={k} points per subset "
                              f"(n_samples={n})")
-        if self.smooth_bound not in ("order_stat", "nrs_mean"):
-            raise ValueError("smooth_bound must be 'order_stat' or 'nrs_mean'; "
-                             f"got {self.smooth_bound!r}")
+        check_choice(self.smooth_bound, "smooth_bound", SMOOTH_BOUNDS)
+        check_choice(self.subsampling, "subsampling", SUBSAMPLING)
         agg = self.aggregator
         if isinstance(agg, str) or not callable(agg):
             if not (isinstance(agg, str) and agg == "smooth_sensitivity"):
@@ -213,83 +248,116 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
         elif self.subsampling != "partition":
             raise ValueError("a callable aggregator requires subsampling='partition' (each record "
                              f"in one block); got subsampling={self.subsampling!r}")
-        return float(eps), float(delta), int(m)
+        make_solver(self.solver, k, q)            # ValueError/TypeError for an unknown solver
+        return eps, delta, int(m), k * d * (d + 1) // 2
 
-    def fit(self, X, y=None):
-        X = check_data(X, self.n_clusters, self.subspace_dim)
-        n, d = X.shape
-        k, q = self.n_clusters, self.subspace_dim
-        eps, delta, m = self._configure(n, d)
-        if callable(self.aggregator):
-            return self._fit_aggregator(X, eps, delta, m)
-        s = math.ceil(math.sqrt(m))
-        D = k * d * (d + 1) // 2
-        alpha, beta = smooth_sensitivity_parameters(eps, delta, D)
-        diameter = math.sqrt(2 * k * min(q, d - q))
+    def _warnings(self, n, eps, delta, m, D):
+        """The guarantee's notes, from public values only (n is public under replace-one)."""
         warns = []
         if delta > 1.0 / n:
             warns.append(f"delta={delta:g} exceeds 1/n")
+        if callable(self.aggregator):
+            return warns
         if eps > 1:
             warns.append("epsilon > 1 is outside the proven range of the smooth-sensitivity "
-                         "calibration (NRS07, P10)")
-        if eps < 4 * (D + math.log(2 / delta)) / math.sqrt(m):
+                         "calibration (Nissim, Raskhodnikova & Smith 2007)")
+        floor = 4 * (D + math.log(2 / delta)) / math.sqrt(m)
+        if eps < floor:
             warns.append(f"epsilon={eps:g} is too small for m={m} subsets "
-                         f"(< 4(D + ln(2/delta))/sqrt(m) = "
-                         f"{4 * (D + math.log(2 / delta)) / math.sqrt(m):.3g}): the noise is "
+                         f"(< 4(D + ln(2/delta))/sqrt(m) = {floor:.3g}): the noise is "
                          "of the order of the output diameter")
-        for w in warns:
-            warnings.warn(w, PrivacyWarning, stacklevel=2)
-        charge(self.ledger, eps, delta,
-               what=f"SampleAggregateSubspaceClustering(k={k}, q={q}, solver={self.solver!r}, "
-                    f"m={m}, epsilon={eps}, delta={delta:g})")
-        acct = BudgetAccountant(eps, delta)
-        rng = as_generator(self.random_state)
-        X = clip_l2(X, 1.0)
-        idx = subsets(n, m, s, self.subsampling, rng)
-        sols = np.empty((m, k, d, q))
-        for i in range(m):
-            est = make_solver(self.solver, k, q, random_state=rng).fit(X[idx[i]])
+        return warns
+
+    def _aggregator_plan(self, m, D, eps, delta, d):
+        """The callable aggregator's own plan (a Guarantee) when it states one, else None;
+        ValueError when it is not a private replace-one guarantee within (epsilon, delta)."""
+        plan_fn = getattr(self.aggregator, "plan", None)
+        if not callable(plan_fn):
+            return None
+        with warnings.catch_warnings():          # its notes are raised once, when it runs
+            warnings.simplefilter("ignore", PrivacyWarning)
+            g = plan_fn(m, D, eps, delta, projector_box(d, self.n_clusters))
+        _check_aggregator_guarantee(g, eps, delta)
+        return g
+
+    def _plan(self, n_samples, n_features):
+        eps, delta, m, D = self._configure(n_samples, n_features)
+        warns = self._warnings(n_samples, eps, delta, m, D)
+        if callable(self.aggregator):
+            g = self._aggregator_plan(m, D, eps, delta, n_features)
+            if g is not None:
+                return Guarantee(g.epsilon, g.delta, g.kind, g.neighbouring,
+                                 list(g.mechanisms), warns + list(g.warnings))
+            acc = BudgetAccountant(eps, delta)
+            acc.spend(f"1-cluster aggregator {_name(self.aggregator)} (its guarantee is "
+                      "checked after the run)", eps, delta)
+            return acc.guarantee("approx", "replace", warns)
+        smooth_sensitivity_parameters(eps, delta, D)
+        acc = BudgetAccountant(eps, delta)
+        acc.spend("Gaussian noise scaled by a smooth sensitivity bound (Nissim, Raskhodnikova "
+                  "& Smith 2007)", eps, delta)
+        return acc.guarantee("approx", "replace", warns)
+
+    def _before_charge(self, shape, rng):
+        """Draw the m index sets (public: they depend on n, m and the randomness only), so a
+        failure to draw them happens before the charge."""
+        n, d = shape
+        _, _, m, _ = self._configure(n, d)
+        if callable(self.aggregator):
+            self._subsets = subsets(n, m, 1, "partition", rng)
+        else:
+            self._subsets = subsets(n, m, math.ceil(math.sqrt(m)), self.subsampling, rng)
+
+    def _solve_blocks(self, X, idx, rng):
+        k, q, d = self.n_clusters, self.subspace_dim, X.shape[1]
+        sols = np.empty((len(idx), k, d, q))
+        for i, rows in enumerate(idx):
+            est = make_solver(self.solver, k, q, random_state=rng).fit(X[rows])
             sols[i] = self._k_subspaces(est, d, q, k, rng)
+        return sols
+
+    def _fit(self, X, rng):
+        idx = self.__dict__.pop("_subsets")
+        n, d = X.shape
+        eps, delta, m, D = self._configure(n, d)
+        warns = self._warnings(n, eps, delta, m, D)
+        for w in warns:
+            warnings.warn(w, PrivacyWarning, stacklevel=3)
+        self.n_features_in_ = d
+        if callable(self.aggregator):
+            return self._fit_aggregator(X, rng, idx, eps, delta, m, D, warns)
+        k, q = self.n_clusters, self.subspace_dim
+        s = math.ceil(math.sqrt(m))
+        alpha, beta = smooth_sensitivity_parameters(eps, delta, D)
+        diameter = math.sqrt(2 * k * min(q, d - q))
+        acct = BudgetAccountant(eps, delta)
+        X = clip_l2(X, 1.0)
+        sols = self._solve_blocks(X, idx, rng)
         dist = wasserstein_matrix(sols)
         i_star, t0 = centre_index(dist, s, diameter)
         S = smooth_bound(dist, s, beta, diameter, method=self.smooth_bound)
         order = rng.permutation(k)
         g = projector_vectors(sols[i_star][order]).ravel()
-        acct.spend("Gaussian noise scaled by a smooth sensitivity bound (NRS07)", eps, delta, S)
+        # the smooth bound S depends on the data: it scales the noise but is not published
+        acct.spend("Gaussian noise scaled by a smooth sensitivity bound (Nissim, Raskhodnikova "
+                   "& Smith 2007)", eps, delta)
         noisy = noisy_release(g, S, eps, delta, rng)
         self.subspaces_ = vectors_to_bases(noisy.reshape(k, -1), d, q)
         self.privacy_ = acct.guarantee("approx", "replace", warns)
         self.diagnostics_ = {"smooth_bound": S, "noise_scale": S / alpha, "centre_index": i_star,
                              "n_subsets": m, "s": s, "t0": t0, "dim": D, "beta": beta,
                              "alpha": alpha, "evaluation_only": True}
-        return self
 
-    def _fit_aggregator(self, X, eps, delta, m):
-        """Spec 4.6 (C4): 1-cluster-style aggregation of canonical block vectors; the callable
-        spends the whole (epsilon, delta), charged to the ledger before anything runs."""
-        n, d = X.shape
+    def _fit_aggregator(self, X, rng, idx, eps, delta, m, D, warns):
+        """1-cluster aggregation of canonical block vectors (Nissim, Stemmer & Vadhan 2016);
+        the callable spends the whole (epsilon, delta), charged before anything runs."""
+        d = X.shape[1]
         k, q = self.n_clusters, self.subspace_dim
-        D = k * d * (d + 1) // 2
-        agg = self.aggregator
-        warns = []
-        if delta > 1.0 / n:
-            warns.append(f"delta={delta:g} exceeds 1/n")
-        for w in warns:
-            warnings.warn(w, PrivacyWarning, stacklevel=3)
-        name = getattr(agg, "__name__", type(agg).__name__)
-        charge(self.ledger, eps, delta,
-               what=f"SampleAggregateSubspaceClustering(k={k}, q={q}, solver={self.solver!r}, "
-                    f"m={m}, aggregator={name}, epsilon={eps}, delta={delta:g})")
-        rng = as_generator(self.random_state)
         X = clip_l2(X, 1.0)
-        idx = subsets(n, m, 1, "partition", rng)
-        sols = np.empty((m, k, d, q))
-        for i in range(m):
-            est = make_solver(self.solver, k, q, random_state=rng).fit(X[idx[i]])
-            sols[i] = self._k_subspaces(est, d, q, k, rng)
+        sols = self._solve_blocks(X, idx, rng)
         Y = canonical_block_vectors(sols)
         lo, hi = projector_box(d, k)
-        out = agg(Y, eps, delta, (lo, hi), rng)
+        out = self.aggregator(Y, eps, delta, (lo, hi), rng)
         try:
             center, guarantee = out
             center = np.asarray(center, dtype=float)
@@ -299,16 +367,15 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
         if center.shape != (D,) or not np.all(np.isfinite(center)):
             raise ValueError(f"aggregator returned a centre of shape {center.shape} (or non-finite"
                              f" values); expected a finite vector of length D={D}")
-        if not isinstance(guarantee, Guarantee) or guarantee.kind not in ("pure", "approx") or \
-                guarantee.neighbouring != "replace" or guarantee.epsilon > eps * (1 + 1e-9) or \
-                guarantee.delta > delta * (1 + 1e-9):
-            raise ValueError("aggregator must return a 'replace' Guarantee within the charged "
-                             f"(epsilon, delta) = ({eps}, {delta:g}); got {guarantee!r}")
+        _check_aggregator_guarantee(guarantee, eps, delta)
         for w in guarantee.warnings:
-            warnings.warn(f"aggregator: {w}", PrivacyWarning, stacklevel=3)
+            warnings.warn(f"aggregator: {w}", PrivacyWarning, stacklevel=4)
         V = np.clip(center, lo, hi).reshape(k, -1)
         self.subspaces_ = vectors_to_bases(V, d, q)[rng.permutation(k)]
-        self.privacy_ = Guarantee(guarantee.epsilon, guarantee.delta, guarantee.kind,
+        kind = guarantee.kind
+        if kind == "pure" and not callable(getattr(self.aggregator, "plan", None)):
+            kind = "approx"                       # pure eps-DP implies the planned (eps, delta)
+        self.privacy_ = Guarantee(guarantee.epsilon, guarantee.delta, kind,
                                   guarantee.neighbouring, list(guarantee.mechanisms),
                                   warns + list(guarantee.warnings))
         Yk = Y.reshape(m, k, -1)
@@ -316,7 +383,6 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
         agree = np.mean([np.array_equal(linear_sum_assignment(c)[1], np.arange(k)) for c in cost])
         self.diagnostics_ = {"n_subsets": m, "dim": D, "bounds": (lo, hi),
                              "order_agreement": float(agree), "evaluation_only": True}
-        return self
 
     @staticmethod
     def _k_subspaces(est, d, q, k, rng):
@@ -328,3 +394,16 @@ class SampleAggregateSubspaceClustering(BaseEstimator):
         if len(U) < k:
             U = np.concatenate([U, haar_stiefel(d, q, rng, size=k - len(U))])
         return U
+
+
+def _name(agg):
+    return getattr(agg, "__name__", type(agg).__name__)
+
+
+def _check_aggregator_guarantee(guarantee, eps, delta):
+    """ValueError unless ``guarantee`` is a private replace-one Guarantee within (eps, delta)."""
+    if not isinstance(guarantee, Guarantee) or guarantee.kind not in ("pure", "approx") or \
+            guarantee.neighbouring != "replace" or guarantee.epsilon > eps * (1 + _RTOL) or \
+            guarantee.delta > delta * (1 + _RTOL):
+        raise ValueError("aggregator must give a 'replace' Guarantee within the charged "
+                         f"(epsilon, delta) = ({eps}, {delta:g}); got {guarantee!r}")

@@ -1,6 +1,7 @@
-"""Exponential-mechanism subspace clustering sampled by Gibbs (seed 001 Sec. 4.1; spec 2.4, A2-G).
+"""Exponential-mechanism subspace clustering sampled by Gibbs (Wang, Wang & Singh, NIPS 2015,
+Sec. 4.1).
 
-Target (seed 001 Eq. 10): p(U, z; X) proportional to exp(-(eps/2) sum_i d^2(x_i, S_{z_i})) w.r.t.
+Target (Wang, Wang & Singh 2015, Eq. 10): p(U, z; X) proportional to exp(-(eps/2) sum_i d^2(x_i, S_{z_i})) w.r.t.
 (Haar)^k x counting measure, on records clipped to the unit ball. An exact sample is eps-DP under
 replace-one neighbours (Prop. 4.1: d^2 in [0, 1]); the Markov chain reaches the target only in
 the limit, so the guarantee is "asymptotic": there is no formal guarantee for a finite run.
@@ -10,15 +11,13 @@ import pickle
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from threadpoolctl import ThreadpoolController
 
 from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
-from ..privacy import (BudgetAccountant, PrivacyWarning, as_generator, charge, gumbel_perturbed,
-                       haar_stiefel)
+from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
+from ..privacy.estimator import PrivateEstimator, public_shape
 from .bingham import sample_vector_bingham
-from .projection import check_data
 from .solvers import make_solver
 
 _CHUNK_FLOATS = 2_000_000      # rows per z-update chunk: about this many floats per temporary
@@ -31,7 +30,7 @@ def triu_outer(X):
 
 
 def _gumbel_argmax_middle(logits, rng):
-    """Gumbel-max (spec P3) over the MIDDLE axis of finite logits (C, k, m): index l with
+    """Gumbel-max over the MIDDLE axis of finite logits (C, k, m): index l with
     probability softmax(logits[c, :, i])_l, returned as (C, m) int64.
 
     The same sampler as ``privacy.gumbel_max`` (G = -log E, E ~ Exp(1) kept > 0; argmax of
@@ -100,7 +99,7 @@ def u_update(U, A, counts, kappa, rng):
     """One column-wise Gibbs sweep (Hoff 2009) of every U[c, l] under the matrix Bingham
     exp(kappa tr(U^T A U)), batched over chains and clusters; each column is an exact
     vector-Bingham draw (ACG rejection) in the eigenbasis of N^T A N, N spanning the complement of
-    the other columns (recomputed by a full QR for every column, spec 2.4 item 9). Empty clusters
+    the other columns (recomputed by a full QR for every column). Empty clusters
     get a Haar basis. Returns the new U (C, k, d, q)."""
     C, k, d, q = U.shape
     B = C * k
@@ -132,14 +131,16 @@ def u_update(U, A, counts, kappa, rng):
     return U.reshape(C, k, d, q)
 
 
-class GibbsSubspaceClustering(BaseEstimator):
-    """Exponential-mechanism subspace clustering, sampled by a Gibbs chain (spec 2.4, A2-G).
+class GibbsSubspaceClustering(PrivateEstimator):
+    """Exponential-mechanism subspace clustering, sampled by a Gibbs chain (Wang, Wang & Singh,
+    NIPS 2015, Sec. 4.1).
 
     Each iteration samples all labels z from Eq. (11) (Gumbel-max, vectorised over points, chains
     and clusters) and then each basis U_l column by column from Eq. (12) with an exact
     angular-central-Gaussian vector-Bingham draw. The column sampler replaces the paper's
-    unrecovered App. D.2 "modification" of Hoff's sampler (ours, not the authors').
-    ``n_chains`` chains run together with batched linear algebra (one Generator for all chains).
+    "modification" of Hoff's sampler (App. D.2, not given in detail there; ours, not the
+    authors'). ``n_chains`` chains run together with batched linear algebra (one Generator for
+    all chains).
 
     Privacy (``privacy_``): "asymptotic", replace-one neighbours. An exact sample of the target
     is ``epsilon``-DP; a finite run has no formal guarantee. Only one chain is released: chain 0
@@ -149,24 +150,35 @@ class GibbsSubspaceClustering(BaseEstimator):
     (``chain_subspaces_``, ``chain_labels_``) and costs ``n_chains * epsilon``. Intermediate
     states are never released (each would cost epsilon). ``init="random"`` (default) is
     data-independent; ``init`` a solver name ("ssc", "lrr", "tsc", "kplanes") or a (k, d, q)
-    array of bases starts from a (presumed) non-private solution on the same data:
-    ``privacy_.kind`` is then "none" and a PrivacyWarning is raised (that reproduces
-    "exp.+SSC/LRR" of seed 001 Fig. 2). The ledger is charged with the whole amount before
-    sampling starts.
+    array of bases starts from a (presumed) non-private solution on the same data: the plan and
+    ``privacy_.kind`` are then "none" (the Curator refuses it, a fit with a ``ledger`` raises
+    ValueError before anything runs, and a fit without one raises a PrivacyWarning); that
+    reproduces "exp.+SSC/LRR" of Wang, Wang & Singh 2015, Fig. 2.
+
+    :meth:`fit` and :meth:`iter_fit` go through
+    :class:`~privclust.core.privacy.estimator.PrivateEstimator`: every parameter and
+    ``reference`` are checked from the parameters and the public shape, then ``ledger`` is
+    charged the whole amount, then the records are read and sampling starts.
 
     Diagnostics (``trace_`` and the records yielded by :meth:`iter_fit`) are EVALUATION ONLY and
-    never private: ``cost`` (seed 001 Eq. 3) and ``wasserstein`` (to ``reference``) read the raw
-    data; ``test_statistic`` (seed 001 Sec. 5) and ``rhat`` summarise unreleased states of every
-    chain. The test statistic tends to 0 because column sign flips average E[U] to 0, for a
-    well-mixed chain and for a chain stuck in a k-plane-like local optimum alike, so it says
-    little about mixing; the split R-hat of the cost across chains (``rhat``, needs >= 2 chains
-    to be informative) does flag a stuck chain. Stopping a run early because of these
-    diagnostics makes the stopping time data-dependent, which the guarantee does not cover.
+    never private (never released): ``cost`` (Wang, Wang & Singh 2015, Eq. 3) and
+    ``wasserstein`` (to ``reference``) read the raw data; ``test_statistic`` (ibid., Sec. 5) and
+    ``rhat`` summarise unreleased states of every chain. The test statistic tends to 0 because
+    column sign flips average E[U] to 0, for a well-mixed chain and for a chain stuck in a
+    k-plane-like local optimum alike, so it says little about mixing; the split R-hat of the cost
+    across chains (``rhat``, needs >= 2 chains to be informative) does flag a stuck chain.
+    Stopping a run early because of these diagnostics makes the stopping time data-dependent,
+    which the guarantee does not cover.
 
     Attributes after fit: ``subspaces_`` (k, d, q) and ``labels_`` (n,) of the released chain,
     ``released_chain_``, ``n_iter_``, ``trace_`` (dict of arrays: ``iteration`` (R,),
     ``cost``/``test_statistic``/``wasserstein`` (R, n_chains), ``rhat`` (R,)), ``privacy_``.
+    Released: ``subspaces_``, ``labels_`` (one label per record: n is public under replace-one,
+    the only relation supported), ``released_chain_``, and with ``release="all"`` also
+    ``chain_subspaces_`` and ``chain_labels_``.
     """
+
+    _released = ("subspaces_", "labels_", "released_chain_")
 
     def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, n_iter=1000, n_chains=4,
                  init="random", record_every=100, release="random", neighbouring="replace",
@@ -183,6 +195,10 @@ class GibbsSubspaceClustering(BaseEstimator):
         self.ledger = ledger
         self.random_state = random_state
 
+    def released_attributes(self):
+        extra = ("chain_subspaces_", "chain_labels_") if self.release == "all" else ()
+        return tuple(self._released) + extra
+
     def _check_params(self):
         for name in ("n_iter", "n_chains", "record_every"):
             value = getattr(self, name)
@@ -197,10 +213,41 @@ class GibbsSubspaceClustering(BaseEstimator):
         if self.neighbouring != "replace":
             raise NotImplementedError(
                 "GibbsSubspaceClustering supports neighbouring='replace' only: under add/remove "
-                "the output space (one label per record) changes with the data (spec 2.4)")
+                "the output space (one label per record) changes with the data")
         if not isinstance(self.init, (str, np.ndarray)):
             raise ValueError(f"init must be 'random', a solver name or a (k, d, q) array of "
                              f"bases; got {self.init!r}")
+
+    def _check_shape(self, n_samples, n_features):
+        """k, q and an init array against the public shape (either may be None: unchecked)."""
+        k, q = self.n_clusters, self.subspace_dim
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+            raise ValueError(f"n_clusters must be a positive integer; got {k!r}")
+        if isinstance(q, bool) or not isinstance(q, numbers.Integral) or q < 1 or (
+                n_features is not None and q >= n_features):
+            raise ValueError("subspace_dim must be an integer with 1 <= subspace_dim < "
+                             f"n_features={n_features}; got {q!r}")
+        if n_samples is not None and k > n_samples:
+            raise ValueError(f"n_clusters={k} exceeds n_samples={n_samples}")
+        if isinstance(self.init, np.ndarray) and n_features is not None and \
+                self.init.shape != (k, n_features, q):
+            raise ValueError(f"init array must have shape ({k}, {n_features}, {q}); "
+                             f"got {self.init.shape}")
+        if isinstance(self.init, str) and not self._random_init():
+            make_solver(self.init, k, q)          # ValueError for an unknown solver name
+
+    def _check_reference(self, reference, n_features):
+        """``reference`` (public bases, evaluation only) as a float array of shape (k, d, q)."""
+        if reference is None:
+            return None
+        k, q = self.n_clusters, self.subspace_dim
+        reference = np.asarray(reference, dtype=float)
+        if reference.shape != (k, n_features, q):
+            raise ValueError(f"reference must have shape ({k}, {n_features}, {q}); "
+                             f"got {reference.shape}")
+        if not np.all(np.isfinite(reference)):
+            raise ValueError("reference contains NaN or infinite values")
+        return reference
 
     def _random_init(self):
         return isinstance(self.init, str) and self.init == "random"
@@ -222,65 +269,50 @@ class GibbsSubspaceClustering(BaseEstimator):
             return acct.guarantee("none", "replace", warns)
         return acct.guarantee("asymptotic", "replace", warns)
 
+    def _plan(self, n_samples, n_features):
+        self._check_params()
+        self._check_shape(n_samples, n_features)
+        return self._privacy()
+
     def fit(self, X, y=None, reference=None):
         """Run all ``n_iter`` iterations (see :meth:`iter_fit`); returns self."""
         for _ in self.iter_fit(X, reference=reference):
             pass
         return self
 
-    def _prepare(self, X, reference):
-        """Validate the parameters and inputs (before anything is charged); returns the checked
-        X and reference."""
-        self._check_params()
-        X = check_data(X, self.n_clusters, self.subspace_dim)
-        k, q = self.n_clusters, self.subspace_dim
-        d = X.shape[1]
-        if reference is not None:
-            reference = np.asarray(reference, dtype=float)
-            if reference.shape[1:] != (d, q) or reference.shape[0] != k:
-                raise ValueError(f"reference must have shape ({k}, {d}, {q}); "
-                                 f"got {reference.shape}")
-        if isinstance(self.init, np.ndarray) and self.init.shape != (k, d, q):
-            raise ValueError(f"init array must have shape ({k}, {d}, {q}); got {self.init.shape}")
-        return X, reference
-
-    def _charge(self):
-        """Charge ``self.ledger`` (if any) with the whole amount of the run."""
-        n_released = self.n_chains if self.release == "all" else 1
-        charge(self.ledger, float(self.epsilon) * n_released, 0.0,
-               what=f"GibbsSubspaceClustering(k={self.n_clusters}, q={self.subspace_dim}, "
-                    f"epsilon={self.epsilon}, n_iter={self.n_iter}, n_chains={self.n_chains}, "
-                    f"init={self._init_label()}, release={self.release!r})")
-
-    def charge_for(self, X, reference=None):
-        """Validate the inputs and charge ``self.ledger`` exactly as :meth:`iter_fit` does before
-        it samples, without sampling. For running the chains elsewhere (e.g. a child process
-        given the same parameters with ``ledger=None``): the budget is spent here first, and
-        a refused charge (BudgetExceeded) or invalid input (ValueError) stops before any
-        sampling."""
-        self._prepare(X, reference)
-        self._charge()
+    def _fit(self, X, rng):
+        """The whole run on checked data (for callers of the base class protocol)."""
+        self.privacy_ = self._privacy()
+        for _ in self._sample(X, rng, None):
+            pass
 
     def iter_fit(self, X, reference=None):
-        """Generator: run the chains and yield, every ``record_every`` iterations (and at the
+        """Generator: plan, check ``reference``, charge ``ledger`` (all before any record is
+        read), then run the chains and yield, every ``record_every`` iterations (and at the
         last), an evaluation-only record ``{"iteration", "cost", "test_statistic",
         "wasserstein", "rhat"}`` (per-chain arrays; ``wasserstein`` is None without
         ``reference`` (k, d, q)). Fitted attributes are updated before each yield, so a consumer
         may stop early and use the current state. BLAS is pinned to one thread while sampling
-        (never while the consumer runs between records).
+        (never while the consumer runs between records). Nothing runs until the first
+        ``next()``.
         """
-        X, reference = self._prepare(X, reference)
-        k, q = self.n_clusters, self.subspace_dim
-        d = X.shape[1]
-        privacy = self._privacy()
+        shape = public_shape(X)
+        self.public_plan(shape)                    # parameters first, then the reference
+        reference = self._check_reference(reference, shape[1])
+        X, rng = self._start(X)
         if not self._random_init():
             warnings.warn(f"GibbsSubspaceClustering(init={self._init_label()}) starts from a "
                           "non-private solution on the same data: the result is NOT private",
                           PrivacyWarning, stacklevel=2)
-        self._charge()
-        self.privacy_ = privacy
-        rng = as_generator(self.random_state)
+        self.privacy_ = self._privacy()
+        self._finish()
+        yield from self._sample(X, rng, reference)
+
+    def _sample(self, X, rng, reference):
+        k, q = self.n_clusters, self.subspace_dim
+        d = X.shape[1]
         C = int(self.n_chains)
+        self.n_features_in_ = d
         self.released_chain_ = None if self.release == "all" else (
             0 if self.release == "first" else int(rng.integers(C)))
         X = clip_l2(X, 1.0)
@@ -449,7 +481,8 @@ class _Trace:
         return out
 
 
-#: fitted attributes a run releases (what :func:`stream_fit` sends back to the parent process)
+#: the fitted state :func:`stream_fit` sends back to the parent process (what a release keeps of
+#: it is ``released_attributes()``; ``trace_`` and ``n_iter_`` are for the data owner only)
 STATE_ATTRIBUTES = ("subspaces_", "labels_", "released_chain_", "n_iter_", "trace_",
                     "privacy_", "chain_subspaces_", "chain_labels_")
 
@@ -460,13 +493,18 @@ def stream_fit(params, X, reference, conn, stop, nice=0):
     record, then ``("state", {attribute: value})`` with the fitted state (STATE_ATTRIBUTES; also
     after an early stop), then ``("done", "finished" | "stopped")``; or ``("error", exception)``.
     ``stop`` (a multiprocessing Event) is checked after each record. ``params`` must carry
-    ``ledger=None``: the parent charges its ledger (:meth:`GibbsSubspaceClustering.charge_for`)
-    before it starts this process, so nothing is charged twice and a ledger never crosses the
-    process boundary. ``nice`` > 0 first lowers this process's scheduling priority
-    (``os.nice``), so an interactive parent (a web server) keeps the CPU when both need it.
+    ``ledger=None``: the child never charges. On private data the parent calls
+    ``Curator.release(estimator, runner=...)``: the curator plans and charges, then calls the
+    runner with its prepared clone (``ledger=None``, ``random_state=None``: fresh entropy in the
+    child); the runner starts this process with ``clone.get_params()`` and sets the returned
+    state on the clone, whose ``privacy_`` the curator checks against the plan and whose
+    released attributes it keeps. A ledger never crosses the process boundary. ``nice`` > 0
+    first lowers this process's scheduling priority (``os.nice``), so an interactive parent (a
+    web server) keeps the CPU when both need it.
     """
     if params.get("ledger") is not None:
-        raise ValueError("stream_fit runs with ledger=None: charge the ledger in the parent")
+        raise ValueError("stream_fit runs with ledger=None: the parent charges (through "
+                         "Curator.release) before it starts this process")
     if nice:
         import os
         try:

@@ -1,4 +1,5 @@
-"""GibbsSubspaceClustering (spec 2.4): privacy labels, ledger, released chain, iter_fit, utility."""
+"""GibbsSubspaceClustering (Wang, Wang & Singh, NIPS 2015, Sec. 4.1): privacy labels, ledger,
+released chain, iter_fit, the release protocol, stream_fit, utility."""
 import warnings
 
 import numpy as np
@@ -201,17 +202,38 @@ def test_iter_fit_rhat_is_split_rhat_of_the_cost_so_far(data):
     assert g.trace_["cost"].shape == (18, 3) and not g.trace_["cost"].flags.writeable
 
 
-def test_charge_for_charges_like_iter_fit_and_validates_first(data):
+def test_reference_and_init_are_checked_before_the_charge(data):
+    """``reference`` (public, evaluation only) is checked against (k, d, q) before the ledger is
+    charged, by fit and by iter_fit; a non-random init has a plan of kind "none": a ledger
+    cannot pay for it and the curator refuses it, before anything runs."""
+    from privclust.core import Curator
+    from privclust.core.release.curator import PrivacyRefused
     ledger = Ledger(2.0)
     g = GibbsSubspaceClustering(2, 2, epsilon=0.4, n_chains=3, release="all", ledger=ledger)
     with pytest.raises(ValueError, match="reference"):
-        g.charge_for(data.X, reference=np.zeros((2, 6, 1)))
-    assert ledger.spent[0] == 0.0
-    g.charge_for(data.X)
-    assert ledger.spent[0] == pytest.approx(1.2) and not hasattr(g, "subspaces_")
-    assert "GibbsSubspaceClustering(k=2" in str(ledger.history[-1])
-    with pytest.raises(BudgetExceeded):
-        g.charge_for(data.X)
+        g.fit(data.X, reference=np.zeros((2, 6, 1)))
+    with pytest.raises(ValueError, match="reference"):
+        next(g.iter_fit(data.X, reference=np.zeros((3, 6, 2))))
+    assert ledger.history == [] and not hasattr(g, "subspaces_")
+    assert g.plan(300, 6).kind == "asymptotic" and g.plan(300, 6).epsilon == pytest.approx(1.2)
+    for init in ("kplanes", data.truth["subspaces"]):
+        est = GibbsSubspaceClustering(2, 2, n_iter=5, init=init, ledger=ledger)
+        assert est.plan(300, 6).kind == "none"
+        with pytest.raises(ValueError, match="not private"):
+            est.fit(data.X)
+        with pytest.raises(PrivacyRefused):
+            Curator(data.X, ledger).release(GibbsSubspaceClustering(2, 2, n_iter=5, init=init))
+        assert not hasattr(est, "subspaces_")
+    assert ledger.history == []
+    with pytest.raises(ValueError, match="solver"):
+        GibbsSubspaceClustering(2, 2, init="pca").plan(300, 6)
+
+
+def test_released_attributes_depend_on_release():
+    assert GibbsSubspaceClustering().released_attributes() == (
+        "subspaces_", "labels_", "released_chain_")
+    assert GibbsSubspaceClustering(release="all").released_attributes() == (
+        "subspaces_", "labels_", "released_chain_", "chain_subspaces_", "chain_labels_")
 
 
 def test_stream_fit_sends_records_then_the_released_state(data):
@@ -254,3 +276,50 @@ def test_stream_fit_sends_records_then_the_released_state(data):
         stream_fit(dict(params, ledger=Ledger(1.0)), data.X, None, None, stop)
     [(kind, exc)] = run(threading.Event(), dict(params, epsilon=-1.0))
     assert kind == "error" and isinstance(exc, ValueError) and "epsilon" in str(exc)
+
+
+def _stream_runner(states):
+    """A Curator runner as the dashboard uses it: the chains run in stream_fit (here in a thread
+    through a pipe) with the prepared clone's parameters, and the returned state is copied onto
+    the clone."""
+    import multiprocessing as mp
+    import threading
+    from privclust.core.subspace.gibbs import stream_fit
+
+    def runner(est, X):
+        params = est.get_params()
+        states.append(dict(params))
+        r, w = mp.Pipe(duplex=False)
+        child = threading.Thread(target=stream_fit,
+                                 args=(params, X, None, w, threading.Event()))
+        child.start()
+        msgs = []
+        while True:
+            try:
+                msgs.append(r.recv())
+            except EOFError:
+                break
+        child.join()
+        (state,) = [payload for kind, payload in msgs if kind == "state"]
+        if msgs[-1][0] != "done":
+            raise msgs[-1][1]
+        for name, value in state.items():
+            setattr(est, name, value)
+    return runner
+
+
+def test_curator_release_runs_the_chains_through_stream_fit(data):
+    from privclust.core import Curator
+    ledger = Ledger(5.0)
+    seen = []
+    release = Curator(data.X, ledger).release(
+        GibbsSubspaceClustering(2, 2, epsilon=0.5, n_iter=10, n_chains=2, record_every=5,
+                                release="all", random_state=3), runner=_stream_runner(seen))
+    # the child got the clone's parameters: no ledger, no seed (fresh entropy)
+    assert seen[0]["ledger"] is None and seen[0]["random_state"] is None
+    # charged once, in the parent, the whole amount (2 chains x 0.5)
+    assert [(r.epsilon, r.relation) for r in ledger.history] == [(1.0, "replace")]
+    assert set(release.attributes) == {"subspaces_", "labels_", "released_chain_",
+                                       "chain_subspaces_", "chain_labels_"}
+    assert release.guarantee.kind == "asymptotic" and release.guarantee.epsilon == 1.0
+    assert release.chain_labels_.shape == (2, 300) and release.subspaces_.shape == (2, 6, 2)

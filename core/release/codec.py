@@ -73,9 +73,8 @@ def decode(obj):
         else:
             dtype = {"bool": bool, "int": np.int64, "float": np.float64}[kind]
             arr = np.array([decode(v) for v in obj["data"]], dtype=dtype)
-        arr = arr.reshape(shape)
-        arr.flags.writeable = False
-        return arr
+        # over immutable bytes: the read-only flag cannot be switched back on
+        return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(shape)
     if "__seq__" in obj:
         items = [decode(v) for v in obj["items"]]
         return tuple(items) if obj["__seq__"] == "tuple" else items

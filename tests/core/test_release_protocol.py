@@ -247,6 +247,8 @@ def test_release_is_frozen_and_holds_copies_only():
     assert not centres.flags.writeable
     with pytest.raises(ValueError):
         centres[0, 0] = 1e6
+    with pytest.raises(ValueError):
+        centres.flags.writeable = True
     assert not np.shares_memory(centres, est.cluster_centers_)
     expected = est.cluster_centers_.copy()
     est.cluster_centers_[...] = 42.0   # mutating the estimator does not touch the release

@@ -136,28 +136,43 @@ class PrivateEstimator(BaseEstimator):
     # ---- the one fit ------------------------------------------------------------------------
     def fit(self, X, y=None):
         """Plan, charge ``ledger``, then read ``X`` and compute; returns self (``y`` is ignored)."""
-        X, rng = self._start(X)
-        self._fit(X, rng)
-        self._finish()
-        return self
+        plan, rng = self._prepare(public_shape(X))
+        self._charge(plan)
+        return self._compute(X, rng, plan)
 
-    def _start(self, X):
-        """Validate and plan from the parameters and the public shape, charge the ledger, then
-        read the data; returns (checked X, Generator). Used by :meth:`fit` and by estimators
-        that stream their fit (``iter_fit``)."""
-        shape = public_shape(X)
+    def _prepare(self, shape):
+        """Everything before the charge: the plan from the parameters and the public ``shape``,
+        the Generator, and the public preparation (:meth:`_before_charge`); returns (plan, rng).
+        The :class:`~privclust.core.release.Curator` calls it, charges, then :meth:`_compute`."""
         plan = self.public_plan(shape)
         rng = as_generator(self.random_state)
         self._before_charge(shape, rng)
+        return plan, rng
+
+    def _charge(self, plan):
+        """Charge ``ledger`` (if any) the plan's cost in its unit; refuses plans of kind none."""
         ledger = getattr(self, "ledger", None)
-        if ledger is not None:
-            if not plan.is_private:
-                raise ValueError(f"{type(self).__name__} with these parameters is not private "
-                                 f"({plan.summary()}): a ledger cannot pay for it")
-            ledger.charge(plan.epsilon, plan.delta, what=self.describe(),
-                          relation=plan.neighbouring, **self.ledger_options())
-        self._pending_plan = plan
-        return self._check_data(X), rng
+        if ledger is None:
+            return
+        if not plan.is_private:
+            raise ValueError(f"{type(self).__name__} with these parameters is not private "
+                             f"({plan.summary()}): a ledger cannot pay for it")
+        ledger.charge(plan.epsilon, plan.delta, what=self.describe(),
+                      relation=plan.neighbouring, **self.ledger_options())
+
+    def _compute(self, X, rng, plan):
+        """After the charge: read the data, compute, check the spend against the plan."""
+        self._fit(self._check_data(X), rng)
+        self._finish(plan)
+        return self
+
+    def _start(self, X):
+        """:meth:`_prepare` and :meth:`_charge`, then read the data; returns (checked X, rng,
+        plan). For estimators that stream their fit (``iter_fit``); they call
+        :meth:`_finish` with the plan when they stop."""
+        plan, rng = self._prepare(public_shape(X))
+        self._charge(plan)
+        return self._check_data(X), rng, plan
 
     def _before_charge(self, shape, rng):
         """Public, data-independent preparation that may still fail on the parameters (e.g.
@@ -168,10 +183,9 @@ class PrivateEstimator(BaseEstimator):
         """Read the data (after the charge): a finite 2-D float64 array by default."""
         return check_finite_data(X)
 
-    def _finish(self):
+    def _finish(self, plan):
         """Check that what was spent stays within the plan (a bug otherwise)."""
-        plan, got = self._pending_plan, self.privacy_
-        del self._pending_plan
+        got = self.privacy_
         if got.kind != plan.kind or got.neighbouring != plan.neighbouring or (
                 plan.is_private and (got.epsilon > plan.epsilon * (1 + _RTOL)
                                      or got.delta > plan.delta * (1 + _RTOL))):

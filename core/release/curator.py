@@ -148,36 +148,45 @@ class Curator:
 
         ``runner(estimator, X)`` (optional) computes the fit elsewhere (e.g. a worker process
         streaming diagnostics to the data owner) and leaves the fitted attributes on
-        ``estimator``; by default ``estimator.fit(X)``. It receives the prepared clone (fresh
-        entropy, no ledger), after the charge.
+        ``estimator``; by default the prepared clone (fresh entropy, no ledger) reads the data
+        and computes. ``runner`` receives that clone after the charge.
         """
         est, plan, cost, key = self.prepare(estimator)
         stored = self._store.find(key)
         if stored is not None:
             return stored
+        # the estimator's public preparation (e.g. drawing a public operator and checking it
+        # against the bounds) may still refuse the parameters: it runs before the charge
+        plan, rng = est._prepare(self._dataset.shape)
         record = self._ledger.charge(plan.epsilon, plan.delta, what=est.describe(),
                                      relation=plan.neighbouring, **est.ledger_options())
         try:
-            if runner is None:
-                est.fit(self._dataset.X)
-            else:
-                runner(est, self._dataset.X)
-            got = est.privacy_
-            if got.kind != plan.kind or got.neighbouring != plan.neighbouring or \
-                    got.epsilon > plan.epsilon * (1 + _RTOL) or got.delta > plan.delta * (1 + _RTOL):
-                raise RuntimeError(f"spent {got.summary()} against the plan {plan.summary()}")
-            attrs = {name: getattr(est, name) for name in est.released_attributes()
-                     if hasattr(est, name)}
-            params = describe_params({k: v for k, v in est.get_params(deep=False).items()
-                                      if k not in ("random_state", "ledger")})
-            release = Release(
-                estimator=type(est).__name__, params=decode(encode(params)),
-                attributes=MappingProxyType(decode(encode(attrs))), guarantee=got,
-                cost=cost, unit=self.unit, charge_id=record.id,
-                time=datetime.now(timezone.utc), key=key)
+            return self._run_and_store(est, plan, rng, key, record.id, cost, runner)
         except Exception as exc:  # noqa: BLE001 -- the message may describe the records
-            raise ReleaseFailed(type(exc).__name__, f"{type(exc).__name__}: {exc}") from exc
-        return self._store.add(release)
+            # "from None": the message may describe the records, so it must not ride along in
+            # the exception chain (tracebacks, logs); the data owner reads ``detail``
+            raise ReleaseFailed(type(exc).__name__, f"{type(exc).__name__}: {exc}") from None
+
+    def _run_and_store(self, est, plan, rng, key, charge_id, cost, runner, notes=()):
+        """After the charge: fit (or ``runner``), check the spend against the plan, keep copies
+        of the released attributes only, store and return the :class:`Release`."""
+        if runner is None:
+            est._compute(self._dataset.X, rng, plan)
+        else:
+            runner(est, self._dataset.X)
+        got = est.privacy_
+        if got.kind != plan.kind or got.neighbouring != plan.neighbouring or \
+                got.epsilon > plan.epsilon * (1 + _RTOL) or got.delta > plan.delta * (1 + _RTOL):
+            raise RuntimeError(f"spent {got.summary()} against the plan {plan.summary()}")
+        attrs = {name: getattr(est, name) for name in est.released_attributes()
+                 if hasattr(est, name)}
+        params = describe_params({k: v for k, v in est.get_params(deep=False).items()
+                                  if k not in ("random_state", "ledger")})
+        return self._store.add(Release(
+            estimator=type(est).__name__, params=decode(encode(params)),
+            attributes=MappingProxyType(decode(encode(attrs))), guarantee=got,
+            cost=(float(cost[0]), float(cost[1])), unit=self.unit, charge_id=charge_id,
+            time=datetime.now(timezone.utc), key=key, notes=tuple(notes)))
 
     def release_plan(self, estimators, accounting="pld", delta=None, runner=None):
         """Commit a fixed plan: charge it ONCE at its tight total, then run every release.
@@ -217,6 +226,8 @@ class Curator:
         accounted = account_guarantees(
             [(type(est).__name__, plan, est.ledger_options()) for est, plan, _, _ in prepared],
             unit=self.unit, delta=delta, accounting=accounting)
+        # every public preparation (which may still refuse parameters) before the one charge
+        generators = [est._prepare(self._dataset.shape)[1] for est, _, _, _ in prepared]
         eps, dlt = accounted.charge
         names = ", ".join(type(est).__name__ for est, _, _, _ in prepared)
         record = self._ledger.charge(
@@ -226,26 +237,10 @@ class Curator:
         note = (f"one of {len(prepared)} releases of a plan charged once (charge {record.id}) at "
                 f"its {accounting} total ({eps!r}, {dlt!r}); cost is that shared total")
         done, failures = [], []
-        for i, (est, plan, _, key) in enumerate(prepared):
+        for i, ((est, plan, _, key), rng) in enumerate(zip(prepared, generators)):
             try:
-                if runner is None:
-                    est.fit(self._dataset.X)
-                else:
-                    runner(est, self._dataset.X)
-                got = est.privacy_
-                if got.kind != plan.kind or got.neighbouring != plan.neighbouring or \
-                        got.epsilon > plan.epsilon * (1 + _RTOL) or \
-                        got.delta > plan.delta * (1 + _RTOL):
-                    raise RuntimeError(f"spent {got.summary()} against the plan {plan.summary()}")
-                attrs = {name: getattr(est, name) for name in est.released_attributes()
-                         if hasattr(est, name)}
-                params = describe_params({k: v for k, v in est.get_params(deep=False).items()
-                                          if k not in ("random_state", "ledger")})
-                done.append(self._store.add(Release(
-                    estimator=type(est).__name__, params=decode(encode(params)),
-                    attributes=MappingProxyType(decode(encode(attrs))), guarantee=got,
-                    cost=(float(eps), float(dlt)), unit=self.unit, charge_id=record.id,
-                    time=datetime.now(timezone.utc), key=key, notes=(note,))))
+                done.append(self._run_and_store(est, plan, rng, key, record.id, (eps, dlt),
+                                                runner, notes=(note,)))
             except Exception as exc:  # noqa: BLE001 -- the message may describe the records
                 failures.append((i, type(exc).__name__, f"{type(exc).__name__}: {exc}"))
         if failures:

@@ -299,13 +299,13 @@ class GibbsSubspaceClustering(PrivateEstimator):
         shape = public_shape(X)
         self.public_plan(shape)                    # parameters first, then the reference
         reference = self._check_reference(reference, shape[1])
-        X, rng = self._start(X)
+        X, rng, plan = self._start(X)
         if not self._random_init():
             warnings.warn(f"GibbsSubspaceClustering(init={self._init_label()}) starts from a "
                           "non-private solution on the same data: the result is NOT private",
                           PrivacyWarning, stacklevel=2)
         self.privacy_ = self._privacy()
-        self._finish()
+        self._finish(plan)
         yield from self._sample(X, rng, reference)
 
     def _sample(self, X, rng, reference):

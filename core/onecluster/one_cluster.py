@@ -201,7 +201,10 @@ def check_common(epsilon, delta, n, t=None):
 
 
 def check_X(X):
-    """Finite 2-D float array (n >= 1)."""
+    """Finite 2-D float array (n >= 1); complex input is refused (its imaginary part would be
+    dropped silently)."""
+    if np.iscomplexobj(X):
+        raise ValueError("Complex data not supported: X must be real")
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):

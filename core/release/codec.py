@@ -13,17 +13,17 @@ def encode(value):
     """A JSON-compatible structure for ``value``; :func:`decode` inverts it exactly."""
     if isinstance(value, np.ndarray):
         if value.dtype.kind == "c":
-            return {"__ndarray__": "complex", "shape": list(value.shape),
+            return {"__ndarray__": "complex", "dtype": value.dtype.str, "shape": list(value.shape),
                     "real": [_float(x) for x in value.real.ravel()],
                     "imag": [_float(x) for x in value.imag.ravel()]}
         if value.dtype.kind == "b":
             return {"__ndarray__": "bool", "shape": list(value.shape),
                     "data": [bool(x) for x in value.ravel()]}
         if value.dtype.kind in "iu":
-            return {"__ndarray__": "int", "shape": list(value.shape),
+            return {"__ndarray__": "int", "dtype": value.dtype.str, "shape": list(value.shape),
                     "data": [int(x) for x in value.ravel()]}
         if value.dtype.kind == "f":
-            return {"__ndarray__": "float", "shape": list(value.shape),
+            return {"__ndarray__": "float", "dtype": value.dtype.str, "shape": list(value.shape),
                     "data": [_float(x) for x in value.ravel()]}
         raise TypeError(f"cannot store an array of dtype {value.dtype}")
     if isinstance(value, (bool, np.bool_)):
@@ -67,11 +67,11 @@ def decode(obj):
         kind, shape = obj["__ndarray__"], tuple(obj["shape"])
         if kind == "complex":
             # set the parts separately: re + 1j * im turns an infinite im into a NaN re
-            arr = np.empty(len(obj["real"]), dtype=complex)
+            arr = np.empty(len(obj["real"]), dtype=obj.get("dtype", complex))
             arr.real = [decode(v) for v in obj["real"]]
             arr.imag = [decode(v) for v in obj["imag"]]
         else:
-            dtype = {"bool": bool, "int": np.int64, "float": np.float64}[kind]
+            dtype = obj.get("dtype") or {"bool": bool, "int": np.int64, "float": np.float64}[kind]
             arr = np.array([decode(v) for v in obj["data"]], dtype=dtype)
         # over immutable bytes: the read-only flag cannot be switched back on
         return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(shape)

@@ -1,6 +1,6 @@
 """Face clustering on Extended Yale B with the non-private subspace solvers.
 
-    PRIVCLUST_DATA_DIR=... python benchmarks/subspace/faces.py            # about 15 minutes
+    PRIVCLUST_DATA_DIR=... python benchmarks/subspace/faces.py            # about 9 minutes
     PRIVCLUST_DATA_DIR=... python benchmarks/subspace/faces.py --quick    # a few minutes
 
 Protocol of Elhamifar & Vidal (2013, Sec. 7.2): the 38 subjects (64 frontal illuminations each,
@@ -11,7 +11,8 @@ are clustered. The paper uses all combinations (163 / 416 / 812 / 136 / 3 sets);
 halves it), the same sets for every method. Clustering error = 1 - accuracy under the best
 one-to-one matching (Hungarian algorithm).
 
-Methods: SSC with the published face setting (alpha_z = alpha_e = 20, linear, with E), LRR
+Methods: SSC with the published face setting (preset "faces": alpha_e = 20, linear, with E,
+Y = Y C + E without the dense-noise term; see core/subspace/ssc.py), LRR
 (lambda = 0.18, raw affinity |Z| + |Z|^T) and LRR-H (the same Z with the heuristic affinity
 post-processing of Liu et al. 2013), TSC (default q), k-plane (q = 9, 10 restarts).
 Writes faces.csv (one row per set and method) and faces.md (summary with the published means)
@@ -99,7 +100,9 @@ def summary(rows, wall, draws):
              "uses all of them. Error = 1 - Hungarian-matched accuracy, in %. Time = wall time of "
              "one fit (single BLAS thread) on a shared 2-core machine. "
              f"Total wall time {wall / 60:.1f} min.", "",
-             "Settings: SSC alpha_z = alpha_e = 20, linear, with E (preset 'faces'); LRR lambda "
+             "Settings: SSC preset 'faces' (alpha_e = 20, linear, min ||C||_1 + lambda_e ||E||_1 "
+             "s.t. Y = YC + E, mu_z over [Y, I/lambda_e], ADMM capped at 200 iterations, dense "
+             "eigensolver, 20 k-means restarts); LRR lambda "
              "= 0.18 with the raw affinity |Z| + |Z|^T; LRR-H the same Z with the heuristic "
              "post-processing of Liu et al. (2013); TSC q = max(3, ceil(64/20)) = 4; k-plane q = 9, "
              "10 restarts.", "",

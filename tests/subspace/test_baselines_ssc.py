@@ -2,7 +2,7 @@
 agreement of the ADMM with direct convex solves, and real faces (Extended Yale B)."""
 import numpy as np
 import pytest
-from scipy.optimize import minimize
+from scipy.optimize import linprog, minimize
 from sklearn.linear_model import Lasso
 
 from privclust.core.metrics import clustering_accuracy
@@ -72,9 +72,20 @@ def test_zero_and_near_zero_records_do_not_raise():
 
 def test_mu_definitions():
     X = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0], [0.0, 0.0]])
-    mu, active = _mu_z(X @ X.T)
+    mu, active, _ = _mu_z(X @ X.T)
     assert mu == 1.0 and active.tolist() == [True, True, True, False]
     assert _mu_e(X.T) == 2.0                                 # l1 norms 1, 2, 2, 0
+
+
+def test_mu_z_with_corruption_term_uses_the_identity_columns():
+    """With E the dictionary of y_i is [Y_{-i}, I / lam_e]: a near-black record (here 0.01 in
+    one pixel) no longer drives mu_z to ~0 (lambda_z would be 1e4 times larger)."""
+    X = np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 2.0, 1.0], [0.0, 0.0, 0.01]])
+    assert _mu_z(X @ X.T)[0] == pytest.approx(0.01)
+    lam_e = 0.5
+    mu, active, top = _mu_z(X @ X.T, X.T, lam_e)
+    np.testing.assert_allclose(top, [2.0, 2.0, 4.0, 0.02])   # max(|y_i^T y_j|, ||y_i||_inf / lam_e)
+    assert mu == pytest.approx(0.02) and active.all()
 
 
 @pytest.mark.parametrize("n,d", [(12, 6), (8, 14)], ids=["woodbury", "n-by-n"])
@@ -86,8 +97,8 @@ def test_admm_matches_columnwise_lasso(n, d, outliers):
     alpha = 5.0
     C, _, E = ssc_coefficients(X, alpha, tol=1e-10, max_iter=50000, outliers=outliers,
                                return_errors=True, single_precision=False)
-    lam_z = alpha / _mu_z(X @ X.T)[0]
     lam_e = alpha / _mu_e(X.T)
+    lam_z = alpha / (_mu_z(X @ X.T, X.T, lam_e) if outliers else _mu_z(X @ X.T))[0]
     for i in range(n):
         others = np.r_[0:i, i + 1:n]
         D = X[others].T
@@ -135,10 +146,41 @@ def test_affine_admm_matches_direct_constrained_solve():
             res.fun + 1e-8
 
 
+@pytest.mark.parametrize("outliers", [False, True], ids=["Y=YC", "Y=YC+E"])
+def test_exact_program_matches_linear_program(outliers):
+    """noise=False: per column min ||c||_1 + lam_e ||y_i - Y c||_1 (or s.t. y_i = Y c), c_i = 0,
+    as a linear program (HiGHS) with c = p - m and, with E, e = u - v."""
+    rng = np.random.default_rng(3)
+    n, d, alpha_e = 14, 6, 5.0
+    X = rng.standard_normal((n, d))
+    C, it, E = ssc_coefficients(X, tol=1e-9, max_iter=100000, outliers=outliers,
+                                alpha_e=alpha_e, noise=False, return_errors=True,
+                                single_precision=False)
+    assert it < 100000
+    lam_e = alpha_e / _mu_e(X.T)
+    for i in range(n):
+        others = np.r_[0:i, i + 1:n]
+        D = X[others].T
+        m = n - 1
+        cost = np.ones(2 * m)
+        A_eq = np.hstack([D, -D])
+        if outliers:
+            cost = np.r_[cost, lam_e * np.ones(2 * d)]
+            A_eq = np.hstack([A_eq, np.eye(d), -np.eye(d)])
+        res = linprog(cost, A_eq=A_eq, b_eq=X[i], bounds=(0, None), method="highs")
+        assert res.status == 0
+        c = C[others, i]
+        value = np.abs(c).sum() + (lam_e * np.abs(E[:, i]).sum() if outliers else 0.0)
+        np.testing.assert_allclose(D @ c + E[:, i], X[i], atol=1e-6)     # feasible
+        assert value <= res.fun + 1e-6                                    # and optimal
+        np.testing.assert_allclose(c, res.x[:m] - res.x[m:2 * m], atol=1e-4)
+        assert C[i, i] == 0
+
+
 def test_presets_and_explicit_parameters():
     est = SparseSubspaceClustering(2, 1, preset="faces")
     assert est.resolved_params() == {"alpha": 20.0, "alpha_e": 20.0, "affine": False,
-                                     "outliers": True}
+                                     "outliers": True, "noise": False}
     est = SparseSubspaceClustering(2, 1, preset="motion", alpha=100)
     assert est.resolved_params()["alpha"] == 100 and est.resolved_params()["affine"] is True
     assert SparseSubspaceClustering(2, 1).resolved_params()["outliers"] is False
@@ -159,6 +201,17 @@ def test_yaleb_two_subjects(data_dir):
     """Subjects 1 and 2 of Extended Yale B (128 images, 2016 pixels): the faces setting of
     Elhamifar & Vidal (2013) errs 1.6 % here (published mean over all pairs 1.86 %)."""
     X, y = yale(data_dir, [0, 1])
+    est = SparseSubspaceClustering(2, 9, preset="faces", random_state=0).fit(X)
+    assert error(y, est.labels_) <= 0.05
+
+
+@pytest.mark.realdata
+def test_yaleb_pair_with_a_near_black_image(data_dir):
+    """Subjects 12 and 15 of Extended Yale B: subject 15 has two near-black images
+    (|y_i^T y_j| <= 0.03 against a median of 358). mu_z over Y alone made lambda_z ~1e4 times
+    too large and the faces setting erred 46.9 % here; with mu_z over [Y, I / lambda_e] and
+    the program Y = Y C + E it errs 0-2 %."""
+    X, y = yale(data_dir, [11, 14])
     est = SparseSubspaceClustering(2, 9, preset="faces", random_state=0).fit(X)
     assert error(y, est.labels_) <= 0.05
 

@@ -10,6 +10,7 @@ from importlib import import_module
 import inspect
 
 import param
+from sklearn.base import BaseEstimator
 
 TASKS = {
     "subspace": "Subspace clustering",
@@ -125,7 +126,7 @@ def _accepted(cls):
 
 def _copy_parameter(p):
     """Parameters cannot be shared between classes: rebuild one from its spec."""
-    kw = {"default": p.default, "doc": p.doc, "label": p.label}
+    kw = {"default": p.default, "doc": p.doc, "label": p.label, "allow_None": p.allow_None}
     if isinstance(p, param.Selector):
         return type(p)(objects=list(p.objects), **kw)
     if isinstance(p, param.Number):
@@ -208,7 +209,13 @@ SPECS = [
     AlgorithmSpec("fasttaucc", "Fast-τCC", "cocluster", f"{CORE}.TauCoClustering", "none",
                   task_params=("n_row_clusters", "n_col_clusters"), uses_epsilon=False),
     AlgorithmSpec("dptaucc", "DP-τCC", "cocluster", f"{CORE}.DPTauCoClustering", "cell",
-                  params={"n_iter": _int(4, 1, 50, "iterations I")},
+                  params={"n_iter": _int(4, 1, 50, "iterations I"),
+                          "row_cap": param.Integer(
+                              None, bounds=(1, 10**9), allow_None=True,
+                              label="public cap L on a row's total count",
+                              doc="rows are clipped to total count L; a record-level ledger "
+                                  "needs it (one record costs ceil(2L/c) x ε) and refuses "
+                                  "the release without it")},
                   task_params=("n_row_clusters", "n_col_clusters")),
 ]
 
@@ -216,8 +223,10 @@ BASELINE = {"subspace": "kplanes", "kmeans": "kmeans", "onecluster": "smallest_b
             "cocluster": "fasttaucc"}
 
 
-class SmallestBall:
-    """Estimator wrapper of the non-private reference ``smallest_ball_2approx`` (spec 4.1)."""
+class SmallestBall(BaseEstimator):
+    """Estimator wrapper of the non-private reference ``smallest_ball_2approx`` (the
+    2-approximation baseline of Nissim, Stemmer & Vadhan, PODS 2016). A scikit-learn estimator,
+    so the Curator's data owner path can clone it."""
 
     def __init__(self, n_points, random_state=None):
         self.n_points = n_points

@@ -1,7 +1,8 @@
 """What a run released and how it scores, per task (uses :mod:`privclust.core.metrics`).
 
-``released(result)`` lists only the fitted attributes the estimator releases; ``metrics`` marks
-every score that reads the raw data as evaluation only (design.md "Privacy rules").
+``released(result)`` lists only what was released (a private result's Release attributes);
+``metrics`` marks every score that reads the raw data, or truth computed from non-public
+records (``Dataset.truth_public`` False), as evaluation only: the analyst never sees it.
 """
 import logging
 
@@ -18,7 +19,13 @@ RELEASED = {
 
 
 def released(result):
-    """{attribute: value} of what the private estimator released (never eval-only fields)."""
+    """{attribute: value} of what was released: a private result's Release attributes; on demo
+    data the estimator's public outputs. Owner-only (NOT PRIVATE) results release nothing."""
+    if getattr(result, "owner_only", False):
+        return {}
+    release = getattr(result, "release", None)
+    if release is not None:
+        return dict(release.attributes)
     est = result.estimator
     out = {}
     for name in RELEASED[result.spec.task]:
@@ -89,18 +96,22 @@ def metrics(result, baseline=None):
     from privclust.core import metrics as m
     est, ds, task = result.estimator, result.dataset, result.spec.task
     X, truth = ds.X, getattr(ds, "truth", {}) or {}
+    # truth computed from non-public records (e.g. top singular vectors of the raw data) is
+    # evaluation only, like every score against it
+    truth_eval = not getattr(ds, "truth_public", getattr(ds, "public", False))
+    owner_only = getattr(result, "owner_only", False)
     out = []
 
     def add(name, value, eval_only):
         if value is not None:
-            out.append((name, value, eval_only))
+            out.append((name, value, bool(eval_only or owner_only)))
 
     if task == "subspace":
         S = getattr(est, "subspaces_", None)
         if S is not None:
             if "subspaces" in truth:
                 add("Wasserstein distance to the true subspaces",
-                    _safe(m.wasserstein_subspaces, S, truth["subspaces"]), False)
+                    _safe(m.wasserstein_subspaces, S, truth["subspaces"]), truth_eval)
             if baseline is not None and getattr(baseline, "subspaces_", None) is not None:
                 add("Wasserstein distance to the non-private baseline",
                     _safe(m.wasserstein_subspaces, S, baseline.subspaces_), True)
@@ -129,8 +140,8 @@ def metrics(result, baseline=None):
             add("records inside the ball(s)", float(inside.sum()), True)
             if "center" in truth:
                 add("distance of the centre to the planted centre",
-                    float(np.linalg.norm(centres[0] - truth["center"])), False)
-                add("planted radius", float(truth["radius"]), False)
+                    float(np.linalg.norm(centres[0] - truth["center"])), truth_eval)
+                add("planted radius", float(truth["radius"]), truth_eval)
     elif task == "cocluster":
         T = getattr(est, "table_", None)
         if T is not None:

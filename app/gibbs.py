@@ -2,10 +2,12 @@
 
 ``GibbsSubspaceClustering.iter_fit`` runs in a separate process (multiprocessing, "forkserver"
 context where available, else "spawn"): the sampler's numpy work then never competes with the
-Bokeh IO loop for this process's GIL (issue 7 "Performance"). The ledger is charged here, in the
-server, before the process starts (``charge_for``); the child runs with ``ledger=None`` and sends
-its records over a pipe, and at the end (also after Stop) the fitted state, which is set on the
-session's estimator. A reader thread turns records into rows on a queue; a per-session periodic
+Bokeh IO loop for this process's GIL. On private data the run is a release through the
+dataset's Curator: ``curator.release(estimator, runner=...)`` plans, refuses or charges the
+ledger first, then calls the runner, which starts the child with the prepared clone's
+parameters (``ledger=None``, ``random_state=None``: fresh entropy) and sets the state the child
+returns (also after Stop) on that clone, from which the Curator builds the Release. On demo
+data the same child runs without a Curator (seeded, nothing charged). A reader thread turns records into rows on a queue; a per-session periodic
 callback drains the queue and streams only the new points into one Bokeh ColumnDataSource
 (``ColumnDataSource.stream`` on the session's thread, Panel's "streaming_bokeh" pattern) shared by
 three figures, at most ``MAX_POINTS`` per chain (the stride between plotted records doubles when
@@ -161,9 +163,9 @@ def start_sampler_server():
 
 
 class GibbsRunner(param.Parameterized):
-    """Runs ``iter_fit`` in a child process (``process=True``, for estimators with
-    ``charge_for``) or a daemon thread; diagnostics go to ``self.queue``, one list of rows per
-    record."""
+    """Runs ``iter_fit`` in a child process (``process=True``) or a daemon thread; diagnostics
+    go to ``self.queue``, one list of rows per record. On private data the run is wrapped in
+    ``curator.release`` (:meth:`start_release`)."""
 
     running = param.Boolean(False)
     status = param.String("")
@@ -183,32 +185,63 @@ class GibbsRunner(param.Parameterized):
         self._thread = None
         self.estimator = None
         self.error = None
+        self.release = None
 
-    def start(self, estimator, X, reference=None):
-        """Start a run; False (with ``error`` and ``status`` set, nothing running) when the
-        ledger refused the charge or the inputs are invalid."""
+    def _reset_run(self, estimator):
         if self.running:
             raise RuntimeError("the sampler is already running")
         self._stop.clear()
         self._stop_at, self._closing, self._mp_stop, self._proc = None, False, None, None
-        self.estimator, self.error = estimator, None
-        if self.process and hasattr(estimator, "charge_for"):
-            try:
-                # privacy: the whole run is charged here, before any sampling starts; the
-                # child gets the same parameters with ledger=None (nothing is charged twice)
-                estimator.charge_for(X, reference)
-            except Exception as exc:
-                self.error = exc
-                self.param.update(running=False, status=f"failed ({type(exc).__name__})")
-                return False
-            params = dict(estimator.get_params(), ledger=None)
-            target, args = self._run_process, (params, X, reference)
-        else:
-            target, args = self._run_thread, (estimator, X, reference)
+        self.estimator, self.error, self.release = estimator, None, None
+
+    def _launch(self, target, args=()):
         self.param.update(running=True, status="running", produced=0)
-        self._thread = threading.Thread(target=target, args=args, daemon=True,
-                                        name="privclust-gibbs")
+
+        def main():
+            try:
+                target(*args)
+            finally:
+                self.running = False
+        self._thread = threading.Thread(target=main, daemon=True, name="privclust-gibbs")
         self._thread.start()
+
+    def start(self, estimator, X, reference=None):
+        """Demo data: run ``estimator`` (its own seed, no ledger) on ``X`` in the background."""
+        self._reset_run(estimator)
+        if self.process:
+            params = dict(estimator.get_params(), ledger=None)
+            self._launch(self._run_process, (params, X, reference))
+        else:
+            self._launch(self._run_thread, (estimator, X, reference))
+        return True
+
+    def start_release(self, curator, estimator, reference=None):
+        """Private data: ``curator.release(estimator, runner=...)`` in the background. The
+        Curator refuses or charges first; the runner then samples the prepared clone (no seed,
+        no ledger) in the child process and sets its returned state on the clone. A stopped
+        run still releases the state it reached (charged in full). ``release`` holds the
+        Release at the end, ``error`` what went wrong (ReleaseFailed after the charge)."""
+        self._reset_run(estimator)
+
+        def runner(est, X):
+            self.estimator = est
+            if self.process:
+                params = dict(est.get_params(), ledger=None, random_state=None)
+                self._run_process(params, X, reference)
+            else:
+                self._run_thread(est, X, reference)
+            if self.error is not None:
+                raise self.error
+            if getattr(est, "subspaces_", None) is None:
+                raise RuntimeError("the sampler ended before it reached a state")
+
+        def main():
+            try:
+                self.release = curator.release(estimator, runner=runner)
+            except Exception as exc:  # noqa: BLE001 -- reported by the view, never a traceback
+                self.error = exc
+                self.status = f"failed ({type(exc).__name__})"
+        self._launch(main)
         return True
 
     def _put(self, item):
@@ -234,7 +267,6 @@ class GibbsRunner(param.Parameterized):
         finally:
             if gen is not None:
                 gen.close()
-            self.running = False
 
     def _run_process(self, params, X, reference):
         """Reader thread: start the child, forward its records, set the returned state."""
@@ -299,7 +331,6 @@ class GibbsRunner(param.Parameterized):
         finally:
             if conn is not None:
                 conn.close()
-            self.running = False
 
     def stop(self):
         """Stop after the current record (the state so far is released); a child process that
@@ -493,48 +524,74 @@ class GibbsView(pn.viewable.Viewer):
         if lab.data.dataset is None or self.runner.running:
             return False
         lab.cancel_demo()  # a demo fit of the same sampler still running in the background
-        values = lab.settings.values(spec)
-        private = lab.mode == "private"
-        key = lab.request_key(spec)
-        if private and key in lab._cache:
-            lab.do_release()  # identical request: shown from the cache, no charge
-            self._alert("Identical request: the released state is shown from the session "
-                        "cache, nothing was charged.", "info")
+        request = lab.capture()  # read once: the run never re-reads the page's state
+        spec, values = request.spec, request.settings
+        if not request.dataset.public:
+            return self._start_private(request)
+        est = spec.build(values, random_state=request.seed, ledger=None)
+        base = _baseline(lab, request)
+        reference = None if base is None else getattr(base, "subspaces_", None)
+        self._begin(request, lab.request_key(spec))
+        self.runner.start(est, request.dataset.X, reference)
+        self._started()
+        return True
+
+    def _start_private(self, request):
+        """Private data: a release through the dataset's Curator (see GibbsRunner.start_release).
+        Refusals come from the Curator and the ledger, before anything runs."""
+        from privclust.core.release import PrivacyRefused
+        lab = self.lab
+        spec, values, curator = request.spec, request.settings, request.curator
+        if curator is None:
+            self._alert(f"Refused: {lab.ledger.error or 'no budget ledger'}. Nothing was run or "
+                        "charged.")
             return False
-        if private and lab.ledger.would_exceed(values["epsilon"], 0.0):
-            lab._refuse(values["epsilon"], 0.0)
+        if spec.effective_kind(values) == "none":
+            if request.owner_view:  # NOT PRIVATE, through the Curator's owner path
+                lab.do_release(request)
+                self._alert("A non-random initialisation is not private: it ran once through "
+                            "the data owner path (NOT PRIVATE, no live traces, nothing "
+                            "charged).", "warning")
+            else:
+                self._alert("Refused: a Gibbs chain started from a non-private solution is not "
+                            "private, so it is not offered on private data. Nothing was run or "
+                            "charged.")
+            return False
+        try:
+            est = spec.build(values, random_state=None, ledger=None)
+            fits, cost, plan = lab.ledger.can_release(est)
+        except (PrivacyRefused, ValueError, TypeError) as exc:
+            self._alert(f"Refused before anything ran: {exc}. Nothing was run or charged.")
+            return False
+        if cost == (0.0, 0.0):  # an identical release is stored: answered at no charge
+            lab.do_release(request)
+            self._alert("Identical request: the stored release is shown, nothing was charged.",
+                        "info")
+            return False
+        if not fits:
+            lab._refuse(cost, plan)
             self._alert(lab.message)
             return False
-        ledger = lab.ledger.ledger if private else None
-        est = spec.build(values, random_state=lab.settings.seed, ledger=ledger)
-        reference = None
-        if lab.raw_allowed(lab.data.dataset):
-            base = _baseline(lab)
-            reference = None if base is None else getattr(base, "subspaces_", None)
+        base = _baseline(lab, request)
+        reference = None if base is None else getattr(base, "subspaces_", None)
+        self._begin(request, None)
+        # the Curator charges the ledger before it calls the runner that starts the process
+        self.runner.start_release(curator, est, reference)
+        self._started()
+        return True
+
+    def _begin(self, request, key):
+        values = request.settings
         self._reset(values.get("n_chains", 1), values.get("n_iter", 1))
-        self._spec, self._values, self._key = spec, values, key
-        self._dataset, self._t0 = lab.data.dataset, time.perf_counter()
+        self._spec, self._values, self._key = request.spec, values, key
+        self._dataset, self._t0 = request.dataset, time.perf_counter()
         self.message.visible = False
-        # the ledger is charged inside runner.start, before the sampler process exists
-        if not self.runner.start(est, lab.data.dataset.X, reference):
-            self._start_failed(self.runner.error, values, private)
-            return False
+
+    def _started(self):
         self.start_btn.disabled, self.stop_btn.disabled = True, False
         if pn.state.curdoc is not None and self._cb is None:
             self._doc = pn.state.curdoc
             self._cb = pn.state.add_periodic_callback(self.poll, period=self.period_ms)
-        return True
-
-    def _start_failed(self, exc, values, private):
-        from privclust.core.privacy import BudgetExceeded
-        lab = self.lab
-        lab.ledger.refresh()
-        if isinstance(exc, BudgetExceeded):
-            lab._refuse(values.get("epsilon", 0.0), 0.0, str(exc))
-            self._alert(lab.message)
-            return
-        # charge_for checks the data (e.g. its number of records) before charging
-        self._alert(lab._failure_text(exc, private, charged=False))
 
     def _reset(self, n_chains=1, n_iter=1):
         self._clear_history(n_chains, n_iter)
@@ -590,28 +647,64 @@ class GibbsView(pn.viewable.Viewer):
         if self._raw_ok():
             self._stream(final=True)
         self.start_btn.disabled, self.stop_btn.disabled = False, True
-        lab, est = self.lab, self.runner.estimator
-        if self.runner.error is not None:
-            self._alert(lab._failure_text(self.runner.error, lab.mode == "private"))
-            lab.ledger.refresh()
-            return
+        lab, runner = self.lab, self.runner
+        private = not self._dataset.public
         lab.ledger.refresh()
+        if private:
+            return self._finish_private()
+        est = runner.estimator
+        if runner.error is not None:
+            self._alert(lab._failure_text(runner.error, False))
+            return
         if getattr(est, "subspaces_", None) is None:
-            self._alert(f"Sampler {self.runner.status}; no state was released.", "warning")
+            self._alert(f"Sampler {runner.status}; no state was released.", "warning")
             return
         # the run's own spec/settings/dataset: the controls may have changed while it ran
         result = RunResult(key=self._key, spec=self._spec, settings=self._values,
                            estimator=est, dataset=self._dataset,
-                           elapsed=time.perf_counter() - self._t0,
-                           private_mode=lab.mode == "private")
+                           elapsed=time.perf_counter() - self._t0, private_mode=False)
         lab._cache[self._key] = result
         if self._dataset is not lab.data.dataset:
-            self._alert("The dataset changed while the sampler ran: its released state is kept "
-                        "in this session's cache, not shown.", "warning")
             return
         lab.param.update(result=result, stale=False)
-        lab._say(f"Gibbs sampler {self.runner.status}; the released state is shown in the "
-                 "Clusters, Subspaces and Report tabs.", "success")
+        lab._say(f"Gibbs sampler {runner.status} (demo data: nothing is spent); the state is "
+                 "shown in the Clusters, Subspaces and Report tabs.", "success")
+
+    def _finish_private(self):
+        from privclust.core.privacy import BudgetExceeded
+        from privclust.core.release import ReleaseFailed
+        lab, runner = self.lab, self.runner
+        release, exc = runner.release, runner.error
+        if release is None:
+            if isinstance(exc, ReleaseFailed):
+                owner = lab.raw_allowed(self._dataset)
+                text = (f"The sampler's release failed ({exc.kind}) after it was charged"
+                        + (f": {exc.detail}" if owner else
+                           "; its message may describe the private data (the data owner view "
+                           "shows it)") + ". The budget charged for it stays spent.")
+                self._alert(text)
+            elif isinstance(exc, BudgetExceeded):
+                self._alert("Refused: another release spent the budget first. Nothing was run "
+                            "or charged.")
+            else:
+                self._alert(f"Refused before anything ran ({type(exc).__name__}): {exc}. "
+                            "Nothing was run or charged.")
+            return
+        result = RunResult(key=release.key, spec=self._spec, settings=self._values,
+                           estimator=release, dataset=self._dataset,
+                           elapsed=time.perf_counter() - self._t0, private_mode=True,
+                           from_cache=release.from_store)
+        if self._dataset is not lab.data.dataset:
+            self._alert("The dataset changed while the sampler ran: its release is stored with "
+                        "the other releases of its dataset.", "warning")
+            return
+        lab.param.update(result=result, stale=False)
+        eps = release.cost[0]
+        stopped = runner.status == "stopped"
+        lab._say(f"Gibbs sampler {runner.status}: released the state " +
+                 ("it reached when stopped" if stopped else "of the last iteration") +
+                 f", charged ε = {eps:g} in full. It is shown in the Clusters, Subspaces and "
+                 "Report tabs.", "success")
 
     def _alert(self, text, kind="danger"):
         from .safety import escape
@@ -633,19 +726,36 @@ class GibbsView(pn.viewable.Viewer):
         return pn.Column(pn.Row(self._panes["cost"], self._panes["test_statistic"]),
                          self._panes["distance"])
 
+    @param.depends("lab.mode", "lab.settings.epsilon")
+    def _spend_note(self):
+        if self.lab.mode != "private":
+            return pn.pane.Markdown("Demo data: the sampler spends nothing (the page seed "
+                                    "applies).", css_classes=["pc-gibbs-spend"])
+        return pn.pane.Alert(
+            f"**Private data: Start is a release.** It charges ε = {self.lab.settings.epsilon:g} "
+            "per released chain to this dataset's budget before sampling starts (fresh "
+            "randomness, the seed is ignored). **Stop** still releases the state reached so "
+            "far, charged in full.", alert_type="warning", css_classes=["pc-gibbs-spend"],
+            sizing_mode="stretch_width")
+
     def __panel__(self):
         controls = pn.Row(self.start_btn, self.stop_btn)
-        return pn.Column(_teach(teaching.GIBBS), controls, self.progress, self.info, self.message,
-                         self._traces, sizing_mode="stretch_width")
+        return pn.Column(_teach(teaching.GIBBS), self._spend_note, controls, self.progress,
+                         self.info, self.message, self._traces, sizing_mode="stretch_width")
 
 
-def _baseline(lab):
+def _baseline(lab, request):
+    """The non-private baseline for the distance trace (evaluation only): demo data, or the
+    data owner view through the Curator's owner path; None for the analyst."""
     bspec = lab.settings.baseline_spec
-    if bspec is None:
+    ds = request.dataset
+    if bspec is None or not lab.raw_allowed(ds):
         return None
     try:
-        est = bspec.build(lab.settings.values(bspec), random_state=lab.settings.seed)
-        return est.fit(lab.data.dataset.X)
+        est = bspec.build(lab.settings.values(bspec), random_state=request.seed)
+        if ds.public:
+            return est.fit(ds.X)
+        return request.curator.owner_fit(est).value
     except Exception:
         log.warning("baseline failed", exc_info=True)
         return None

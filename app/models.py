@@ -1,6 +1,12 @@
 """Session state of the dashboard as ``param.Parameterized`` models (no widgets, no Panel):
-the dataset, the task + algorithm settings, the budget ledger and the run controller
-(design.md "The dashboard", "Privacy rules"; dp-reliability.md 3.1).
+the dataset, the task + algorithm settings, the dataset's Curator and budget ledger, and the
+run controller.
+
+The page is a client of the release protocol: on private data every release goes through
+``privclust.core.Curator`` (which alone refuses, seeds, charges and decides what leaves), the
+page holds the returned ``Release`` objects, and non-private algorithms run only in the data
+owner view through the Curator's owner path, marked NOT PRIVATE. The design follows the
+"mediated access" of OpenDP and the session of Tumult Analytics.
 
 One :class:`Lab` per browser session holds everything user-derived; nothing is kept in module
 globals or ``pn.state.cache``.
@@ -153,8 +159,13 @@ class SettingsModel(param.Parameterized):
     n_points = param.Integer(500, bounds=(1, 10**7), label="t (points in the ball)")
     lower = param.Number(-5.0, label="public box: lower")
     upper = param.Number(5.0, label="public box: upper")
-    seed = param.Integer(0, bounds=(0, 10**6), label="random seed")
+    seed = param.Integer(0, bounds=(0, 10**6), label="random seed (demo data only)",
+                         doc="seeds the estimators on public demo data; a private release "
+                             "always draws fresh randomness (a seed is public)")
     owner_view = param.Boolean(False, label="data owner view (not private)")
+    private_mode = param.Boolean(False, precedence=-1,
+                                 doc="private data loaded: only private algorithms are offered "
+                                     "outside the data owner view")
     algo = param.Parameter(default=None, doc="param.Parameterized of the algorithm's params")
 
     def __init__(self, specs=None, **params):
@@ -166,14 +177,19 @@ class SettingsModel(param.Parameterized):
     def specs(self):
         return self._specs
 
-    @param.depends("task", watch=True)
+    def offered(self, spec):
+        """Is ``spec`` offered now? On private data a non-private algorithm (kind "none") runs
+        only in the data owner view, marked NOT PRIVATE."""
+        return spec.private or not self.private_mode or bool(self.owner_view)
+
+    @param.depends("task", "private_mode", "owner_view", watch=True)
     def _update_algorithms(self):
-        keys = [s.key for s in algorithms.for_task(self.task, self._specs)]
+        keys = [s.key for s in algorithms.for_task(self.task, self._specs) if self.offered(s)]
         self.param.algorithm.objects = keys
         private = [k for k in keys if algorithms.by_key(k, self._specs).private]
         if self.algorithm not in keys:
             self.algorithm = (private or keys or [None])[0]
-        else:
+        elif self.algo is None or type(self.algo).__name__ != f"{self.algorithm}_params":
             self._update_algo()
 
     @param.depends("algorithm", watch=True)
@@ -236,9 +252,16 @@ class SettingsModel(param.Parameterized):
 
 @dataclasses.dataclass
 class RunResult:
-    """One run: the fitted private estimator, its guarantee, and how it was obtained."""
+    """One result shown by the page.
 
-    key: tuple
+    On private data ``estimator`` is the :class:`~privclust.core.Release` the Curator returned
+    (it forwards the released attributes, e.g. ``result.estimator.cluster_centers_``; nothing
+    else of the fit exists here), or, for ``owner_only`` results, an estimator fitted through
+    the Curator's data owner path (NOT PRIVATE: never downloaded or listed as a release). On
+    demo data it is the fitted estimator.
+    """
+
+    key: object
     spec: algorithms.AlgorithmSpec
     settings: dict
     estimator: object
@@ -248,86 +271,174 @@ class RunResult:
     from_cache: bool = False
     baseline: object = None
     baseline_spec: object = None
+    owner_only: bool = False
+
+    @property
+    def release(self):
+        """The Release of a private result (None on demo data and for owner-only results)."""
+        from privclust.core import Release
+        return self.estimator if isinstance(self.estimator, Release) else None
 
     @property
     def guarantee(self):
+        release = self.release
+        if release is not None:
+            return release.guarantee
         return getattr(self.estimator, "privacy_", None)
 
 
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """What a Release (or a demo run) works on, captured once when it is asked for: the
+    dataset, its Curator (None on demo data), the algorithm and its settings values, the data
+    owner view switch and the page seed (used on demo data only)."""
+
+    dataset: object
+    curator: object
+    spec: algorithms.AlgorithmSpec
+    settings: dict
+    owner_view: bool
+    seed: int
+
+
 class LedgerModel(param.Parameterized):
-    """The persistent budget ledger of the current private dataset, for display."""
+    """The Curator and persistent budget ledger of the current private dataset, for display.
+
+    The ledger is keyed by the dataset's budget key (order-invariant, shared by views derived
+    from one source), so reloading, reordering or deriving a view never gives a fresh budget.
+    """
 
     total = param.Tuple(default=(0.0, 0.0), length=2)
     spent = param.Tuple(default=(0.0, 0.0), length=2)
     remaining = param.Tuple(default=(0.0, 0.0), length=2)
     history = param.List(default=[])
+    releases = param.List(default=[], doc="stored releases of this source, oldest first")
+    unit = param.String(default="replace")
     active = param.Boolean(False)
+    error = param.String(default="", doc="why no release is possible on this dataset")
 
     def __init__(self, path=None, **params):
         super().__init__(**params)
         self._path = path
         self.ledger = None
+        self.curator = None
+        self.dataset = None
 
     def open(self, dataset):
-        """Open (or create) the ledger of ``dataset``; demo data gets none."""
+        """Open (or create) the ledger and the Curator of ``dataset``; demo data gets none."""
+        self.ledger = self.curator = None
+        self.dataset = dataset
         if dataset is None or getattr(dataset, "public", True):
-            self.ledger = None
-            self.param.update(active=False, history=[])
+            self.param.update(active=False, history=[], releases=[], error="")
             return
+        from privclust.core import Curator
         from privclust.core.privacy import Ledger
         eps, delta = budget_policy()
         path = self._path or os.path.join(state_dir(), "ledger.sqlite")
-        self.ledger = Ledger(eps, delta, path=path, dataset=dataset.fingerprint)
+        try:
+            ledger = Ledger(eps, delta, path=path, dataset=budget_key(dataset))
+            self.curator = Curator(dataset, ledger)
+        except (ValueError, TypeError) as exc:
+            self.param.update(active=False, history=[], releases=[],
+                              error=f"no release is possible on this dataset: {exc}")
+            return
+        self.ledger = ledger
         self.refresh()
-        self.active = True
+        self.param.update(active=True, unit=ledger.unit, error="")
 
     def refresh(self):
         if self.ledger is None:
             return
         lg = self.ledger
-        self.param.update(total=_pair(getattr(lg, "epsilon", None), getattr(lg, "delta", 0.0)),
-                          spent=_pair(*_as_pair(lg.spent)), remaining=_pair(*_as_pair(lg.remaining)),
-                          history=[_entry(h) for h in lg.history])
+        self.param.update(total=_pair(*lg.total), spent=_pair(*lg.spent),
+                          remaining=_pair(*lg.remaining),
+                          history=[_entry(h, lg.unit) for h in lg.history],
+                          releases=[release_row(r) for r in self.curator.releases()])
 
-    def would_exceed(self, epsilon, delta):
-        """True when a charge of (epsilon, delta) cannot fit (an early, clearer refusal)."""
-        if self.ledger is None:
-            return False
-        eps_left, delta_left = _as_pair(self.ledger.remaining)
-        tol = 1e-9
-        return epsilon > eps_left * (1 + tol) + 1e-15 or delta > delta_left * (1 + tol) + 1e-18
+    def public_facts(self):
+        """What may be shown about the private data without a release (Curator.public_facts:
+        the number of records only under the replace-one unit); {} on demo data."""
+        return {} if self.curator is None else self.curator.public_facts()
+
+    def can_release(self, estimator):
+        """(fits, (epsilon, delta) cost in the ledger's unit, plan) of releasing ``estimator``,
+        checked exactly (decimal) by the ledger; a stored identical release costs nothing.
+        Raises what ``Curator.prepare`` raises (PrivacyRefused, ValueError) before anything
+        runs."""
+        est, plan, cost, _ = self.curator.prepare(estimator)
+        if self.curator.cost(estimator) == (0.0, 0.0):
+            return True, (0.0, 0.0), plan
+        fits = self.ledger.can_charge(plan.epsilon, plan.delta, relation=plan.neighbouring,
+                                      **est.ledger_options())
+        return fits, cost, plan
 
 
-def _as_pair(value):
-    if isinstance(value, (tuple, list)):
-        return float(value[0]), float(value[1]) if len(value) > 1 else 0.0
-    return float(value), 0.0
+def budget_key(dataset):
+    """The key of ``dataset``'s budget: its order-invariant budget key (a derived view shares
+    its source's), or its fingerprint for a Dataset without one."""
+    return getattr(dataset, "budget_key", None) or dataset.fingerprint
+
+
+def release_row(release):
+    """A stored release as a plain dict for the ledger panel."""
+    eps, delta = release.cost
+    return {"id": release.id, "time": release.time, "estimator": release.estimator,
+            "guarantee": release.guarantee.summary(), "epsilon": float(eps),
+            "delta": float(delta), "unit": release.unit}
 
 
 def _pair(a, b):
     return (float(a) if a is not None else float("nan"), float(b or 0.0))
 
 
-def _entry(h):
-    """A history row as a plain dict: when, what, epsilon, delta."""
-    if isinstance(h, dict):
-        d = dict(h)
-    elif dataclasses.is_dataclass(h):
-        d = dataclasses.asdict(h)
-    elif isinstance(h, (tuple, list)):
-        d = dict(zip(("when", "what", "epsilon", "delta"), h))
-    else:
-        d = {k: getattr(h, k) for k in ("when", "what", "epsilon", "delta") if hasattr(h, k)}
+def _entry(h, unit="replace"):
+    """A ledger charge as a plain dict: when, what, relation, requested and charged (converted
+    to the ledger's unit) epsilon and delta."""
+    d = dataclasses.asdict(h) if dataclasses.is_dataclass(h) else dict(h)
+    req = d.get("requested")
+    d["relation"] = d.get("relation") or unit
+    d["requested_epsilon"], d["requested_delta"] = (
+        (float(req[0]), float(req[1])) if req is not None else (d["epsilon"], d["delta"]))
     return d
 
 
+def relation_note(relation, requested_eps, charged_eps, unit):
+    """Plain words for a converted charge, e.g. an add/remove release on a replace-one
+    ledger (group privacy: one replacement is a removal and an addition)."""
+    if relation == unit or requested_eps == charged_eps:
+        return ""
+    if relation == "add_remove" and unit == "replace":
+        return (f"an add/remove release of ε {requested_eps:g} costs 2 x ε = {charged_eps:g} on "
+                "this replace-one ledger")
+    if relation == "cell":
+        return (f"a cell-level release of ε {requested_eps:g} costs ε {charged_eps:g} for one "
+                "record (its row sum is capped)")
+    return f"a {relation} release of ε {requested_eps:g} costs ε {charged_eps:g} in {unit} units"
+
+
+def spec_for_release(release, specs=None):
+    """The page's spec of a stored release's estimator class (or a plain description)."""
+    for spec in (algorithms.SPECS if specs is None else specs):
+        if spec.class_path.rsplit(".", 1)[-1] == release.estimator:
+            return spec
+    names = set(release.attributes)
+    task = ("subspace" if "subspaces_" in names else "cocluster" if "table_" in names else
+            "onecluster" if names & {"center_", "centers_"} else "kmeans")
+    return algorithms.AlgorithmSpec(release.estimator, release.estimator, task, "",
+                                    release.guarantee.kind if release.guarantee.kind in
+                                    algorithms.KIND_TEXT else "approx")
+
+
 class Lab(param.Parameterized):
-    """The run controller of one session (design.md "Two modes").
+    """The run controller of one session (design.md "Two modes", "Release protocol").
 
     Demo data (``dataset.public``): every settings change re-runs (through ``schedule``, which
-    the page debounces), nothing is charged. Private data: nothing runs until :meth:`release`;
-    the ledger is charged first (by the estimator, before it touches the data), identical
-    requests come from the session cache, and a request over budget is refused.
+    the page debounces), nothing is charged, seeds apply. Private data: nothing runs until
+    Release, and a release goes only through the dataset's :class:`~privclust.core.Curator`
+    (it refuses what is not private, ignores seeds, charges the ledger exactly before it fits,
+    answers identical requests from its store at no charge and returns a frozen Release).
+    Non-private algorithms run on private data only in the data owner view, through the
+    Curator's owner path, marked NOT PRIVATE.
     """
 
     mode = param.Selector(default="demo", objects=["demo", "private"], constant=True)
@@ -350,14 +461,14 @@ class Lab(param.Parameterized):
         # thread). Both default to running inline, which is what model tests want.
         self.schedule = schedule or (lambda fn: fn())
         self.worker = worker or (lambda fn: fn())
-        self._cache = {}
+        self._cache = {}  # demo results only (public data); private ones live in the store
         self._quiet = False
         self._generation = 0  # bumped by every new demo request: a running demo fit stops
         self._failure_detail = None  # the withheld message of a failure on private data
         self.settings.param.watch(self._on_owner_view, "owner_view")
         self.data.param.watch(self._on_dataset, ["dataset"])
         self.settings.param.watch(self._on_settings, [
-            p for p in self.settings.param if p not in ("name", "owner_view")])
+            p for p in self.settings.param if p not in ("name", "owner_view", "private_mode")])
         self._algo_watcher = None
         self._watch_algo()
         self._on_dataset()
@@ -377,20 +488,22 @@ class Lab(param.Parameterized):
         private = ds is not None and not ds.public
         with param.edit_constant(self):
             self.mode = "private" if private else "demo"
-        self.settings.owner_view = False if private else self.settings.owner_view
         self.ledger.open(ds)
         self.cancel_demo()
         self.result = None
-        if ds is not None:
-            self._quiet = True
-            try:
+        self._quiet = True
+        try:
+            self.settings.param.update(owner_view=False if private else self.settings.owner_view,
+                                       private_mode=private)
+            if ds is not None:
                 self.settings.adapt_to(ds, self.data.suggested_task)
-            finally:
-                self._quiet = False
-            self._watch_algo()
+        finally:
+            self._quiet = False
+        self._watch_algo()
         if private:
             self._say("Private data: nothing runs until you press Release. Each release is "
-                      "charged to this dataset's budget first.", "warning")
+                      "charged to this dataset's budget first; seeds are ignored (fresh "
+                      "randomness).", "warning")
             self.stale = True
         else:
             self.request_run()
@@ -407,17 +520,29 @@ class Lab(param.Parameterized):
 
     @param.depends("release", watch=True)
     def _on_release(self):
-        ds = self.data.dataset
+        request = self.capture()  # once, now: the job never re-reads the page's state
 
-        def job():  # runs on the session's worker: only for the data the person released on
-            if self.data.dataset is not ds:
+        def job():  # runs on the session's worker
+            if request is None or self.data.dataset is not request.dataset:
                 self._say("The dataset changed before the release started: nothing was run "
                           "or charged.", "warning")
                 return None
-            return self.do_release()
+            return self.do_release(request)
         self.worker(job)
 
-    # ---- actions ----------------------------------------------------------------------------
+    # ---- requests ---------------------------------------------------------------------------
+    def capture(self):
+        """The current dataset, its Curator and the settings values, read once (None when no
+        dataset or algorithm is chosen)."""
+        ds, spec = self.data.dataset, self.settings.spec
+        if ds is None or spec is None:
+            return None
+        private = not ds.public
+        curator = self.ledger.curator if private and self.ledger.dataset is ds else None
+        return Request(dataset=ds, curator=curator, spec=spec, settings=self.settings.values(spec),
+                       owner_view=bool(self.settings.owner_view) and private,
+                       seed=int(self.settings.seed))
+
     def request_run(self):
         """Demo mode: (re-)run through the debouncing scheduler."""
         self.cancel_demo()
@@ -430,69 +555,178 @@ class Lab(param.Parameterized):
         self._generation += 1
 
     def request_key(self, spec=None):
+        """The demo cache key of the current settings (public data only)."""
         spec = spec or self.settings.spec
-        values = self.settings.values(spec)
-        ds = self.data.dataset
-        return (ds.fingerprint if ds is not None else None, spec.key,
-                tuple(sorted((k, _hashable(v)) for k, v in values.items())), self.settings.seed)
+        return _demo_key(self.data.dataset, spec, self.settings.values(spec), self.settings.seed)
 
     def run_demo(self):
-        """Fit on demo data; never touches a ledger."""
-        if self.mode != "demo" or self.data.dataset is None or self.settings.spec is None:
+        """Fit on demo data; never touches a ledger, never runs on private data."""
+        request = self.capture()
+        if request is None or not request.dataset.public:
             return None
-        return self._fit(ledger=None)
+        return self._fit_demo(request)
 
-    def do_release(self):
-        """Private mode: cache hit, or refuse over budget, or charge-then-fit."""
-        if self.data.dataset is None or self.settings.spec is None:
+    def do_release(self, request=None):
+        """Release ``request`` (default: captured now). Private data: through the Curator only;
+        demo data: a demo run."""
+        request = request or self.capture()
+        if request is None:
             self._say("Choose a dataset and an algorithm first.", "warning")
             return None
-        if self.mode == "demo":
-            return self.run_demo()
-        key = self.request_key()
-        if key in self._cache:
-            cached = dataclasses.replace(self._cache[key], from_cache=True)
-            self.param.update(result=cached, stale=False)
-            self._say("Identical request: shown from this session's cache. Nothing was charged.",
-                      "info")
-            return cached
-        spec = self.settings.spec
-        values = self.settings.values(spec)
-        eps, delta = values.get("epsilon", 0.0), values.get("delta", 0.0)
-        if spec.private and self.ledger.would_exceed(eps, delta):
-            return self._refuse(eps, delta)
-        return self._fit(ledger=self.ledger.ledger, key=key)
+        if request.dataset.public:
+            return self._fit_demo(request)
+        if request.curator is None:
+            self._say(f"Refused: {self.ledger.error or 'this dataset has no budget ledger'}. "
+                      "Nothing was run or charged.", "danger")
+            return None
+        spec, values = request.spec, request.settings
+        if not spec.private or spec.effective_kind(values) == "none":
+            if request.owner_view:
+                return self._owner_run(request)
+            self._say(f"Refused: {spec.label} with these settings is not private, so it is not "
+                      "offered on private data (only the data owner view runs it, marked NOT "
+                      "PRIVATE). Nothing was run or charged.", "danger")
+            return None
+        return self._release(request)
 
-    def _refuse(self, eps, delta, detail=""):
+    def _release(self, request):
+        from privclust.core.privacy import BudgetExceeded
+        from privclust.core.release import PrivacyRefused, ReleaseFailed
+        spec, values, curator = request.spec, request.settings, request.curator
+        self.running = True
+        t0 = time.perf_counter()
+        try:
+            # no seed and no ledger: the Curator draws fresh entropy and charges its ledger
+            est = spec.build(values, random_state=None, ledger=None)
+            fits, cost, plan = self.ledger.can_release(est)
+            if not fits:
+                return self._refuse(cost, plan)
+            release = curator.release(est)
+        except BudgetExceeded as exc:  # another session spent the budget meanwhile
+            _, cost, plan = self.ledger.can_release(est)
+            return self._refuse(cost, plan, str(exc))
+        except PrivacyRefused as exc:
+            self._say(f"Refused: {exc}. Nothing was run or charged.", "danger")
+            return None
+        except ReleaseFailed as exc:
+            log.warning("release failed: %s", exc.detail)
+            text = (f"The release failed ({exc.kind}) after it was charged; its message may "
+                    "describe the private data: the data owner view (not private) shows it. "
+                    "The budget charged for it stays spent.")
+            full = f"The release failed: {exc.detail}. The budget charged for it stays spent."
+            if request.owner_view:
+                self._say(full + " (data owner view: not private)", "danger")
+            else:
+                self._say(text, "danger")
+                self._failure_detail = full
+            self.result = None
+            return None
+        except (ValueError, TypeError) as exc:  # parameters or relation, before any charge
+            self._say(f"Refused before anything ran ({type(exc).__name__}): {exc}. Nothing was "
+                      "run or charged.", "danger")
+            return None
+        except Exception as exc:  # noqa: BLE001 -- shown as a message, never a traceback
+            log.warning("release failed: %s", traceback.format_exc(limit=3))
+            self._say(f"The release failed ({type(exc).__name__}).", "danger")
+            return None
+        finally:
+            self.running = False
+            self.ledger.refresh()
+        if not release.from_store:
+            self.n_runs += 1
+        result = RunResult(key=release.key, spec=spec, settings=values, estimator=release,
+                           dataset=request.dataset, elapsed=time.perf_counter() - t0,
+                           private_mode=True, from_cache=release.from_store)
+        if request.dataset is not self.data.dataset:
+            self._say("The dataset changed while the release ran: it is stored with the other "
+                      "releases of its dataset (the ledger panel lists them).", "warning")
+            return None
+        self.param.update(result=result, stale=False)
+        if release.from_store:
+            self._say("Identical request: answered from the release store. Nothing was "
+                      "charged.", "info")
+        else:
+            eps, delta = release.cost
+            note = relation_note(release.guarantee.neighbouring, release.guarantee.epsilon, eps,
+                                 release.unit)
+            self._say(f"Released {spec.label}: charged ε = {eps:g}" +
+                      (f", δ = {delta:g}" if delta else "") + (f" ({note})" if note else "") +
+                      " to the ledger before it ran; fresh randomness, the seed was ignored.",
+                      "success")
+        return result
+
+    def _owner_run(self, request):
+        """Data owner view: a non-private algorithm on the raw data (Curator.owner_fit),
+        NOT PRIVATE, never stored, listed or downloaded as a release."""
+        spec, values = request.spec, request.settings
+        self.running = True
+        t0 = time.perf_counter()
+        try:
+            est = spec.build(values, random_state=request.seed, ledger=None)
+            fitted = request.curator.owner_fit(est).value
+            self.n_runs += 1
+        except Exception as exc:  # noqa: BLE001 -- the owner may read the message
+            log.warning("owner run failed: %s", traceback.format_exc(limit=3))
+            self._say(f"The run failed ({type(exc).__name__}): {exc} (data owner view: not "
+                      "private)", "danger")
+            return None
+        finally:
+            self.running = False
+        result = RunResult(key=None, spec=spec, settings=values, estimator=fitted,
+                           dataset=request.dataset, elapsed=time.perf_counter() - t0,
+                           private_mode=True, owner_only=True)
+        if request.dataset is not self.data.dataset or not self.settings.owner_view:
+            return None
+        self.param.update(result=result, stale=False)
+        self._say(f"{spec.label} ran on the raw data: NOT PRIVATE (data owner view only; not a "
+                  "release, not downloadable). Nothing was charged.", "warning")
+        return result
+
+    def open_release(self, release_id):
+        """Show a stored release of the current private dataset again (no charge)."""
+        curator = self.ledger.curator
+        if curator is None:
+            return None
+        try:
+            release = curator.get_release(int(release_id))
+        except (KeyError, ValueError, TypeError):
+            self._say("No such release for this dataset.", "warning")
+            return None
+        spec = spec_for_release(release, self.settings.specs)
+        settings = {k: v for k, v in release.params.items() if not isinstance(v, dict)}
+        result = RunResult(key=release.key, spec=spec, settings=settings, estimator=release,
+                           dataset=self.data.dataset, elapsed=0.0, private_mode=True,
+                           from_cache=True)
+        self.param.update(result=result)
+        self._say(f"Re-opened release #{release.id} ({release.time:%Y-%m-%d %H:%M} UTC): "
+                  "nothing was charged.", "info")
+        return result
+
+    def _refuse(self, cost, plan, detail=""):
         left = self.ledger.remaining
-        self._say(f"Refused: this release needs ε = {eps:g}" + (f", δ = {delta:g}" if delta else "")
+        eps, delta = cost
+        note = relation_note(plan.neighbouring, plan.epsilon, eps, self.ledger.unit)
+        self._say(f"Refused: this release costs ε = {eps:g}" + (f", δ = {delta:g}" if delta else "")
+                  + (f" ({note})" if note else "")
                   + f" but only ε = {left[0]:g}, δ = {left[1]:g} remain for this dataset. "
-                  "Nothing was run or charged." + (f" ({detail})" if detail else ""), "danger")
+                  "Nothing was run or charged.", "danger")
         return None
 
-    def _fit(self, ledger, key=None):
-        from privclust.core.privacy import BudgetExceeded
-        spec = self.settings.spec
-        ds = self.data.dataset
-        values = self.settings.values(spec)
-        key = key or self.request_key(spec)
-        private = self.mode == "private"
-        if not private and key in self._cache:
+    def _fit_demo(self, request):
+        """Fit on public demo data (seeded by the page seed; no ledger)."""
+        spec, ds, values = request.spec, request.dataset, request.settings
+        if not ds.public:
+            return None  # never: private data goes through the Curator only
+        key = _demo_key(ds, spec, values, request.seed)
+        if key in self._cache:
             self.result = self._cache[key]
             return self.result
         self.running = True
         t0 = time.perf_counter()
-        reading = False  # has the failure (if any) happened while reading the data?
         try:
-            est = spec.build(values, random_state=self.settings.seed, ledger=ledger)
-            if private and spec.private and getattr(est, "ledger", None) is not ledger:
-                # an estimator that does not take ledger= is charged here, still before fit
-                from privclust.core.privacy import charge
-                charge(ledger, values.get("epsilon", 0.0), values.get("delta", 0.0),
-                       what=_what(spec, values))
+            est = spec.build(values, random_state=request.seed, ledger=None)
             self.n_runs += 1
-            reading = True
-            if not private and hasattr(est, "iter_fit"):
+            if hasattr(est, "iter_fit"):
                 token = self._generation
                 steps = est.iter_fit(ds.X)
                 try:
@@ -503,52 +737,42 @@ class Lab(param.Parameterized):
                     steps.close()
             else:
                 est.fit(ds.X)
-        except BudgetExceeded as exc:
-            self.ledger.refresh()
-            return self._refuse(values.get("epsilon", 0.0), values.get("delta", 0.0), str(exc))
         except Exception as exc:
-            self.ledger.refresh()
             log.warning("run failed: %s", traceback.format_exc(limit=3))
-            text = self._failure_text(exc, private, about_data=reading)
-            self._say(text, "danger")
-            full = self._failure_text(exc, private, about_data=False)
-            self._failure_detail = full if full != text else None
+            self._say(self._failure_text(exc, False), "danger")
             self.result = None
             return None
         finally:
             self.running = False
         result = RunResult(key=key, spec=spec, settings=values, estimator=est, dataset=ds,
-                           elapsed=time.perf_counter() - t0, private_mode=private)
+                           elapsed=time.perf_counter() - t0, private_mode=False)
         self._cache[key] = result
-        self.ledger.refresh()
         if ds is not self.data.dataset:  # the data changed while this ran (worker thread)
-            if private:
-                self._say("The dataset changed while the release ran: its result is kept in "
-                          "this session's cache (an identical Release shows it, uncharged).",
-                          "warning")
             return None
         self.param.update(result=result, stale=False)
-        if private:
-            self._say(f"Released {spec.label} at ε = {values.get('epsilon', 0):g}; charged to "
-                      "the ledger before it ran.", "success")
-        else:
-            self._say("Demo data: results follow the sliders, no budget is spent.", "info")
+        self._say("Demo data: results follow the sliders, no budget is spent.", "info")
         return result
 
     def baseline(self, result=None):
-        """The non-private baseline for a result (computed lazily, cached per session).
+        """The non-private baseline for a result (computed lazily, kept on the result).
 
-        On private data it is evaluation only: views show it only in the data owner view.
+        On private data only in the data owner view, through the Curator's owner path
+        (NOT PRIVATE); never for the analyst.
         """
         result = result or self.result
         bspec = self.settings.baseline_spec
-        if result is None or bspec is None:
+        if result is None or bspec is None or result.owner_only:
             return None
         if result.baseline is None:
             values = self.settings.values(bspec)
             try:
                 est = bspec.build(values, random_state=self.settings.seed)
-                est.fit(result.dataset.X)
+                if result.dataset.public:
+                    est.fit(result.dataset.X)
+                else:
+                    if not self.raw_allowed(result.dataset) or self.ledger.curator is None:
+                        return None
+                    est = self.ledger.curator.owner_fit(est).value
             except Exception:
                 log.warning("baseline failed: %s", traceback.format_exc(limit=3))
                 return None
@@ -556,10 +780,9 @@ class Lab(param.Parameterized):
         return result.baseline
 
     def _failure_text(self, exc, private, about_data=True, charged=True):
-        """The message shown for a failed run. A failure while reading private data (``fit``,
-        or the Gibbs sampler's checks before its charge) may describe the records in its
-        message (a count, a value), so outside the data owner view only its type is shown;
-        errors in the settings (``about_data=False``: building the estimator, before any data
+        """The message shown for a failed run. A failure while reading private data may
+        describe the records in its message (a count, a value), so outside the data owner view
+        only its type is shown; errors in the settings (``about_data=False``: before any data
         is read) are always shown in full. ``charged``: whether the budget was spent."""
         kind = type(exc).__name__
         if private and about_data and not self.settings.owner_view:
@@ -575,9 +798,13 @@ class Lab(param.Parameterized):
         return text
 
     def _on_owner_view(self, event):
-        """Switching the data owner view on shows the message of a failure withheld above."""
+        """Switching the data owner view on shows the message of a failure withheld above;
+        switching it off hides a NOT PRIVATE result."""
         if event.new and self._failure_detail:
             self._say(self._failure_detail + " (data owner view: not private)", "danger")
+        if not event.new and self.result is not None and self.result.owner_only:
+            self.result = None
+            self._say("Data owner view off: the NOT PRIVATE result is hidden.", "info")
 
     def _say(self, text, kind="info"):
         self._failure_detail = None
@@ -601,15 +828,14 @@ class Lab(param.Parameterized):
         return self.raw_allowed(result.dataset if result is not None else self.data.dataset)
 
 
+def _demo_key(ds, spec, values, seed):
+    return (ds.fingerprint if ds is not None else None, spec.key,
+            tuple(sorted((k, _hashable(v)) for k, v in values.items())), seed)
+
+
 def _hashable(v):
     if isinstance(v, (list, tuple)):
         return tuple(_hashable(x) for x in v)
     if isinstance(v, float):
         return repr(v)
     return v
-
-
-def _what(spec, values):
-    main = ", ".join(f"{k}={v}" for k, v in values.items())
-    return f"{spec.label}: {main}"
-

@@ -170,11 +170,15 @@ class DataPanel(_View):
 
 
 def _size_text(lab, ds):
-    """"n records x d features"; for private data outside the data owner view only the number
-    of features: the number of records is not a released output (under add/remove
-    neighbouring, which several algorithms use, it is private)."""
+    """"n records x d features". For private data outside the data owner view the number of
+    records is shown only when the Curator says it is public (``public_facts``: under the
+    replace-one unit n is public; under add/remove it is private)."""
     if lab.raw_allowed(ds):
         return f"{ds.n_samples} records x {ds.n_features} features"
+    facts = lab.ledger.public_facts() if lab.ledger.dataset is ds else {}
+    if "n_samples" in facts:
+        return (f"{facts['n_samples']} records x {ds.n_features} features (the number of "
+                "records is public under the replace-one ledger)")
     return (f"{ds.n_features} features, number of records hidden (the data owner view "
             "shows it)")
 
@@ -234,6 +238,8 @@ class SettingsPanel(_View):
         s.param.watch(lambda e: setattr(self.epsilon, "value", self._snap(e.new)), "epsilon")
         self.delta = pn.widgets.FloatInput.from_param(s.param.delta, step=1e-6, format="0.000000")
         self.seed = pn.widgets.IntInput.from_param(s.param.seed, css_classes=["pc-seed"])
+        self.seed_note = _md("Private data: every release draws fresh randomness; the seed "
+                             "applies to demo data only.", css_classes=["pc-seed-note"])
         self.owner = pn.widgets.Checkbox.from_param(s.param.owner_view, css_classes=["pc-owner"])
         self.release = pn.widgets.Button(label="Release", color="primary",
                                          sizing_mode="stretch_width", css_classes=["pc-release"])
@@ -270,7 +276,12 @@ class SettingsPanel(_View):
             return _md("No algorithm of this task is available yet.")
         kind = spec.effective_kind(s.values(spec))
         label = {"cell": "cell-level", "none": "NOT private"}.get(kind, kind)
-        return _md(f"**{spec.label}** — *{label}*: {algorithms.KIND_TEXT[kind]}",
+        extra = ""
+        if kind == "none" and self.lab.mode == "private":
+            extra = (" On private data it runs only in the data owner view, marked NOT "
+                     "PRIVATE; it is never released or downloaded." if s.owner_view else
+                     " Release refuses it on private data.")
+        return _md(f"**{spec.label}** — *{label}*: {algorithms.KIND_TEXT[kind]}{extra}",
                    css_classes=["pc-kind"])
 
     def _show_privacy_inputs(self, *events):
@@ -298,6 +309,7 @@ class SettingsPanel(_View):
         lab = self.lab
         private = lab.mode == "private"
         self.demo_note.visible = not private
+        self.seed.visible, self.seed_note.visible = not private, private
         self.owner.visible = self.release.visible = private
         self.release.disabled = lab.running
         self.stale_note.visible = private and lab.stale
@@ -309,37 +321,85 @@ class SettingsPanel(_View):
 
     def __panel__(self):
         return pn.Column("### Task and algorithm", self.task, self.algorithm, self._kind,
-                         self.epsilon, self.delta, self._params, self.seed, self.demo_note,
+                         self.epsilon, self.delta, self._params, self.seed, self.seed_note,
+                         self.demo_note,
                          self.owner, self.release, self.stale_note, self.status,
                          sizing_mode="stretch_width")
 
 
 class LedgerPanel(_View):
-    """Total / spent / remaining and the release history of the current private dataset."""
+    """Total / spent / remaining, every charge (its relation and converted cost) and the stored
+    releases of the current private dataset; a stored release can be re-opened (no charge)."""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.picker = pn.widgets.Select(name="stored releases", options={},
+                                        sizing_mode="stretch_width",
+                                        css_classes=["pc-release-picker"])
+        self.reopen = pn.widgets.Button(label="Re-open release", color="light",
+                                        css_classes=["pc-reopen"], sizing_mode="stretch_width")
+        self.reopen.on_click(lambda e: self._reopen())
+        self.lab.ledger.param.watch(self._sync_picker, ["releases", "active"])
+        self._sync_picker()
+
+    def _sync_picker(self, *events):
+        lg = self.lab.ledger
+        options = {f"#{r['id']} {r['time']:%Y-%m-%d %H:%M} UTC · {r['estimator']} · "
+                   f"ε {r['epsilon']:g}": r["id"] for r in lg.releases[::-1]}
+        self.picker.options = options
+        visible = lg.active and bool(options)
+        self.picker.visible = self.reopen.visible = visible
+
+    def _reopen(self):
+        if self.picker.value is not None:
+            self.lab.open_release(self.picker.value)
 
     @param.depends("lab.ledger.total", "lab.ledger.spent", "lab.ledger.active",
-                   "lab.ledger.history")
+                   "lab.ledger.history", "lab.ledger.releases")
     def _ledger(self):
         lg = self.lab.ledger
         if not lg.active:
-            return _md("Demo data: no budget is used.", css_classes=["pc-ledger"])
+            text = ("Demo data: no budget is used." if self.lab.mode == "demo" else
+                    f"No budget ledger: {escape(lg.error)}")
+            return _md(text, css_classes=["pc-ledger"])
         (te, td), (se, sd), (re_, rd) = lg.total, lg.spent, lg.remaining
+        unit = "replace-one record" if lg.unit == "replace" else "add/remove one record"
         head = _md(f"Total ε **{te:g}** (δ {td:g}) · spent ε **{se:g}** (δ {sd:g}) · "
-                   f"remaining ε **{re_:g}** (δ {rd:g})", css_classes=["pc-ledger"])
+                   f"remaining ε **{re_:g}** (δ {rd:g}). Counted per {unit}; reloading, "
+                   "reordering the records or a view of the same source shares this budget.",
+                   css_classes=["pc-ledger"])
         bar = pn.indicators.Progress(value=int(round(100 * se / te)) if te else 0, max=100,
                                      sizing_mode="stretch_width", bar_color="danger")
+        items = [head, bar]
         if not lg.history:
-            return pn.Column(head, bar, _md("No releases yet."), sizing_mode="stretch_width")
-        df = pd.DataFrame([{"when (UTC)": f"{h.get('when'):%H:%M:%S}" if h.get("when") else "",
-                            "ε": h.get("epsilon"), "δ": h.get("delta"),
-                            "what": str(h.get("what", ""))[:80]} for h in lg.history[::-1]])
-        return pn.Column(head, bar, pn.pane.DataFrame(df, escape=True, index=False,
-                                                      sizing_mode="stretch_width",
-                                                      css_classes=["pc-history"]),
-                         sizing_mode="stretch_width")
+            items.append(_md("No charges yet."))
+        else:
+            from .models import relation_note
+            rows = []
+            for h in lg.history[::-1]:
+                note = relation_note(h["relation"], h["requested_epsilon"], h["epsilon"],
+                                     lg.unit)
+                rows.append({"when (UTC)": f"{h['when']:%H:%M:%S}" if h.get("when") else "",
+                             "relation": h["relation"], "asked ε": h["requested_epsilon"],
+                             "charged ε": h["epsilon"], "charged δ": h["delta"],
+                             "what": str(h.get("what", ""))[:80] + (f" ({note})" if note else "")})
+            items.append(pn.pane.DataFrame(pd.DataFrame(rows), escape=True, index=False,
+                                           sizing_mode="stretch_width",
+                                           css_classes=["pc-history"]))
+        if lg.releases:
+            df = pd.DataFrame([{"#": r["id"], "time (UTC)": f"{r['time']:%Y-%m-%d %H:%M}",
+                                "algorithm": r["estimator"], "guarantee": r["guarantee"],
+                                "cost ε": r["epsilon"], "cost δ": r["delta"]}
+                               for r in lg.releases[::-1]])
+            items += [_md("**Stored releases** (public once made; re-opening one charges "
+                          "nothing):"),
+                      pn.pane.DataFrame(df, escape=True, index=False, sizing_mode="stretch_width",
+                                        css_classes=["pc-releases"])]
+        return pn.Column(*items, sizing_mode="stretch_width")
 
     def __panel__(self):
-        return pn.Column("### Budget ledger", self._ledger, sizing_mode="stretch_width")
+        return pn.Column("### Budget ledger", self._ledger, self.picker, self.reopen,
+                         sizing_mode="stretch_width")
 
 
 def _teach(text):
@@ -363,24 +423,28 @@ class ClustersView(_View):
             return _md("Co-clustering results are in the **Co-clusters** tab.")
         return pn.pane.HoloViews(self.figure(), css_classes=["pc-clusters-plot"])
 
-    def figure(self):
-        """The HoloViews layout: private result beside the baseline (what the analyst may see)."""
+    def figure(self, analyst=False):
+        """The HoloViews layout: the result beside the baseline; ``analyst`` (downloads of
+        private results): the released result only, whatever the data owner view shows."""
         lab, result = self.lab, self.lab.result
         if result is None or result.spec.task == "cocluster":
             return None
+        if analyst and result.owner_only:
+            return None
         ds = result.dataset
-        raw = lab.show_raw
+        raw = lab.show_raw and not (analyst and not ds.public)
         P, mean = plots.projection(ds.X, raw)
         flag = raw and not ds.public
         left = self._draw(result, result.estimator, P, mean, raw, plots.mark(
             f"{result.spec.title}, ε={result.settings.get('epsilon', 0):g}", flag))
-        base = lab.baseline(result) if raw else None
+        base = lab.baseline(result) if raw and not result.owner_only else None
         if base is not None:
             right = self._draw(result, base, P, mean, True,
                                plots.mark(f"non-private: {result.baseline_spec.label}", flag),
                                evaluation.match_clusters(result.estimator, base))
         elif raw:
-            right = plots.empty("non-private baseline", "no baseline for this task")
+            right = plots.empty("non-private baseline", "no baseline for this task"
+                                if not result.owner_only else "this result is not private")
         else:
             right = _hidden("non-private baseline")
         return (left + right).opts(shared_axes=True)
@@ -453,10 +517,15 @@ class SubspacesView(_View):
         if S is None:
             return _md("This result has no subspaces.")
         items = []
-        truth = (getattr(result.dataset, "truth", {}) or {}).get("subspaces")
-        if truth is not None:
-            items.append(plots.distance_heatmap(evaluation.pairwise(S, truth),
-                                                "private vs true subspaces", "true", "private"))
+        ds = result.dataset
+        truth = (getattr(ds, "truth", {}) or {}).get("subspaces")
+        # truth computed from non-public records is evaluation only (data owner view)
+        truth_public = getattr(ds, "truth_public", ds.public)
+        if truth is not None and (truth_public or lab.show_raw):
+            items.append(plots.distance_heatmap(
+                evaluation.pairwise(S, truth),
+                plots.mark("private vs true subspaces", not truth_public or result.owner_only),
+                "true", "private"))
         base = lab.baseline(result) if lab.show_raw else None
         if base is not None:
             items.append(plots.distance_heatmap(
@@ -464,8 +533,8 @@ class SubspacesView(_View):
                 plots.mark("private vs non-private", not result.dataset.public), "baseline",
                 "private"))
         if not items:
-            return _md("Nothing to compare with: no ground truth, and the baseline needs the "
-                       "data owner view.")
+            return _md("Nothing to compare with: no public ground truth, and the baseline and "
+                       "truth computed from the records need the data owner view.")
         return pn.pane.HoloViews(hv.Layout(items).cols(2))
 
     def __panel__(self):
@@ -485,8 +554,9 @@ class CoclustersView(_View):
         items = []
         T = getattr(est, "table_", None)
         if T is not None:
-            items.append(plots.table(T, "released contingency table"
-                                     if result.spec.private else "contingency table"))
+            items.append(plots.table(T, plots.mark(
+                "released contingency table" if result.spec.private else "contingency table",
+                result.owner_only)))
         if lab.show_raw:
             flag = not ds.public
             rows, cols = est.row_labels_, est.column_labels_
@@ -516,14 +586,25 @@ def _jsonable(v):
 
 
 def report_payload(result):
-    """The downloadable record of a run: public settings, guarantee, released outputs only."""
+    """The downloadable record of a result.
+
+    Private data: the Release only (``release.to_dict()``: released attributes, parameters,
+    guarantee, cost, time), never a baseline, per-record arrays that were not released or the
+    hash of the data. Demo data: public settings, guarantee and outputs. A NOT PRIVATE (data
+    owner) result has no download: ValueError.
+    """
+    if result.owner_only:
+        raise ValueError("a NOT PRIVATE result of the data owner view is never downloaded")
+    release = result.release
+    if release is not None:
+        return {"algorithm": result.spec.label, "task": result.spec.task,
+                "release": release.to_dict()}
     g = result.guarantee
     return {
         "algorithm": result.spec.label,
         "class": result.spec.class_path.rsplit(".", 1)[-1],
         "task": result.spec.task,
         "settings": {k: _jsonable(v) for k, v in result.settings.items()},
-        # a hash of private records is not DP (it confirms a guessed dataset): public data only
         "dataset_fingerprint": (getattr(result.dataset, "fingerprint", None)
                                 if getattr(result.dataset, "public", False) else None),
         "guarantee": g.to_dict() if g is not None else {"kind": "none"},
@@ -547,7 +628,9 @@ def _is_number(text):
 
 
 def report_csv(result):
-    """Released arrays as long CSV rows: output, index, value."""
+    """Released arrays as long CSV rows: output, index, value (a NOT PRIVATE result: none)."""
+    if result.owner_only:
+        raise ValueError("a NOT PRIVATE result of the data owner view is never downloaded")
     rows = []
     for name, value in evaluation.released(result).items():
         arr = np.atleast_1d(np.asarray(value))
@@ -566,16 +649,28 @@ class ReportView(_View):
             return _md("No result yet.")
         g = result.guarantee
         spec = result.spec
+        release = result.release
+        if result.owner_only:
+            return pn.Column(_md(f"### NOT PRIVATE · {escape(spec.label)}\n\nComputed on the raw "
+                                 "data in the data owner view: not a release, never stored, "
+                                 "listed or downloaded.", css_classes=["pc-report"]),
+                             MetricsTable(lab=lab), sizing_mode="stretch_width")
         lines = [f"### {spec.title}",
                  f"**Privacy kind:** {spec.kind_text}",
                  f"**Guarantee:** {escape(g.summary()) if g is not None else 'none (baseline)'}"]
+        if release is not None:
+            eps, delta = release.cost
+            lines.append(f"**Release #{release.id}** made {release.time:%Y-%m-%d %H:%M:%S} UTC; "
+                         f"charged ε {eps:g}" + (f", δ {delta:g}" if delta else "") +
+                         f" ({'replace-one' if release.unit == 'replace' else release.unit} "
+                         f"ledger). Randomness: {escape(release.randomness)}.")
         if result.from_cache:
-            lines.append("*Served from this session's cache: not charged again.*")
+            lines.append("*Answered from the release store: not charged again.*")
         if g is not None and g.warnings:
             lines.append("**Warnings:**\n" + "\n".join(f"- {escape(w)}" for w in g.warnings))
         items = [_md("\n\n".join(lines), css_classes=["pc-report"])]
         if g is not None and g.mechanisms:
-            df = pd.DataFrame([m.to_dict() for m in g.mechanisms])
+            df = pd.DataFrame([m if isinstance(m, dict) else m.to_dict() for m in g.mechanisms])
             items.append(pn.pane.DataFrame(df, escape=True, index=False,
                                            sizing_mode="stretch_width"))
         items.append(MetricsTable(lab=lab))
@@ -587,7 +682,8 @@ class ReportView(_View):
             pn.widgets.FileDownload(callback=lambda: _bytes(report_csv(result)),
                                     filename="privclust_result.csv", color="success",
                                     label="Download released outputs (CSV)"),
-            pn.widgets.FileDownload(callback=lambda: _plot_html(ClustersView(lab=lab).figure()),
+            pn.widgets.FileDownload(callback=lambda: _plot_html(
+                                        ClustersView(lab=lab).figure(analyst=True)),
                                     filename="privclust_clusters.html", color="light",
                                     label="Download plot (HTML)")))
         return pn.Column(*items, sizing_mode="stretch_width")

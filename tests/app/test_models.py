@@ -1,5 +1,5 @@
-"""Dashboard models without a browser: modes, ledger charging and refusal, session cache,
-uploads, escaping, parameter widgets -> estimator parameters (issue 7 "Tests")."""
+"""Dashboard models without a browser: modes, releases through the Curator (charging, exact
+refusal, the release store), uploads, escaping, parameter widgets -> estimator parameters."""
 import io
 import json
 
@@ -9,31 +9,34 @@ import pytest
 from privclust.app import algorithms
 from privclust.app.models import Lab, SettingsModel
 from privclust.app.safety import UploadError, escape, parse_upload
-from privclust.core.privacy import Guarantee, Ledger, charge
+from privclust.core import PrivateEstimator
+from privclust.core.privacy import Guarantee, Ledger
+from privclust.core.privacy.estimator import check_positive_int, epsilon_param
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
-class FakePrivate:
-    """A stand-in private estimator following the contract: charges ledger= at fit start."""
+class FakePrivate(PrivateEstimator):
+    """A stand-in private estimator on the release protocol's base (plan -> charge -> fit)."""
 
     fits = 0
+    fail = None  # a function(X) raising inside the fit (after the charge)
+    _released = ("cluster_centers_",)
 
     def __init__(self, n_clusters=2, epsilon=1.0, ledger=None, random_state=None):
         self.n_clusters, self.epsilon, self.ledger = n_clusters, epsilon, ledger
         self.random_state = random_state
 
-    def get_params(self, deep=False):
-        return {"n_clusters": self.n_clusters, "epsilon": self.epsilon, "ledger": self.ledger,
-                "random_state": self.random_state}
+    def _plan(self, n_samples, n_features):
+        check_positive_int(self.n_clusters, "n_clusters")
+        return Guarantee(epsilon_param(self.epsilon), 0.0, "pure", "replace")
 
-    def fit(self, X):
-        charge(self.ledger, self.epsilon, 0.0, what=f"FakePrivate(epsilon={self.epsilon})")
+    def _fit(self, X, rng):
         type(self).fits += 1
-        rng = np.random.default_rng(self.random_state)
+        if type(self).fail is not None:
+            type(self).fail(X)
         self.cluster_centers_ = rng.normal(size=(self.n_clusters, X.shape[1]))
         self.privacy_ = Guarantee(self.epsilon, 0.0, "pure", "replace")
-        return self
 
 
 FAKE = algorithms.AlgorithmSpec("fake", "Fake DP k-means", "kmeans", f"{__name__}.FakePrivate",
@@ -51,7 +54,7 @@ def csv_bytes(n=60, d=3, seed=0):
 def private_lab(tmp_path, monkeypatch):
     monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "2.5")
     monkeypatch.setenv("PRIVCLUST_BUDGET_DELTA", "1e-4")
-    FakePrivate.fits = 0
+    FakePrivate.fits, FakePrivate.fail = 0, None
     lab = Lab(specs=[FAKE], ledger_path=str(tmp_path / "ledger.sqlite"))
     assert lab.data.upload("records.csv", csv_bytes())
     lab.settings.param.update(task="kmeans", algorithm="fake", epsilon=1.0)
@@ -81,9 +84,10 @@ def test_private_mode_runs_only_on_release_and_charges_once(private_lab):
     assert FakePrivate.fits == 1 and lab.ledger.spent[0] == pytest.approx(1.0)
     assert len(lab.ledger.history) == 1 and lab.result is not None
     first = lab.result
-    lab.param.trigger("release")  # identical request: cache, no second charge
+    assert first.release is not None and first.estimator is first.release  # no estimator
+    lab.param.trigger("release")  # identical request: the release store, no second charge
     assert FakePrivate.fits == 1 and lab.ledger.spent[0] == pytest.approx(1.0)
-    assert lab.result.from_cache and "cache" in lab.message
+    assert lab.result.from_cache and "release store" in lab.message
     np.testing.assert_array_equal(lab.result.estimator.cluster_centers_,
                                   first.estimator.cluster_centers_)
 
@@ -91,10 +95,12 @@ def test_private_mode_runs_only_on_release_and_charges_once(private_lab):
 def test_refusal_when_budget_would_be_exceeded(private_lab):
     lab = private_lab
     lab.do_release()
-    lab.settings.seed = 1
+    lab.settings.seed = 1  # the seed is ignored on private data: the same request, no charge
+    assert lab.do_release().from_cache and lab.ledger.spent[0] == pytest.approx(1.0)
+    lab.settings.n_clusters = 4
     lab.do_release()  # 2.0 of 2.5 spent
     assert lab.ledger.spent[0] == pytest.approx(2.0)
-    lab.settings.seed = 2
+    lab.settings.n_clusters = 5
     assert lab.do_release() is None
     assert lab.message_kind == "danger" and "Refused" in lab.message
     assert FakePrivate.fits == 2 and lab.ledger.spent[0] == pytest.approx(2.0)
@@ -111,12 +117,30 @@ def test_ledger_persists_across_sessions(private_lab, tmp_path):
     assert again.ledger.history[0]["what"].startswith("FakePrivate")
 
 
-def test_estimator_refusal_is_a_message_not_a_crash(private_lab):
+def test_ledger_refusal_is_a_message_not_a_crash(private_lab, monkeypatch):
     lab = private_lab
     lab.ledger.ledger.charge(2.0, 0.0, what="elsewhere")  # another session spent it
-    lab.ledger.would_exceed = lambda *a: False  # skip the early check: the estimator refuses
+    real = type(lab.ledger).can_release
+    monkeypatch.setattr(type(lab.ledger), "can_release",  # skip the early check: the ledger
+                        lambda self, est: (True,) + real(self, est)[1:])  # refuses the charge
     assert lab.do_release() is None
     assert "Refused" in lab.message and FakePrivate.fits == 0
+    assert lab.ledger.spent[0] == pytest.approx(2.0)
+
+
+def test_refusal_is_exact_not_a_float_tolerance(tmp_path, monkeypatch):
+    """Ten releases of ε 0.1 fit a budget of 1.0 exactly; the eleventh is refused (decimal
+    arithmetic in the ledger, no float tolerance in the page)."""
+    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "1.0")
+    lab = Lab(specs=[FAKE], ledger_path=str(tmp_path / "ledger.sqlite"))
+    lab.data.upload("records.csv", csv_bytes())
+    lab.settings.param.update(task="kmeans", algorithm="fake", epsilon=0.1)
+    for k in range(1, 11):
+        lab.settings.n_clusters = k + 3
+        assert lab.do_release() is not None, lab.message
+    lab.settings.n_clusters = 20
+    assert lab.do_release() is None and "Refused" in lab.message
+    assert lab.ledger.remaining[0] == 0.0
 
 
 def test_a_failure_on_private_data_withholds_its_message_until_the_owner_view(private_lab,
@@ -125,10 +149,9 @@ def test_a_failure_on_private_data_withholds_its_message_until_the_owner_view(pr
     its type only; the data owner view shows it, without re-running or charging."""
     lab = private_lab
 
-    def fail(self, X):
-        charge(self.ledger, self.epsilon, 0.0, what="FakePrivate")
+    def fail(X):
         raise ValueError(f"{X.shape[0]} records are too few")
-    monkeypatch.setattr(FakePrivate, "fit", fail)
+    monkeypatch.setattr(FakePrivate, "fail", staticmethod(fail))
     assert lab.do_release() is None
     assert "ValueError" in lab.message and "60 records" not in lab.message
     assert "stays spent" in lab.message and lab.ledger.spent[0] == pytest.approx(1.0)
@@ -139,14 +162,21 @@ def test_a_failure_on_private_data_withholds_its_message_until_the_owner_view(pr
     lab.settings.owner_view = False
     monkeypatch.setattr(FakePrivate, "__init__", lambda self, **kw: (_ for _ in ()).throw(
         ValueError("n_clusters must be positive")))
-    lab.settings.seed = 5
+    lab.settings.n_clusters = 6
     assert lab.do_release() is None and "n_clusters must be positive" in lab.message
+    assert "Nothing was run or charged" in lab.message
 
 
-def test_analyst_view_hides_the_number_of_records(private_lab):
+def test_analyst_view_shows_the_number_of_records_only_when_public(private_lab):
+    """n is shown to the analyst only when the Curator lists it among the public facts (the
+    replace-one unit, the default ledger); under add/remove it stays hidden."""
     from privclust.app.views import DataPanel, DataPreview
     lab = private_lab
     summary, preview = DataPanel(lab=lab)._summary, DataPreview(lab=lab)._preview
+    assert lab.ledger.public_facts()["n_samples"] == 60
+    texts = [summary().object, preview()[0].object]
+    assert all("60 records x 3 features" in t and "public" in t for t in texts)
+    lab.ledger.curator.public_facts = lambda: {"n_features": 3}  # as under add/remove
     texts = [summary().object, preview()[0].object]
     assert all("3 features" in t and "60" not in t and "hidden" in t for t in texts)
     lab.settings.owner_view = True
@@ -166,7 +196,8 @@ def test_sessions_are_independent(tmp_path):
     a, b = Lab(specs=[FAKE]), Lab(specs=[FAKE])
     a.data.upload("a.csv", csv_bytes(seed=3))
     assert a.mode == "private" and b.mode == "demo"
-    assert a._cache is not b._cache and b.data.dataset.public
+    assert a.ledger.curator is not None and b.ledger.curator is None
+    assert b.data.dataset.public
 
 
 @pytest.mark.parametrize("name, payload, expected", [
@@ -237,8 +268,10 @@ def test_report_exports_only_released_outputs(private_lab):
     lab = private_lab
     result = lab.do_release()
     payload = json.loads(json.dumps(report_payload(result)))
-    assert set(payload["released"]) == {"cluster_centers_"}
-    assert payload["guarantee"]["kind"] == "pure"
+    assert set(payload) == {"algorithm", "task", "release"}
+    assert payload["release"] == json.loads(json.dumps(result.release.to_dict()))
+    assert set(payload["release"]["attributes"]["__dict__"][0][0:1]) == {"cluster_centers_"}
+    assert payload["release"]["guarantee"]["kind"] == "pure"
     assert report_csv(result).startswith("output,index,value")
     from privclust.app.views import _csv_cell
     assert _csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and _csv_cell("-1.5") == "-1.5"
@@ -266,12 +299,18 @@ def test_gibbs_runner_streams_and_stops():
     assert runner.status == "stopped" and not runner.running
 
 
-def test_gibbs_private_charges_ledger_before_sampling(tmp_path):
+def test_gibbs_private_release_is_refused_before_sampling_over_budget():
+    """On private data the run goes through curator.release: a charge that does not fit is
+    refused before the runner (the sampler process) is ever called."""
     from privclust.app.gibbs import GibbsRunner
-    from privclust.core import GibbsSubspaceClustering
+    from privclust.core import Curator, GibbsSubspaceClustering
     ledger = Ledger(1.0, 0.0)
-    est = GibbsSubspaceClustering(2, 1, epsilon=2.0, n_iter=10, n_chains=1, ledger=ledger)
+    curator = Curator(np.random.default_rng(0).normal(size=(30, 3)) / 3, ledger)
+    est = GibbsSubspaceClustering(2, 1, epsilon=2.0, n_iter=10, n_chains=1)
     runner = GibbsRunner()
-    runner.start(est, np.random.default_rng(0).normal(size=(30, 3)) / 3)
+    calls = []
+    runner._run_process = lambda *a: calls.append(a)
+    runner.start_release(curator, est)
     runner.join(30)
-    assert runner.status.startswith("failed") and ledger.spent[0] == 0.0
+    assert runner.status.startswith("failed") and runner.release is None
+    assert ledger.spent[0] == 0.0 and not calls

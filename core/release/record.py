@@ -7,7 +7,7 @@ from ..privacy.guarantee import Guarantee
 from .codec import decode, encode
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Release:
     """One private release, immutable and free of references to the data or the estimator.
 
@@ -40,6 +40,12 @@ class Release:
             return attributes[name]
         raise AttributeError(f"release of {object.__getattribute__(self, 'estimator')} has no "
                              f"released attribute {name!r}")
+
+    def __repr__(self):
+        names = ", ".join(self.attributes)
+        store = ", from the store" if self.from_store else ""
+        return (f"<Release #{self.id} {self.summary}; {self.time:%Y-%m-%d %H:%M:%S} UTC; "
+                f"attributes: {names}{store}>")
 
     @property
     def summary(self):

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from importlib.metadata import PackageNotFoundError, version
@@ -60,13 +61,19 @@ def main(argv: list[str] | None = None) -> int:
                        help="address to listen on (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=int, default=5006, help="port (default 5006)")
     serve.add_argument("--show", action="store_true", help="open the page in a web browser")
+    serve.add_argument("--owner-view", action="store_true",
+                       help="offer the data owner view (displays computed on the raw records, "
+                            "marked NOT PRIVATE): only on a server the data owner runs for "
+                            "themselves; never where an analyst is at the browser "
+                            "(env PRIVCLUST_OWNER_VIEW=1)")
     args = parser.parse_args(argv)
     if args.command != "serve":
         parser.print_help()
         return 2
     if not 0 < args.port < 65536:
         parser.error(f"--port must be between 1 and 65535, got {args.port}")
-    return subprocess.call(serve_command(args.address, args.port, args.show, extra))
+    env = dict(os.environ, PRIVCLUST_OWNER_VIEW="1") if args.owner_view else None
+    return subprocess.call(serve_command(args.address, args.port, args.show, extra), env=env)
 
 
 if __name__ == "__main__":

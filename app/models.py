@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 STATE_DIR_ENV = "PRIVCLUST_STATE_DIR"
 BUDGET_EPSILON_ENV = "PRIVCLUST_BUDGET_EPSILON"
 BUDGET_DELTA_ENV = "PRIVCLUST_BUDGET_DELTA"
+OWNER_VIEW_ENV = "PRIVCLUST_OWNER_VIEW"
 
 PRESETS = {
     "union_of_subspaces": ("Union of subspaces (WWS15)", "subspace"),
@@ -49,6 +50,14 @@ def budget_policy():
     eps = float(os.environ.get(BUDGET_EPSILON_ENV, "3.0"))
     delta = float(os.environ.get(BUDGET_DELTA_ENV, "1e-4"))
     return eps, delta
+
+
+def owner_view_allowed():
+    """May this server offer the data owner view? An operator setting ($PRIVCLUST_OWNER_VIEW=1,
+    or ``privclust serve --owner-view``) for a server the data owner runs for themselves; off
+    by default, because whoever is at the browser could otherwise switch on displays computed
+    on the raw records (the analyst is not trusted)."""
+    return os.environ.get(OWNER_VIEW_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 class DataModel(param.Parameterized):
@@ -163,6 +172,9 @@ class SettingsModel(param.Parameterized):
                          doc="seeds the estimators on public demo data; a private release "
                              "always draws fresh randomness (a seed is public)")
     owner_view = param.Boolean(False, label="data owner view (not private)")
+    owner_allowed = param.Boolean(False, constant=True, precedence=-1,
+                                  doc="the operator enabled the data owner view on this server "
+                                      "(owner_view_allowed); without it owner_view stays off")
     private_mode = param.Boolean(False, precedence=-1,
                                  doc="private data loaded: only private algorithms are offered "
                                      "outside the data owner view")
@@ -170,8 +182,16 @@ class SettingsModel(param.Parameterized):
 
     def __init__(self, specs=None, **params):
         self._specs = algorithms.SPECS if specs is None else specs
+        params.setdefault("owner_allowed", owner_view_allowed())
         super().__init__(**params)
         self._update_algorithms()
+
+    @param.depends("owner_view", watch=True, on_init=True)
+    def _guard_owner_view(self):
+        """The data owner view exists only where the operator allowed it (server side: a
+        message from the browser cannot switch it on)."""
+        if self.owner_view and not self.owner_allowed:
+            self.owner_view = False
 
     @property
     def specs(self):

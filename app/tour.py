@@ -144,7 +144,7 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
     state = tempfile.mkdtemp(prefix="privclust-tour-")
     port = _free_port()
     origin = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, PRIVCLUST_STATE_DIR=state)
+    env = dict(os.environ, PRIVCLUST_STATE_DIR=state, PRIVCLUST_OWNER_VIEW="1")  # shows it
     server_log = open(Path(state) / "server.log", "w")
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", str(PAGE), "--address",

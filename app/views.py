@@ -310,7 +310,8 @@ class SettingsPanel(_View):
         private = lab.mode == "private"
         self.demo_note.visible = not private
         self.seed.visible, self.seed_note.visible = not private, private
-        self.owner.visible = self.release.visible = private
+        self.owner.visible = private and self.lab.settings.owner_allowed
+        self.release.visible = private
         self.release.disabled = lab.running
         self.stale_note.visible = private and lab.stale
 

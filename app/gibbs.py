@@ -528,7 +528,7 @@ class GibbsView(pn.viewable.Viewer):
         spec, values = request.spec, request.settings
         if not request.dataset.public:
             return self._start_private(request)
-        est = spec.build(values, random_state=request.seed, ledger=None)
+        est = spec.build(values, random_state=request.random_state, ledger=None)
         base = _baseline(lab, request)
         reference = None if base is None else getattr(base, "subspaces_", None)
         self._begin(request, lab.request_key(spec))
@@ -752,7 +752,7 @@ def _baseline(lab, request):
     if bspec is None or not lab.raw_allowed(ds):
         return None
     try:
-        est = bspec.build(lab.settings.values(bspec), random_state=request.seed)
+        est = bspec.build(lab.settings.values(bspec), random_state=request.random_state)
         if ds.public:
             return est.fit(ds.X)
         return request.curator.owner_fit(est).value

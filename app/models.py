@@ -60,6 +60,13 @@ def owner_view_allowed():
     return os.environ.get(OWNER_VIEW_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def random_state_for(dataset, seed):
+    """The page seed on public demo data; None (fresh OS entropy) on anything private, the data
+    owner's own NOT PRIVATE runs included (a seed is public; private releases go through the
+    Curator, which ignores seeds anyway)."""
+    return seed if getattr(dataset, "public", False) else None
+
+
 class DataModel(param.Parameterized):
     """The dataset of this session: a synthetic preset, a registry set, or an upload."""
 
@@ -319,6 +326,11 @@ class Request:
     settings: dict
     owner_view: bool
     seed: int
+
+    @property
+    def random_state(self):
+        """What the estimators of this request are seeded with (:func:`random_state_for`)."""
+        return random_state_for(self.dataset, self.seed)
 
 
 class LedgerModel(param.Parameterized):
@@ -682,7 +694,7 @@ class Lab(param.Parameterized):
         self.running = True
         t0 = time.perf_counter()
         try:
-            est = spec.build(values, random_state=request.seed, ledger=None)
+            est = spec.build(values, random_state=request.random_state, ledger=None)
             fitted = request.curator.owner_fit(est).value
             self.n_runs += 1
         except Exception as exc:  # noqa: BLE001 -- the owner may read the message
@@ -744,7 +756,7 @@ class Lab(param.Parameterized):
         self.running = True
         t0 = time.perf_counter()
         try:
-            est = spec.build(values, random_state=request.seed, ledger=None)
+            est = spec.build(values, random_state=request.random_state, ledger=None)
             self.n_runs += 1
             if hasattr(est, "iter_fit"):
                 token = self._generation
@@ -786,7 +798,8 @@ class Lab(param.Parameterized):
         if result.baseline is None:
             values = self.settings.values(bspec)
             try:
-                est = bspec.build(values, random_state=self.settings.seed)
+                est = bspec.build(values, random_state=random_state_for(result.dataset,
+                                                                        self.settings.seed))
                 if result.dataset.public:
                     est.fit(result.dataset.X)
                 else:

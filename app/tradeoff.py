@@ -10,7 +10,7 @@ import panel as pn
 import param
 
 from . import plots, session_hooks, teaching
-from .models import Lab
+from .models import Lab, random_state_for
 from .views import _teach
 from .safety import escape
 
@@ -83,17 +83,18 @@ class TradeoffView(pn.viewable.Viewer):
 
     def start(self, wait=False):
         lab = self.lab
-        if lab.mode != "demo":
+        ds = lab.data.dataset            # read once: the sweep runs on this dataset only
+        if ds is not None and not ds.public:
             self.status.object = ("Sweeps run on demo data only: on private data every point "
                                   "would be a release charged to the budget.")
             return False
         spec = lab.settings.spec
-        if spec is None or not spec.private or lab.data.dataset is None or self.running:
+        if spec is None or not spec.private or ds is None or self.running:
             self.status.object = "Choose a private algorithm first."
             return False
         values = dict(lab.settings.values(spec))
         name, score = score_for(lab)
-        X = lab.data.dataset.X
+        X = ds.X
         eps = sorted(float(e) for e in (self.eps.value or GRID[:5]))
 
         def make(epsilon, seed):
@@ -107,7 +108,8 @@ class TradeoffView(pn.viewable.Viewer):
             try:
                 df = run_sweep(make, X, eps, n_trials=self.n_trials,
                                score=lambda est, X: {name: score(est, X)},
-                               random_state=lab.settings.seed, progress=progress,
+                               random_state=random_state_for(ds, lab.settings.seed),
+                               progress=progress,
                                should_stop=self._stop.is_set, errors="record")
                 df["method"] = spec.label
                 self.result = df

@@ -10,7 +10,7 @@ only loaded when one of its classes is used.
 from importlib import import_module
 
 _EXPORTS = {
-    # subspace clustering (WWS15, seed 001)
+    # subspace clustering (Wang, Wang & Singh, NIPS 2015)
     "KPlanes": "subspace",
     "ThresholdSubspaceClustering": "subspace",
     "SparseSubspaceClustering": "subspace",
@@ -18,14 +18,14 @@ _EXPORTS = {
     "SampleAggregateSubspaceClustering": "subspace",
     "GibbsSubspaceClustering": "subspace",
     "SuLQSubspaceClustering": "subspace",
-    # compressive k-means (SCH19, seed 002)
+    # compressive k-means (Schellekens et al., SPARS 2019)
     "CompressiveKMeans": "sketch",
     "DPLloyd": "sketch",
     "Sketch": "sketch",
-    # locating a small cluster (NSV16, seed 003)
+    # locating a small cluster (Nissim, Stemmer & Vadhan, PODS 2016)
     "OneCluster": "onecluster",
     "PrivateKBalls": "onecluster",
-    # co-clustering (BP25, seed 004)
+    # co-clustering (Battaglia & Pensa, SDM 2025)
     "TauCoClustering": "cocluster",
     "DPTauCoClustering": "cocluster",
     # the release protocol: the one door to non-public data

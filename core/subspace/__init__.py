@@ -1,4 +1,5 @@
-"""Differentially private subspace clustering (seed 001, WWS15; spec section 2).
+"""Differentially private subspace clustering (Wang, Wang & Singh, "Differentially private
+subspace clustering", NIPS 2015 [WWS15]).
 
 Non-private solvers (k-plane, TSC, SSC, LRR) and ``fit_subspaces``; private estimators:
 sample-and-aggregate (Alg. 1), the Gibbs sampler of the exponential mechanism (Sec. 4.1) and the

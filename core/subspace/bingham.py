@@ -1,8 +1,10 @@
-"""Vector Bingham sampling on the sphere S^{p-1} (spec 2.4 items 3-4).
+"""Vector Bingham sampling on the sphere S^{p-1}: the column draw inside the Gibbs sampler of
+Wang, Wang & Singh, NIPS 2015, Sec. 4.1, Eq. (12) (Hoff 2009, JCGS 18(2), column-wise Gibbs).
 
 Target density (w.r.t. the uniform measure) proportional to exp(sum_j a_j y_j^2), batched over
 rows of ``a``. Default: exact rejection sampling with an angular-central-Gaussian (ACG) envelope
-(Kent, Ganeiber & Mardia 2018; envelope bound re-derived in spec 2.4). Fallback after
+(Kent, Ganeiber & Mardia 2018, JCGS; we re-derived the bound exp(-t) <= e^{-(p-b)/2} (p/b)^{p/2}
+(1 + 2t/b)^{-p/2} by maximising over t >= 0, which gives log M below). Fallback after
 ``max_proposals`` proposals: Hoff's (2009) coordinate Gibbs update (approximate, slow mixing at
 high concentration), with a warning.
 """
@@ -41,7 +43,7 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
     ``y0`` (B, p), optional, is the current state used only by the Hoff fallback (or a callable
     ``y0(rows)`` returning those rows, evaluated only if the fallback runs).
 
-    ACG rejection (spec 2.4 item 3): a proposal y = w/||w||, w ~ N(0, diag(1/omega)), is
+    ACG rejection (Kent, Ganeiber & Mardia 2018): a proposal y = w/||w||, w ~ N(0, diag(1/omega)), is
     accepted when ln U <= -sum lam_j y_j^2 + (p/2) ln(sum omega_j y_j^2) - log M. The three sums
     over j come from one batched product of w*w with (1, lam, omega), divided by ||w||^2, and
     only accepted proposals are normalised. The first accepted proposal of a round is returned:
@@ -88,7 +90,8 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
 
 def _theta(A, kp, rng, max_tries=1_000_000):
     """theta in (0,1) with density proportional to theta^{-1/2} (1-theta)^{kp-1} exp(A theta),
-    by rejection from Beta(1/2, g) (spec 2.4 item 4, guards for p = 2 and theta == 1)."""
+    by rejection from Beta(1/2, g) (Hoff 2009). Two guards of ours: g is capped at kp, which avoids
+    a NaN bound for p = 2 and 0 < A < 0.72, and a draw theta == 1.0 from ``rng.beta`` is redrawn."""
     if A <= 0:
         g, log_bound = kp, 0.0
     else:

@@ -1,4 +1,4 @@
-"""Shared pieces of the subspace-clustering family (seed 001, spec 2.1-2.2).
+"""Shared pieces of the subspace-clustering family (Wang, Wang & Singh, NIPS 2015, Sec. 2).
 
 ``fit_subspaces`` maps labels to orthonormal bases (top-q left singular vectors per cluster, no
 centring); ``squared_residuals`` gives d^2(x, S) = ||x||^2 - ||U^T x||^2; ``spectral_labels`` is
@@ -60,7 +60,8 @@ def squared_residuals(X, bases):
 
 def complete_basis(V, q, rng):
     """Complete the orthonormal columns V (d, r) to q columns with Haar-random directions
-    of the orthogonal complement (data-independent completion, spec 2.2)."""
+    of the orthogonal complement. Used when a cluster has fewer than q points: the completion is
+    data-independent, so the solver still returns q-dimensional subspaces at no privacy cost."""
     d, r = V.shape
     if r >= q:
         return V[:, :q]

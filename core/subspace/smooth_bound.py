@@ -1,4 +1,5 @@
-"""Centre-of-attention aggregator and its smooth sensitivity bound (seed 001 Alg. 1; spec 2.3).
+"""Centre-of-attention aggregator and its smooth sensitivity bound (Wang, Wang & Singh, NIPS 2015,
+Alg. 1; Nissim, Raskhodnikova & Smith, STOC 2007, Sec. 4).
 
 Inputs are the m x m matrix of pairwise distances between the m subset outputs (zero diagonal,
 values in [0, diameter]). With s = ceil(sqrt(m)) (one record changes at most s outputs) and
@@ -35,11 +36,17 @@ def centre_index(dist, s, diameter):
 def smooth_bound(dist, s, beta, diameter, method="order_stat"):
     """A beta-smooth upper bound S(B) on the local sensitivity of the centre of attention.
 
-    ``method="order_stat"`` (default, spec 2.3 (a), derived and proven there): S = 2 max_{k>=0}
-    e^{-beta k} R_k, with R_k the ((k+1)s+1)-th smallest of {r_i(t0 + (k+1)s)}_i (the diameter
-    when that rank exceeds m). ``method="nrs_mean"`` (spec 2.3 (b), the formula as stated by
-    WWS15 Alg. 1, unverified against NRS07): S = 2 max_k e^{-beta k} rho(t0 + (k+1)s), rho(t) the
-    mean of the smallest floor(s/beta) values of {r_i(t)} (at most m values).
+    ``method="order_stat"`` (default; our own bound, because the paper's formula could not be
+    checked against NRS07): S = 2 max_{k>=0} e^{-beta k} R_k, with R_k the ((k+1)s+1)-th smallest
+    of {r_i(t0 + (k+1)s)}_i (the diameter when that rank exceeds m). Why it is valid: two t0-balls
+    intersect after <= s changed outputs since 2 t0 > m + s, so LS <= 2 r_(s+1)(t0 + s); after k s
+    changes at least s+1 of the (k+1)s+1 smallest indices are unchanged and r_i(t; B'') <=
+    r_i(t + ks; B) for them, so the sensitivity at distance k is <= 2 R_k; and R_k(B) <=
+    R_{k+1}(B') for neighbours, which makes S beta-smooth and S >= LS.
+    ``method="nrs_mean"`` (the formula as stated by Wang, Wang & Singh, NIPS 2015, Alg. 1, not
+    re-verified against Nissim, Raskhodnikova & Smith 2007): S = 2 max_k e^{-beta k}
+    rho(t0 + (k+1)s), rho(t) the mean of the smallest floor(s/beta) values of {r_i(t)} (at most m
+    values; the paper's "top" read as "smallest", since the aggregator rewards dense outputs).
     The maximum runs over k = 0..K where K is the first k with a rank or t beyond m; later terms
     equal the diameter times a smaller factor.
     """

@@ -1,7 +1,9 @@
-"""privclust.core.cocluster: co-clustering with the de-normalised Goodman-Kruskal tau ([BP25]).
+"""privclust.core.cocluster: co-clustering with the de-normalised Goodman-Kruskal tau ([BP25] =
+Battaglia & Pensa, "Differentially private associative co-clustering", SDM 2025).
 
-``TauCoClustering`` is Fast-tauCC (non-private reference, spec 5.3); ``DPTauCoClustering`` is
-DP-tauCC (pure epsilon-DP under the entry-level ``cell`` relation, spec 5.4). Lower-level pieces:
+``TauCoClustering`` is Fast-tauCC (non-private reference; Battaglia, Peiretti & Pensa, Mach. Learn.
+2024; [BP25] Sec. 3.2); ``DPTauCoClustering`` is DP-tauCC (pure epsilon-DP under the entry-level
+``cell`` relation; [BP25] Sec. 4, Alg. 1-3). Lower-level pieces:
 ``dp_taucc_runs`` (batched runs), ``update_part``, ``compute_table``, ``random_matrix``.
 """
 from .dp_estimator import DPTauCoClustering

@@ -1,5 +1,6 @@
-"""Cluster aggregation with sparse-friendly products (spec 5.3-5.5: A.C and A^T.R only; seed 004
-Sec. 4.3 states the dense O(n m K L) cost that these products avoid).
+"""Cluster aggregation with sparse-friendly products (A.C and A^T.R only, so sparse count matrices
+are never densified; Battaglia & Pensa, SDM 2025, Sec. 4.3 states the dense O(n m K L) cost that
+these products avoid).
 
 Labels carry a leading batch axis S (independent runs over the same matrix); for one run S = 1.
 Clusters live in fixed "slots"; a slot whose ``keep`` flag is False is a deleted cluster and its

@@ -1,6 +1,7 @@
-"""DP-tauCC: differentially private co-clustering under the ``cell`` relation ([BP25], spec 5.4).
+"""DP-tauCC: differentially private co-clustering under the ``cell`` relation ([BP25]).
 
-Sources: seed 004 (= [BP25]) Sec. 4.1 (neighbouring = one unit of one cell; sensitivity of the
+Sources: [BP25] = Battaglia & Pensa, "Differentially private associative co-clustering", SDM 2025:
+Sec. 4.1 (neighbouring = one unit of one cell; sensitivity of the
 table, Eq. (4.11); utility sigma, Eq. (4.9); its range Delta, Eq. (4.10)), Sec. 4.2 (Alg. 1 main
 loop, Alg. 2 DP-computeT, Alg. 3 DP-updatePart, RandomMatrix), Sec. 4.3 (complexity; here
 O(I * (nnz(A) * (K + L) + (n + m) * K * L)) with sparse A), Sec. 3.1 (Laplace and range-based
@@ -9,18 +10,20 @@ exponential mechanisms, Defs. 3-4; sequential composition is invoked in Sec. 4.1
 Pieces (all batched over S independent runs of the same matrix, for audits; a fit is S = 1):
 
 * :func:`update_part` - [BP25] Alg. 3: every object draws its cluster with the range-based
-  exponential mechanism (spec P3, Gumbel-max, no factor 2) on the utilities sigma(y_i, p_k) of
+  exponential mechanism ([BP25] Def. 4; Dong, Durfee & Rogers 2020; Gumbel-max, no factor 2)
+  on the utilities sigma(y_i, p_k) of
   Eq. (4.9), range sensitivity Delta of Eq. (4.10); clusters that receive no object are deleted,
   and a single surviving cluster is split by moving a random ceil(1%) of the objects (the authors'
   data-independent repair).
 * :func:`compute_table` - [BP25] Alg. 2: T = R^T A C + Lap(c / eps1) per cell, clamped at 0,
   all-zero rows deleted (their members are unassigned until the next row update).
-* :func:`dp_taucc_runs` - [BP25] Alg. 1 with the schedule of spec 5.4: eps' = eps / (2 I),
-  eps1 = (1 - h) eps', eps2 = h eps'. The initial column draw stands in for iteration 1's column
-  draw, so a fit makes 2I assignment releases and 2I table releases:
-  eps2 + (2 eps1 + eps2) + (I - 1)(2 eps1 + 2 eps2) = 2I (eps1 + eps2) = eps. Seed 004 Alg. 1 (lines 6-13)
-  and the authors' code make the same 2I draws. (Spec 5.4's and issue 6's "2I + 1 assignment
-  calls" contradicts the budget check: 2I + 1 draws at eps2 would spend eps + eps2.)
+* :func:`dp_taucc_runs` - [BP25] Alg. 1 with eps' = eps / (2 I) (the paper prints eps / (2T),
+  T being its iteration count I), eps1 = (1 - h) eps', eps2 = h eps'. The initial column draw
+  stands in for iteration 1's column draw, so a fit makes 2I assignment releases and 2I table
+  releases: eps2 + (2 eps1 + eps2) + (I - 1)(2 eps1 + 2 eps2) = 2I (eps1 + eps2) = eps.
+  [BP25] Alg. 1 (lines 6-13) and the authors' code make the same 2I draws. Counting a separate
+  initial draw plus I column draws (2I + 1 assignments at eps2) would spend eps + eps2, more
+  than the budget, so we do not.
 
 Clusters live in fixed slots (K0 row slots, L0 column slots) with a live mask, so deletions keep
 array shapes fixed; the estimator compacts the slots when it publishes.
@@ -57,8 +60,8 @@ def _utilities(Y, weights):
 
 
 def assignment_utilities(Y, prototypes, proto_alive=None, feature_alive=None):
-    """Utilities of UpdatePart divided by their range sensitivity Delta (spec 5.4 steps 1-6;
-    seed 004 Sec. 4.1 Eqs. (4.9)-(4.10)).
+    """Utilities of UpdatePart divided by their range sensitivity Delta ([BP25] Alg. 3 lines 1-6;
+    Sec. 4.1 Eqs. (4.9)-(4.10)).
 
     Y: (S, N, L') aggregated profiles, or one (N, L') matrix (dense or sparse) shared by all
     runs; prototypes: (S, K', L') public noisy tables. Returns (S, N, K') values u / Delta,
@@ -84,8 +87,10 @@ def assignment_utilities(Y, prototypes, proto_alive=None, feature_alive=None):
 def _repair_single_cluster(labels, alive, rng):
     """Where only one cluster is live, move a random ceil(1%) of the objects to a dead slot.
 
-    Data-independent (reads only the released labels). Spec 5.4 step 8; the paper (seed 004
-    Sec. 4.2) is silent, the authors' code does the same in ``_check_clustering``.
+    Data-independent (reads only the released labels), so it is post-processing. [BP25]
+    Sec. 4.2 is silent on a run that collapses to one cluster; the authors' public code repairs
+    it the same way (in ``_check_clustering``), and we follow it so that the next update still
+    has two prototypes to choose from.
     """
     runs = np.flatnonzero(alive.sum(axis=1) == 1)
     if runs.size == 0:
@@ -100,7 +105,7 @@ def _repair_single_cluster(labels, alive, rng):
 
 
 def update_part(Y, prototypes, epsilon, rng, cell_bound=1.0, proto_alive=None, feature_alive=None):
-    """UpdatePart ([BP25] Alg. 3, seed 004 Sec. 4.1-4.2, spec 5.4): epsilon-DP draw per object.
+    """UpdatePart ([BP25] Alg. 3, Sec. 4.1-4.2): epsilon-DP draw per object.
 
     Returns (labels (S, N) slot indices, alive (S, K') slots that received objects). A unit change
     of one cell moves the utilities of one object only, so the call is epsilon-DP (parallel
@@ -113,7 +118,7 @@ def update_part(Y, prototypes, epsilon, rng, cell_bound=1.0, proto_alive=None, f
 
 
 def compute_table(row_profiles, row_labels, row_alive, col_alive, epsilon, rng, cell_bound=1.0):
-    """ComputeT ([BP25] Alg. 2, seed 004 Sec. 4.1 Eq. (4.11) and Sec. 4.2): T = R^T (A C) +
+    """ComputeT ([BP25] Alg. 2, Sec. 4.1 Eq. (4.11) and Sec. 4.2): T = R^T (A C) +
     Lap(c / epsilon), clamped at 0 (epsilon-DP).
 
     The L1 sensitivity of R^T A C under ``cell`` is c. Dead slots are zeroed; rows that end
@@ -130,9 +135,9 @@ def compute_table(row_profiles, row_labels, row_alive, col_alive, epsilon, rng, 
 
 
 def budget_schedule(epsilon, n_iter, assignment_share=0.9):
-    """The (name, epsilon) releases of one DP-tauCC fit, in order (seed 004 Sec. 4.2 Alg. 1 lines
-    2-3 and 6-13; spec 5.4): 2I assignments at h * eps / (2I) and 2I tables at
-    (1 - h) * eps / (2I), summing to eps (the seed's "eps / 2T" is eps / (2 I)).
+    """The (name, epsilon) releases of one DP-tauCC fit, in order ([BP25] Sec. 4.2, Alg. 1 lines
+    2-3 and 6-13): 2I assignments at h * eps / (2I) and 2I tables at (1 - h) * eps / (2I),
+    summing to eps (the paper's "eps / 2T" is eps / (2 I), T its iteration count).
 
     Every release has sensitivity ``cell_bound`` in its own units: the range sensitivity of the
     utilities divided by Delta (assignments) or the L1 sensitivity of T (tables).
@@ -192,7 +197,7 @@ def run_validated(A, AT, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
 
 def dp_taucc_runs(X, n_row_clusters, n_col_clusters, epsilon, n_iter=4, random_state=None,
                   size=1, cell_bound=1.0, assignment_share=0.9):
-    """Run DP-tauCC ([BP25] Alg. 1, seed 004 Sec. 4.2, spec 5.4) ``size`` times independently on
+    """Run DP-tauCC ([BP25] Alg. 1, Sec. 4.2) ``size`` times independently on
     X (batched form).
 
     X: non-negative counts (n, m), dense or scipy.sparse (only A.C and A^T.R products are

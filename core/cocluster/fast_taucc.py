@@ -1,7 +1,7 @@
 """Fast-tauCC: non-private co-clustering that maximises the de-normalised Goodman-Kruskal tau.
 
-[Battaglia, Peiretti & Pensa 2024]; [BP25] = seed 004 Sec. 3.2 (Eqs. 3.2-3.5); spec 5.3 (label
-NONPRIVATE). Alternating
+Battaglia, Peiretti & Pensa, "Fast parameterless prototype-based co-clustering", Mach. Learn. 113,
+2024; restated in Battaglia & Pensa, SDM 2025, Sec. 3.2 (Eqs. 3.2-3.5). Not private. Alternating
 prototype updates: with the column partition fixed, every row moves to the row cluster whose
 prototype maximises sigma(a_i, t_k) (Eq. 3.5 / 4.9), the prototypes are recomputed and the step is
 repeated until no row moves; then the same on the columns. Empty clusters are dropped, so the
@@ -41,7 +41,7 @@ def _phase(A, labels, other, n_other, max_passes):
 
 
 class TauCoClustering(BaseEstimator):
-    """Fast-tauCC co-clustering (non-private reference, spec 5.3).
+    """Fast-tauCC co-clustering (non-private reference; Battaglia, Peiretti & Pensa 2024).
 
     Parameters
     ----------

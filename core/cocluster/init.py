@@ -1,4 +1,4 @@
-"""Data-independent initialisation of DP-tauCC: RandomMatrix ([BP25] = seed 004 Sec. 4.2, spec 5.4).
+"""Data-independent initialisation of DP-tauCC: RandomMatrix (Battaglia & Pensa, SDM 2025, Sec. 4.2).
 
 Nothing here reads the data matrix, so the initial partitions and column prototypes cost no
 privacy budget. The n x m 0/1 matrix M is never materialised: only the (L0, n) prototypes
@@ -10,11 +10,13 @@ import numpy as np
 
 
 def block_pattern(K0, L0):
-    """K0 x L0 binary block pattern (spec 5.4 step 1).
+    """K0 x L0 binary block pattern (Battaglia & Pensa, SDM 2025, Sec. 4.2).
 
     The first min(K0, L0) rows/columns form the identity (diagonal blocks); each of the
     remaining |K0 - L0| rows (K0 > L0) or columns (L0 > K0) is a distinct binary vector with at
-    least two ones, in order of increasing weight. Needs max(K0, L0) < 2**min(K0, L0).
+    least two ones, in order of increasing weight. Needs max(K0, L0) < 2**min(K0, L0). The paper
+    says only that the rest of M holds |K0 - L0| "blocks of 1's"; we make them distinct vectors
+    with at least two ones so that no two initial clusters share a pattern.
     """
     small, large = min(K0, L0), max(K0, L0)
     if large >= 2 ** small:
@@ -47,7 +49,8 @@ def flip_counts(n, block_sizes, n_flip, flip, rng, size=1):
     Flipping ``n_flip`` distinct entries chosen uniformly among the n * m entries puts a
     multivariate hypergeometric number of them in each (row, column block) group of
     ``block_sizes[l]`` entries; this samples those counts directly, in O(n * L0) memory instead
-    of O(n_flip) = O(n * m) (seed 004 Sec. 4.2 / spec 5.4 step 3 without touching n * m cells).
+    of O(n_flip) = O(n * m) (the "random 1% of the entries are switched" step of Battaglia & Pensa,
+    SDM 2025, Sec. 4.2, without touching n * m cells).
     When n * m >= 1e9 (numpy's sampler limit) every entry flips independently with probability
     ``flip`` instead (binomial counts; same expected number of flips).
     """
@@ -60,7 +63,8 @@ def flip_counts(n, block_sizes, n_flip, flip, rng, size=1):
 
 
 def random_matrix(n, m, K0, L0, rng, size=1, flip=0.01):
-    """RandomMatrix(n, m, K0, L0) for ``size`` independent runs (seed 004 Sec. 4.2, spec 5.4).
+    """RandomMatrix(n, m, K0, L0) for ``size`` independent runs (Battaglia & Pensa, SDM 2025,
+    Sec. 4.2).
 
     Returns (R0, C0, P0): block labels R0 (size, n) and C0 (size, m) of the randomly permuted
     block matrix M (pattern expanded to near-equal blocks, a random ``flip`` fraction of its

@@ -1,11 +1,12 @@
 """The de-normalised Goodman-Kruskal tau quantities used by Fast-tauCC and DP-tauCC.
 
-[BP25] Eq. (4.9) (seed 004 Sec. 4.1; Eq. (3.5) of Sec. 3.2 for Fast-tauCC), spec 5.2: the
-similarity of an object with aggregated profile y (y_l = sum of its entries in feature cluster
-l) to prototype k of a table T is
+[BP25] = Battaglia & Pensa, SDM 2025, Sec. 4.1, Eq. (4.9) (Eq. (3.5) of Sec. 3.2 for
+Fast-tauCC): the similarity of an object with aggregated profile y (y_l = sum of its entries in
+feature cluster l) to prototype k of a table T is
 ``sigma(y, t_k) = sum_l y_l * B_kl`` with ``B_kl = t_kl / t_.l - t_k. / T_tot`` (t_kl / t_.l := 0
-when t_.l = 0). The same weights serve Fast-tauCC (on the exact table) and DP-tauCC (on the noisy
-one). All functions accept leading batch axes (independent runs).
+when t_.l = 0, our convention where the paper divides by zero: a feature cluster with no mass
+in the table carries no evidence). The same weights serve Fast-tauCC (on the exact table) and
+DP-tauCC (on the noisy one). All functions accept leading batch axes (independent runs).
 """
 import numpy as np
 
@@ -22,8 +23,8 @@ def prototype_weights(table):
 
 
 def utility_range(weights, proto_alive=None, feature_alive=None):
-    """Range sensitivity of sigma under a unit change of one cell, [BP25] Eq. (4.10) (seed 004
-    Sec. 4.1).
+    """Range sensitivity of sigma under a unit change of one cell, [BP25] Sec. 4.1,
+    Eq. (4.10).
 
     ``max_l (max_k B_kl - min_k B_kl)`` over the live prototypes k and live feature clusters l
     (masks of shape (..., K) and (..., L); dead slots are clusters already deleted). A unit change

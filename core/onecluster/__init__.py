@@ -1,10 +1,12 @@
-"""privclust.core.onecluster: locating a small cluster privately ([NSV16], seed 003; spec section 4).
-Seed 003 sections: 3.1/4.1 GoodRadius, 3.2/4.3 GoodCenter, Obs. 3.5 k balls, 6 sample-and-aggregate,
+"""privclust.core.onecluster: locating a small cluster privately ([NSV16] = Nissim, Stemmer &
+Vadhan, "Locating a small cluster privately", PODS 2016).
+[NSV16] sections: 3.1/4.1 GoodRadius, 3.2/4.3 GoodCenter, Obs. 3.5 k balls, 6 sample-and-aggregate,
 Appendix A NoisyAVG, 1.1 outlier screening; Sec. 5 (infinite domains) is theory only.
 
-GoodRadius (spec 4.2), GoodCenter (4.3 with the 4.3a corrections), NoisyAVG (4.4), the 1-cluster
-estimator (4.5), the k-balls heuristic (4.7), a 1-cluster aggregator for sample-and-aggregate
-(4.6), the outlier-screening predicate (seed Sec. 1.1) and the non-private 2-approximate baseline.
+GoodRadius, GoodCenter (with our data-independent corrections, see :mod:`.good_center`),
+NoisyAVG, the 1-cluster estimator (GoodRadius + GoodCenter, Thm. 3.2), the k-balls heuristic
+(Obs. 3.5), a 1-cluster aggregator for sample-and-aggregate (Sec. 6), the outlier-screening
+predicate (Sec. 1.1) and the non-private 2-approximate baseline.
 """
 from .aggregator import OneClusterAggregator, one_cluster_aggregate
 from .baseline import smallest_ball_2approx

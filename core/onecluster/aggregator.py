@@ -1,5 +1,5 @@
-"""1-cluster aggregation rule for sample-and-aggregate ([NSV16] Sec. 6 = seed 003 Sec. 6, Algorithm
-SA and Lemma 6.5; spec 4.6).
+"""1-cluster aggregation rule for sample-and-aggregate (Nissim, Stemmer & Vadhan, PODS 2016,
+Sec. 6, Algorithm SA and Lemma 6.5).
 
 The m block outputs y_1..y_m in R^D (one per disjoint block of a random partition of the data)
 are clipped to the public output box and aggregated by 1-cluster with t = ceil(alpha m / 2):

@@ -1,4 +1,6 @@
-"""Non-private 2-approximate smallest ball holding t points (spec 4.1, 4.8 reference radius).
+"""Non-private 2-approximate smallest ball holding t points: the reference radius r_opt of the
+1-cluster problem (Nissim, Stemmer & Vadhan, PODS 2016, Def. 1.2 and 3.1) for our benchmarks (the
+paper has no experiments).
 
 Among balls centred at input points, the smallest radius holding t points is
 r_2 = min_i d_(t)(x_i) (the t-th nearest distance, the point itself included), and

@@ -1,19 +1,25 @@
-"""GoodCenter: a private centre for a ball of a given radius r ([NSV16] Alg. 2 = seed 003 Sec. 3.2
-and 4.3; spec 4.3, 4.3a).
+"""GoodCenter: a private centre for a ball of a given radius r (Nissim, Stemmer & Vadhan, PODS 2016,
+Algorithm GoodCenter, Sec. 3.2 and 4.3).
 
 Budget (eps, delta) split: AboveThreshold over randomly shifted box partitions eps/4; heavy box
 by stable histogram (eps/4, delta/4); per-axis interval choice in a random basis eps/4 (plus
 delta/4 when advanced composition is used); NoisyAVG over the bounding ball gets eps/4 and the
 rest of delta (so the recorded total is exactly (eps, delta)).
 
-``axis_choice="box_ball"`` is the spec 4.3a alternative (ours, not the paper's): no JL map, no
-rotation or per-axis stage; NoisyAVG (eps/2, 3 delta/4) runs over the ball enclosing the heavy
+``axis_choice="box_ball"`` is our alternative, not the paper's (useful when no JL reduction
+happens, k >= d): no JL map, no rotation or per-axis stage; NoisyAVG (eps/2, 3 delta/4) runs over the ball enclosing the heavy
 box (radius side sqrt(d) / 2, ~3.1 r in d = 2), then the caller re-centres as usual.
 
-Constants are the spec's practical defaults (JL constant 8, box side 3r/(1 - 0.1^(1/k)),
-R_max = 200) with the 4.3a cap on the interval length p. Privacy never depends on them.
-Practical warning (spec 4.3): the ball's radius is ~13 r in d = 2 and grows quickly with d;
-GoodCenter is useful only for small d or very large n.
+Constants are our practical defaults, chosen for utility (JL constant 8; box side
+3r/(1 - 0.1^(1/k)), which gives each shifted partition a ~0.1 chance of holding a projected
+cluster of diameter <= 3r in one box, ``box_side="paper"`` gives the paper-like 300 r; R_max = 200,
+since a paper-like bound of ~2n ln(1/beta)/beta rounds is infeasible). The
+per-axis interval length p is capped at the diameter w_D of the heavy-box points, because a
+projection onto a unit axis can never exceed that diameter: uncapped, p is ~4.7 w_D in d = 2
+and the ball radius ~62 r. Privacy never depends on these constants.
+Practical warning: even so the ball's radius is ~13 r in d = 2 and grows quickly with d (hence
+the re-centring steps of :mod:`.one_cluster`); GoodCenter is useful only for small d or very
+large n.
 """
 import math
 import numbers
@@ -172,13 +178,13 @@ def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05
     chosen = stable_histogram(keys, e4, delta_box, rng)
     if chosen is None:
         return _fail("stable histogram kept no box")
-    if axis_choice == "box_ball":  # spec 4.3a alternative: average over the box's enclosing ball
+    if axis_choice == "box_ball":  # our alternative: average over the box's enclosing ball
         c = shifts[first] + (chosen[0] + 0.5) * side
         rho = 0.5 * side * math.sqrt(d)
         return _average(X, c, rho, epsilon / 2.0, delta - delta_box, rng, accountant)
     D = X[np.all(keys == chosen[0], axis=1)]
 
-    # 5-7. random basis, capped interval length p (spec 4.3a item 1), per-axis choice
+    # 5-7. random basis, interval length p capped at w_D (see module docstring), per-axis choice
     Z = haar_orthogonal(d, rng)
     w_D = side * w_D_factor
     p = w_D * min(1.0, math.sqrt(2.0 * math.log(d * n_pub ** 2 / beta) / d))

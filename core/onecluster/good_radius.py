@@ -1,5 +1,5 @@
-"""GoodRadius: a private radius r with a ball of radius r around ~t points ([NSV16] Alg. 1 =
-seed 003 Sec. 3.1 and 4.1; spec 4.2).
+"""GoodRadius: a private radius r with a ball of radius r around ~t points (Nissim, Stemmer &
+Vadhan, PODS 2016, Algorithm GoodRadius, Sec. 3.1 and 4.1).
 
 Two practical variants over the geometric grid F = {r_min 2^j : j = 0..J}, both pure eps-DP:
 - ``"em_geometric"`` (default): a zero-radius test (Laplace, eps/2) and the exponential

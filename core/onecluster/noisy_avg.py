@@ -1,5 +1,6 @@
-"""NoisyAVG: the private average of the points inside a public ball ([NSV16] App. A = seed 003
-Appendix A "Noisy average of vectors in R^d"; spec 4.4).
+"""NoisyAVG: the private average of the points inside a public ball (Nissim, Stemmer & Vadhan,
+PODS 2016, Appendix A "Noisy average of vectors in R^d"; the calibration below is our own
+derivation, not the paper's constants; analytic Gaussian of Balle & Wang, ICML 2018).
 
 With V_in = V inside B(c, rho), m = |V_in| and Lambda = 2 rho:
 m^ = m + Lap(2/eps) - (2/eps) ln(2/delta) - 1; if m^ <= 0 the result is "no output" (None);

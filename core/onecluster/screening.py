@@ -1,5 +1,5 @@
-"""Outlier screening with a released ball ([NSV16] Sec. 1.1 = seed 003 Sec. 1.1): keep the records
-inside it.
+"""Outlier screening with a released ball (Nissim, Stemmer & Vadhan, PODS 2016, Sec. 1.1): keep
+the records inside it.
 
 The predicate "x is inside B(center, radius)" uses only released values and acts on each record
 alone, so filtering a dataset with it before another private analysis costs no extra privacy

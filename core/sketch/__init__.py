@@ -1,5 +1,6 @@
-"""privclust.core.sketch: compressive k-means with differential privacy ([SCH19] = seed 002;
-spec section 3).  Seed 002 Sec. II gives the sketch (Eq. (2)), the scrambled sketch with masks
+"""privclust.core.sketch: compressive k-means with differential privacy ([SCH19] = Schellekens,
+Chatalic, Houssiau, de Montjoye, Jacques & Gribonval, "Compressive k-means with differential
+privacy", SPARS 2019).  [SCH19] Sec. II gives the sketch (Eq. (2)), the scrambled sketch with masks
 (Eq. (3)) and Theorem 1; Sec. III the experiments (Fig. 1, Fig. 3) and the SNR (Eq. (4)).
 
 Public frequencies and the sketch operator (complex exponential, one-bit quantised with dither),

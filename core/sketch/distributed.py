@@ -1,4 +1,5 @@
-"""Sketching on a Dask cluster (optional extra ``privclust[dask]``; design.md "Scale").
+"""Sketching on a Dask cluster (optional extra ``privclust[dask]``, for data too large for one
+machine).
 
 The sketch is a sum over records: each partition (a block of a ``dask.array`` or one file) is
 sketched where it lives and only (sum, count) pairs travel back and are merged.  Block i uses

@@ -1,5 +1,6 @@
-"""DPLloyd baselines of [SCH19] Fig. 1 (seed 002 Sec. III, its refs [10], [11]; spec 3.4): B3 (SuLQ k-means, Blum et al. 2005, as
-described by Su et al. 2016) and B4 ("improved": sphere-packing init + count/sum budget split,
+"""DPLloyd baselines of Schellekens et al., SPARS 2019, Fig. 1 (Sec. III, its refs [10], [11]):
+SuLQ k-means (Blum, Dwork, McSherry & Nissim, PODS 2005, as described by Su, Cao, Li, Bertino &
+Jin, CODASPY 2016) and the "improved" variant (sphere-packing init + count/sum budget split,
 Su et al. 2016).  Pure epsilon-DP; ``add_remove`` by default (``replace`` doubles sensitivities).
 """
 import numpy as np
@@ -10,7 +11,7 @@ from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_c
 from .frequencies import _as_bounds
 
 INITS = ("uniform", "sphere_packing")
-RHO = 0.225                      # Su et al. 2016 (spec 3.4 B4)
+RHO = 0.225                      # Su et al. 2016 (budget-split constant)
 _CHUNK_ELEMENTS = 1 << 20
 
 
@@ -20,10 +21,11 @@ def sum_sensitivity(lo, hi):
 
 
 def noise_scales(epsilon, n_iter, lo, hi, init, neighbouring):
-    """Laplace scales (count, sum) per iteration and the per-iteration spends (spec 3.4).
+    """Laplace scales (count, sum) per iteration and the per-iteration spends (Su et al. 2016;
+    the split ratio re-derived by us from their MSE argument: minimise d^3/eps_s^2 + d rho/eps_c^2).
 
-    B3 ("uniform"): one scale b = T (1 + S) / eps for counts and sums (joint L1 sensitivity
-    1 + S). B4 ("sphere_packing"): eps_t = eps / T split as eps_s / eps_c = (d^2 / rho)^(1/3);
+    SuLQ k-means ("uniform"): one scale b = T (1 + S) / eps for counts and sums (joint L1 sensitivity
+    1 + S). Improved ("sphere_packing"): eps_t = eps / T split as eps_s / eps_c = (d^2 / rho)^(1/3);
     counts Lap(1/eps_c), sums Lap(S/eps_s).  ``replace`` doubles both sensitivities.
     Returns (b_count, b_sum, [(name, epsilon, sensitivity), ...] for one iteration).
     """
@@ -42,7 +44,7 @@ def noise_scales(epsilon, n_iter, lo, hi, init, neighbouring):
 
 
 def sphere_packing_init(n_clusters, lo, hi, rng, max_rejections=100):
-    """Data-independent sphere-packing centres (Su et al. 2016; spec 3.4 B4 (a))."""
+    """Data-independent sphere-packing centres (Su et al., CODASPY 2016)."""
     a = float(np.min(hi - lo)) / 2.0
     while True:
         centers, rejections = [], 0
@@ -79,7 +81,7 @@ def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter=5, init="uniform",
                  neighbouring="add_remove", random_state=None, size=None, initial_centers=None,
                  accountant=None):
     """Run DPLloyd ``size`` times independently (batched form for audits); returns centres
-    (k, d), or (size, k, d).  X is clipped to the public box first (P9)."""
+    (k, d), or (size, k, d).  X is clipped to the public box first (per record, so it costs no privacy)."""
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     if neighbouring not in ("add_remove", "replace"):
@@ -111,8 +113,8 @@ def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter=5, init="uniform",
 
 
 class DPLloyd(CenterPredictorMixin, PrivateEstimator):
-    """DPLloyd (SuLQ k-means, Blum et al. 2005) with ``init="uniform"`` (B3) or the "improved"
-    variant of Su et al. 2016 with ``init="sphere_packing"`` (B4: sphere-packing init and
+    """DPLloyd (SuLQ k-means, Blum et al. 2005) with ``init="uniform"`` or the "improved"
+    variant of Su et al. 2016 with ``init="sphere_packing"`` (sphere-packing init and
     count/sum budget split), the baselines of Schellekens et al., SPARS 2019, Fig. 1.
 
     Parameters: ``n_clusters``, ``epsilon``, ``bounds`` (public box, required; the data are

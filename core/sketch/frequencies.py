@@ -1,8 +1,10 @@
-"""Public random frequencies for compressive sketches (spec 3.1, [SCH19] Eq. (2)).
+"""Public random frequencies for compressive sketches (Schellekens et al., SPARS 2019, Eq. (2);
+adapted-radius law of Keriven, Bourrier, Gribonval & Perez, Information and Inference (IMA) 2017).
 
 The frequency matrix Omega (d x m) and the dither xi are drawn from a *public* law and published:
-nothing here reads the data.  The scale ``frequency_scale`` is sigma^2 of spec 3.1 (pycle's
-``Sigma = sigma^2 I``): frequencies are omega = (R / sigma) * phi.
+nothing here reads the data.  The scale ``frequency_scale`` is the public sigma^2 (pycle's
+``Sigma = sigma^2 I``; Keriven et al. estimate it from the data, which would cost budget, so
+here it is a parameter): frequencies are omega = (R / sigma) * phi.
 """
 import numpy as np
 
@@ -35,10 +37,11 @@ def _as_bounds(bounds, n_features):
 def default_frequency_scale(bounds, n_clusters, n_features):
     """Default sigma^2 derived only from public inputs (the box and k).
 
-    Rule (spec 3.1, measured): sigma is a length scale of the *separation between clusters*.
+    Rule (ours, measured): sigma is a length scale of the *separation between clusters*.
     k centres spread over a box of mean side L are typically L / k^(1/d) apart; we take
     sigma = L / (7.5 * k^(1/d)).  On [SCH19]'s mixture (k = d = 10, public box +-13.5) this gives
-    sigma^2 = 8.1, inside the measured working range 6-10 (sigma^2 = 1 fails even without noise).
+    sigma^2 = 8.1, inside the measured working range 6-10 (sigma^2 = 1 fails even without noise: the decoder's target bump around each centre is
+    then ~0.5 wide in a 27-wide box, so no start finds it).
     """
     lo, hi = _as_bounds(bounds, n_features)
     side = float(np.mean(hi - lo))
@@ -60,7 +63,7 @@ def draw_frequencies(n_features, sketch_size, frequency_scale, law="adapted_radi
                      random_state=None):
     """Draw Omega (n_features x sketch_size) i.i.d. from a public law with scale sigma^2.
 
-    ``law``: "adapted_radius" (default, spec 3.1), "gaussian" (omega ~ N(0, I / sigma^2)) or
+    ``law``: "adapted_radius" (default, Keriven et al. 2017), "gaussian" (omega ~ N(0, I / sigma^2)) or
     "folded_gaussian" (R = |N(0, 1)| on a uniform direction).
     """
     if law not in LAWS:
@@ -84,5 +87,7 @@ def draw_frequencies(n_features, sketch_size, frequency_scale, law="adapted_radi
 
 
 def draw_dither(sketch_size, random_state=None):
-    """Public dither xi ~ U[0, 2 pi)^m (spec 3.1; always used with the quantised signature)."""
+    """Public dither xi ~ U[0, 2 pi)^m (always used with the quantised signature: one-bit
+    universal quantisation needs a dither, Boufounos, Rane & Mansour 2017; Schellekens & Jacques
+    2018)."""
     return as_generator(random_state).uniform(0.0, 2.0 * np.pi, int(sketch_size))

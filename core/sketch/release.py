@@ -1,5 +1,6 @@
-"""Private release of a merged sketch (spec 3.2: B1 = seed 002 Sec. II Eq. (3) and Theorem 1,
-B1-U, B1-G).
+"""Private release of a merged sketch (Schellekens et al., SPARS 2019, Sec. II, Eq. (3) and
+Theorem 1; the add/remove variant with a noisy count of Schellekens et al., "Differentially
+private compressive k-means", ICASSP 2019; a Gaussian variant).
 
 Noise is added once, to the merged sum, so a sketch computed on partitions or streamed from files
 is released exactly like a one-pass sketch.
@@ -7,11 +8,12 @@ is released exactly like a one-pass sketch.
 * ``replace`` (n public), Laplace: s = Sum/(alpha_r n) + Lap per real/imaginary part with scale
   c_f sqrt(m)/(n eps) ([SCH19] Theorem 1: sigma_xi = 2 c_f sqrt(r m)/(sqrt(n) eps) on the
   unnormalised noise xi / sqrt(alpha_r m n), so the ratio sensitivity/scale is exactly eps).
-* ``add_remove`` (n private), B1-U: s = (Sum/alpha_r + eta)/max(n + zeta, 1), eta Laplace with
-  scale c_f sqrt(m)/(2 eps_1) per part, zeta ~ Lap(1/eps_2), eps_1 = eps 2m/(2m+1) by default.
-* ``mechanism="gaussian"`` (B1-G): analytic Gaussian on the real and imaginary parts with the l2
-  sensitivity 2 |f|max sqrt(m)/(sqrt(r) n) (replace) or |f|max sqrt(m/r) on Sum/alpha_r
-  (add_remove, count still Laplace with eps_2).
+* ``add_remove`` (n private), noisy count: s = (Sum/alpha_r + eta)/max(n + zeta, 1), eta
+  Laplace with scale c_f sqrt(m)/(2 eps_1) per part, zeta ~ Lap(1/eps_2), eps_1 = eps 2m/(2m+1)
+  by default.
+* ``mechanism="gaussian"``: analytic Gaussian (Balle & Wang, ICML 2018) on the real and
+  imaginary parts with the l2 sensitivity 2 |f|max sqrt(m)/(sqrt(r) n) (replace) or
+  |f|max sqrt(m/r) on Sum/alpha_r (add_remove, count still Laplace with eps_2).
 """
 import numpy as np
 
@@ -23,7 +25,8 @@ MECHANISMS = ("laplace", "gaussian")
 
 
 def l1_sensitivity(operator, measurements_per_record, n, neighbouring):
-    """L1 sensitivity (real + imaginary parts) of the released numerator (spec 3.2).
+    """L1 sensitivity (real + imaginary parts) of the released numerator (Schellekens et al.,
+    SPARS 2019, proof of Theorem 1).
 
     ``replace``: of Sum/(alpha_r n): r entries change by at most c_f/sqrt(m) each, i.e.
     r c_f/sqrt(m)/(alpha_r n) = c_f sqrt(m)/n.  ``add_remove``: of Sum/alpha_r: c_f sqrt(m)/2.

@@ -1,4 +1,5 @@
-"""A mergeable (non-private) sketch: masked sum of contributions + record count (spec 3.1-3.2).
+"""A mergeable (non-private) sketch: masked sum of contributions + record count (Schellekens et
+al., SPARS 2019, Eq. (3) before noise).
 
 The sketch of a dataset is a sum over records, so the same object results from one pass over an
 array, from chunks of a file streamed from disk, or from partitions merged by addition (Dask,

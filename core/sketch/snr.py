@@ -1,4 +1,4 @@
-"""Signal-to-noise ratio of a private sketch ([SCH19] Eq. (4), seed 002 Sec. III; spec 3.5).
+"""Signal-to-noise ratio of a private sketch (Schellekens et al., SPARS 2019, Sec. III, Eq. (4)).
 
 SNR = ||z||^2 / sum_j Var((s_X)_j), z the true sketch E_{x~P}[z_x].  Closed form for the complex
 exponential: SNR_e = alpha_r n ||z||^2 / (1 - alpha_r ||z||^2 + sigma_xi^2).  For the quantised

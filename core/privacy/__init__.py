@@ -1,6 +1,10 @@
 """privclust.core.privacy: DP primitives, guarantees, per-fit accounting and the budget ledger.
 
-Primitives follow algorithms.md section 1 (P1-P8, P10). Each takes an explicit
+Primitives: Laplace (Dwork, McSherry, Nissim & Smith 2006), Gaussian (classic, Dwork & Roth 2014;
+analytic, Balle & Wang 2018), exponential (McSherry & Talwar 2007; range-based, Dong, Durfee &
+Rogers 2020), AboveThreshold (Dwork & Roth 2014, Alg. 1), stable histogram (Vadhan 2016),
+composition, Haar/JL random matrices and smooth-sensitivity noise (Nissim, Raskhodnikova & Smith
+2007). Each takes an explicit
 ``numpy.random.Generator`` and a ``size=`` batched form (N independent releases in one vectorised
 call) used by the statistical audits in :mod:`privclust.core.privacy.audit`.
 

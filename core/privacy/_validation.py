@@ -1,4 +1,5 @@
-"""Argument checks shared by the privacy primitives (spec 6.1: eps > 0 finite, 0 <= delta < 1)."""
+"""Argument checks shared by the privacy primitives (eps > 0 finite, 0 <= delta < 1:
+the ranges in which an (eps, delta) guarantee means anything)."""
 import numpy as np
 
 

@@ -1,4 +1,4 @@
-"""Per-fit privacy bookkeeping (spec P7): record every mechanism run against the fit's plan."""
+"""Per-fit privacy bookkeeping (basic composition, Dwork & Roth 2014, Thm 3.16): record every mechanism run against the fit's plan."""
 import math
 
 from ._validation import check_delta, check_epsilon, check_sensitivity

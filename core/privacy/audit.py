@@ -1,6 +1,7 @@
 """Statistical DP audits: a Clopper-Pearson lower bound on the epsilon a mechanism really spends.
 
-Method (guides/dp-reliability.md 2.2): run the mechanism N times on a dataset D and on a
+Method (hypothesis-test auditing, Ding, Wang, Wang, Zhang & Kifer, CCS 2018; Clopper-Pearson
+bounds as in Jagielski, Ullman & Oprea, NeurIPS 2020): run the mechanism N times on a dataset D and on a
 neighbour D', reduce each release to a scalar (or a category) and call
 :func:`epsilon_lower_bound`. Each side is split in halves: the first halves choose the event S
 (a threshold event {x > t} or {x <= t} in either direction for scalars, a single category for

@@ -1,4 +1,5 @@
-"""Composition theorems (spec P7)."""
+"""Composition theorems (basic: Dwork & Roth 2014, Thm 3.16; advanced: Dwork, Rothblum & Vadhan,
+FOCS 2010)."""
 import math
 import numbers
 

@@ -1,7 +1,8 @@
-"""Exponential mechanism, standard and range-based, sampled by Gumbel-max (spec P3, section 8.1).
+"""Exponential mechanism, standard and range-based, sampled by Gumbel-max (the
+Gumbel-max trick keeps large eps * u from overflowing).
 
 Standard (McSherry & Talwar 2007): P(r) proportional to exp(eps * u_r / (2 Delta_u)).
-Range-based (Dong, Durfee & Rogers 2020; [BP25] Def. 4): P(r) proportional to
+Range-based (Dong, Durfee & Rogers 2020; Battaglia & Pensa, SDM 2025, Def. 4): P(r) proportional to
 exp(eps * u_r / Delta~) with Delta~ the sup over neighbours of max_r - min_r of u(X,r) - u(X',r).
 Raw utilities are never exponentiated: only logits plus Gumbel noise are compared.
 """
@@ -61,7 +62,8 @@ def _em_logits(utilities, epsilon, sensitivity, range_based):
 
 
 def exponential_mechanism(utilities, epsilon, sensitivity, rng, size=None, range_based=False):
-    """Select a candidate index with the exponential mechanism (pure epsilon-DP, spec P3).
+    """Select a candidate index with the exponential mechanism (pure epsilon-DP, McSherry &
+    Talwar 2007).
 
     ``utilities`` has candidates on its LAST axis; leading axes are independent selections (e.g.
     shape (n, k) for one choice per point). Logits are eps*u/(2*sensitivity) (standard) or

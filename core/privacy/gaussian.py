@@ -1,5 +1,5 @@
 """Gaussian mechanism with analytic (Balle & Wang 2018) or classic (Dwork & Roth 2014, Thm A.1)
-calibration (spec P2). Same floating-point caveat as :mod:`.laplace` (Mironov 2012).
+calibration. Same floating-point caveat as :mod:`.laplace` (Mironov 2012).
 """
 import math
 

@@ -1,4 +1,5 @@
-"""Privacy guarantees attached to every private estimator (spec 0.3 labels, 6.1 metadata)."""
+"""Privacy guarantees attached to every private estimator: the kind (pure, approximate,
+asymptotic, none), epsilon, delta, the neighbouring relation and the mechanisms spent."""
 import math
 from dataclasses import dataclass, field
 

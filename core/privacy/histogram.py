@@ -1,8 +1,13 @@
-"""Stable histogram: release the heaviest cell of a data-independent partition (spec P5).
+"""Stable histogram: release the heaviest cell of a data-independent partition (stability-based
+histogram, Vadhan 2016, "The complexity of differential privacy"; used where Nissim, Stemmer &
+Vadhan, PODS 2016, Thm 2.5 choose a heavy cell).
 
 Noisy counts c_b + Lap(2/eps) of the non-empty cells only; cells with a noisy count above
 tau = 1 + (2/eps) ln(1/delta) are kept; the argmax of the kept cells is released with its noisy
-count. (epsilon, delta)-DP under `replace` and `add_remove` (Vadhan 2016; derivation in P5).
+count. (epsilon, delta)-DP under `replace` and `add_remove` (Vadhan 2016). Our derivation of the threshold: under ``replace`` at most two counts change
+by 1 (Laplace with L1 sensitivity 2 on the common support); a cell non-empty in only one of the
+datasets has count 1 there and survives with probability (1/2) e^{-(tau-1) eps/2} = delta/2;
+at most two such cells give delta.
 """
 import math
 

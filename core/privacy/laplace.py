@@ -1,6 +1,6 @@
-"""Laplace mechanism, real and complex (spec P1; Dwork, McSherry, Nissim & Smith 2006).
+"""Laplace mechanism, real and complex (Dwork, McSherry, Nissim & Smith 2006).
 
-Known limitation (guides/dp-reliability.md 1.1; Mironov, CCS 2012): the noise is drawn with
+Known limitation (Mironov, CCS 2012): the noise is drawn with
 numpy's floating-point sampler and added in floating point. The set of reachable outputs then
 depends on the input in its low-order bits, so an attacker who sees the exact float can sometimes
 tell neighbouring inputs apart (precision attacks; Jin et al. 2022). The guarantee holds for the
@@ -33,7 +33,7 @@ def complex_laplace(value, sensitivity, epsilon, rng, size=None):
     """Complex Laplace mechanism: real and imaginary parts each get Lap(sensitivity/epsilon).
 
     The complex vector is treated as 2D real coordinates, so ``sensitivity`` is the L1
-    sensitivity over real and imaginary parts together (spec P1). Returns complex128; ``size=N``
+    sensitivity over real and imaginary parts together. Returns complex128; ``size=N``
     prepends a batch axis.
     """
     sensitivity = check_sensitivity(sensitivity)

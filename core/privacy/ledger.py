@@ -1,4 +1,5 @@
-"""User-level privacy budget ledger (design.md "Privacy rules"; guides/dp-reliability.md 3, 6.3).
+"""User-level privacy budget ledger: one total budget per dataset over every release (a privacy
+filter: once a charge would exceed the total, it is refused).
 
 A :class:`Ledger` holds a total budget (epsilon, delta) for one dataset. Every release calls
 :meth:`Ledger.charge` BEFORE it runs; a charge that would exceed the total raises

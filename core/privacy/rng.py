@@ -5,7 +5,8 @@ import numpy as np
 
 
 def as_generator(random_state=None):
-    """Turn ``random_state`` into a ``numpy.random.Generator`` (PCG64, spec 6.1).
+    """Turn ``random_state`` into a ``numpy.random.Generator`` (PCG64; never the global
+    numpy state, so that every draw of a fit, public ones included, is reproducible from one seed).
 
     ``None`` draws fresh OS entropy (the production setting); an integer or a ``SeedSequence``
     seeds a new PCG64 generator (reproducible runs and tests); a ``Generator`` is returned as is,

@@ -1,5 +1,10 @@
-"""Smooth-sensitivity Gaussian noise (spec P10; Nissim, Raskhodnikova & Smith 2007, as quoted in
-[WWS15] Alg. 1)."""
+"""Smooth-sensitivity Gaussian noise (Nissim, Raskhodnikova & Smith, STOC 2007 [NRS07], as quoted in
+Wang, Wang & Singh, NIPS 2015, Alg. 1).
+
+alpha = eps / (5 sqrt(2 ln(2/delta))): the paper's typesetting is ambiguous (their poster shows
+"5 sqrt 2 ln(2/delta)"); this reading matches NRS07's Gaussian admissibility lemma. That lemma is
+proven for small eps, while Wang, Wang & Singh run eps up to 1e3, so eps > 1 is allowed but warned
+about."""
 import math
 import numbers
 import warnings
@@ -27,7 +32,8 @@ def smooth_sensitivity_parameters(epsilon, delta, dim):
 
 
 def smooth_sensitivity_gaussian(value, smooth_bound, epsilon, delta, rng, size=None):
-    """Release value + (smooth_bound/alpha) N(0, I) with alpha from P10 ((epsilon, delta)-DP).
+    """Release value + (smooth_bound/alpha) N(0, I) with alpha from
+    :func:`smooth_sensitivity_parameters` ((epsilon, delta)-DP).
 
     ``smooth_bound`` must be a beta-smooth upper bound on the local L2 sensitivity at the data,
     with beta from :func:`smooth_sensitivity_parameters` for ``dim = value.size``. Emits a

@@ -1,4 +1,4 @@
-"""AboveThreshold, the sparse vector technique (spec P4; Dwork & Roth 2014, Alg. 1). Pure eps-DP."""
+"""AboveThreshold, the sparse vector technique (Dwork & Roth 2014, Alg. 1). Pure eps-DP."""
 import numpy as np
 
 from ._validation import as_float_array, check_epsilon, check_rng, check_size

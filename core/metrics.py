@@ -1,4 +1,6 @@
-"""Evaluation metrics of the four seed papers (spec algorithms.md 2.1, 2.4, 3.5, 5.2, 5.6).
+"""Evaluation metrics of the four papers: [WWS15] Wang, Wang & Singh, NIPS 2015; [SCH19]
+Schellekens, Chatalic, Houssiau, de Montjoye, Jacques & Gribonval, SPARS 2019; [NSV16] Nissim,
+Stemmer & Vadhan, PODS 2016; [BP25] Battaglia & Pensa, SDM 2025.
 
 Everything here is evaluation: the functions read raw data and their outputs are *not*
 differentially private. Data-sized work is vectorised and chunked over rows (no n x n or
@@ -8,7 +10,7 @@ n x k*d temporaries beyond one chunk); only k x k or K x L problems are solved w
   :func:`wasserstein_subspaces`, :func:`subspace_cost`, :func:`assign_to_subspaces`,
   :func:`class_subspaces`.
 - k-means [SCH19 Eq. (1), Fig. 3]: :func:`sse`, :func:`relative_sse`.
-- Partitions [BP25 Sec. 5.6]: :func:`nmi`, :func:`ari`, :func:`clustering_accuracy`.
+- Partitions [BP25 Sec. 5]: :func:`nmi`, :func:`ari`, :func:`clustering_accuracy`.
 - Co-clustering [BP25 Eq. (3.2)]: :func:`contingency_table`, :func:`goodman_kruskal_tau`,
   :func:`tau_rows`, :func:`tau_columns`.
 - MCMC diagnostics [WWS15 Sec. 5; Gelman et al., BDA3 Sec. 11.4]: :func:`gibbs_test_statistic`,
@@ -126,13 +128,14 @@ def _row_sq_norms(X):
 
 
 # --------------------------------------------------------------------------------------------
-# subspaces [WWS15 Sec. 2, spec 2.1]
+# subspaces [WWS15 Sec. 2]
 
 def principal_angles(U, V):
     """Principal angles (radians, ascending) between span(U) and span(V).
 
     U (d, q1) and V (d, q2) are orthonormal bases; returns min(q1, q2) angles. The cosines are
-    the singular values of U^T V, clipped to [-1, 1] before arccos (spec 8 item 10).
+    the singular values of U^T V, clipped to [-1, 1] before arccos (round-off can
+    push a cosine just past 1).
     """
     U, V = _bases(U, "U", 2), _bases(V, "V", 2)
     if U.shape[0] != V.shape[0]:
@@ -142,11 +145,14 @@ def principal_angles(U, V):
 
 
 def projector_distance(U, V):
-    """Subspace distance d(S, S') = ||U U^T - V V^T||_F [WWS15 Eq. (1), spec 2.1].
+    """Subspace distance d(S, S') = ||U U^T - V V^T||_F [WWS15 Eq. (1)].
 
-    Computed as sqrt(q1 + q2 - 2 ||U^T V||_F^2), clamped at 0 (spec 8 item 11); with q1 = q2 = q
+    Computed as sqrt(q1 + q2 - 2 ||U^T V||_F^2), clamped at 0 (cheap and stable; round-off can make
+    it slightly negative); with q1 = q2 = q
     this is 2q - 2||U^T V||_F^2 = 2 sum sin^2(theta_i). U (d, q1), V (d, q2) orthonormal bases.
-    Note it is sqrt(2) ||sin Theta||_F, not ||sin Theta||_F as the paper states (spec 9 item 1).
+    Note it is sqrt(2) ||sin Theta||_F, not ||sin Theta||_F as the paper states; we keep the
+    projector form because the paper's figure axes match it (the Yale B Wasserstein axis reaches
+    ~9, and the projector-form maximum is sqrt(2 k q) ~ 9.5).
     """
     U, V = _bases(U, "U", 2), _bases(V, "V", 2)
     if U.shape[0] != V.shape[0]:
@@ -157,7 +163,7 @@ def projector_distance(U, V):
 
 
 def wasserstein_subspaces(A, B, return_matching=False):
-    """Wasserstein distance between two sets of k subspaces [WWS15 Eq. (2), spec 2.1].
+    """Wasserstein distance between two sets of k subspaces [WWS15 Eq. (2)].
 
     d_W = (min over permutations pi of sum_i d^2(A_i, B_pi(i)))^(1/2), with d the projector
     distance; the k x k matrix of squared distances is built in one vectorised step and solved
@@ -200,11 +206,11 @@ def _subspace_residuals(X, bases, chunk_size):
 
 
 def subspace_cost(X, bases, chunk_size=None):
-    """k-means subspace cost [WWS15 Eq. (3), spec 2.1].
+    """k-means subspace cost [WWS15 Eq. (3)].
 
     cost(C; X) = (1/n) sum_i min_l (||x_i||^2 - ||U_l^T x_i||^2), each term clamped at 0.
-    X (n, d) dense or sparse; bases (k, d, q) orthonormal. Spec 2.1 evaluates on the clipped
-    data (``clip_l2(X, 1)``): clip before calling. ``chunk_size`` rows per step (None = auto).
+    X (n, d) dense or sparse; bases (k, d, q) orthonormal. Evaluate on the clipped data
+    (``clip_l2(X, 1)``, the unit-ball domain of [WWS15] Sec. 2): clip before calling. ``chunk_size`` rows per step (None = auto).
     """
     total, n = 0.0, 0
     for rows, res in _subspace_residuals(X, bases, chunk_size):
@@ -216,7 +222,7 @@ def subspace_cost(X, bases, chunk_size=None):
 def assign_to_subspaces(X, bases, chunk_size=None):
     """Label of the nearest subspace for each row of X (ties -> lowest index) [WWS15 Eq. (3)].
 
-    Evaluation only: computed on raw data, not private (spec 0.3 EVAL-ONLY-LEAK).
+    Evaluation only: computed on raw data, not private; its output must never be released.
     """
     labels = []
     for _, res in _subspace_residuals(X, bases, chunk_size):
@@ -226,7 +232,8 @@ def assign_to_subspaces(X, bases, chunk_size=None):
 
 def class_subspaces(X, labels, subspace_dim):
     """Reference subspaces of a labelled data set: top-q left singular vectors of each class,
-    without centring (spec 2.1, "for real data C* is the set of per-class subspaces").
+    without centring (the ground truth C* for real data in [WWS15] Sec. 5: per-class linear
+    subspaces).
 
     X (n, d) dense; labels (n,); returns (k, d, q) with classes in ``np.unique`` order.
     Not private (it reads raw labelled data). Raises if a class has fewer than q points.
@@ -249,12 +256,12 @@ def class_subspaces(X, labels, subspace_dim):
 
 
 # --------------------------------------------------------------------------------------------
-# k-means [SCH19 Eq. (1), spec 3.5]
+# k-means [SCH19 Eq. (1)]
 
 def sse(X, centers, chunk_size=None):
     """Sum of squared errors SSE(X, C) = sum_i min_j ||x_i - c_j||^2 [SCH19 Eq. (1)].
 
-    Chunked over rows with ||x||^2 - 2 x^T c + ||c||^2 clamped at 0 (spec 3.5); X dense or
+    Chunked over rows with ||x||^2 - 2 x^T c + ||c||^2 clamped at 0 (round-off); X dense or
     sparse (n, d), centers (k, d).
     """
     X = _data_matrix(X)
@@ -274,7 +281,7 @@ def sse(X, centers, chunk_size=None):
 
 
 def relative_sse(X, centers, reference_centers, chunk_size=None):
-    """SSE(X, centers) / SSE(X, reference_centers) [SCH19 Fig. 3, spec 3.5].
+    """SSE(X, centers) / SSE(X, reference_centers) [SCH19 Fig. 3].
 
     The reference is k-means with 3 replicates in the paper. If the reference SSE is 0 the
     ratio is 1.0 when ``centers`` also has SSE 0 and ``inf`` otherwise.
@@ -287,10 +294,11 @@ def relative_sse(X, centers, reference_centers, chunk_size=None):
 
 
 # --------------------------------------------------------------------------------------------
-# partitions [BP25 Sec. 5.6]
+# partitions [BP25 Sec. 5]
 
 def nmi(labels_true, labels_pred):
-    """Normalised mutual information, arithmetic normalisation, natural logs [spec 5.6].
+    """Normalised mutual information, arithmetic normalisation, natural logs [BP25 Sec. 5; the
+    authors' scripts use scikit-learn's arithmetic NMI].
 
     NMI = I(U;V) / ((H(U) + H(V)) / 2) from the contingency table (scikit-learn's
     ``average_method="arithmetic"``). Both partitions trivial -> 1; exactly one trivial -> 0.
@@ -300,7 +308,7 @@ def nmi(labels_true, labels_pred):
 
 
 def ari(labels_true, labels_pred):
-    """Adjusted Rand index (scikit-learn) [spec 5.6, optional metric]."""
+    """Adjusted Rand index (scikit-learn; Hubert & Arabie 1985). Optional: the papers report NMI."""
     a, b = _label_pair(labels_true, labels_pred)
     return float(adjusted_rand_score(a, b))
 
@@ -318,10 +326,11 @@ def clustering_accuracy(labels_true, labels_pred):
 
 
 # --------------------------------------------------------------------------------------------
-# co-clustering [BP25 Sec. 3.2, spec 5.2]
+# co-clustering [BP25 Sec. 3.2]
 
 def contingency_table(A, row_labels, col_labels, n_row_clusters=None, n_col_clusters=None):
-    """Co-cluster contingency table T = R^T A C, t_kl = sum_{i in R_k, j in C_l} a_ij [spec 5.2].
+    """Co-cluster contingency table T = R^T A C, t_kl = sum_{i in R_k, j in C_l} a_ij [BP25
+    Sec. 3.2].
 
     A (n, m) dense or ``scipy.sparse`` (never densified); labels are non-negative integers.
     The numbers of clusters default to max label + 1. Returns a dense (K, L) float64 array.
@@ -337,7 +346,7 @@ def contingency_table(A, row_labels, col_labels, n_row_clusters=None, n_col_clus
 
 
 def goodman_kruskal_tau(table, given="columns", normalized=False):
-    """Goodman-Kruskal tau of a co-clustering contingency table [BP25 Eq. (3.2), spec 5.2].
+    """Goodman-Kruskal tau of a co-clustering contingency table [BP25 Eq. (3.2)].
 
     De-normalised (default, what DP-tauCC optimises and BP25 Fig. 3 plots), with q = T / T_tot::
 
@@ -370,20 +379,21 @@ def goodman_kruskal_tau(table, given="columns", normalized=False):
 
 
 def tau_rows(table, normalized=False):
-    """tau_{R|C}: how well the column clusters predict the row clusters (spec 5.2, 5.6)."""
+    """tau_{R|C}: how well the column clusters predict the row clusters ([BP25] Eq. (3.2); the
+    quantity of their Fig. 3)."""
     return goodman_kruskal_tau(table, given="columns", normalized=normalized)
 
 
 def tau_columns(table, normalized=False):
-    """tau_{C|R}: how well the row clusters predict the column clusters (spec 5.2)."""
+    """tau_{C|R}: how well the row clusters predict the column clusters ([BP25] Sec. 3.2)."""
     return goodman_kruskal_tau(table, given="rows", normalized=normalized)
 
 
 # --------------------------------------------------------------------------------------------
-# MCMC diagnostics [WWS15 Sec. 5, spec 2.4]
+# MCMC diagnostics [WWS15 Sec. 5]
 
 def gibbs_test_statistic(samples, cumulative=False):
-    """Mixing statistic of the Gibbs sampler [WWS15 Sec. 5, spec 2.4]::
+    """Mixing statistic of the Gibbs sampler [WWS15 Sec. 5, Fig. 3]::
 
         T_stat(T) = (1/sqrt(kq)) * ( sum_l || (1/T) sum_t U_l^(t) ||_F^2 )^(1/2)   in [0, 1]
 
@@ -416,8 +426,8 @@ def gibbs_test_statistic(samples, cumulative=False):
 def split_rhat(chains):
     """Split potential scale reduction factor R-hat (Gelman et al., BDA3 Sec. 11.4).
 
-    ``chains`` (n_chains, n_draws) of a scalar (e.g. the cost trace of each Gibbs chain,
-    spec 2.4). Each chain is split into halves (the middle draw dropped when n_draws is odd),
+    ``chains`` (n_chains, n_draws) of a scalar (e.g. the cost trace of each Gibbs chain
+    of [WWS15] Fig. 3). Each chain is split into halves (the middle draw dropped when n_draws is odd),
     then with m = 2 n_chains sequences of length n: B = n/(m-1) sum_j (mean_j - mean)^2,
     W = mean_j s_j^2, var+ = (n-1)/n W + B/n and R-hat = sqrt(var+ / W). About 1 for mixed
     chains; > 1.1 signals non-convergence. W = 0 gives inf (or nan if B = 0 too).

@@ -1,6 +1,9 @@
 """privclust.core.data: datasets, loaders with validation, domain helpers, generators, registry.
 
-design.md "Data"; algorithms.md P9 (domain), 2.6, 3.6, 4.8, 5.1.
+Per-record domain enforcement (clipping, quantisation, count checks) and generators for the
+experiments of Wang, Wang & Singh (NIPS 2015), Schellekens et al. (SPARS 2019), a planted-ball
+benchmark for Nissim, Stemmer & Vadhan (PODS 2016) and block counts for Battaglia & Pensa
+(SDM 2025).
 """
 from .dataset import Dataset
 from .domain import DataWarning, check_counts, check_nonneg_integer, clip_box, clip_l2, quantize

@@ -1,4 +1,4 @@
-"""Per-record input-domain enforcement (algorithms.md P9).
+"""Per-record input-domain enforcement.
 
 Each transform acts on every record (row) independently, so it commutes with any neighbouring
 relation and costs no privacy. The bounds (radius, box, grid step) are public parameters: they
@@ -38,7 +38,7 @@ def _float_rows(X, name="X"):
 
 
 def clip_l2(X, radius):
-    """Scale each record to L2 norm at most ``radius``: x <- x * min(1, radius / ||x||) (P9).
+    """Scale each record to L2 norm at most ``radius``: x <- x * min(1, radius / ||x||).
 
     X is (n, d) or a single record (d,); returns a new float array. Zero rows stay zero.
     """
@@ -51,7 +51,7 @@ def clip_l2(X, radius):
 
 
 def clip_box(X, lower, upper):
-    """Clip every coordinate into the public box [lower, upper] (scalars or length-d arrays, P9)."""
+    """Clip every coordinate into the public box [lower, upper] (scalars or length-d arrays)."""
     if lower is None or upper is None:
         missing = "lower" if lower is None else "upper"
         raise ValueError(f"{missing} is a required public bound; it is never computed from the "
@@ -72,14 +72,14 @@ def clip_box(X, lower, upper):
 
 
 def quantize(X, step, offset=0.0):
-    """Round every coordinate to the nearest point of the grid offset + step * Z^d (P9)."""
+    """Round every coordinate to the nearest point of the grid offset + step * Z^d."""
     step = _positive(step, "step")
     X = _float_rows(X)
     return offset + np.round((X - offset) / step) * step
 
 
 def check_counts(A, name="A"):
-    """Validate a count matrix for co-clustering (P9 ``check_nonneg_integer``, spec 5.1).
+    """Validate a count matrix for co-clustering (Battaglia & Pensa, SDM 2025: non-negative counts).
 
     Raises ``ValueError`` if an entry is negative or non-finite (naming the first bad row and
     column, 1-based); warns :class:`DataWarning` if entries are not integers (the ``cell``

@@ -1,5 +1,6 @@
 """Dataset registry: synthetic presets, scikit-learn's bundled sets, and real data found in
-``PRIVCLUST_DATA_DIR`` (classic3, cstr, Extended Yale B and its seed-001 preprocessing "yaleb5").
+``PRIVCLUST_DATA_DIR`` (classic3, cstr, Extended Yale B and the preprocessing
+"yaleb5" of Wang, Wang & Singh, NIPS 2015, Sec. 5).
 
 ``public`` = raw values may be shown (synthetic demo data only); real data, including the
 scikit-learn sets, is private. ``demo`` = always available (ships with the install).
@@ -105,18 +106,18 @@ def _build_yaleb(drop_bad=False):
 
 def _build_yaleb5(n_subjects=5, subjects=None, subspace_dim=9, n_features=50, noise=0.0,
                   random_state=0):
-    """Seed-001 Sec. 5 preprocessing of Extended Yale B (algorithms.md 2.6 "Yale B").
+    """Preprocessing of Extended Yale B as in Wang, Wang & Singh, NIPS 2015, Sec. 5.
 
     1. ``subjects`` (values of the file's ``labels``, 0..37) or ``n_subjects`` drawn at random;
        64 images each (n = 320 for 5). 2. each subject's images projected onto its own
        ``subspace_dim``-dim affine PCA subspace (class mean + top PCs). 3. a Gaussian random
        projection to ``n_features`` (entries N(0, 1/n_features), ``jl_matrix``).
        4. ``clip_l2(., 1)`` per record (every record ends on the unit sphere: raw norms are
-       >> 1). Optional ``noise``: N(0, noise^2) added after that and clipped again (the seed's
-       "sigma = 0.01" is unclear; default off). labels 0..k-1 in the order of
+       >> 1). Optional ``noise``: N(0, noise^2) added after that and clipped again (the paper's
+       "sigma = 0.01" for Yale B is unexplained; default off). labels 0..k-1 in the order of
        ``truth["subjects"]``; truth["subspaces"] (k, n_features, subspace_dim) = per-class top
        left singular vectors of the final data,
-       without centring (spec 2.1).
+       without centring (linear subspaces, as the paper's subspace model assumes).
 
     Deterministic: ``random_state`` defaults to 0 (same subjects and projection on every load).
     The truth subspaces are computed from the private records: ``truth_public`` is False

@@ -1,4 +1,4 @@
-"""Synthetic generators reproducing the seeds' experimental data; each returns ground truth.
+"""Synthetic generators reproducing the papers' experimental data; each returns ground truth.
 
 Every random draw comes from ``privclust.core.privacy.as_generator(random_state)``.
 """
@@ -40,13 +40,15 @@ def _orthonormal_bases(rng, k, d, q):
 
 def make_union_of_subspaces(n_samples=1000, n_features=10, n_clusters=3, subspace_dim=3,
                             noise=0.1, random_state=None, clip_radius=1.0):
-    """Union of k random q-dim linear subspaces in R^d ([WWS15] Sec. 5; algorithms.md 2.6).
+    """Union of k random q-dim linear subspaces in R^d (Wang, Wang & Singh, NIPS 2015,
+    Sec. 5).
 
     Each subspace is the column space of a d x q N(0,1) matrix (orthonormalised); every point is
     assigned to a subspace uniformly at random; x_i = U_l y_i + w_i with y_i uniform on the unit
     sphere S^{q-1} and w_i ~ N(0, noise^2 I_d); finally each record is clipped to the L2 ball of
-    radius ``clip_radius`` (spec 2.1/2.6; None skips it). Seed settings: Fig. 2(i) n=5000, d=5,
-    k=3, q=3, noise=0.01; Fig. 2(ii)/Fig. 3 n=1000, d=10, k=3, q=3, noise=0.1.
+    radius ``clip_radius`` (their Sec. 2 assumes ||x|| <= 1; the added noise can exceed it
+    slightly and clipping keeps the direction; None skips it). Paper settings: Fig. 2(i)
+    n=5000, d=5, k=3, q=3, noise=0.01; Fig. 2(ii)/Fig. 3 n=1000, d=10, k=3, q=3, noise=0.1.
 
     truth: ``subspaces`` (k, d, q) orthonormal bases, ``coefficients`` (n, q) the y_i, ``noise``.
     """
@@ -74,11 +76,11 @@ def make_union_of_subspaces(n_samples=1000, n_features=10, n_clusters=3, subspac
 
 def make_gaussian_mixture(n_samples=100_000, n_features=10, n_clusters=10, separation=2.5,
                           weights=None, random_state=None):
-    """Gaussian mixture of [SCH19] Fig. 1 (algorithms.md 3.6).
+    """Gaussian mixture of Schellekens et al., SPARS 2019, Fig. 1.
 
     k components with identity covariance and centres mu_i ~ N(0, (separation * k^(1/d))^2 I_d)
-    (the seed uses separation 2.5, k = d = 10, n = 10^7; the CI configuration uses n = 10^5).
-    Each point picks its component i.i.d. from ``weights`` (uniform by default: the seed does not
+    (the paper uses separation 2.5, k = d = 10, n = 10^7; the CI configuration uses n = 10^5).
+    Each point picks its component i.i.d. from ``weights`` (uniform by default: the paper does not
     state the weights).
 
     truth: ``centers`` (k, d), ``weights`` (k,), ``scale`` the centre standard deviation.
@@ -108,12 +110,14 @@ def make_gaussian_mixture(n_samples=100_000, n_features=10, n_clusters=10, separ
 
 def make_planted_ball(n_samples=1000, n_features=2, n_inliers=None, std=0.01, grid_step=2.0 ** -16,
                       center=None, random_state=None):
-    """A small Gaussian cluster planted in uniform background on a grid in [0,1]^d (spec 4.8).
+    """A small Gaussian cluster planted in uniform background on a grid in [0,1]^d (our benchmark
+    for Nissim, Stemmer & Vadhan, PODS 2016, which has no experiments).
 
     ``n_inliers`` = t points (default n // 2) are drawn from N(center, std^2 I_d), the other n - t
     uniformly on [0,1]^d; then every record is clipped to the public box [0,1]^d and rounded to
-    the public grid of step ``grid_step`` (the domain of spec 4.1). ``center`` defaults to a
-    uniform draw from [0.25, 0.75]^d, so the cluster lies well inside the cube.
+    the public grid of step ``grid_step`` (the finite domain the paper requires, its Sec. 3 and
+    5). ``center`` defaults to a uniform draw from [0.25, 0.75]^d, so the cluster lies well
+    inside the cube.
 
     truth: ``center`` (d,), ``radius`` = the largest distance from the centre to a planted point
     after clipping and rounding (so B(center, radius) holds all t; r_opt(S, t) <= radius),
@@ -159,7 +163,7 @@ def make_block_counts(n_rows=300, n_cols=200, n_row_clusters=3, n_col_clusters=3
                       doc_length=100, sparse=False, random_state=None):
     """Block-structured count matrix with planted row and column clusters for co-clustering.
 
-    [BP25] (seed 004) has no synthetic experiment; this is a reconstruction of the standard
+    Battaglia & Pensa (SDM 2025) have no synthetic experiment; this is a reconstruction of the standard
     latent-block count model. Row and column labels are drawn uniformly at random.
     - ``model="poisson"``: A_ij ~ Poisson(block_means[r_i, c_j]).
     - ``model="multinomial"``: row i is a document of ``doc_length`` words drawn with

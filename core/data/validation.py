@@ -1,4 +1,5 @@
-"""Validation errors and checks for user-supplied data (guides/dp-reliability.md section 4).
+"""Validation errors and checks for user-supplied data (every bad input is refused
+before any computation, with a message that says where it is).
 
 Every problem is reported as a :class:`DataFormatError` (a ``ValueError``) whose message names the
 file and, where it applies, the row and column, counted from 1 as a person counts.

@@ -19,7 +19,8 @@ family          twin                                          algorithms (utilit
                                                               (Wasserstein distance to the
                                                               twin's subspaces; lower)
 ``onecluster``  planted ball (Nissim, Stemmer & Vadhan,       1-cluster (centre error, radius,
-                PODS 2016; the benchmark of the spec)         coverage of the planted points)
+                PODS 2016, which has no experiments; our      coverage of the planted points)
+                benchmark)
 ``cocluster``   latent-block multinomial counts               DP-tauCC (NMI of the released
                                                               row labels; higher)
 ==============  ===========================================  =================================

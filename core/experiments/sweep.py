@@ -1,8 +1,8 @@
 """Generic privacy-utility sweeps: utility versus epsilon over repeated trials.
 
-This is the machinery behind the seeds' utility-versus-epsilon figures ([WWS15] Fig. 2,
-[SCH19] Fig. 1, [BP25] Fig. 2; spec algorithms.md 7) and the dashboard's trade-off view. It is
-UI-agnostic: an estimator factory and a score callable go in, a tidy ``pandas.DataFrame`` comes
+This is the machinery behind the papers' utility-versus-epsilon figures (Wang, Wang & Singh,
+NIPS 2015, Fig. 2; Schellekens et al., SPARS 2019, Fig. 1; Battaglia & Pensa, SDM 2025, Fig. 2)
+and the dashboard's trade-off view. It is UI-agnostic: an estimator factory and a score callable go in, a tidy ``pandas.DataFrame`` comes
 out, with a progress callback and a cancellation hook for front ends.
 
 Every trial gets its own seed, derived from ``random_state`` with

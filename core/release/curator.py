@@ -30,7 +30,7 @@ from ..data import Dataset
 from ..privacy.estimator import PrivateEstimator
 from .codec import decode, describe_params, encode
 from .record import Release
-from .store import ReleaseStore, request_key
+from .store import ReleaseStore
 
 _RTOL = 1e-9
 
@@ -134,7 +134,9 @@ class Curator:
                                  "in the data owner view")
         cost = self._ledger.cost(plan.epsilon, plan.delta, plan.neighbouring,
                                  **est.ledger_options())
-        key = request_key(type(est).__name__, params, self._dataset.fingerprint, self.unit)
+        # keyed by the store's secret: a plain hash of the records would identify them
+        key = self._store.request_key(type(est).__name__, params, self._dataset.fingerprint,
+                                      self.unit)
         return est, plan, (float(cost[0]), float(cost[1])), key
 
     def cost(self, estimator):

@@ -4,9 +4,17 @@ A release is public once made, so it is kept: later sessions list and re-open pa
 and an identical request on the same source is answered from the store without a charge. The
 store shares the ledger's file (table ``releases``) and is keyed like it, by the budget key of
 the source records; an in-memory ledger gets an in-memory store.
+
+A request key names the exact data, so it is keyed by a secret of the store (HMAC-SHA256,
+Bellare, Canetti & Krawczyk, CRYPTO 1996; RFC 2104) kept in the operator's ledger file (table
+``release_secret``) or, for an in-memory store, in memory. The key travels with every release
+(its ``to_dict()`` is the dashboard's download); without the secret it would be a plain hash of
+the records, which an analyst who knows all records but one recomputes for each candidate.
 """
 import hashlib
+import hmac
 import json
+import secrets
 import sqlite3
 import threading
 
@@ -18,16 +26,25 @@ _SCHEMA = (
     "dataset TEXT NOT NULL, key TEXT NOT NULL, charge_id INTEGER, at TEXT NOT NULL, "
     "estimator TEXT NOT NULL, payload TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS releases_by_key ON releases (dataset, key)",
+    "CREATE TABLE IF NOT EXISTS release_secret (id INTEGER PRIMARY KEY CHECK (id = 1), "
+    "secret TEXT NOT NULL)",
 )
 
 
-def request_key(estimator_name, params, data_fingerprint, unit):
-    """SHA-256 of what makes two requests identical: the estimator class, its public
-    parameters (canonical JSON), the exact data (fingerprint) and the ledger's unit."""
+def request_key(estimator_name, params, data_fingerprint, unit, secret=None):
+    """What makes two requests identical: the estimator class, its public parameters
+    (canonical JSON), the exact data (fingerprint) and the ledger's unit.
+
+    With ``secret`` (bytes): HMAC-SHA256 under it, which is what a store uses (see the module
+    docstring). Without: plain SHA-256, a function of the records and the public parameters
+    alone -- never publish that one for non-public data.
+    """
     text = json.dumps({"estimator": estimator_name, "params": encode(params),
                        "data": data_fingerprint, "unit": unit}, sort_keys=True,
-                      separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+                      separators=(",", ":")).encode()
+    if secret is None:
+        return hashlib.sha256(text).hexdigest()
+    return hmac.new(secret, text, hashlib.sha256).hexdigest()
 
 
 class ReleaseStore:
@@ -38,13 +55,24 @@ class ReleaseStore:
         self.path = path
         self._lock = threading.Lock()
         self._memory = []
-        if path is not None:
+        if path is None:
+            self._secret = secrets.token_bytes(32)
+        else:
             conn = self._connect()
             try:
                 for stmt in _SCHEMA:
                     conn.execute(stmt)
+                # one secret per file, made once (the first writer wins a race)
+                conn.execute("INSERT OR IGNORE INTO release_secret (id, secret) VALUES (1, ?)",
+                             (secrets.token_hex(32),))
+                self._secret = bytes.fromhex(conn.execute(
+                    "SELECT secret FROM release_secret WHERE id = 1").fetchone()[0])
             finally:
                 conn.close()
+
+    def request_key(self, estimator_name, params, data_fingerprint, unit):
+        """:func:`request_key` under this store's secret."""
+        return request_key(estimator_name, params, data_fingerprint, unit, secret=self._secret)
 
     def _connect(self):
         return sqlite3.connect(self.path, timeout=60.0, isolation_level=None)

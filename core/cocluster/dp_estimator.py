@@ -143,6 +143,8 @@ class DPTauCoClustering(PrivateEstimator):
                                   [row_cap_note(cap, float(self.cell_bound))])
         return Guarantee(epsilon, 0.0, "pure", "cell", mechanisms=acc.mechanisms, warnings=notes)
 
+    _accepts_sparse = True   # _check_data reads dense and scipy.sparse count matrices
+
     def ledger_options(self):
         """The row cap L and cell bound c the ledger needs to convert a cell-level cost (without
         a row cap a record-level ledger refuses the release)."""

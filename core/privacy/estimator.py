@@ -19,6 +19,7 @@ import math
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from sklearn.base import BaseEstimator
@@ -92,6 +93,9 @@ class PrivateEstimator(BaseEstimator):
 
     #: names of the fitted attributes a release carries; nothing else of a fit is released
     _released = ()
+    #: whether :meth:`_check_data` reads scipy.sparse matrices. Whether the data are sparse is
+    #: public (like the shape), so an estimator that cannot read them refuses before the charge
+    _accepts_sparse = False
 
     # ---- declared before any data -----------------------------------------------------------
     def released_attributes(self):
@@ -122,6 +126,14 @@ class PrivateEstimator(BaseEstimator):
         n, d = shape
         return self.plan(None if self.neighbouring_relation() == "add_remove" else n, d)
 
+    def check_data_kind(self, sparse):
+        """ValueError, before any charge, when the data are sparse (a public fact) and this
+        estimator cannot read sparse input (it would fail after the charge on every such
+        dataset, spending the budget for nothing)."""
+        if sparse and not self._accepts_sparse:
+            raise ValueError(f"{type(self).__name__} does not read sparse data (scipy.sparse): "
+                             "convert the dataset to a dense array first")
+
     def ledger_options(self):
         """Extra arguments the ledger needs to convert this release's cost (e.g. a row cap)."""
         return {}
@@ -136,6 +148,7 @@ class PrivateEstimator(BaseEstimator):
     # ---- the one fit ------------------------------------------------------------------------
     def fit(self, X, y=None):
         """Plan, charge ``ledger``, then read ``X`` and compute; returns self (``y`` is ignored)."""
+        self.check_data_kind(sp.issparse(X))
         plan, rng = self._prepare(public_shape(X))
         self._charge(plan)
         return self._compute(X, rng, plan)
@@ -170,6 +183,7 @@ class PrivateEstimator(BaseEstimator):
         """:meth:`_prepare` and :meth:`_charge`, then read the data; returns (checked X, rng,
         plan). For estimators that stream their fit (``iter_fit``); they call
         :meth:`_finish` with the plan when they stop."""
+        self.check_data_kind(sp.issparse(X))
         plan, rng = self._prepare(public_shape(X))
         self._charge(plan)
         return self._check_data(X), rng, plan

@@ -128,6 +128,7 @@ class Curator:
                                   if k not in ("random_state", "ledger")})
         est.set_params(random_state=None, ledger=None)
         plan = est.public_plan(self._dataset.shape)
+        est.check_data_kind(self._dataset.is_sparse)   # sparse or dense is public, like the shape
         if not plan.is_private:
             raise PrivacyRefused(f"{type(est).__name__} with these parameters is not private "
                                  f"({plan.summary()}; {'; '.join(plan.warnings)}): it runs only "

@@ -1,5 +1,6 @@
 """Algorithm registry of the dashboard: for each task, its estimators (private and baseline), their
-privacy kind and the parameters the page shows as widgets (design.md "Public API contract").
+privacy kind and the parameters the page shows as widgets (named exactly as
+the estimators' constructor parameters).
 
 No algorithm code lives here: a spec names a class of :mod:`privclust.core` (or scikit-learn for
 the k-means baseline) and declares the widget parameters with the exact constructor names. A spec

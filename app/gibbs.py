@@ -1,4 +1,5 @@
-"""Live Gibbs diagnostics (panel.md "Live streaming"; design.md "Gibbs diagnostics").
+"""Live Gibbs diagnostics: the sampler's mixing statistic and cost traces streamed while it runs
+(Wang, Wang & Singh, NIPS 2015, Sec. 4.1 and Fig. 3).
 
 ``GibbsSubspaceClustering.iter_fit`` runs in a separate process (multiprocessing, "forkserver"
 context where available, else "spawn"): the sampler's numpy work then never competes with the

@@ -462,7 +462,8 @@ def spec_for_release(release, specs=None):
 
 
 class Lab(param.Parameterized):
-    """The run controller of one session (design.md "Two modes", "Release protocol").
+    """The run controller of one session (two modes, demo and private; private runs follow the
+    release protocol of :class:`privclust.core.Curator`).
 
     Demo data (``dataset.public``): every settings change re-runs (through ``schedule``, which
     the page debounces), nothing is charged, seeds apply. Private data: nothing runs until

@@ -1,6 +1,7 @@
 """HoloViews plot builders of the dashboard (pure functions of arrays; no state, no algorithms).
 
-Titles of plots computed on raw private data carry ``NOT_PRIVATE`` (design.md "Privacy rules").
+Titles of plots computed on raw private data carry ``NOT_PRIVATE``: whatever
+the browser shows is a release, so a non-private plot must say so.
 """
 import holoviews as hv
 import holoviews.plotting.bokeh  # noqa: F401 -- registers the bokeh backend for .opts()

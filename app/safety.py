@@ -1,5 +1,6 @@
 """Input safety for the dashboard: upload limits, parsing through ``privclust.core.data.load``,
-escaping of user-controlled text (design.md "The dashboard", Security; dp-reliability.md 4).
+escaping of user-controlled text (file names, column names and values are shown in the page,
+so they are escaped before they reach HTML).
 """
 import html
 import os

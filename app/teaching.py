@@ -1,4 +1,5 @@
-"""Plain-words teaching text shown beside each view (issue 7, item 6). Static, trusted Markdown."""
+"""Plain-words teaching text shown beside each view (what each view shows and what it
+costs, for readers new to differential privacy). Static, trusted Markdown."""
 
 DEMO_BANNER = ("**Demo data: nothing is spent.** These are public synthetic or bundled data; "
                "results follow the sliders and no privacy budget is used.")

@@ -4,7 +4,7 @@
 
 Starts ``panel serve`` on app/page.py (temporary ledger), drives Debian's chromium with
 Playwright through demo and private data, saves one PNG per view in OUTDIR (the README
-screenshots) and prints the measured timings (issue 7 "Performance") as JSON; ``--results``
+screenshots) and prints the measured timings (against the dashboard's performance targets, ``TARGETS``) as JSON; ``--results``
 also writes them, with the machine load (``uptime``) before and after, the versions and the
 targets, to FILE (JSON) and FILE with ``.md``. Every request the browser makes is recorded:
 any to a host other than the server is reported. Needs the test extra (playwright) and a
@@ -109,7 +109,7 @@ def _tab(page, name):
     page.wait_for_timeout(1500)
 
 
-TARGETS = {  # issue 7 "Performance"
+TARGETS = {  # the dashboard's performance targets (seconds; Gibbs refreshes per second)
     "server_ready_s": 3.0, "first_page_s": 2.0, "demo_update_after_slider_s": 2.0,
     "gibbs_refresh_per_s": 5.0, "round_trip_while_sampling_s": 0.25,
 }
@@ -211,8 +211,8 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             shot(page, "data_preview_demo.png")
             _tab(page, "Subspaces")
             shot(page, "subspaces.png")
-            # Gibbs: a long run (20000 iterations of 8 chains, as in seed 001's Fig. 3, a
-            # diagnostic every 10) that outlasts the measurements (3 chains finished 20000
+            # Gibbs: a long run (20000 iterations of 8 chains, as in Wang, Wang & Singh, NIPS 2015,
+            # Fig. 3, a diagnostic every 10) that outlasts the measurements (3 chains finished 20000
             # iterations in ~15 s once the sampler's process server started with the server);
             # Stop ends it.
             _tab(page, "Gibbs")
@@ -342,7 +342,7 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
 
 
 def verdict(timings):
-    """{target: (measured summary, target, met)} for the issue's performance targets."""
+    """{target: (measured summary, target, met)} for the performance targets ``TARGETS``."""
     out = {}
     for name, target in TARGETS.items():
         value = timings.get(name)
@@ -398,9 +398,9 @@ def write_results(path, timings, before, after, outdir, command):
           "Other developers share this machine: the load above is what the figures ran under.",
           "Lists (slider updates, round trips) are reported by their worst value. Round trips "
           "are timed inside the page (performance.now from the click or key press to the first "
-          "animation frame showing the server's answer); up to git c24493d they were timed from "
-          "Python around Playwright's click and wait, which adds its actionability checks "
-          "(~40 ms) and its polling back-off (up to 100 ms late).", "",
+          "animation frame showing the server's answer), not from Python around Playwright's "
+          "click and wait, which would add its actionability checks (~40 ms) and its polling "
+          "back-off (up to 100 ms late).", "",
           *rows, "",
           f"- first page of the first session {timings.get('first_page_s', float('nan')):.2f} s; "
           f"first result visible {timings.get('first_result_s', float('nan')):.2f} s; a later "

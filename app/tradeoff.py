@@ -1,4 +1,4 @@
-"""Trade-off view: utility versus epsilon over a grid x trials (the seeds' figures), computed
+"""Trade-off view: utility versus epsilon over a grid x trials (as in the papers' figures), computed
 with :func:`privclust.core.experiments.run_sweep` in a worker thread, with progress and Cancel.
 Demo data only: on private data every point of the sweep would be a charged release.
 """
@@ -70,8 +70,8 @@ class TradeoffView(pn.viewable.Viewer):
         self.eps.param.watch(self._plan, "value")
         self.param.watch(self._plan, "n_trials")
         self._plan()
-        # no empty axes before the first sweep: the tab stays light to render (issue 7 round
-        # trip: the tab is rendered by the server each time it is opened)
+        # no empty axes before the first sweep: the tab stays light to render (the
+        # server renders the tab each time it is opened, inside the round-trip target)
         self.plot = pn.pane.HoloViews(None, visible=False)
         self.result = None
         session_hooks.on_session_end(lambda ctx: self._stop.set())

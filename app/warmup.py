@@ -3,7 +3,7 @@
 Before the server starts listening, imports HoloViews, Bokeh's plotting backend, the app and
 every estimator class the page offers (scikit-learn, scipy, privclust.core), then builds and
 renders one throw-away page on a detached Bokeh document, so that the first browser session
-costs what any later one does (issue 7: first page <= 2 s). Measured (benchmarks/app): the
+costs what any later one does (target: first page <= 2 s). Measured (benchmarks/app): the
 server is ready after 2.1-2.4 s instead of ~0.7 s (target 3 s), and the first page of the
 first session takes 0.8-0.9 s instead of 2.1-2.4 s (a cold server). It also starts the
 Gibbs sampler's forkserver, so the first Start of a server does not pay for a fresh
@@ -43,7 +43,7 @@ def warm_up():
     return time.perf_counter() - t0
 
 
-# panel serve executes this file as the module "panel_setup_module" (panel 1.9); the earlier
-# guard, ``__name__.startswith("bokeh")``, never matched there, so no warm-up ever ran
+# panel serve executes this file as the module "panel_setup_module" (panel 1.9), not under a
+# "bokeh..." module name, so the guard tests that name (and __main__ for a direct run)
 if __name__ in ("panel_setup_module", "__main__"):
     print(f"privclust: warm-up done in {warm_up():.2f} s", flush=True)

@@ -17,8 +17,8 @@ from .frequencies import _as_bounds
 
 _WEIGHT_BOUNDS = (1e-9, 2.0)
 _TWO_PI = 2.0 * np.pi
-FTOL = 1e-6            # step 5 tolerance; the final polish uses 1e-9 (our defaults: tighter
-                       # tolerances in every step cost time without better decodes)
+FTOL = 1e-6            # step 5 tolerance; the final polish uses 1e-9 (our defaults, not the
+                       # paper's: a loose tolerance inside the loop, a tight one once at the end)
 MAXITER = 300
 # Step-1 screening (our addition to CL-OMPR): score this many uniform draws in one product and
 # start L-BFGS-B from the best n_restarts.  Measured on the Gaussian mixture of Schellekens et

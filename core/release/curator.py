@@ -119,6 +119,12 @@ class Curator:
         Raises :class:`PrivacyRefused` for anything that is not private, ValueError/TypeError
         for invalid parameters and for a relation the ledger cannot count.
         """
+        return self._prepare_request(estimator)[:4]
+
+    def _prepare_request(self, estimator):
+        """:meth:`prepare`, plus the request's public parameters as stored values, captured
+        now, before any record is read: a parameter object (an aggregator, a solver) may keep
+        state from the fit in its attributes, and that state is not a released value."""
         if not isinstance(estimator, PrivateEstimator):
             raise PrivacyRefused(
                 f"{type(estimator).__name__} is not a private estimator: non-private baselines "
@@ -138,7 +144,7 @@ class Curator:
         # keyed by the store's secret: a plain hash of the records would identify them
         key = self._store.request_key(type(est).__name__, params, self._dataset.fingerprint,
                                       self.unit)
-        return est, plan, (float(cost[0]), float(cost[1])), key
+        return est, plan, (float(cost[0]), float(cost[1])), key, decode(encode(params))
 
     def cost(self, estimator):
         """(epsilon, delta) a release of ``estimator`` would cost in the ledger's unit (0 when
@@ -154,7 +160,7 @@ class Curator:
         ``estimator``; by default the prepared clone (fresh entropy, no ledger) reads the data
         and computes. ``runner`` receives that clone after the charge.
         """
-        est, plan, cost, key = self.prepare(estimator)
+        est, plan, cost, key, params = self._prepare_request(estimator)
         stored = self._store.find(key)
         if stored is not None:
             return stored
@@ -164,15 +170,16 @@ class Curator:
         record = self._ledger.charge(plan.epsilon, plan.delta, what=est.describe(),
                                      relation=plan.neighbouring, **est.ledger_options())
         try:
-            return self._run_and_store(est, plan, rng, key, record.id, cost, runner)
+            return self._run_and_store(est, plan, rng, key, params, record.id, cost, runner)
         except Exception as exc:  # noqa: BLE001 -- the message may describe the records
             # "from None": the message may describe the records, so it must not ride along in
             # the exception chain (tracebacks, logs); the data owner reads ``detail``
             raise ReleaseFailed(type(exc).__name__, f"{type(exc).__name__}: {exc}") from None
 
-    def _run_and_store(self, est, plan, rng, key, charge_id, cost, runner, notes=()):
+    def _run_and_store(self, est, plan, rng, key, params, charge_id, cost, runner, notes=()):
         """After the charge: fit (or ``runner``), check the spend against the plan, keep copies
-        of the released attributes only, store and return the :class:`Release`."""
+        of the released attributes only, store and return the :class:`Release` (with the
+        ``params`` captured before the fit)."""
         if runner is None:
             est._compute(self._dataset.X, rng, plan)
         else:
@@ -183,10 +190,8 @@ class Curator:
             raise RuntimeError(f"spent {got.summary()} against the plan {plan.summary()}")
         attrs = {name: getattr(est, name) for name in est.released_attributes()
                  if hasattr(est, name)}
-        params = describe_params({k: v for k, v in est.get_params(deep=False).items()
-                                  if k not in ("random_state", "ledger")})
         return self._store.add(Release(
-            estimator=type(est).__name__, params=decode(encode(params)),
+            estimator=type(est).__name__, params=params,
             attributes=MappingProxyType(decode(encode(attrs))), guarantee=got,
             cost=(float(cost[0]), float(cost[1])), unit=self.unit, charge_id=charge_id,
             time=datetime.now(timezone.utc), key=key, notes=tuple(notes)))
@@ -218,7 +223,8 @@ class Curator:
         estimators = list(estimators)
         if not estimators:
             raise PrivacyRefused("a plan needs at least one release")
-        prepared = [self.prepare(est) for est in estimators]
+        requests = [self._prepare_request(est) for est in estimators]
+        prepared = [request[:4] for request in requests]
         keys = [key for _, _, _, key in prepared]
         if len(set(keys)) != len(keys):
             raise PrivacyRefused("the plan lists the same request twice (same estimator, "
@@ -240,10 +246,10 @@ class Curator:
         note = (f"one of {len(prepared)} releases of a plan charged once (charge {record.id}) at "
                 f"its {accounting} total ({eps!r}, {dlt!r}); cost is that shared total")
         done, failures = [], []
-        for i, ((est, plan, _, key), rng) in enumerate(zip(prepared, generators)):
+        for i, ((est, plan, _, key, params), rng) in enumerate(zip(requests, generators)):
             try:
-                done.append(self._run_and_store(est, plan, rng, key, record.id, (eps, dlt),
-                                                runner, notes=(note,)))
+                done.append(self._run_and_store(est, plan, rng, key, params, record.id,
+                                                (eps, dlt), runner, notes=(note,)))
             except Exception as exc:  # noqa: BLE001 -- the message may describe the records
                 failures.append((i, type(exc).__name__, f"{type(exc).__name__}: {exc}"))
         if failures:

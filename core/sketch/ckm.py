@@ -3,7 +3,7 @@ Sec. II-III; decoder of Keriven et al., ICASSP 2017)."""
 import numpy as np
 from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator, charge
-from ..privacy.estimator import CenterPredictorMixin, PrivateEstimator, check_positive_int
+from ..privacy.estimator import CenterPredictorMixin, PrivateEstimator
 from .clompr import clompr
 from .frequencies import LAWS, _as_bounds, default_frequency_scale
 from .operator import SIGNATURES, SketchOperator

@@ -22,15 +22,22 @@ CONTRACT = {
     "jl_matrix": ["k", "d", "rng"],
     "smooth_sensitivity_parameters": ["epsilon", "delta", "dim"],
     "smooth_sensitivity_gaussian": ["value", "smooth_bound", "epsilon", "delta", "rng", "size"],
-    "charge": ["ledger", "epsilon", "delta", "what"],
 }
+# the design's names come first, in this order; the release protocol adds the neighbouring
+# relation of a charge (and the conversion options) and the ledger's unit after them
+PREFIX = {"charge": ["ledger", "epsilon", "delta", "what", "relation"]}
 
 
 def test_contract_signatures():
     for name, params in CONTRACT.items():
         assert list(inspect.signature(getattr(P, name)).parameters) == params, name
-    assert list(inspect.signature(P.Ledger).parameters) == ["epsilon", "delta", "path", "dataset"]
-    assert list(inspect.signature(P.Ledger.charge).parameters) == ["self", "epsilon", "delta", "what"]
+    for name, params in PREFIX.items():
+        got = list(inspect.signature(getattr(P, name)).parameters)
+        assert got[:len(params)] == params, name
+    assert list(inspect.signature(P.Ledger).parameters) == \
+        ["epsilon", "delta", "path", "dataset", "unit"]
+    assert list(inspect.signature(P.Ledger.charge).parameters)[:5] == \
+        ["self", "epsilon", "delta", "what", "relation"]
     assert list(inspect.signature(P.BudgetAccountant).parameters) == ["epsilon", "delta"]
     assert list(inspect.signature(P.BudgetAccountant.spend).parameters) == \
         ["self", "name", "epsilon", "delta", "sensitivity"]

@@ -361,7 +361,7 @@ def goodman_kruskal_tau(table, given="columns", normalized=False):
     T = _data_matrix(table, "table")
     T = T.toarray() if sp.issparse(T) else T
     if np.any(T < 0):
-        raise ValueError("table has negative entries; clamp a noisy table at 0 first (spec 5.4)")
+        raise ValueError("table has negative entries; clamp a noisy table at 0 first")
     if given == "rows":
         T = T.T
     total = T.sum()

@@ -147,7 +147,7 @@ def make_planted_ball(n_samples=1000, n_features=2, n_inliers=None, std=0.01, gr
              "grid_step": float(grid_step), "bounds": (0.0, 1.0)}
     return Dataset(X, labels=inliers.astype(np.int64), name="planted_ball", truth=truth,
                    public=True, description=f"{t} of {n} points in a ball of std {std:g} in "
-                                            f"[0,1]^{d}, grid step {grid_step:g} (NSV16, spec 4.8)")
+                                            f"[0,1]^{d}, grid step {grid_step:g} (Nissim, Stemmer & Vadhan, PODS 2016)")
 
 
 def _default_block_means(K, L, signal, background):

@@ -15,7 +15,7 @@ from ._validation import (as_float_array, check_delta, check_epsilon, check_rng,
                           check_size)
 from .errors import PrivacyWarning
 
-OUTSIDE_RANGE_WARNING = "epsilon > 1 is outside the proven range of the smooth-sensitivity calibration (P10)"
+OUTSIDE_RANGE_WARNING = "epsilon > 1 is outside the proven range of the smooth-sensitivity calibration (Nissim, Raskhodnikova & Smith 2007)"
 
 
 def smooth_sensitivity_parameters(epsilon, delta, dim):

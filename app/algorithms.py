@@ -225,7 +225,7 @@ SPECS = [
                               None, bounds=(1, 10**9), allow_None=True,
                               label="public cap L on a row's total count",
                               doc="rows are clipped to total count L; a record-level ledger "
-                                  "needs it (one record costs ceil(2L/c) x ε) and refuses "
+                                  "needs it (one record costs 2L ceil(1/c) x ε) and refuses "
                                   "the release without it")},
                   task_params=("n_row_clusters", "n_col_clusters")),
 ]

@@ -302,7 +302,12 @@ class SettingsPanel(_View):
             items.append(pn.Param(s, parameters=names, show_name=False,
                                   sizing_mode="stretch_width"))
         if s.algo is not None and spec.params:
-            items.append(pn.Param(s.algo, show_name=False, sizing_mode="stretch_width"))
+            # a slider cannot hold "not set": optional integers (e.g. DP-tauCC's row cap) get a
+            # number box that may stay empty
+            optional = {name: pn.widgets.IntInput for name, p in s.algo.param.objects().items()
+                        if isinstance(p, param.Integer) and p.allow_None}
+            items.append(pn.Param(s.algo, show_name=False, sizing_mode="stretch_width",
+                                  widgets=optional))
         return pn.Column(*items, sizing_mode="stretch_width")
 
     def _actions(self, *events):

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from bokeh.document import Document
 
+from privclust.app import algorithms
 from privclust.app.models import PRESETS, Lab
 from privclust.app.page import create_app
+from privclust.app.views import SettingsPanel
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -242,3 +244,17 @@ def test_gibbs_owner_view_toggles_the_raw_traces(ledger_env, csv_payload):
     assert "R-hat" in (view.poll() or view.info.object)
     lab.settings.owner_view = False
     assert len(view.source.data["iteration"]) == 0
+
+
+@pytest.mark.parametrize("spec", algorithms.SPECS, ids=[s.key for s in algorithms.SPECS])
+def test_settings_panel_renders_for_every_algorithm(spec, ledger_env):
+    """Every algorithm's parameter widgets can be drawn (an optional integer such as DP-tauCC's
+    unset row cap once became a valueless slider that Bokeh refused to serialise)."""
+    lab = Lab()
+    lab.settings.task = spec.task
+    lab.settings.algorithm = spec.key
+    doc = Document()
+    doc.add_root(SettingsPanel(lab=lab).__panel__().get_root(doc))
+    doc.to_json()                                   # what is sent to the browser
+    names = [p for p in lab.settings.algo.param if p != "name"] if lab.settings.algo else []
+    assert sorted(names) == sorted(spec.params)

@@ -356,8 +356,10 @@ class LedgerModel(param.Parameterized):
         self.curator = None
         self.dataset = None
 
-    def open(self, dataset):
-        """Open (or create) the ledger and the Curator of ``dataset``; demo data gets none."""
+    def open(self, dataset, trusted=()):
+        """Open (or create) the ledger and the Curator of ``dataset``; demo data gets none.
+        ``trusted``: the private estimator classes of the page's algorithm catalogue (server
+        code), which the Curator may run besides privclust.core's own."""
         self.ledger = self.curator = None
         self.dataset = dataset
         if dataset is None or getattr(dataset, "public", True):
@@ -369,7 +371,7 @@ class LedgerModel(param.Parameterized):
         path = self._path or os.path.join(state_dir(), "ledger.sqlite")
         try:
             ledger = Ledger(eps, delta, path=path, dataset=budget_key(dataset))
-            self.curator = Curator(dataset, ledger)
+            self.curator = Curator(dataset, ledger, trusted=trusted)
         except (ValueError, TypeError) as exc:
             self.param.update(active=False, history=[], releases=[],
                               error=f"no release is possible on this dataset: {exc}")
@@ -521,7 +523,7 @@ class Lab(param.Parameterized):
         private = ds is not None and not ds.public
         with param.edit_constant(self):
             self.mode = "private" if private else "demo"
-        self.ledger.open(ds)
+        self.ledger.open(ds, trusted=self._catalogue_classes())
         self.cancel_demo()
         self.result = None
         self._quiet = True
@@ -540,6 +542,21 @@ class Lab(param.Parameterized):
             self.stale = True
         else:
             self.request_run()
+
+    def _catalogue_classes(self):
+        """The private estimator classes the page's catalogue offers (the operator's code)."""
+        from privclust.core.privacy.estimator import PrivateEstimator
+        out = set()
+        for spec in self.settings.specs:
+            if not spec.private:
+                continue
+            try:
+                cls = spec.load_class()
+            except (ImportError, AttributeError):
+                continue
+            if isinstance(cls, type) and issubclass(cls, PrivateEstimator):
+                out.add(cls)
+        return tuple(out)
 
     def _on_settings(self, *events):
         if any(e.name == "algo" for e in events):

@@ -63,6 +63,35 @@ class NotPrivateResult:
     label: str = "NOT PRIVATE: computed on the raw data (data owner view only)"
 
 
+def core_private_classes():
+    """The private estimator classes exported by ``privclust.core`` (exact classes)."""
+    import privclust.core as core
+    out = set()
+    for name in core.__all__:
+        obj = getattr(core, name, None)
+        if isinstance(obj, type) and issubclass(obj, PrivateEstimator) \
+                and obj is not PrivateEstimator:
+            out.add(obj)
+    return frozenset(out)
+
+
+def core_parameter_classes():
+    """Exact privclust classes accepted as parameter objects: the non-private solvers (run on
+    blocks inside sample-and-aggregate) and the 1-cluster aggregator."""
+    from ..onecluster import OneClusterAggregator
+    from ..subspace.solvers import SOLVERS
+    return frozenset(SOLVERS.values()) | {OneClusterAggregator}
+
+
+def _plain(value):
+    """Data-like parameter values (numbers, strings, arrays, tuples of them): no code."""
+    if value is None or isinstance(value, (bool, int, float, str, np.ndarray, np.generic)):
+        return True
+    if isinstance(value, (tuple, list)):
+        return all(_plain(v) for v in value)
+    return False
+
+
 def _check_dataset(dataset):
     if not isinstance(dataset, Dataset):
         dataset = Dataset(dataset, public=False)
@@ -79,7 +108,7 @@ class Curator:
     and its budget ``ledger`` (a :class:`~privclust.core.privacy.Ledger`, persistent or in
     memory); see the module docstring for what :meth:`release` does."""
 
-    def __init__(self, dataset, ledger):
+    def __init__(self, dataset, ledger, trusted=()):
         if ledger is None or not callable(getattr(ledger, "charge", None)):
             raise TypeError("Curator needs a privclust.core.privacy.Ledger (the budget of this "
                             "dataset)")
@@ -90,6 +119,10 @@ class Curator:
                              "dataset's budget key)")
         self._ledger = ledger
         self._store = ReleaseStore(key, ledger.path)
+        self._trusted = frozenset(trusted)
+        for cls in self._trusted:
+            if not (isinstance(cls, type) and issubclass(cls, PrivateEstimator)):
+                raise TypeError(f"trusted must hold PrivateEstimator classes, got {cls!r}")
 
     # ---- public facts -----------------------------------------------------------------------
     @property
@@ -129,6 +162,7 @@ class Curator:
             raise PrivacyRefused(
                 f"{type(estimator).__name__} is not a private estimator: non-private baselines "
                 "run only in the data owner view (Curator.owner_fit), marked NOT PRIVATE")
+        self._check_trusted(estimator)
         est = clone(estimator)
         params = describe_params({k: v for k, v in est.get_params(deep=False).items()
                                   if k not in ("random_state", "ledger")})
@@ -145,6 +179,26 @@ class Curator:
         key = self._store.request_key(type(est).__name__, params, self._dataset.fingerprint,
                                       self.unit)
         return est, plan, (float(cost[0]), float(cost[1])), key, decode(encode(params))
+
+    def _check_trusted(self, estimator):
+        """The curator limits what may run; it cannot contain code it runs. Only the exact
+        private estimator classes of ``privclust.core`` (and the classes the operator listed in
+        ``trusted``) are accepted, and their object parameters only when they are exact
+        privclust classes (a named solver, ``OneClusterAggregator``): a subclass or a callable
+        could read the records and release them, or state a plan it does not keep."""
+        cls = type(estimator)
+        if cls not in self._trusted and cls not in core_private_classes():
+            raise PrivacyRefused(
+                f"{cls.__module__}.{cls.__qualname__} is not one of privclust.core's private "
+                "estimators: the curator runs only code the operator trusts (Curator(..., "
+                "trusted=(YourClass,)) adds a class)")
+        for name, value in estimator.get_params(deep=False).items():
+            if name in ("ledger", "random_state") or _plain(value):
+                continue
+            if type(value) not in core_parameter_classes():
+                raise PrivacyRefused(
+                    f"parameter {name}={type(value).__name__} is code the curator would run on "
+                    "the records: pass a solver by name or an exact privclust class")
 
     def cost(self, estimator):
         """(epsilon, delta) a release of ``estimator`` would cost in the ledger's unit (0 when

@@ -23,7 +23,8 @@ from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 
 import privclust.core as core
-from privclust.core import Curator, DPLloyd, Ledger, Release
+from privclust.core import DPLloyd, Ledger, Release
+from privclust.core import Curator as CoreCurator
 from privclust.core.data import Dataset
 from privclust.core.privacy import BudgetAccountant, BudgetExceeded, Guarantee
 from privclust.core.privacy import estimator as estimator_module
@@ -94,6 +95,11 @@ def _reset_spy():
     Spy.calls.clear()
     yield
     Spy.calls.clear()
+
+
+def Curator(dataset, ledger):
+    """The core Curator, trusting this module's test double as an operator-listed class."""
+    return CoreCurator(dataset, ledger, trusted=(Spy,))
 
 
 def dplloyd(seed=None, **kw):
@@ -507,3 +513,30 @@ def test_codec_refuses_what_it_cannot_store():
         encode(object())
     with pytest.raises(ValueError):
         decode({"unknown": 1})
+
+
+class LyingDPLloyd(DPLloyd):
+    """A subclass that states DPLloyd's plan but would release a raw record."""
+
+    def _fit(self, X, rng):
+        super()._fit(X, rng)
+        self.cluster_centers_ = X[:self.n_clusters].copy()
+
+
+def test_only_trusted_exact_classes_and_parameter_objects_run():
+    """The curator limits what may run; it cannot contain code it runs: a subclass, an
+    unlisted class or a callable parameter is refused before anything is charged."""
+    ledger = Ledger(5.0)
+    core_only = CoreCurator(make_X(), ledger)
+    for request in (LyingDPLloyd(2, epsilon=0.5, bounds=(-5, 5)), Spy(epsilon=0.5)):
+        with pytest.raises(PrivacyRefused, match="trusted"):
+            core_only.release(request)
+    agg = core.SampleAggregateSubspaceClustering(
+        n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-6,
+        aggregator=lambda Y, e, d, b, rng: (Y[0], None))
+    with pytest.raises(PrivacyRefused, match="aggregator"):
+        core_only.release(agg)
+    assert ledger.history == []
+    assert core_only.release(DPLloyd(2, epsilon=0.5, bounds=(-5, 5))).cost == (1.0, 0.0)
+    listed = CoreCurator(make_X(), Ledger(5.0), trusted=(Spy,))
+    assert listed.release(Spy(epsilon=0.5)).cost == (0.5, 0.0)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from privclust.core import Curator, Ledger
+from privclust.core.release import PrivacyRefused
 from privclust.core.data import make_union_of_subspaces
 from privclust.core.onecluster.aggregator import OneClusterAggregator
 from privclust.core.subspace import SampleAggregateSubspaceClustering
@@ -35,14 +36,20 @@ def _request():
 
 def test_attack12_release_params_are_captured_before_the_fit():
     X = make_union_of_subspaces(400, 4, 2, 1, noise=0.01, random_state=0).X
-    curator = Curator(X, Ledger(10.0, 1e-3))
-    release = curator.release(_request())
+    ledger = Ledger(10.0, 1e-3)
+    curator = Curator(X, ledger)
+    # a parameter object that is not an exact privclust class is code the curator would run on
+    # the records: it is refused before anything is charged
+    for run in (lambda: curator.release(_request()), lambda: curator.release_plan([_request()])):
+        with pytest.raises(PrivacyRefused, match="aggregator"):
+            run()
+    assert ledger.history == []
+    # the exact aggregator keeps its run in ``result_``; the release describes it as it was
+    # before the fit (its constructor parameters), in the store and in a plan alike
+    release = curator.release(SampleAggregateSubspaceClustering(
+        2, 1, epsilon=1.0, delta=1e-5, aggregator=OneClusterAggregator()))
     described = release.params["aggregator"]
-    assert described["class"] == "RememberingAggregator"
-    assert "last_input" not in described["params"]
-    assert "last_input" not in repr(release.to_dict())
-    # the stored copy, and a plan of releases, hold the same parameters
-    assert "last_input" not in repr(curator.get_release(release.id).params)
-    other = curator.release_plan([SampleAggregateSubspaceClustering(
-        2, 1, epsilon=0.5, delta=1e-5, aggregator=RememberingAggregator())])
-    assert "last_input" not in repr(other[0].params)
+    assert described["class"] == "OneClusterAggregator"
+    assert set(described["params"]) == set(OneClusterAggregator().__dict__)
+    assert "result_" not in repr(release.to_dict())
+    assert curator.get_release(release.id).params == release.params

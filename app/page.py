@@ -21,6 +21,7 @@ import panel as pn
 from privclust.app import session_hooks
 from privclust.app.gibbs import GibbsView
 from privclust.app.models import Lab
+from privclust.app.plan import PlanView
 from privclust.app.tradeoff import TradeoffView
 from privclust.app.views import (Banner, ClustersView, CoclustersView, DataPanel, DataPreview, LedgerPanel,
                     ReportView, SettingsPanel, SubspacesView)
@@ -152,7 +153,8 @@ def create_app(lab=None, **lab_params):
             pn.state.onload(debounce.on_load)
     views = [("Data", DataPreview(lab=lab)), ("Clusters", ClustersView(lab=lab)),
              ("Subspaces", SubspacesView(lab=lab)), ("Co-clusters", CoclustersView(lab=lab)),
-             ("Gibbs", GibbsView(lab=lab)), ("Trade-off", TradeoffView(lab=lab)),
+             ("Gibbs", GibbsView(lab=lab)), ("Plan", PlanView(lab=lab)),
+             ("Trade-off", TradeoffView(lab=lab)),
              ("Report", ReportView(lab=lab))]
     tabs = pn.Tabs(*views, active=1, dynamic=True, sizing_mode="stretch_width")
     sidebar = [DataPanel(lab=lab), SettingsPanel(lab=lab), LedgerPanel(lab=lab)]

@@ -1,0 +1,231 @@
+"""The Plan tab: planning on private data reads no record and charges nothing; Apply sets the
+sidebar only; Stop stops; one browser run (private upload -> plan -> curves and recommendation,
+ledger untouched, nothing fetched from another host)."""
+import re
+import time
+
+import holoviews as hv
+import numpy as np
+import pytest
+from bokeh.document import Document
+
+from privclust.app.models import Lab
+from privclust.app.page import create_app
+from privclust.app.plan import PlanModel, PlanView, figure
+from privclust.core.data import Dataset
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+CURATOR_DATA_PATHS = ("prepare", "cost", "release", "release_plan", "owner_fit", "owner_evaluate")
+
+
+class ShapeOnlyDataset(Dataset):
+    """A loaded private dataset after the fact: its records raise on any read; only its public
+    shape (the matrix's dimensions) is left."""
+
+    @property
+    def X(self):
+        raise AssertionError("the Plan tab read the private records")
+
+    @property
+    def n_samples(self):
+        return self.__dict__["X"].shape[0]
+
+    @property
+    def n_features(self):
+        return self.__dict__["X"].shape[1]
+
+    @property
+    def shape(self):
+        return self.__dict__["X"].shape
+
+    @property
+    def is_sparse(self):
+        return False
+
+
+@pytest.fixture
+def ledger_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
+    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")
+
+
+def private_kmeans_lab(csv_payload, n=600, name="private.csv"):
+    lab = Lab()
+    assert lab.data.upload(name, csv_payload(n=n, d=3, seed=5)), lab.data.error
+    lab.settings.param.update(task="kmeans", lower=-1.0, upper=1.0, n_clusters=3)
+    assert lab.mode == "private" and lab.ledger.curator is not None
+    return lab
+
+
+def seal(lab, monkeypatch):
+    """From here on any read of the records, and any Curator call that reads them or charges,
+    fails the test; returns the calls made to the Curator."""
+    calls = []
+    ds = lab.data.dataset
+    ds.__class__ = ShapeOnlyDataset
+    curator = lab.ledger.curator
+    for name in CURATOR_DATA_PATHS:
+        def spy(*a, _name=name, **k):
+            calls.append(_name)
+            raise AssertionError(f"the Plan tab called Curator.{_name}")
+        monkeypatch.setattr(curator, name, spy)
+    return calls
+
+
+def ledger_state(lab):
+    lg = lab.ledger.ledger
+    return (lg.spent, len(lg.history), len(lab.ledger.curator.releases()))
+
+
+def test_plan_on_private_data_reads_no_record_and_charges_nothing(ledger_env, csv_payload,
+                                                                  monkeypatch):
+    lab = private_kmeans_lab(csv_payload)
+    view = PlanView(lab=lab)
+    before, runs = ledger_state(lab), lab.n_runs
+    calls = seal(lab, monkeypatch)
+    view.model.param.update(epsilons=[0.5, 2.0, 10.0], n_trials=2)
+    assert view.model.start(wait=True), view.model.status
+    result, rec = view.model.result, view.model.recommendation
+    assert result is not None and rec is not None, view.model.status
+    assert result.facts.shape == (600, 3) and result.facts.unit == "replace"
+    assert set(result.summary.algorithm) == {"ckm", "dplloyd", "dplloyd_improved"}
+    assert len(result.trials) == 3 * 3 * 2 and not result.stopped
+    assert calls == [] and ledger_state(lab) == before == ((0.0, 0.0), 0, 0)
+    assert lab.result is None and lab.n_runs == runs
+    assert "Nothing was charged" in view.model.status
+    assert "charges nothing to the ledger" in view.rec_md.object
+    view.__panel__().get_root(Document())   # every pane renders from the sealed dataset
+
+
+def test_the_figure_has_bands_medians_target_and_analytic_lines(ledger_env, csv_payload):
+    lab = private_kmeans_lab(csv_payload)
+    model = PlanModel(lab=lab, epsilons=[0.5, 5.0], n_trials=2)
+    assert model.start(wait=True), model.status
+    fig = figure(model.result, "relative_sse", model.recommendation["threshold"])
+    assert len(fig.traverse(lambda el: el, [hv.Area])) == 3            # one band per algorithm
+    curves = fig.traverse(lambda el: el.label, [hv.Curve])
+    assert "DPLloyd (uniform init)" in curves and "DPLloyd (uniform init): analytic" in curves
+    hlines = fig.traverse(lambda el: el.data, [hv.HLine])
+    assert hlines == [pytest.approx(1.2)]
+    assert hv.Store.lookup_options("bokeh", fig, "plot").kwargs.get("logx") is True
+
+
+def test_totals_compare_basic_and_tight_and_risk_is_in_words(ledger_env, csv_payload):
+    lab = private_kmeans_lab(csv_payload)
+    view = PlanView(lab=lab)
+    view.model.param.update(epsilons=[1.0, 5.0, 20.0], n_trials=2, threshold=1.5)
+    assert view.model.start(wait=True), view.model.status
+    rec, totals = view.model.recommendation, view.model.totals
+    assert rec["best"] is not None, view.rec_md.object
+    label, acc = totals[0]
+    cost = rec["per_algorithm"][rec["best"]]["cost"]
+    assert acc.basic == pytest.approx(cost)            # one release: basic = its own cost
+    assert acc.pld_epsilon <= acc.basic[0] + 1e-9
+    assert "basic composition" in view.totals_md.object and "PLD" in view.totals_md.object
+    assert f"At epsilon = {cost[0]:g}" in view.risk_md.object
+    assert cost[0] in set(view.risk_table.object["ε"])
+
+
+def test_apply_sets_the_sidebar_only(ledger_env, csv_payload):
+    lab = private_kmeans_lab(csv_payload)
+    model = PlanModel(lab=lab, epsilons=[0.5, 2.0, 10.0], n_trials=2, threshold=1.5)
+    assert model.start(wait=True), model.status
+    before, runs = ledger_state(lab), lab.n_runs
+    reached = model.reached()
+    assert reached, model.recommendation
+    for alg in reached:
+        assert model.apply(alg), model.status
+        eps = model.recommendation["per_algorithm"][alg]["epsilon"]
+        key = {"ckm": "compressive"}.get(alg, "dplloyd")
+        assert lab.settings.algorithm == key and lab.settings.epsilon == eps
+        if key == "dplloyd":
+            assert lab.settings.algo.init == ("sphere_packing" if alg == "dplloyd_improved"
+                                              else "uniform")
+        assert "Nothing was released or charged" in model.status
+    assert ledger_state(lab) == before and lab.result is None and lab.n_runs == runs
+    assert lab.stale   # private mode: the new settings wait for Release
+    # Apply switches back to the plan's task if the sidebar moved on
+    lab.settings.task = "subspace"
+    assert model.result is None and not model.apply()   # a task change discards the plan
+
+
+def test_stop_stops_the_plan(ledger_env, csv_payload):
+    lab = private_kmeans_lab(csv_payload)
+    model = PlanModel(lab=lab, n_trials=20)
+    model.param.watch(lambda e: model.stop() if e.new > 0 else None, "progress")
+    assert model.start(wait=True), model.status
+    full = 3 * len(model.epsilons) * 20
+    assert model.result.stopped and 0 < len(model.result.trials) < full / 2
+    assert model.status.startswith("Stopped") and not model.running
+
+
+def test_add_remove_ledger_needs_a_declared_count(ledger_env, csv_payload):
+    from privclust.core import Curator
+    from privclust.core.privacy import Ledger
+    lab = private_kmeans_lab(csv_payload)
+    lab.ledger.curator = Curator(lab.data.dataset, Ledger(3.0, unit="add_remove"))
+    view = PlanView(lab=lab)
+    assert view.n_declared.visible and "declare it" in view.facts_md.object
+    view.model.param.update(epsilons=[1.0], n_trials=1)
+    assert not view.model.start() and "declare n" in view.model.status
+    view.model.n_declared = 2000
+    assert "n = 2000 (declared)" in view.facts_md.object
+    assert view.model.start(wait=True), view.model.status
+    assert view.model.result.facts.shape == (2000, 3)
+    assert view.model.result.facts.unit == "add_remove"
+    assert lab.ledger.curator.ledger.spent == (0.0, 0.0)
+
+
+def test_user_strings_are_escaped_and_the_tab_is_registered(ledger_env, csv_payload):
+    lab = private_kmeans_lab(csv_payload, name="<img src=x onerror=alert(1)>.csv")
+    view = PlanView(lab=lab)
+    assert "<img" not in view.facts_md.object and "&lt;img" in view.facts_md.object
+    app = create_app(lab)
+    assert "PlanView" in app.views
+    app.views["PlanView"].__panel__().get_root(Document())
+
+
+def test_demo_data_plans_from_the_shape_and_the_target_recomputes(ledger_env):
+    lab = Lab()
+    lab.data.param.update(preset="block_counts", n_samples=200)
+    assert lab.settings.task == "cocluster"
+    model = PlanModel(lab=lab, epsilons=[1.0, 20.0], n_trials=2)
+    assert model.metric == "nmi" and model.op == ">=" and model.relative
+    assert model.start(wait=True), model.status
+    assert model.result.facts.n_samples == 200
+    first = model.recommendation["threshold"]
+    model.threshold = 0.4
+    model.join()
+    assert model.recommendation["threshold"] == pytest.approx(first / 2)
+
+
+# ---- browser --------------------------------------------------------------------------------------
+@pytest.mark.ui
+def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
+    from test_ui import (assert_local_and_clean, expect_text, open_page, open_tab, titles,
+                         upload, wait_for, write_csv)
+    seen = []
+    page.on("request", lambda r: seen.append(r.url))
+    t0 = time.perf_counter()
+    msgs, errors = open_page(page, server)
+    upload(page, write_csv(tmp_path / "plan-private.csv", n=1000, d=4, seed=31))
+    expect_text(page, ".pc-private", "PRIVATE")
+    page.locator(".pc-task select").first.select_option(label="k-means")
+    open_tab(page, "Plan")
+    expect_text(page, ".pc-plan-facts", "n = 1000")
+    expect_text(page, ".pc-plan-free", "charges nothing")
+    t1 = time.perf_counter()
+    page.get_by_role("button", name="Run plan").click()
+    expect_text(page, ".pc-plan-status", "Done in", timeout=60_000)
+    plan_s = time.perf_counter() - t1
+    wait_for(page, lambda: any("predicted relative_sse" in t for t in titles(page)),
+             what="the plan's curves")
+    expect_text(page, ".pc-plan-rec", "Cheapest")
+    expect_text(page, ".pc-plan-total", "tight (PLD)")
+    expect_text(page, ".pc-plan-risk", "Risk in words")
+    page.get_by_role("button", name="Apply to the sidebar").click()
+    expect_text(page, ".pc-plan-status", "Applied")
+    expect_text(page, ".pc-ledger", "spent ε 0 ")
+    assert_local_and_clean(server, seen, msgs, errors)
+    print(f"\n[timing] plan in the browser {plan_s:.2f}s, test body {time.perf_counter() - t0:.2f}s")

@@ -391,8 +391,12 @@ def figure(result, metric, threshold=None):
     if threshold is not None and np.isfinite(threshold):
         layers.append(hv.HLine(float(threshold)).opts(color="black", line_dash="dotted",
                                                       line_width=1.5))
-    return hv.Overlay(layers).opts(logx=True, width=640, height=360, title=title,
-                                   legend_position="top_right", show_grid=True, xlabel="ε")
+    values = s[["median", "q10", "q90"]].to_numpy(float)
+    positive = values[np.isfinite(values)]
+    # a wide positive range (relative SSE from ~1 to ~50) reads better on a log axis
+    logy = bool(positive.size and positive.min() > 0 and positive.max() / positive.min() > 20)
+    return hv.Overlay(layers).opts(logx=True, logy=logy, width=860, height=380, title=title,
+                                   legend_position="right", show_grid=True, xlabel="ε")
 
 
 # ---- texts --------------------------------------------------------------------------------------
@@ -460,9 +464,13 @@ def risk_text(rec, totals):
     from privclust.core.privacy.risk import risk_sentence
     if rec is None or rec["best"] is None:
         return ""
-    eps, delta = rec["per_algorithm"][rec["best"]]["cost"]
-    text = "**Risk in words.** " + risk_sentence(eps, delta if delta < 1 else 0.0)
-    return text
+    best = rec["per_algorithm"][rec["best"]]
+    eps, delta = best["cost"]
+    where = (f"the cheapest release (ε {best['epsilon']:g} as set"
+             + (f", ε {eps:g} charged in the ledger's unit" if eps != best["epsilon"] else "")
+             + ")")
+    return (f"**Risk in words**, for {where}: "
+            + risk_sentence(eps, delta if delta < 1 else 0.0))
 
 
 def risk_frame(epsilons, rec=None):
@@ -509,7 +517,7 @@ class PlanView(pn.viewable.Viewer):
         self.plot = pn.pane.HoloViews(None, visible=False, css_classes=["pc-plan-plot"])
         self.rec_md = _md("", css_classes=["pc-plan-rec"])
         self.apply_choice = pn.widgets.Select(label="algorithm to apply", options={},
-                                              visible=False, width=260)
+                                              visible=False, width=340)
         self.apply_btn = pn.widgets.Button(label="Apply to the sidebar", color="success",
                                            visible=False, css_classes=["pc-plan-apply"])
         self.apply_btn.on_click(lambda e: m.apply(self.apply_choice.value))
@@ -571,7 +579,7 @@ class PlanView(pn.viewable.Viewer):
             return
         thr = rec["threshold"] if rec is not None else None
         self.plot.param.update(object=figure(result, m.metric, thr), visible=True)
-        self.rec_md.object = FREE + "\n\n" + recommendation_text(result, rec)
+        self.rec_md.object = recommendation_text(result, rec)
         reached = m.reached()
         self.apply_choice.options = {f"{LABELS.get(a, a)} at ε "
                                      f"{rec['per_algorithm'][a]['epsilon']:g}": a for a in reached}

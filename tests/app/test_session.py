@@ -127,8 +127,8 @@ def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, 
     ended = []
     monkeypatch.setattr(session_hooks, "on_session_end", lambda *cbs: ended.extend(cbs))
     app = page.create_app()
-    # the worker, the debouncer, the sampler view and the trade-off sweep
-    assert app.worker is not None and len(ended) == 4
+    # the worker, the debouncer, the sampler view, the trade-off sweep and the plan
+    assert app.worker is not None and len(ended) == 5
     lab = app.lab
     gibbs = app.views["GibbsView"]
     lab.settings.algorithm = "gibbs"
@@ -142,6 +142,7 @@ def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, 
     for cb in ended:
         cb(None)
     assert app.views["TradeoffView"]._stop.is_set()     # a running sweep would stop
+    assert app.views["PlanView"].model._stop.is_set()   # and a running plan
     app.worker.join(10)
     gibbs.runner.join(30)
     assert not app.worker.alive

@@ -405,7 +405,7 @@ def write_results(path, timings, before, after, outdir, command):
           f"- first page of the first session {timings.get('first_page_s', float('nan')):.2f} s; "
           f"first result visible {timings.get('first_result_s', float('nan')):.2f} s; a later "
           f"session's page {timings.get('later_page_s', float('nan')):.2f} s",
-          f"- server ready includes the warm-up (app/warmup.py: imports and one throw-away "
+          "- server ready includes the warm-up (app/warmup.py: imports and one throw-away "
           f"page render before the server listens)",
           f"- demo update after a slider change (s): {_fmt(lat)}",
           f"- Gibbs: first diagnostic shown {timings.get('gibbs_first_update_s', float('nan')):.2f}"

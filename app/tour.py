@@ -406,7 +406,7 @@ def write_results(path, timings, before, after, outdir, command):
           f"first result visible {timings.get('first_result_s', float('nan')):.2f} s; a later "
           f"session's page {timings.get('later_page_s', float('nan')):.2f} s",
           "- server ready includes the warm-up (app/warmup.py: imports and one throw-away "
-          f"page render before the server listens)",
+          "page render before the server listens)",
           f"- demo update after a slider change (s): {_fmt(lat)}",
           f"- Gibbs: first diagnostic shown {timings.get('gibbs_first_update_s', float('nan')):.2f}"
           f" s after Start (the first run of this server); "

@@ -3,18 +3,25 @@
 ``privclust serve`` starts the dashboard (a thin wrapper over ``panel serve`` on
 ``privclust/app/page.py``); ``privclust --version`` prints the installed version. Options after
 ``--`` go to ``panel serve`` unchanged (for example ``-- --basic-auth users.json --cookie-secret S``).
+The server's settings (:mod:`privclust.app.config`) are options of ``serve`` and reach the
+``panel serve`` child as its ``PRIVCLUST_*`` environment.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from privclust.app import config
+
 PAGE = Path(__file__).with_name("page.py")
 WARMUP = Path(__file__).with_name("warmup.py")
+# signals that end the server: passed on to the ``panel serve`` child, which then shuts down
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 def _version() -> str:
@@ -24,12 +31,17 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
-def serve_command(address: str, port: int, show: bool, extra: list[str]) -> list[str]:
-    """The ``panel serve`` command line for the dashboard.
+def serve_command(address: str = "127.0.0.1", port: int = 5006, show: bool = False,
+                  extra: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The ``panel serve`` command line for the dashboard (the CLI, the tests' server and the
+    benchmark tour all start it from here).
 
-    The websocket origin is pinned to the served address (cross-site websocket hijacking is
-    refused); ``--allow-websocket-origin`` in ``extra`` overrides it for a deployment behind a proxy.
+    It serves ``page.py`` with ``warmup.py`` as the ``--setup`` hook. The websocket origin is
+    pinned to the served address (cross-site websocket hijacking is refused);
+    ``--allow-websocket-origin`` in ``extra`` overrides it for a deployment behind a proxy.
+    ``extra`` (further ``panel serve`` options, e.g. ``--liveness``) comes last.
     """
+    extra = list(extra)
     cmd = [sys.executable, "-m", "panel", "serve", str(PAGE), "--address", address,
            "--port", str(port), "--setup", str(WARMUP)]
     if not any(arg.startswith("--allow-websocket-origin") for arg in extra):
@@ -40,6 +52,72 @@ def serve_command(address: str, port: int, show: bool, extra: list[str]) -> list
     if show:
         cmd.append("--show")
     return cmd + extra
+
+
+def run_server(cmd: list[str], env: dict[str, str] | None = None) -> int:
+    """Run ``cmd`` until it exits and return its exit status.
+
+    SIGTERM, SIGINT and SIGHUP sent to this process are passed on to the child, and this process
+    waits for it, so that ``kill <pid of privclust serve>`` stops the server rather than leaving
+    it running without a parent. The child gets its own process group, so a Ctrl-C at the
+    terminal reaches it once (through us) rather than twice.
+    """
+    child = None
+    pending: list[int] = []
+
+    def forward(signum, frame):
+        if child is None:
+            pending.append(signum)  # arrived while the child was being started
+        elif child.poll() is None:
+            child.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
+    try:
+        child = subprocess.Popen(cmd, env=env, process_group=0)
+        for signum in pending:
+            child.send_signal(signum)
+        code = child.wait()
+    finally:
+        if child is not None and child.poll() is None:  # we failed, not the child
+            child.kill()
+            child.wait()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 128 - code if code < 0 else code  # killed by signal N: the shell's 128 + N
+
+
+def _settings_options(serve: argparse.ArgumentParser) -> None:
+    for setting in config.SETTINGS:
+        default = "unset" if setting.default is None else setting.default
+        if setting is config.OWNER_VIEW:
+            serve.add_argument(setting.option, action="store_true",
+                               help=f"{setting.doc} (env {setting.env}=1)")
+        else:
+            serve.add_argument(setting.option, metavar=setting.metavar,
+                               help=f"{setting.doc} (env {setting.env}; default {default})")
+
+
+def _child_env(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict | None:
+    """The child's environment: ours with the given options as ``PRIVCLUST_*`` variables
+    (None when no option is given); every setting is checked before the server starts."""
+    given = {}
+    for setting in config.SETTINGS:
+        value = getattr(args, setting.option.lstrip("-").replace("-", "_"))
+        if setting is config.OWNER_VIEW:
+            if value:
+                given[setting.env] = "1"
+        elif value is not None:
+            try:
+                setting.parse_text(value, from_option=True)
+            except config.SettingError as exc:
+                parser.error(str(exc))
+            given[setting.env] = value
+    env = dict(os.environ, **given)
+    try:
+        config.check(env)
+    except config.SettingError as exc:
+        parser.error(str(exc))
+    return env if given else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,25 +133,25 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = commands.add_parser(
         "serve", help="start the dashboard in a browser tab (synthetic demo data by default)",
-        description="Start the privclust dashboard with `panel serve`. Arguments after `--` are "
-        "passed to `panel serve` (e.g. -- --basic-auth FILE --cookie-secret SECRET).")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Start the privclust dashboard with `panel serve`. Arguments after `--` are\n"
+        "passed to `panel serve` (e.g. -- --basic-auth FILE --cookie-secret SECRET).",
+        epilog="Each setting option sets its PRIVCLUST_* variable for the server; without the\n"
+        "option the variable in the environment applies, else the default. Bad values stop\n"
+        "the command before the server starts.")
     serve.add_argument("--address", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=int, default=5006, help="port (default 5006)")
     serve.add_argument("--show", action="store_true", help="open the page in a web browser")
-    serve.add_argument("--owner-view", action="store_true",
-                       help="offer the data owner view (displays computed on the raw records, "
-                            "marked NOT PRIVATE): only on a server the data owner runs for "
-                            "themselves; never where an analyst is at the browser "
-                            "(env PRIVCLUST_OWNER_VIEW=1)")
+    _settings_options(serve)
     args = parser.parse_args(argv)
     if args.command != "serve":
         parser.print_help()
         return 2
     if not 0 < args.port < 65536:
         parser.error(f"--port must be between 1 and 65535, got {args.port}")
-    env = dict(os.environ, PRIVCLUST_OWNER_VIEW="1") if args.owner_view else None
-    return subprocess.call(serve_command(args.address, args.port, args.show, extra), env=env)
+    env = _child_env(args, serve)
+    return run_server(serve_command(args.address, args.port, args.show, extra), env=env)
 
 
 if __name__ == "__main__":

@@ -20,15 +20,15 @@ import logging
 import numpy as np
 import param
 
-from . import algorithms
+from . import algorithms, config
 from .safety import UploadError, parse_upload
 
 log = logging.getLogger(__name__)
 
-STATE_DIR_ENV = "PRIVCLUST_STATE_DIR"
-BUDGET_EPSILON_ENV = "PRIVCLUST_BUDGET_EPSILON"
-BUDGET_DELTA_ENV = "PRIVCLUST_BUDGET_DELTA"
-OWNER_VIEW_ENV = "PRIVCLUST_OWNER_VIEW"
+STATE_DIR_ENV = config.STATE_DIR.env
+BUDGET_EPSILON_ENV = config.BUDGET_EPSILON.env
+BUDGET_DELTA_ENV = config.BUDGET_DELTA.env
+OWNER_VIEW_ENV = config.OWNER_VIEW.env
 
 PRESETS = {
     "union_of_subspaces": ("Union of subspaces (WWS15)", "subspace"),
@@ -39,17 +39,13 @@ PRESETS = {
 
 
 def state_dir():
-    """Where the persistent ledger lives: $PRIVCLUST_STATE_DIR or ~/.privclust."""
-    path = os.environ.get(STATE_DIR_ENV) or os.path.join(os.path.expanduser("~"), ".privclust")
-    os.makedirs(path, exist_ok=True)
-    return path
+    """Where the persistent ledger and release store live: $PRIVCLUST_STATE_DIR or ~/.privclust."""
+    return str(config.state_dir())
 
 
 def budget_policy():
     """Total (epsilon, delta) per dataset, a server-side policy (env), not a page control."""
-    eps = float(os.environ.get(BUDGET_EPSILON_ENV, "3.0"))
-    delta = float(os.environ.get(BUDGET_DELTA_ENV, "1e-4"))
-    return eps, delta
+    return config.budget()
 
 
 def owner_view_allowed():
@@ -57,7 +53,7 @@ def owner_view_allowed():
     or ``privclust serve --owner-view``) for a server the data owner runs for themselves; off
     by default, because whoever is at the browser could otherwise switch on displays computed
     on the raw records (the analyst is not trusted)."""
-    return os.environ.get(OWNER_VIEW_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    return config.owner_view()
 
 
 def random_state_for(dataset, seed):

@@ -6,8 +6,8 @@ import html
 import os
 import re
 
-MAX_UPLOAD_ENV = "PRIVCLUST_MAX_UPLOAD_MB"
-DEFAULT_MAX_UPLOAD_MB = 50
+from . import config
+
 UPLOAD_EXTENSIONS = (".csv", ".tsv", ".txt", ".npy", ".npz", ".mtx")
 
 
@@ -34,12 +34,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]()!|#~{}])")
 
 def max_upload_bytes():
     """Server-side upload cap in bytes (env ``PRIVCLUST_MAX_UPLOAD_MB``, default 50 MB)."""
-    raw = os.environ.get(MAX_UPLOAD_ENV, "")
-    try:
-        mb = float(raw) if raw else DEFAULT_MAX_UPLOAD_MB
-    except ValueError:
-        mb = DEFAULT_MAX_UPLOAD_MB
-    return int(mb * 1024 * 1024)
+    return config.max_upload_bytes()
 
 
 def parse_upload(filename, payload, max_bytes=None):

@@ -25,7 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-PAGE = Path(__file__).with_name("page.py")
+from privclust.app import config
+from privclust.app.cli import serve_command
+
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 JS_TITLES = """() => { const out = [];
@@ -144,13 +146,11 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
     state = tempfile.mkdtemp(prefix="privclust-tour-")
     port = _free_port()
     origin = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, PRIVCLUST_STATE_DIR=state, PRIVCLUST_OWNER_VIEW="1")  # shows it
+    env = dict(os.environ, **{config.STATE_DIR.env: state,
+                              config.OWNER_VIEW.env: "1"})  # the tour shows the owner view
     server_log = open(Path(state) / "server.log", "w")
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", str(PAGE), "--address",
-                             "127.0.0.1", "--port", str(port), "--allow-websocket-origin",
-                             f"127.0.0.1:{port}", "--liveness", "--setup",
-                             str(PAGE.with_name("warmup.py"))],
+    proc = subprocess.Popen(serve_command("127.0.0.1", port, extra=["--liveness"]),
                             stdout=server_log, stderr=subprocess.STDOUT, env=env)
     timings = {}
     seen = []  # (step, url) of every request the browser made

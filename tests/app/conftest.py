@@ -6,14 +6,13 @@ import io
 import os
 import socket
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-PAGE = Path(__file__).resolve().parents[2] / "app" / "page.py"
+from privclust.app.cli import serve_command
+
 UPLOAD_LIMIT_MB = 1
 BUDGET_EPSILON = 2.5
 
@@ -52,12 +51,10 @@ def server(tmp_path_factory):
                PRIVCLUST_BUDGET_EPSILON=str(BUDGET_EPSILON),
                PRIVCLUST_MAX_UPLOAD_MB=str(UPLOAD_LIMIT_MB))
     log = open(state / "server.log", "w")
-    cmd = [sys.executable, "-m", "panel", "serve", str(PAGE), "--address", "127.0.0.1",
-           "--port", str(port), "--allow-websocket-origin", f"127.0.0.1:{port}", "--liveness",
-           "--setup", str(PAGE.with_name("warmup.py")),  # what `privclust serve` runs
-           # a closed tab's session is discarded after ~1 s (default: up to ~32 s), so that
-           # session-end cleanup can be tested
-           "--check-unused-sessions", "500", "--unused-session-lifetime", "1000"]
+    # what `privclust serve` runs, plus: a closed tab's session is discarded after ~1 s
+    # (default: up to ~32 s), so that session-end cleanup can be tested
+    cmd = serve_command("127.0.0.1", port, extra=[
+        "--liveness", "--check-unused-sessions", "500", "--unused-session-lifetime", "1000"])
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"

@@ -54,7 +54,8 @@ def test_the_setting_cannot_be_granted_from_the_session(no_owner_view):
 
 def test_privclust_serve_passes_the_operator_setting(no_owner_view, monkeypatch):
     calls = []
-    monkeypatch.setattr("subprocess.call", lambda cmd, env=None: calls.append(env) or 0)
+    monkeypatch.setattr("privclust.app.cli.run_server",
+                        lambda cmd, env=None: calls.append(env) or 0)
     assert cli_main(["serve", "--port", "5999"]) == 0
     assert cli_main(["serve", "--port", "5999", "--owner-view"]) == 0
     assert calls[0] is None and calls[1][OWNER_VIEW_ENV] == "1"

@@ -131,6 +131,14 @@ def test_the_app_reads_its_settings_through_config(clean_env, monkeypatch, tmp_p
     assert config.STATE_DIR.default == "~/.privclust" and "ledger.sqlite" in config.STATE_DIR.doc
 
 
+def test_readme_lists_every_setting():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("## Running a server"):]
+    section = section[:section.index("\n## ", 1)]
+    for setting in config.SETTINGS:
+        assert f"`{setting.env}" in section and f"`{setting.option}" in section
+
+
 def test_no_other_app_module_reads_a_privclust_variable():
     read = re.compile(r"""(environ(\.get)?[(\[]|getenv\()\s*["']PRIVCLUST_""")
     hits = [p.name for p in APP.glob("*.py") if p.name != "config.py" and read.search(p.read_text())]

@@ -25,8 +25,14 @@ family          twin                                          algorithms (utilit
                                                               row labels; higher)
 ==============  ===========================================  =================================
 
-Each algorithm runs ``n_trials`` times at every epsilon of the grid (per twin; ``n_twins``
-independent twins widen the interval with the uncertainty about the structure), through
+The public facts do not say how hard the data are (cluster separation, noise, block signal), so
+by default the plan is an *ensemble*: every twin draws its difficulty parameters from a stated
+prior, :data:`PRIORS` -- the papers' experimental settings widened by a factor of two (Wang,
+Wang & Singh, NIPS 2015, Sec. 5; Schellekens et al., SPARS 2019, Sec. IV; the customary
+benchmark for Nissim, Stemmer & Vadhan, PODS 2016; the latent-block twin for Battaglia & Pensa,
+SDM 2025) -- and the interval is taken over twins and trials; the recommendation then asks the
+pessimistic end of the interval to reach the target. ``prior=None`` restores one fixed twin.
+Each algorithm runs at every epsilon of the grid on every twin, through
 :func:`privclust.core.experiments.sweep.run_sweep` (seeded per trial, joblib optional); the
 non-private baseline runs once per twin. The result gives, per algorithm and epsilon, the
 median and the 10-90 % quantiles of every metric, and, where a paper gives one, an analytic
@@ -53,7 +59,7 @@ from ..data import synthetic
 from .sweep import run_sweep, trial_seeds
 
 __all__ = ["PublicFacts", "Target", "PlanResult", "plan_utility", "build_twin", "FAMILIES",
-           "ALGORITHMS", "parse_target"]
+           "ALGORITHMS", "parse_target", "PRIORS", "draw_structure"]
 
 FAMILIES = ("kmeans", "subspace", "onecluster", "cocluster")
 PRIMARY = {"kmeans": ("relative_sse", "<="), "subspace": ("wasserstein", "<="),
@@ -149,25 +155,86 @@ def _box(facts):
     return lo, hi
 
 
+# ---- the structural prior ----------------------------------------------------------------------
+# What the public facts do NOT say is how hard the data are: how far apart the clusters are, how
+# noisy the subspaces, how strong the block signal. One twin at one setting gives an interval
+# that reflects only the algorithm's own randomness. With a prior, every twin of the ensemble
+# draws its difficulty parameters from the ranges below, and the interval is taken over twins
+# and trials. The rule is fixed a priori and the same for every family: the settings published
+# in the papers' experiments, widened by a factor of two beyond the smallest and the largest
+# (a single published value v gives [v/2, 2v]), drawn log-uniformly. It is NOT fitted to any real
+# data set. A value the owner declares in ``facts.twin`` is kept fixed (not drawn).
+PRIORS = {
+    "papers": {
+        # Schellekens et al., SPARS 2019, Sec. IV / Fig. 1: centres N(0, (2.5 k^(1/d))^2 I), unit
+        # covariances -- one published separation, 2.5. "fill": the fraction of each side of
+        # the public box that the data span (4 standard deviations of the mixture); the box is
+        # a declared bound, so the data fill an unknown part of it: [1/4, 1] (factor two
+        # around one half), drawn per feature.
+        "kmeans": {"separation": (1.25, 5.0), "fill": (0.25, 1.0)},
+        # Wang, Wang & Singh, NIPS 2015, Sec. 5: x = U y + N(0, sigma^2 I), sigma in {0.01, 0.1}.
+        "subspace": {"noise": (0.005, 0.2)},
+        # Nissim, Stemmer & Vadhan, PODS 2016 have no experiments; the customary benchmark
+        # (one Gaussian cluster of std 0.01 of the unit box) gives v = 0.01.
+        "onecluster": {"std": (0.005, 0.02)},
+        # Battaglia & Pensa, SDM 2025, Sec. 5 run on corpora only (no synthetic setting); the
+        # latent-block twin's contrast signal/background is v = 4 (2.0 / 0.5) -> [2, 8].
+        "cocluster": {"contrast": (2.0, 8.0)},
+    },
+}
+PRIOR_CITATIONS = {
+    "kmeans": "separation 2.5 of Schellekens et al., SPARS 2019, Sec. IV (x/ 2); box fill "
+              "1/4..1 per feature",
+    "subspace": "noise 0.01..0.1 of Wang, Wang & Singh, NIPS 2015, Sec. 5 (x/ 2)",
+    "onecluster": "ball std 0.01 of the box (Nissim, Stemmer & Vadhan, PODS 2016 benchmark; "
+                  "x/ 2)",
+    "cocluster": "block contrast 4 (Battaglia & Pensa, SDM 2025 latent-block twin; x/ 2)",
+}
+
+
+def draw_structure(facts, prior="papers", random_state=None):
+    """Twin settings for one member of the ensemble: every parameter of ``PRIORS[prior]`` for
+    the family that the owner did not declare in ``facts.twin``, drawn log-uniformly (per
+    feature for the k-means ``fill``); declared values are kept. ``prior=None`` returns the
+    declarations alone (the single default twin)."""
+    from ..privacy import as_generator
+
+    tw = dict(facts.twin)
+    if prior is None:
+        return tw
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be None or one of {sorted(PRIORS)}, got {prior!r}")
+    rng = as_generator(random_state)
+    for name, (lo, hi) in PRIORS[prior][facts.family].items():
+        size = facts.n_features if (facts.family, name) == ("kmeans", "fill") else None
+        value = np.exp(rng.uniform(math.log(lo), math.log(hi), size=size))
+        if name in tw:
+            continue                      # declared by the owner: fixed
+        tw[name] = value.tolist() if size else float(value)
+    return tw
+
+
 # ---- twins -------------------------------------------------------------------------------------
-def build_twin(facts, random_state=None):
+def build_twin(facts, random_state=None, settings=None):
     """A public synthetic twin of the declared data: a :class:`~privclust.core.data.Dataset`
-    with ``truth`` (and ``labels``). Twin settings (``facts.twin``), all public declarations:
+    with ``truth`` (and ``labels``). Twin settings (``settings``, default ``facts.twin``; all
+    public declarations or draws from :data:`PRIORS`):
 
     * kmeans: ``separation`` (2.5, centre spread in cluster standard deviations, as Schellekens
-      et al.), ``cluster_std`` (fraction of each box side; default 1/(10 k^(1/d)), so the
-      mixture fills the middle of the box); with ``public_sample`` the twin is a bootstrap of
-      it (n rows), clipped to the box.
+      et al.); ``fill`` (scalar or per feature: the fraction of each box side spanned by the
+      mixture) or else ``cluster_std`` (fraction of each box side; default 1/(10 k^(1/d)), so
+      the mixture fills the middle of the box); with ``public_sample`` the twin is a bootstrap
+      of it (n rows), clipped to the box.
     * subspace: ``noise`` (0.05; the N(0, noise^2 I) of Wang, Wang & Singh).
     * onecluster: ``std`` of the planted ball as a fraction of the box side (0.01), ``n_points``.
     * cocluster: ``doc_length`` (mean row sum, 50), ``signal`` / ``background`` block means
-      (2.0 / 0.5).
+      (2.0 / 0.5), or ``contrast`` (signal = contrast x background).
     """
     from ..data import Dataset
     from ..privacy import as_generator
 
     rng = as_generator(random_state)
-    tw = dict(facts.twin)
+    tw = dict(facts.twin if settings is None else settings)
     n, d, k = facts.n_samples, facts.n_features, facts.n_clusters
     if facts.family == "kmeans":
         lo, hi = _box(facts)
@@ -177,7 +244,14 @@ def build_twin(facts, random_state=None):
             return Dataset(X, name="twin (bootstrap of the public sample)", public=True,
                            truth={"source": "public_sample"})
         sep = float(tw.get("separation", 2.5))
-        std = float(tw.get("cluster_std", 1.0 / (10.0 * k ** (1.0 / d))))
+        if "fill" in tw:
+            fill = np.broadcast_to(np.asarray(tw["fill"], dtype=np.float64), (d,))
+            if np.any(~np.isfinite(fill)) or np.any(fill <= 0):
+                raise ValueError(f"twin setting fill must be positive, got {tw['fill']!r}")
+            # the mixture's per-feature std is sqrt(sep^2 k^(2/d) + 1) units; 4 of them = fill
+            std = fill / (4.0 * math.sqrt(sep ** 2 * k ** (2.0 / d) + 1.0))
+        else:
+            std = float(tw.get("cluster_std", 1.0 / (10.0 * k ** (1.0 / d))))
         base = synthetic.make_gaussian_mixture(n, d, k, separation=sep, random_state=rng)
         width = hi - lo
         X = np.clip((lo + hi) / 2.0 + base.X * std * width, lo, hi)
@@ -199,9 +273,11 @@ def build_twin(facts, random_state=None):
         return Dataset(X, labels=base.labels, name="twin (planted ball)", public=True,
                        truth=truth)
     L = facts.n_col_clusters
-    return synthetic.make_block_counts(n, d, k, L, model="multinomial",
-                                       signal=float(tw.get("signal", 2.0)),
-                                       background=float(tw.get("background", 0.5)),
+    background = float(tw.get("background", 0.5))
+    signal = float(tw["contrast"]) * background if "contrast" in tw else \
+        float(tw.get("signal", 2.0))
+    return synthetic.make_block_counts(n, d, k, L, model="multinomial", signal=signal,
+                                       background=background,
                                        doc_length=int(tw.get("doc_length", 50)), sparse=True,
                                        random_state=rng)
 
@@ -429,6 +505,11 @@ CAVEATS = {
     "all": ("predicted on a synthetic twin built from public facts: real data with other "
             "structure (cluster shapes, spread, imbalance, outliers) can do better or worse; the "
             "interval is the spread of trials on the twin, not a confidence bound on real data"),
+    "prior": ("predicted on an ensemble of synthetic twins whose difficulty is drawn from the "
+              "papers' experimental ranges ({}); the interval spans twins and trials, so it is "
+              "wide when the public facts say little; real data outside these ranges (e.g. "
+              "non-Gaussian clusters, curved or affine subspaces, heavy-tailed counts) can "
+              "still fall outside it, and the recommendation uses its pessimistic end"),
     "grid": "the recommended epsilon is the smallest on the grid; a finer grid may find less",
     "gibbs": ("Gibbs: the guarantee is asymptotic (an exact sample of the exponential mechanism "
               "is epsilon-DP; a finite chain has no formal guarantee), and the twin ran short "
@@ -450,7 +531,9 @@ class PlanResult:
     ``trials``: one row per trial (algorithm, twin, epsilon, trial, seed, seconds, metrics);
     ``summary``: per (algorithm, epsilon, metric) the median, q10, q90, n; ``baseline``: the
     non-private reference per metric (median over twins); ``analytic``: (algorithm, epsilon,
-    name, value) rows; ``facts``; ``stopped``; ``seconds``.
+    name, value) rows; ``facts``; ``stopped``; ``seconds``; ``prior`` (the structural prior's
+    name, or None for one fixed twin setting); ``twins``: one row per twin with its drawn
+    settings (the k-means ``fill`` averaged over features) and its baselines.
     """
 
     facts: PublicFacts
@@ -462,6 +545,8 @@ class PlanResult:
     settings: dict
     stopped: bool = False
     seconds: float = 0.0
+    prior: str | None = None
+    twins: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def predicted(self, algorithm, epsilon, metric=None):
         """(median, q10, q90) of ``metric`` (default: the family's primary) for one cell."""
@@ -488,14 +573,38 @@ class PlanResult:
         except RelationError:
             return None                  # cannot be counted in this unit (e.g. no row cap)
 
-    def recommend(self, target, conservative=False):
+    def _relative_summary(self, target):
+        """Summary rows of metric / (the same twin's baseline) x the median baseline: with an
+        ensemble of twins, a relative target is judged twin by twin (a run on an easy twin is
+        compared with that twin's baseline), then expressed on the median baseline's scale so
+        that ``target.threshold(self.baseline)`` still applies."""
+        col = f"baseline_{target.metric}"
+        t = self.trials
+        if t.empty or col not in t.columns or target.metric not in t.columns:
+            return None
+        base = t[col].to_numpy(dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = t[target.metric].to_numpy(dtype=np.float64) / base
+        ratio = np.where(base > 0, ratio, np.nan) * float(self.baseline[target.metric])
+        g = pd.Series(ratio, index=t.index).groupby([t.algorithm, t.epsilon], sort=False)
+        out = pd.DataFrame({"median": g.median(), "q10": g.quantile(QUANTILES[0]),
+                            "q90": g.quantile(QUANTILES[1])}).reset_index()
+        return out
+
+    def recommend(self, target, conservative=None):
         """Smallest epsilon per algorithm predicted to reach ``target`` (a :class:`Target` or a
         string, see :func:`parse_target`) at that epsilon and every larger one of the grid;
         with ``conservative`` the pessimistic quantile (q90 for "<=", q10 for ">=") must reach
-        it. Returns a dict: ``target``, ``threshold``, ``per_algorithm`` {name: {epsilon,
-        cost, predicted}}, ``best`` (the algorithm with the smallest cost in the ledger's unit,
-        or None), ``caveats`` (strings)."""
+        it. ``conservative=None`` (default) is True when the plan drew its twins from a
+        structural prior (the interval then states what the data may be like, and the
+        recommendation must hold at its pessimistic end) and False for one fixed twin.
+        A relative target on an ensemble is judged per twin (see ``_relative_summary``).
+        Returns a dict: ``target``, ``threshold``, ``statistic``, ``per_algorithm`` {name:
+        {epsilon, cost, predicted}}, ``best`` (the algorithm with the smallest cost in the
+        ledger's unit, or None), ``caveats`` (strings)."""
         target = parse_target(target)
+        if conservative is None:
+            conservative = self.prior is not None
         thr = target.threshold(self.baseline)
         stat = "median" if not conservative else ("q90" if target.op == "<=" else "q10")
         per = {}
@@ -503,6 +612,10 @@ class PlanResult:
         if s.empty:
             raise ValueError(f"metric {target.metric!r} was not measured; available: "
                              f"{sorted(self.summary.metric.unique())}")
+        if target.relative and self.prior is not None:
+            rel = self._relative_summary(target)
+            if rel is not None:
+                s = rel.assign(metric=target.metric)
         for alg, part in s.groupby("algorithm", sort=False):
             part = part.sort_values("epsilon")
             ok = target.met(part[stat].to_numpy(), self.baseline)
@@ -523,7 +636,8 @@ class PlanResult:
                    and v["cost"] is not None}
         best = min(reached, key=lambda a: (reached[a]["cost"][0], reached[a]["cost"][1])) \
             if reached else None
-        caveats = [CAVEATS["all"], CAVEATS["grid"]]
+        caveats = [CAVEATS["all"] if self.prior is None else
+                   CAVEATS["prior"].format(PRIOR_CITATIONS[self.facts.family]), CAVEATS["grid"]]
         caveats += [CAVEATS[a] for a in per if a in CAVEATS]
         uncounted = [a for a, v in per.items() if v["epsilon"] is not None and v["cost"] is None]
         if uncounted:
@@ -537,16 +651,26 @@ class PlanResult:
 
 
 # ---- the planner -------------------------------------------------------------------------------
-def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, n_twins=1,
-                 settings=None, random_state=0, progress=None, should_stop=None, n_jobs=1):
+def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, n_twins=None,
+                 settings=None, random_state=0, progress=None, should_stop=None, n_jobs=1,
+                 prior="papers"):
     """Predict utility versus epsilon for every applicable algorithm on twins of ``facts``.
 
     ``algorithms``: names among :data:`ALGORITHMS` of the family (default: all);
     ``settings``: {algorithm: {parameter: value}} passed to the estimators (e.g.
-    ``{"gibbs": {"n_iter": 200}}``, ``{"dp_taucc": {"row_cap": 100}}``); ``n_trials`` per
-    epsilon and twin; ``n_twins`` independent twins; ``random_state`` seeds everything (the twin
-    is public); ``progress(done, total)`` and ``should_stop()`` as in
-    :func:`~privclust.core.experiments.sweep.run_sweep`; ``n_jobs`` is passed to it.
+    ``{"gibbs": {"n_iter": 200}}``, ``{"dp_taucc": {"row_cap": 100}}``); ``random_state``
+    seeds everything (the twins are public); ``progress(done, total)`` and ``should_stop()`` as
+    in :func:`~privclust.core.experiments.sweep.run_sweep`; ``n_jobs`` is passed to it.
+
+    ``prior``: ``"papers"`` (default) draws each twin's difficulty (separation, noise, block
+    contrast, ...) from :data:`PRIORS` -- the papers' experimental ranges -- so that the
+    interval covers the uncertainty about the data's structure, not only the algorithm's
+    noise; ``None`` uses one fixed twin setting (``facts.twin`` and the defaults). With a
+    public sample (k-means) the twins are bootstraps of it and nothing is drawn.
+    ``n_twins``: the number of twins; ``n_trials``: runs per epsilon and twin. With the
+    default ``n_twins=None`` and a prior, the ``n_trials`` runs per epsilon are spread over
+    ``n_trials`` twins (one run each: the same number of fits as one twin, the interval taken
+    over twins); without a prior, one twin with ``n_trials`` runs.
     Returns a :class:`PlanResult`. Never reads private data: it has no access to any.
     """
     if not isinstance(facts, PublicFacts):
@@ -560,9 +684,15 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
                          f"available: {list(available)}")
     settings = {a: dict((settings or {}).get(a, {})) for a in names}
     eps_grid = tuple(float(e) for e in epsilons)
-    n_twins = int(n_twins)
-    if n_twins < 1 or int(n_trials) < 1:
+    if prior is not None and prior not in PRIORS:
+        raise ValueError(f"prior must be None or one of {sorted(PRIORS)}, got {prior!r}")
+    if facts.family == "kmeans" and facts.public_sample is not None:
+        prior = None                  # the public sample is the structure: bootstrap twins
+    if int(n_trials) < 1 or (n_twins is not None and int(n_twins) < 1):
         raise ValueError("n_twins and n_trials must be positive integers")
+    if n_twins is None:
+        n_twins, n_trials = (int(n_trials), 1) if prior is not None else (1, int(n_trials))
+    n_twins = int(n_twins)
     seeds = trial_seeds(random_state, n_twins, len(names) + 2)
     total = n_twins * (1 + len(names) * len(eps_grid) * int(n_trials))
     done = [0]
@@ -574,14 +704,18 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
 
     if progress is not None:
         progress(0, total)
-    frames, base_rows, analytic_rows, stopped = [], [], [], False
+    frames, base_rows, analytic_rows, twin_rows, stopped = [], [], [], [], False
     for w in range(n_twins):
         if should_stop is not None and should_stop():
             stopped = True
             break
-        twin = build_twin(facts, random_state=int(seeds[w, 0]))
+        structure = draw_structure(facts, prior, np.random.default_rng([int(seeds[w, 0]), 1]))
+        twin = build_twin(facts, random_state=int(seeds[w, 0]), settings=structure)
         base = _baseline(facts, twin, int(seeds[w, 1]) % (2 ** 31))
         base_rows.append({k: v for k, v in base.items() if not k.startswith("_")})
+        twin_rows.append({"twin": w, **{k: (float(np.mean(v)) if isinstance(v, list) else v)
+                                        for k, v in structure.items()},
+                          **{f"baseline_{k}": v for k, v in base_rows[-1].items()}})
         tick()
         score = _scorer(facts, twin, base)
         for j, alg in enumerate(names):
@@ -610,6 +744,8 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
             done[0] = offset + len(eps_grid) * int(n_trials)
             df.insert(0, "twin", w)
             df.insert(0, "algorithm", alg)
+            for key, value in base_rows[-1].items():     # per-twin baseline (relative targets)
+                df[f"baseline_{key}"] = value
             frames.append(df)
             if df.attrs.get("stopped"):
                 stopped = True
@@ -624,17 +760,22 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
     summary = _summarise(trials)
     analytic = pd.DataFrame(analytic_rows, columns=["algorithm", "epsilon", "name", "value"])
     return PlanResult(facts, trials, summary, baseline, analytic, eps_grid, settings, stopped,
-                      time.perf_counter() - start)
+                      time.perf_counter() - start, prior=prior,
+                      twins=pd.DataFrame(twin_rows))
 
 
 _META = ("algorithm", "twin", "epsilon", "trial", "seed", "seconds", "error")
+
+
+def _is_meta(column):
+    return column in _META or str(column).startswith("baseline_")
 
 
 def _summarise(trials):
     cols = ["algorithm", "epsilon", "metric", "median", "q10", "q90", "n", "failed"]
     if trials.empty:
         return pd.DataFrame(columns=cols)
-    metrics_ = [c for c in trials.columns if c not in _META]
+    metrics_ = [c for c in trials.columns if not _is_meta(c)]
     keys = ["algorithm", "epsilon"]
     failed = (trials["error"].fillna("") != "").groupby([trials[k] for k in keys],
                                                          sort=False).sum()

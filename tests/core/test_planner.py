@@ -68,7 +68,7 @@ def test_plans_are_reproducible_with_a_seed():
 def test_kmeans_predictions_improve_with_epsilon_and_match_the_analytic_scale():
     res = plan_utility(PublicFacts("kmeans", 4000, 2, 3, bounds=(-1.0, 1.0)),
                        epsilons=(0.02, 50.0), algorithms=["dplloyd_improved"], n_trials=4,
-                       random_state=1)
+                       random_state=1, prior=None)
     low = res.predicted("dplloyd_improved", 0.02)[0]
     high = res.predicted("dplloyd_improved", 50.0)[0]
     assert high < 1.1 < low
@@ -83,7 +83,7 @@ def test_progress_and_stop():
                        n_trials=3, progress=lambda d, t: calls.append((d, t)),
                        should_stop=lambda: len(calls) > 3)
     assert res.stopped
-    assert calls[0] == (0, 1 + 9) and len(res.trials) < 9
+    assert calls[0] == (0, 3 * (1 + 3)) and len(res.trials) < 9     # 3 twins x (baseline + 3)
     assert any("stopped early" in c for c in res.recommend("relative_sse <= 5")["caveats"])
     done = [d for d, _ in calls]
     assert done == sorted(done)
@@ -179,3 +179,87 @@ def test_every_family_plans():
         assert not res.summary.empty and res.summary.failed.sum() == 0
         rec = res.recommend(target)
         assert rec["per_algorithm"]
+
+
+# ---- the structural prior ----------------------------------------------------------------------
+def test_structure_is_drawn_from_the_stated_prior_and_declarations_are_kept():
+    from privclust.core.experiments.planner import PRIORS, draw_structure
+    f = kmeans_facts()
+    draws = [draw_structure(f, "papers", np.random.default_rng(s)) for s in range(200)]
+    (slo, shi), (flo, fhi) = PRIORS["papers"]["kmeans"]["separation"], \
+        PRIORS["papers"]["kmeans"]["fill"]
+    seps = np.array([d["separation"] for d in draws])
+    fills = np.array([d["fill"] for d in draws])
+    assert fills.shape == (200, 3)               # one fill per feature
+    assert slo <= seps.min() and seps.max() <= shi and flo <= fills.min() and fills.max() <= fhi
+    # log-uniform: the geometric mid-point splits the draws roughly in half, both ends reached
+    assert 0.4 < np.mean(seps < np.sqrt(slo * shi)) < 0.6
+    assert seps.min() < slo * 1.1 and seps.max() > shi / 1.1
+    assert draw_structure(f, "papers", np.random.default_rng(3)) == draws[3]
+    fixed = kmeans_facts(twin={"separation": 9.0})
+    assert all(draw_structure(fixed, "papers", np.random.default_rng(s))["separation"] == 9.0
+               for s in range(5))
+    assert draw_structure(fixed, None, 0) == {"separation": 9.0}
+    with pytest.raises(ValueError, match="prior"):
+        draw_structure(f, "my data", 0)
+    with pytest.raises(ValueError, match="prior"):
+        plan_utility(f, epsilons=(1.0,), prior="my data")
+    sub = PublicFacts("subspace", 100, 6, 2, subspace_dim=2)
+    lo, hi = PRIORS["papers"]["subspace"]["noise"]
+    assert lo <= draw_structure(sub, "papers", 0)["noise"] <= hi
+
+
+def test_box_fill_sets_how_much_of_the_box_the_twin_spans():
+    f = PublicFacts("kmeans", 4000, 2, 3, bounds=(0.0, 10.0))
+    spans = []
+    for fill in (0.25, 1.0):
+        X = build_twin(f, random_state=0, settings={"separation": 2.5, "fill": fill}).X
+        spans.append(np.percentile(X, 99.5, axis=0) - np.percentile(X, 0.5, axis=0))
+    # 4 standard deviations of the mixture = fill x the side (10): up to sampling of the centres
+    assert np.all(spans[0] < 4.5) and np.all(spans[1] > 1.5 * spans[0])
+    narrow = build_twin(f, random_state=0, settings={"fill": [0.1, 1.0]}).X
+    assert np.ptp(narrow[:, 0]) < 0.5 * np.ptp(narrow[:, 1])
+
+
+def test_an_ensemble_of_twins_widens_the_interval_and_is_recorded():
+    kw = dict(epsilons=(2.0,), algorithms=["dplloyd_improved"], n_trials=8, random_state=3)
+    f = PublicFacts("kmeans", 2000, 2, 3, bounds=(-1.0, 1.0))
+    one = plan_utility(f, prior=None, **kw)
+    many = plan_utility(f, **kw)
+    assert one.prior is None and one.trials.twin.nunique() == 1
+    assert many.prior == "papers" and many.trials.twin.nunique() == 8 and len(many.trials) == 8
+    assert many.twins.shape[0] == 8 and many.twins.separation.nunique() == 8
+    _, lo1, hi1 = one.predicted("dplloyd_improved", 2.0)
+    _, lo8, hi8 = many.predicted("dplloyd_improved", 2.0)
+    assert hi8 - lo8 > hi1 - lo1
+    # a public sample is the structure: nothing is drawn
+    sample = np.random.default_rng(1).uniform(-1, 1, (50, 2))
+    boot = plan_utility(PublicFacts("kmeans", 500, 2, 3, bounds=(-1.0, 1.0),
+                                    public_sample=sample), **kw)
+    assert boot.prior is None and "separation" not in boot.twins.columns
+
+
+def test_with_a_prior_the_recommendation_uses_the_pessimistic_end():
+    r = _result([("dplloyd", 1.0, "relative_sse", 1.1, 1.0, 1.5, 5, 0),
+                 ("dplloyd", 2.0, "relative_sse", 1.05, 1.0, 1.15, 5, 0)])
+    assert r.recommend("relative_sse <= 1.2")["per_algorithm"]["dplloyd"]["epsilon"] == 1.0
+    r.prior = "papers"
+    rec = r.recommend("relative_sse <= 1.2")
+    assert rec["statistic"] == "q90" and rec["per_algorithm"]["dplloyd"]["epsilon"] == 2.0
+    assert any("papers' experimental ranges" in c for c in rec["caveats"])
+    assert r.recommend("relative_sse <= 1.2", conservative=False)["statistic"] == "median"
+
+
+def test_a_relative_target_on_an_ensemble_is_judged_twin_by_twin():
+    # twin 0 is easy (baseline NMI 1.0), twin 1 hard (0.5); the private run reaches 0.9 x its
+    # own twin's baseline on both, which the median baseline (0.75) would misjudge
+    trials = pd.DataFrame({"algorithm": "dp_taucc", "twin": [0, 1, 0, 1], "epsilon": [1.0] * 4,
+                           "trial": 0, "seed": 0, "seconds": 0.0, "error": "",
+                           "nmi": [0.9, 0.45, 0.9, 0.45], "baseline_nmi": [1.0, 0.5, 1.0, 0.5]})
+    r = _result([("dp_taucc", 1.0, "nmi", 0.675, 0.45, 0.9, 4, 0)], family="cocluster",
+                baseline={"nmi": 0.75})
+    r.trials, r.prior, r.settings = trials, "papers", {"dp_taucc": {"row_cap": 10}}
+    rec = r.recommend("nmi >= 0.85 x baseline")
+    assert rec["per_algorithm"]["dp_taucc"]["epsilon"] == 1.0
+    assert rec["per_algorithm"]["dp_taucc"]["predicted"][1] == pytest.approx(0.9 * 0.75)
+    assert r.recommend("nmi >= 0.95 x baseline")["per_algorithm"]["dp_taucc"]["epsilon"] is None

@@ -10,7 +10,14 @@ Public facts per dataset (declared, never read from the records): n, d, k (the n
 classes), the public box (k-means: the ranges printed in scikit-learn's dataset documentation,
 rounded outward; digits: pixel values 0..16), q = 9 for Yale B (its preprocessing), the mean
 document length for the count data (an owner's declaration; here the rounded true mean, which
-an owner of a corpus would know roughly). The twin settings are the planner's defaults.
+an owner of a corpus would know roughly). The twins' difficulty (separation and box fill,
+subspace noise, block contrast) is drawn from the planner's structural prior
+(``privclust.core.experiments.planner.PRIORS``: the papers' experimental settings widened by a
+factor of two, fixed before this benchmark was run and not fitted to these data sets); the
+interval is over 16 twins x 1 run. The recommendation is the planner's default, conservative
+one (the pessimistic end of the interval must reach the target). The first version (one fixed
+twin, 2 twins x 5 trials, median recommendation) is kept in calibration_before.json and
+compared in the report.
 
 Real runs are evaluation runs of the private estimators (seeded, no ledger); utilities on the
 real data use the class labels / class subspaces, which are evaluation only.
@@ -22,6 +29,7 @@ import json
 import time
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.cluster import KMeans
@@ -90,51 +98,109 @@ def real_score(family, ds, est, base):
     return float(metrics.nmi(ds.labels, est.row_labels_))
 
 
-WHY = """Why the misses (read with the table above). The intervals are the spread of the
-private algorithm on ONE kind of twin; they do not include the uncertainty about the data's
-structure, which dominates here:
+WHY = """How to read it. The predicted interval is now taken over an ensemble of twins whose
+difficulty is drawn from the planner's structural prior (the papers' experimental settings
+widened by a factor of two; see ``PRIORS`` in the planner), with the relative width reported
+beside the coverage so that a trivially wide interval shows. The prior was fixed from the papers
+before this run and was NOT tuned on these data sets (doing so now, after seeing the cells,
+would fit the test set).
 
-* k-means (iris, wine, digits): the default twin (a Gaussian mixture filling the middle of the
-  public box, cluster std 1/(10 k^(1/d)) of each side) is harder than the real data, so the
-  real relative SSE is mostly *better* than predicted; and the planner's twin never matches
-  the real optimum's scale (wine's box is dominated by proline, digits' pixels are not
-  Gaussian blobs). DPLloyd is also bimodal (a run either finds the clusters or merges two), so
-  a 10-90 % interval from 10 trials is unstable.
-* subspace (Yale B): the union-of-subspaces twin (noise 0.05) is far cleaner than face images
-  (the non-private k-plane baseline is at d_W 1.2 on the twin and 4.9 on Yale B), so Gibbs and
-  SuLQ are predicted to reach d_W <= 5 at epsilon 100-1000, and on the real data they do not.
-* co-clustering (cstr, classic3): the twin's latent-block signal (block means 2.0 vs 0.5) is a
-  declaration; the real corpora are sparser and heavy-tailed, so the epsilon at which DP-tauCC
-  "switches on" differs (real data earlier on classic3, the NMI plateau lower on cstr).
+What the numbers say. Coverage did not improve (29 % -> 22 %): the intervals are about twice as
+wide, but the papers' synthetic settings are *harder* than these real data for k-means (SCH19's
+mixture, even at half its separation, is better separated relative to its own optimum than
+iris, wine or digits, so the real relative SSE lies below the interval in 44 of 56 k-means
+cells), and *easier* for Yale B (the twin's baseline d_W is ~0.8 against 4.9 on the real
+faces: affine, normalised subspaces are outside the WWS15 generator at any noise level of the
+prior), while the intervals there are narrow because d_W saturates. Widening the prior is not
+enough when the generator family itself does not contain the real data. What did improve is
+the decision: with the recommendation taken at the pessimistic end, the planner no longer
+recommends an epsilon that fails on the real data (1 / 1 reached, against 1 / 5), and it says
+"none on this grid" where the real data indeed never reach the target (right decisions 10 / 13
+against 7 / 13); the price is missed opportunities (iris and wine improved DPLloyd reach 1.2 at
+epsilon 50 on the real data, classic3 DP-tauCC at 3), and 1 / 1 is too few decided cases to
+claim the 80 % target. With a public sample (10 % of the records, k-means) coverage rises to
+the value shown in that section with narrower intervals: the structure then comes from data,
+not from a prior."""
 
-What would fix it: declare the twin's spread from public knowledge (twin settings), give a
-public sample (k-means twin = bootstrap of it), and widen the interval over twin settings."""
+
+def width(c):
+    """Relative width of a predicted interval: (q90 - q10) / |median|."""
+    m = abs(c["pred_median"])
+    return (c["pred_q90"] - c["pred_q10"]) / m if m > 0 else float("inf")
+
+
+def stats(cells, recs):
+    for r in recs:                    # the first version's JSON lacks it: from its cells
+        if "real_smallest_reaching" not in r:
+            ok = [c["epsilon"] for c in cells if (c["dataset"], c["algorithm"]) ==
+                  (r["dataset"], r["algorithm"]) and (
+                      c["real_median"] <= r["real_threshold"] if "<=" in r["target"]
+                      else c["real_median"] >= r["real_threshold"])]
+            r["real_smallest_reaching"] = min(ok) if ok else None
+    inside = [c["inside"] for c in cells]
+    decided = [r for r in recs if r["reached"] is not None]
+    return {"cells": len(cells), "inside": int(sum(inside)),
+            "inside_fraction": float(np.mean(inside)) if inside else None,
+            "median_relative_width": float(np.median([width(c) for c in cells])) if cells
+            else None,
+            "recommendations": len(decided),
+            "reached": int(sum(r["reached"] for r in decided)),
+            "reached_fraction": float(np.mean([r["reached"] for r in decided]))
+            if decided else None,
+            "no_recommendation": [f"{r['dataset']}/{r['algorithm']}" for r in recs
+                                  if r["reached"] is None],
+            # a right decision: the recommended epsilon reaches the target on the real data, or
+            # none is recommended and no grid epsilon reaches it on the real data
+            "right_decisions": int(sum(r["reached"] if r["reached"] is not None
+                                       else r.get("real_smallest_reaching", 0) is None
+                                       for r in recs)),
+            "decisions": len(recs)}
+
+
+def _pct(x):
+    return "-" if x is None else f"{x:.0%}"
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="3 trials instead of 5 x 2 twins / 10")
+    ap.add_argument("--quick", action="store_true", help="4 twins x 1 run, 3 real runs")
     ap.add_argument("--rewrite", action="store_true", help="rewrite the report from the JSON")
+    ap.add_argument("--sample", action="store_true",
+                    help="k-means data sets with a public sample: a random 10 %% of the records "
+                         "is published, the planner bootstraps it, the private release runs on "
+                         "the other 90 %% (writes calibration_sample.json)")
     args = ap.parse_args()
     if args.rewrite:
         data = json.loads((RESULTS / "calibration.json").read_text())
         sm = data["summary"]
         write(data["cells"], data["recommendations"], sm["seconds"], sm["n_trials_per_twin"],
-              sm["n_twins"], sm["n_real_trials"])
+              sm["n_twins"], sm["n_real_trials"], data.get("twins"))
         return
-    n_trials, n_twins, n_real = (3, 1, 3) if args.quick else (5, 2, 10)
+    n_trials, n_twins, n_real = (1, 4, 3) if args.quick else (1, 16, 10)
     warnings.simplefilter("ignore")
-    cells, recs, timing = [], [], {}
+    cells, recs, timing, twin_info = [], [], {}, {}
     with threadpool_limits(1):
         for name, family, kw, algs, settings, eps, target_text in configs():
+            if args.sample and family != "kmeans":
+                continue
             start = time.perf_counter()
             ds = get_dataset(name)
+            if args.sample:
+                # the owner publishes a random 10 % of the records; the rest stays private
+                perm = np.random.default_rng(2024).permutation(ds.shape[0])
+                m = max(2 * kw["n_clusters"], ds.shape[0] // 10)
+                pub, priv = perm[:m], perm[m:]
+                kw = {**kw, "public_sample": ds.X[pub]}
+                ds = SimpleNamespace(X=ds.X[priv], labels=ds.labels[priv],
+                                     shape=ds.X[priv].shape)
             n, d = (int(s) for s in ds.shape)           # the public shape
             facts = PublicFacts(family, n, d, **kw)
             plan = plan_utility(facts, epsilons=eps, algorithms=algs, n_trials=n_trials,
                                 n_twins=n_twins, settings=settings, random_state=0)
             target = parse_target(target_text)
-            rec = plan.recommend(target)
+            rec = plan.recommend(target)                       # conservative (prior)
+            rec_median = plan.recommend(target, conservative=False)
+            print(f"  twins: {plan.twins.round(3).to_dict('list')}")
             metric = target.metric
             # ---- the real private runs, outside the planner ----
             base = real_baseline(family, ds, 0)
@@ -163,78 +229,168 @@ def main():
                                   "metric": metric, "pred_median": med, "pred_q10": q10,
                                   "pred_q90": q90, "real_median": r,
                                   "inside": bool(q10 <= r <= q90)})
+            def ok(r):
+                return bool(r <= real_thr if target.op == "<=" else r >= real_thr)
+
             for alg, info in rec["per_algorithm"].items():
                 e = info["epsilon"]
-                reached = None
-                if e is not None:
-                    r = real[(alg, e)]
-                    reached = bool(r <= real_thr if target.op == "<=" else r >= real_thr)
+                e_med = rec_median["per_algorithm"][alg]["epsilon"]
+                reachable = [x for x in eps if ok(real[(alg, x)])]
                 recs.append({"dataset": name, "algorithm": alg, "target": str(target),
                              "twin_threshold": rec["threshold"], "real_threshold": real_thr,
                              "recommended_epsilon": e, "real_median_at_it": None if e is None
-                             else real[(alg, e)], "reached": reached})
+                             else real[(alg, e)], "reached": None if e is None else ok(real[(alg, e)]),
+                             "median_rule_epsilon": e_med,
+                             "median_rule_reached": None if e_med is None
+                             else ok(real[(alg, e_med)]),
+                             "real_smallest_reaching": min(reachable) if reachable else None})
+            twin_info[name] = plan.twins.to_dict("records")
             timing[name] = round(time.perf_counter() - start, 1)
             print(f"{name}: {timing[name]} s; twin baseline {plan.baseline}; real baseline "
                   f"{ {k: v for k, v in base.items() if not k.startswith('_')} }")
-    write(cells, recs, timing, n_trials, n_twins, n_real)
+    if args.sample:
+        (RESULTS / "calibration_sample.json").write_text(json.dumps(
+            {"summary": {**stats(cells, recs), "seconds": timing}, "cells": cells,
+             "recommendations": recs}, indent=1, default=float))
+        return
+    write(cells, recs, timing, n_trials, n_twins, n_real, twin_info)
 
 
-def write(cells, recs, timing, n_trials, n_twins, n_real):
-    inside = [c["inside"] for c in cells]
-    decided = [r for r in recs if r["reached"] is not None]
-    summary = {"cells": len(cells), "inside": int(sum(inside)),
-               "inside_fraction": float(np.mean(inside)) if inside else None,
-               "recommendations": len(decided),
-               "reached": int(sum(r["reached"] for r in decided)),
-               "reached_fraction": float(np.mean([r["reached"] for r in decided]))
-               if decided else None,
-               "no_recommendation": [f"{r['dataset']}/{r['algorithm']}" for r in recs
-                                     if r["reached"] is None],
-               "seconds": timing, "n_trials_per_twin": n_trials, "n_twins": n_twins,
-               "n_real_trials": n_real}
+def write(cells, recs, timing, n_trials, n_twins, n_real, twin_info=None):
+    summary = {**stats(cells, recs), "seconds": timing, "n_trials_per_twin": n_trials,
+               "n_twins": n_twins, "n_real_trials": n_real}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "calibration.json").write_text(json.dumps(
-        {"summary": summary, "cells": cells, "recommendations": recs}, indent=1))
+        {"summary": summary, "cells": cells, "recommendations": recs, "twins": twin_info},
+        indent=1, default=float))
+    before_path = RESULTS / "calibration_before.json"
+    before = json.loads(before_path.read_text()) if before_path.exists() else None
+    b = stats(before["cells"], before["recommendations"]) if before else None
+    datasets = list(dict.fromkeys(c["dataset"] for c in cells))
     lines = ["# Planner calibration on real data", "",
-             f"Predicted interval = 10-90 % quantiles of {n_trials} trials x {n_twins} twins; "
-             f"real median over {n_real} seeded runs of the private estimator on the real data.",
-             "", f"- cells with the real median inside the interval: {summary['inside']} / "
-             f"{summary['cells']} ({summary['inside_fraction']:.0%}; target 80 %)",
-             f"- recommendations reaching the target on the real data: {summary['reached']} / "
-             f"{summary['recommendations']}"
-             + (f" ({summary['reached_fraction']:.0%}; target 80 %)"
-                if summary["reached_fraction"] is not None else ""),
-             f"- no epsilon of the grid predicted to reach the target: "
-             f"{', '.join(summary['no_recommendation']) or 'none'}",
-             f"- seconds per dataset: {timing}", "",
-             "| dataset | algorithm | epsilon | metric | predicted median [q10, q90] | real median | inside |",
-             "|---|---|---|---|---|---|---|"]
-    for c in cells:
-        lines.append(f"| {c['dataset']} | {c['algorithm']} | {c['epsilon']:g} | {c['metric']} | "
-                     f"{c['pred_median']:.3g} [{c['pred_q10']:.3g}, {c['pred_q90']:.3g}] | "
-                     f"{c['real_median']:.3g} | {'yes' if c['inside'] else '**no**'} |")
-    lines += ["", "## Direction of the misses", "",
-              "| dataset | cells | inside | real better than predicted | real worse |",
-              "|---|---|---|---|---|"]
-    for ds in dict.fromkeys(c["dataset"] for c in cells):
+             f"Predicted interval = 10-90 % quantiles over {n_twins} twins x {n_trials} run(s), "
+             "each twin's difficulty drawn from the planner's structural prior (the papers' "
+             "experimental settings widened by a factor of two; not fitted to these data); real "
+             f"median over {n_real} seeded runs of the private estimator on the real data. "
+             "Recommendation: smallest epsilon from which the pessimistic end of the interval "
+             "(q90 for <=, q10 for >=) reaches the target.", "",
+             "## Before / after", "",
+             "| | first version (one fixed twin, 2 x 5 trials, median rule) | structural prior "
+             "(16 twins, conservative rule) |", "|---|---|---|"]
+    def row(label, fb, fa):
+        lines.append(f"| {label} | {fb if b else '-'} | {fa} |")
+    row("cells with the real median inside [q10, q90] (target >= 80 %)",
+        b and f"{b['inside']} / {b['cells']} ({_pct(b['inside_fraction'])})",
+        f"{summary['inside']} / {summary['cells']} ({_pct(summary['inside_fraction'])})")
+    row("median relative width (q90 - q10) / median",
+        b and f"{b['median_relative_width']:.2f}", f"{summary['median_relative_width']:.2f}")
+    row("recommendations reaching the target on the real data (target >= 80 %)",
+        b and f"{b['reached']} / {b['recommendations']} ({_pct(b['reached_fraction'])})",
+        f"{summary['reached']} / {summary['recommendations']} "
+        f"({_pct(summary['reached_fraction'])})")
+    row("no epsilon of the grid recommended", b and str(len(b["no_recommendation"])),
+        str(len(summary["no_recommendation"])))
+    row("right decisions (recommended epsilon reaches the target, or none recommended and none "
+        "on the grid reaches it on the real data)",
+        b and f"{b['right_decisions']} / {b['decisions']}",
+        f"{summary['right_decisions']} / {summary['decisions']}")
+    med_dec = [r for r in recs if r.get("median_rule_reached") is not None]
+    lines += ["", f"- same ensemble, median rule instead of the pessimistic end: "
+              f"{sum(r['median_rule_reached'] for r in med_dec)} / {len(med_dec)} reach the "
+              "target on the real data",
+              f"- no recommendation (conservative): "
+              f"{', '.join(summary['no_recommendation']) or 'none'}",
+              f"- seconds per dataset (plan + real runs): {timing}", "",
+              "## Per dataset", "",
+              "| dataset | cells | inside before | inside after | median rel. width before | "
+              "after | real better than the interval | real worse |",
+              "|---|---|---|---|---|---|---|---|"]
+    for ds in datasets:
         part = [c for c in cells if c["dataset"] == ds]
+        bpart = [c for c in before["cells"] if c["dataset"] == ds] if before else []
         lower_is_better = part[0]["metric"] != "nmi"
         better = sum((c["real_median"] < c["pred_q10"]) if lower_is_better
                      else (c["real_median"] > c["pred_q90"]) for c in part)
         worse = sum((c["real_median"] > c["pred_q90"]) if lower_is_better
                     else (c["real_median"] < c["pred_q10"]) for c in part)
-        lines.append(f"| {ds} | {len(part)} | {sum(c['inside'] for c in part)} | {better} | "
-                     f"{worse} |")
-    lines += ["", WHY]
+        bw = f"{np.median([width(c) for c in bpart]):.2f}" if bpart else "-"
+        lines.append(f"| {ds} | {len(part)} | {sum(c['inside'] for c in bpart) if bpart else '-'}"
+                     f" | {sum(c['inside'] for c in part)} | {bw} | "
+                     f"{np.median([width(c) for c in part]):.2f} | {better} | {worse} |")
+    sample_path = RESULTS / "calibration_sample.json"
+    if sample_path.exists():
+        sm = json.loads(sample_path.read_text())
+        ss = sm["summary"]
+        lines += ["", "## With a public sample (k-means data sets)", "",
+                  "The owner publishes a random 10 % of the records (seeded split); the planner's "
+                  "twins are bootstraps of it (no prior); the private releases run on the other "
+                  "90 %. Same estimators, grids, targets and conservative rule.", "",
+                  f"- cells inside: {ss['inside']} / {ss['cells']} "
+                  f"({_pct(ss['inside_fraction'])}); median relative width "
+                  f"{ss['median_relative_width']:.2f}",
+                  f"- recommendations reaching the target: {ss['reached']} / "
+                  f"{ss['recommendations']} ({_pct(ss['reached_fraction'])}); right decisions "
+                  f"{ss['right_decisions']} / {ss['decisions']}; seconds {ss['seconds']}", "",
+                  "| dataset | algorithm | epsilon | predicted median [q10, q90] | real median "
+                  "(90 %) | inside |", "|---|---|---|---|---|---|"]
+        for c in sm["cells"]:
+            lines.append(f"| {c['dataset']} | {c['algorithm']} | {c['epsilon']:g} | "
+                         f"{c['pred_median']:.3g} [{c['pred_q10']:.3g}, {c['pred_q90']:.3g}] | "
+                         f"{c['real_median']:.3g} | {'yes' if c['inside'] else '**no**'} |")
+        lines += ["", "| dataset | algorithm | recommended epsilon | real median there | "
+                  "reached | smallest grid epsilon reaching it |", "|---|---|---|---|---|---|"]
+        for r in sm["recommendations"]:
+            e = "none" if r["recommended_epsilon"] is None else f"{r['recommended_epsilon']:g}"
+            v = "-" if r["real_median_at_it"] is None else f"{r['real_median_at_it']:.3g}"
+            rr = "-" if r["reached"] is None else ("yes" if r["reached"] else "**no**")
+            sm_e = r["real_smallest_reaching"]
+            lines.append(f"| {r['dataset']} | {r['algorithm']} | {e} | {v} | {rr} | "
+                         f"{'none' if sm_e is None else f'{sm_e:g}'} |")
+    lines += ["", WHY, "", "## Every cell", "",
+              "| dataset | algorithm | epsilon | metric | before: median [q10, q90] | after: "
+              "median [q10, q90] | rel. width | real median | inside before | inside after |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    bmap = {(c["dataset"], c["algorithm"], c["epsilon"]): c for c in before["cells"]} \
+        if before else {}
+    for c in cells:
+        bc = bmap.get((c["dataset"], c["algorithm"], c["epsilon"]))
+        bt = (f"{bc['pred_median']:.3g} [{bc['pred_q10']:.3g}, {bc['pred_q90']:.3g}]"
+              if bc else "-")
+        bi = "-" if bc is None else ("yes" if bc["inside"] else "no")
+        lines.append(f"| {c['dataset']} | {c['algorithm']} | {c['epsilon']:g} | {c['metric']} | "
+                     f"{bt} | {c['pred_median']:.3g} [{c['pred_q10']:.3g}, {c['pred_q90']:.3g}] "
+                     f"| {width(c):.2f} | {c['real_median']:.3g} | {bi} | "
+                     f"{'yes' if c['inside'] else '**no**'} |")
     lines += ["", "## Recommendations", "",
-              "| dataset | algorithm | target | recommended epsilon | real median there | real threshold | reached |",
-              "|---|---|---|---|---|---|---|"]
+              "| dataset | algorithm | target | recommended epsilon (pessimistic end) | real "
+              "median there | real threshold | reached | median rule: epsilon, reached | "
+              "smallest grid epsilon reaching it on the real data | before: epsilon, reached |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    bre = {(r["dataset"], r["algorithm"]): r for r in before["recommendations"]} if before else {}
+
+    def fmt_e(e):
+        return "none" if e is None else f"{e:g}"
+
+    def fmt_r(x):
+        return "-" if x is None else ("yes" if x else "**no**")
+
     for r in recs:
-        e = "none" if r["recommended_epsilon"] is None else f"{r['recommended_epsilon']:g}"
         v = "-" if r["real_median_at_it"] is None else f"{r['real_median_at_it']:.3g}"
-        reached = "-" if r["reached"] is None else ("yes" if r["reached"] else "**no**")
-        lines.append(f"| {r['dataset']} | {r['algorithm']} | {r['target']} | {e} | {v} | "
-                     f"{r['real_threshold']:.3g} | {reached} |")
+        br = bre.get((r["dataset"], r["algorithm"]))
+        bt = "-" if br is None else f"{fmt_e(br['recommended_epsilon'])}, {fmt_r(br['reached'])}"
+        lines.append(f"| {r['dataset']} | {r['algorithm']} | {r['target']} | "
+                     f"{fmt_e(r['recommended_epsilon'])} | {v} | {r['real_threshold']:.3g} | "
+                     f"{fmt_r(r['reached'])} | {fmt_e(r.get('median_rule_epsilon'))}, "
+                     f"{fmt_r(r.get('median_rule_reached'))} | "
+                     f"{fmt_e(r.get('real_smallest_reaching'))} | {bt} |")
+    if twin_info:
+        lines += ["", "## The drawn twins (difficulty per twin; k-means fill averaged over "
+                  "features)", ""]
+        for ds, rows_ in twin_info.items():
+            keys = [k for k in rows_[0] if k != "twin" and not k.startswith("baseline_sse")]
+            desc = "; ".join(f"{k} {min(r[k] for r in rows_):.3g}..{max(r[k] for r in rows_):.3g}"
+                             for k in keys if isinstance(rows_[0][k], (int, float)))
+            lines.append(f"- {ds}: {desc}")
     (RESULTS / "calibration.md").write_text("\n".join(lines) + "\n")
 
 

@@ -196,7 +196,8 @@ def main():
             n, d = (int(s) for s in ds.shape)           # the public shape
             facts = PublicFacts(family, n, d, **kw)
             plan = plan_utility(facts, epsilons=eps, algorithms=algs, n_trials=n_trials,
-                                n_twins=n_twins, settings=settings, random_state=0)
+                                n_twins=n_twins, settings=settings, random_state=0,
+                                prior="papers")
             target = parse_target(target_text)
             rec = plan.recommend(target)                       # conservative (prior)
             rec_median = plan.recommend(target, conservative=False)

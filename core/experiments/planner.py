@@ -26,12 +26,13 @@ family          twin                                          algorithms (utilit
 ==============  ===========================================  =================================
 
 The public facts do not say how hard the data are (cluster separation, noise, block signal), so
-by default the plan is an *ensemble*: every twin draws its difficulty parameters from a stated
+with ``prior="papers"`` the plan is an *ensemble*: every twin draws its difficulty parameters from a stated
 prior, :data:`PRIORS` -- the papers' experimental settings widened by a factor of two (Wang,
 Wang & Singh, NIPS 2015, Sec. 5; Schellekens et al., SPARS 2019, Sec. IV; the customary
 benchmark for Nissim, Stemmer & Vadhan, PODS 2016; the latent-block twin for Battaglia & Pensa,
 SDM 2025) -- and the interval is taken over twins and trials; the recommendation then asks the
-pessimistic end of the interval to reach the target. ``prior=None`` restores one fixed twin.
+pessimistic end of the interval to reach the target. ``prior=None`` (the default, for
+backward compatibility) keeps one fixed twin.
 Each algorithm runs at every epsilon of the grid on every twin, through
 :func:`privclust.core.experiments.sweep.run_sweep` (seeded per trial, joblib optional); the
 non-private baseline runs once per twin. The result gives, per algorithm and epsilon, the
@@ -653,7 +654,7 @@ class PlanResult:
 # ---- the planner -------------------------------------------------------------------------------
 def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, n_twins=None,
                  settings=None, random_state=0, progress=None, should_stop=None, n_jobs=1,
-                 prior="papers"):
+                 prior=None):
     """Predict utility versus epsilon for every applicable algorithm on twins of ``facts``.
 
     ``algorithms``: names among :data:`ALGORITHMS` of the family (default: all);
@@ -662,10 +663,13 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
     seeds everything (the twins are public); ``progress(done, total)`` and ``should_stop()`` as
     in :func:`~privclust.core.experiments.sweep.run_sweep`; ``n_jobs`` is passed to it.
 
-    ``prior``: ``"papers"`` (default) draws each twin's difficulty (separation, noise, block
+    ``prior``: ``"papers"`` draws each twin's difficulty (separation, noise, block
     contrast, ...) from :data:`PRIORS` -- the papers' experimental ranges -- so that the
     interval covers the uncertainty about the data's structure, not only the algorithm's
-    noise; ``None`` uses one fixed twin setting (``facts.twin`` and the defaults). With a
+    noise (recommended; use at least ~10 twins, since the recommendation then asks the
+    interval's pessimistic end, q90 or q10, to reach the target); ``None`` (the default, kept
+    for backward compatibility) uses one fixed twin setting (``facts.twin`` and the
+    defaults). With a
     public sample (k-means) the twins are bootstraps of it and nothing is drawn.
     ``n_twins``: the number of twins; ``n_trials``: runs per epsilon and twin. With the
     default ``n_twins=None`` and a prior, the ``n_trials`` runs per epsilon are spread over

@@ -39,6 +39,9 @@ def test_planner_never_reads_the_private_records():
     assert facts.shape == (1500, 3) and facts.unit == "replace"
     res = plan_utility(facts, epsilons=(1.0,), algorithms=["dplloyd"], n_trials=2)
     assert len(res.trials) == 2
+    res = plan_utility(facts, epsilons=(1.0,), algorithms=["dplloyd"], n_trials=3,
+                       prior="papers")
+    assert res.trials.twin.nunique() == 3
     assert cur.ledger.spent == (0.0, 0.0)        # planning spends nothing
     facts = PublicFacts.from_shape(RaisingData(), "onecluster", bounds=(0.0, 1.0))
     assert facts.n_samples == 1500
@@ -68,7 +71,7 @@ def test_plans_are_reproducible_with_a_seed():
 def test_kmeans_predictions_improve_with_epsilon_and_match_the_analytic_scale():
     res = plan_utility(PublicFacts("kmeans", 4000, 2, 3, bounds=(-1.0, 1.0)),
                        epsilons=(0.02, 50.0), algorithms=["dplloyd_improved"], n_trials=4,
-                       random_state=1, prior=None)
+                       random_state=1)
     low = res.predicted("dplloyd_improved", 0.02)[0]
     high = res.predicted("dplloyd_improved", 50.0)[0]
     assert high < 1.1 < low
@@ -83,7 +86,7 @@ def test_progress_and_stop():
                        n_trials=3, progress=lambda d, t: calls.append((d, t)),
                        should_stop=lambda: len(calls) > 3)
     assert res.stopped
-    assert calls[0] == (0, 3 * (1 + 3)) and len(res.trials) < 9     # 3 twins x (baseline + 3)
+    assert calls[0] == (0, 1 + 9) and len(res.trials) < 9
     assert any("stopped early" in c for c in res.recommend("relative_sse <= 5")["caveats"])
     done = [d for d, _ in calls]
     assert done == sorted(done)
@@ -224,8 +227,8 @@ def test_box_fill_sets_how_much_of_the_box_the_twin_spans():
 def test_an_ensemble_of_twins_widens_the_interval_and_is_recorded():
     kw = dict(epsilons=(2.0,), algorithms=["dplloyd_improved"], n_trials=8, random_state=3)
     f = PublicFacts("kmeans", 2000, 2, 3, bounds=(-1.0, 1.0))
-    one = plan_utility(f, prior=None, **kw)
-    many = plan_utility(f, **kw)
+    one = plan_utility(f, **kw)                  # default: one fixed twin (backward compatible)
+    many = plan_utility(f, prior="papers", **kw)
     assert one.prior is None and one.trials.twin.nunique() == 1
     assert many.prior == "papers" and many.trials.twin.nunique() == 8 and len(many.trials) == 8
     assert many.twins.shape[0] == 8 and many.twins.separation.nunique() == 8
@@ -235,7 +238,7 @@ def test_an_ensemble_of_twins_widens_the_interval_and_is_recorded():
     # a public sample is the structure: nothing is drawn
     sample = np.random.default_rng(1).uniform(-1, 1, (50, 2))
     boot = plan_utility(PublicFacts("kmeans", 500, 2, 3, bounds=(-1.0, 1.0),
-                                    public_sample=sample), **kw)
+                                    public_sample=sample), prior="papers", **kw)
     assert boot.prior is None and "separation" not in boot.twins.columns
 
 

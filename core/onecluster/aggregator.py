@@ -14,8 +14,8 @@ import math
 import numpy as np
 
 from ..privacy import BudgetAccountant
-from .one_cluster import (check_bounds, check_common, check_options, check_X, default_grid_step,
-                          one_cluster, plan_run, planned_guarantee, prepare, resolve_grid_step)
+from .one_cluster import (check_bounds, check_common, check_options, check_X, one_cluster,
+                          plan_run, planned_guarantee, prepare, resolve_grid_step)
 
 
 class OneClusterAggregator:
@@ -54,13 +54,10 @@ class OneClusterAggregator:
     def __call__(self, Y, epsilon, delta, bounds, rng):
         Y = check_X(Y)
         m, D = Y.shape
-        if not 0 < self.alpha <= 1:
-            raise ValueError(f"alpha must be in (0, 1], got {self.alpha!r}")
+        self.plan(m, D, epsilon, delta, bounds)          # every public check, in one place
         t = max(1, math.ceil(self.alpha * m / 2))
-        check_common(epsilon, delta, m, t)
-        check_options(self.refine_steps, self.radius_variant, self.axis_choice, "practical")
         lo, hi = check_bounds(bounds, D)
-        step = default_grid_step(lo, hi) if self.grid_step is None else float(self.grid_step)
+        step = resolve_grid_step(self.grid_step, lo, hi)
         accountant = BudgetAccountant(epsilon, delta)
         res = one_cluster(prepare(Y, lo, hi, step), t, epsilon, delta, lo, hi, step, rng,
                           accountant, beta=self.beta, radius_variant=self.radius_variant,

@@ -6,7 +6,6 @@ estimator with that seed on both candidate datasets and found the one whose outp
 release exactly. Now a release goes through the Curator, which draws fresh OS entropy and
 ignores any seed; the page's seed applies to demo data only.
 """
-import io
 
 import numpy as np
 import pytest
@@ -17,24 +16,11 @@ from privclust.core import DPLloyd
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
-def _csv(X):
-    buf = io.StringIO()
-    np.savetxt(buf, X, delimiter=",", header=",".join(f"x{j}" for j in range(X.shape[1])),
-               comments="")
-    return buf.getvalue().encode()
-
-
-@pytest.fixture
-def state(tmp_path, monkeypatch):
-    monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
-    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")
-
-
-def test_attack1_released_dplloyd_is_not_the_seeded_run_on_either_neighbour(state):
+def test_attack1_released_dplloyd_is_not_the_seeded_run_on_either_neighbour(state, csv_bytes):
     rng = np.random.default_rng(1)
     X = np.clip(rng.normal(scale=0.4, size=(300, 2)) + rng.choice([-2.0, 2.0], (300, 1)), -4, 4)
     lab = Lab()
-    assert lab.data.upload("records.csv", _csv(X))
+    assert lab.data.upload("records.csv", csv_bytes(X))
     lab.settings.param.update(task="kmeans")
     lab.settings.param.update(algorithm="dplloyd", epsilon=0.1, n_clusters=2, seed=0)
     result = lab.do_release()

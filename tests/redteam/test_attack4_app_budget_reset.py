@@ -6,7 +6,6 @@ with a full budget. Now the page's Curator opens the ledger under the dataset's 
 budget key (a derived view shares its source's), so every load of the same records, in any
 order and in any session, spends one budget, and a later session lists the earlier releases.
 """
-import io
 
 import numpy as np
 import pytest
@@ -14,19 +13,6 @@ import pytest
 from privclust.app.models import Lab
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
-
-
-def _csv(X):
-    buf = io.StringIO()
-    np.savetxt(buf, X, delimiter=",", header=",".join(f"x{j}" for j in range(X.shape[1])),
-               comments="")
-    return buf.getvalue().encode()
-
-
-@pytest.fixture
-def state(tmp_path, monkeypatch):
-    monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
-    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")
 
 
 def _session(payload, name="records.csv"):
@@ -39,10 +25,10 @@ def _session(payload, name="records.csv"):
     return lab
 
 
-def test_attack4_reloads_and_a_reordered_upload_share_one_budget(state):
+def test_attack4_reloads_and_a_reordered_upload_share_one_budget(state, csv_bytes):
     rng = np.random.default_rng(4)
     X = np.round(rng.normal(size=(120, 3)), 3)
-    same, reordered = _csv(X), _csv(X[rng.permutation(len(X))])
+    same, reordered = csv_bytes(X), csv_bytes(X[rng.permutation(len(X))])
     spent = []
     for n_iter, payload in ((3, same), (4, same), (5, reordered)):
         lab = _session(payload)

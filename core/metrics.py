@@ -25,7 +25,8 @@ from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.cluster import contingency_matrix
 
 __all__ = [
-    "principal_angles", "projector_distance", "wasserstein_subspaces", "subspace_cost",
+    "principal_angles", "projector_distance", "projector_distances", "wasserstein_subspaces",
+    "subspace_cost",
     "assign_to_subspaces", "class_subspaces", "sse", "relative_sse", "nmi", "ari",
     "clustering_accuracy", "contingency_table", "goodman_kruskal_tau", "tau_rows", "tau_columns",
     "gibbs_test_statistic", "split_rhat",
@@ -162,6 +163,18 @@ def projector_distance(U, V):
     return float(np.sqrt(max(sq, 0.0)))
 
 
+def projector_distances(A, B):
+    """(k, k') matrix of projector distances between two sets of subspaces, A (k, d, qa) and
+    B (k', d, qb) orthonormal bases, in one vectorised step (:func:`projector_distance` of each
+    pair) [WWS15 Eq. (1)]."""
+    A, B = _bases(A, "A", 3), _bases(B, "B", 3)
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A and B live in different dimensions: {A.shape[1]} != {B.shape[1]}")
+    cross = np.einsum("idq,jdr->ijqr", A, B)
+    sq = A.shape[2] + B.shape[2] - 2.0 * np.einsum("ijqr,ijqr->ij", cross, cross)
+    return np.sqrt(np.maximum(sq, 0.0))
+
+
 def wasserstein_subspaces(A, B, return_matching=False):
     """Wasserstein distance between two sets of k subspaces [WWS15 Eq. (2)].
 
@@ -174,15 +187,10 @@ def wasserstein_subspaces(A, B, return_matching=False):
     A, B : arrays (k, d, qa) and (k, d, qb) of orthonormal bases.
     return_matching : if True also return ``match`` with B[match[i]] paired to A[i].
     """
-    A, B = _bases(A, "A", 3), _bases(B, "B", 3)
-    if A.shape[0] != B.shape[0]:
-        raise ValueError(f"A and B hold different numbers of subspaces: {A.shape[0]} != "
-                         f"{B.shape[0]}")
-    if A.shape[1] != B.shape[1]:
-        raise ValueError(f"A and B live in different dimensions: {A.shape[1]} != {B.shape[1]}")
-    cross = np.einsum("idq,jdr->ijqr", A, B)
-    cost = A.shape[2] + B.shape[2] - 2.0 * np.einsum("ijqr,ijqr->ij", cross, cross)
-    cost = np.maximum(cost, 0.0)
+    cost = projector_distances(A, B) ** 2
+    if cost.shape[0] != cost.shape[1]:
+        raise ValueError(f"A and B hold different numbers of subspaces: {cost.shape[0]} != "
+                         f"{cost.shape[1]}")
     rows, cols = linear_sum_assignment(cost)
     d_w = float(np.sqrt(cost[rows, cols].sum()))
     if return_matching:

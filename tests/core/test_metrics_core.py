@@ -291,3 +291,14 @@ def test_split_rhat_iid_vs_separated_vs_trend(rng):
     assert M.split_rhat(shifted) > 1.1
     trend = rng.standard_normal((4, 1000)) + np.linspace(0, 3, 1000)
     assert M.split_rhat(trend) > 1.1                   # what splitting is for
+
+
+def test_projector_distances_is_the_pairwise_projector_distance():
+    from privclust.core.metrics import projector_distance, projector_distances
+    rng = np.random.default_rng(3)
+    A = np.stack([np.linalg.qr(rng.normal(size=(6, 2)))[0] for _ in range(3)])
+    B = np.stack([np.linalg.qr(rng.normal(size=(6, 1)))[0] for _ in range(4)])
+    D = projector_distances(A, B)
+    assert D.shape == (3, 4)
+    np.testing.assert_allclose(D, [[projector_distance(U, V) for V in B] for U in A], atol=1e-12)
+    assert projector_distances(A, A).diagonal() == pytest.approx(0.0, abs=1e-6)

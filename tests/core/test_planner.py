@@ -266,3 +266,61 @@ def test_a_relative_target_on_an_ensemble_is_judged_twin_by_twin():
     assert rec["per_algorithm"]["dp_taucc"]["epsilon"] == 1.0
     assert rec["per_algorithm"]["dp_taucc"]["predicted"][1] == pytest.approx(0.9 * 0.75)
     assert r.recommend("nmi >= 0.95 x baseline")["per_algorithm"]["dp_taucc"]["epsilon"] is None
+
+
+def test_onecluster_reuses_the_count_profile_per_twin_with_identical_results(monkeypatch):
+    """The epsilon-independent GoodRadius count profile is computed once per twin, and the plan
+    is exactly the plan of separate fits (same draws, same releases)."""
+    import contextlib
+
+    from privclust.core.experiments import planner
+    from privclust.core.onecluster import good_radius as gr
+
+    facts = PublicFacts("onecluster", 1200, 2, 1, bounds=(0.0, 1.0))
+    kw = dict(epsilons=(0.5, 2.0, 8.0), n_trials=2, random_state=3)
+    planner._install_profile_memo()
+    original = gr.count_profile.__wrapped__
+    calls = []
+
+    def counting(*a, **k):
+        calls.append(1)
+        return original(*a, **k)
+
+    fast = plan_utility(facts, **kw)
+    fast_ens = plan_utility(facts, prior="papers", **kw)
+    with monkeypatch.context() as m:
+        m.setattr(planner, "_reuse_twin_statistics", lambda family: contextlib.nullcontext())
+        m.setattr(gr, "count_profile", counting)
+        slow = plan_utility(facts, **kw)
+        n_slow = len(calls)
+        slow_ens = plan_utility(facts, prior="papers", **kw)
+    assert n_slow == 6                                   # one per fit without the memo
+    with monkeypatch.context() as m:                     # the memo wraps a counting profile
+        m.setattr(gr, "count_profile", counting)
+        planner._install_profile_memo()
+        calls.clear()
+        again_fast = plan_utility(facts, **kw)
+        assert len(calls) == 1                           # one twin: one profile for 6 fits
+        calls.clear()
+        plan_utility(facts, prior="papers", **kw)
+        assert len(calls) == 2                           # two twins
+    pd.testing.assert_frame_equal(again_fast.trials[["seed", "centre_error"]],
+                                  fast.trials[["seed", "centre_error"]])
+    cols = ["algorithm", "twin", "epsilon", "trial", "seed", "centre_error", "radius",
+            "coverage"]
+    pd.testing.assert_frame_equal(fast.trials[cols], slow.trials[cols])
+    pd.testing.assert_frame_equal(fast_ens.trials[cols], slow_ens.trials[cols])
+    # outside a plan the wrapper is a pass-through, and the memo holds the twin's profile only
+    X = np.random.default_rng(0).uniform(size=(300, 2))
+    grid = gr.radius_grid((0.0, 1.0), 2.0 ** -10, 2)
+    a = gr.count_profile(X, 100, grid, bounds=(0.0, 1.0))
+    b = original(X, 100, grid, bounds=(0.0, 1.0))
+    assert a[0] == b[0] and np.array_equal(a[1], b[1])
+    with planner._reuse_twin_statistics("onecluster"):
+        first = gr.count_profile(X, 100, grid, bounds=(0.0, 1.0))
+        first[1][:] = -1.0                               # a caller's edit does not leak
+        again = gr.count_profile(X, 100, grid, bounds=(0.0, 1.0))
+        other = gr.count_profile(X * 0.5, 100, grid, bounds=(0.0, 1.0))
+    assert np.array_equal(again[1], b[1])
+    assert np.array_equal(other[1], original(X * 0.5, 100, grid, bounds=(0.0, 1.0))[1])
+    assert not np.array_equal(other[1], b[1])           # another array is not served the memo

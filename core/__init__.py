@@ -32,6 +32,9 @@ _EXPORTS = {
     "Curator": "release",
     "Release": "release",
     "PrivateEstimator": "privacy.estimator",
+    # public bounds from private quantiles (Smith, STOC 2011) and the owner's check of a box
+    "PrivateBounds": "privacy.bounds",
+    "outside_share": "data",
     # foundation
     "Guarantee": "privacy",
     "Ledger": "privacy",

@@ -5,6 +5,7 @@ experiments of Wang, Wang & Singh (NIPS 2015), Schellekens et al. (SPARS 2019), 
 benchmark for Nissim, Stemmer & Vadhan (PODS 2016) and block counts for Battaglia & Pensa
 (SDM 2025).
 """
+from .box import outside_share
 from .dataset import Dataset
 from .domain import DataWarning, check_counts, check_nonneg_integer, clip_box, clip_l2, quantize
 from .loaders import FORMATS, load
@@ -16,6 +17,6 @@ from .validation import DataFormatError
 __all__ = [
     "Dataset", "DataFormatError", "DataWarning", "FORMATS", "load",
     "DatasetInfo", "data_dir", "get_dataset", "list_datasets",
-    "check_counts", "check_nonneg_integer", "clip_box", "clip_l2", "quantize",
+    "check_counts", "check_nonneg_integer", "clip_box", "clip_l2", "quantize", "outside_share",
     "make_block_counts", "make_gaussian_mixture", "make_planted_ball", "make_union_of_subspaces",
 ]

@@ -141,6 +141,14 @@ class Dataset:
     def is_sparse(self):
         return sp.issparse(self.X)
 
+    def _shape_hash(self, version):
+        """A SHA-256 started with ``version``, the storage kind and the shape: two digests of
+        different kinds or shapes never collide on equal contents."""
+        h = hashlib.sha256(version)
+        kind = b"csr" if self.is_sparse else b"dense"
+        h.update(kind + b"|%d|%d|<f8|" % self.X.shape)
+        return h
+
     @property
     def fingerprint(self):
         """SHA-256 hex digest of the canonical bytes of X (kind, shape, dtype, contents).
@@ -149,10 +157,7 @@ class Dataset:
         labels, names and truth do not enter it. Keys the persistent budget ledger.
         """
         if self._fingerprint is None:
-            h = hashlib.sha256(_FINGERPRINT_VERSION)
-            n, d = self.X.shape
-            kind = b"csr" if self.is_sparse else b"dense"
-            h.update(kind + b"|%d|%d|<f8|" % (n, d))
+            h = self._shape_hash(_FINGERPRINT_VERSION)
             if self.is_sparse:
                 parts = ((self.X.indptr, "<i8"), (self.X.indices, "<i8"), (self.X.data, "<f8"))
                 for arr, dt in parts:
@@ -177,10 +182,8 @@ class Dataset:
         Labels, names and truth do not enter it.
         """
         if self._record_key is None:
-            h = hashlib.sha256(_BUDGET_KEY_VERSION)
+            h = self._shape_hash(_BUDGET_KEY_VERSION)
             n, d = self.X.shape
-            kind = b"csr" if self.is_sparse else b"dense"
-            h.update(kind + b"|%d|%d|<f8|" % (n, d))
             if self.is_sparse:
                 for digest in sorted(_csr_row_digests(self.X)):
                     h.update(digest)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..data import clip_box, quantize
 from ..privacy import BudgetAccountant, Guarantee, PrivacyWarning
+from ..privacy._validation import check_box
 from ..privacy.estimator import PrivateEstimator
 from .ball_counts import check_grid_step, min_grid_step
 from .good_center import AXIS_CHOICES, BOX_SIDES, check_good_center_budget, good_center
@@ -44,18 +45,7 @@ class OneClusterResult:
 
 def check_bounds(bounds, d):
     """(lo, hi) as float (d,) arrays from public ``bounds`` = (lower, upper) scalars or arrays."""
-    if bounds is None:
-        raise ValueError("bounds is a required public parameter (lower, upper); "
-                         "it is never computed from the data")
-    try:
-        lo, hi = bounds
-        lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (d,)).copy()
-        hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (d,)).copy()
-    except (TypeError, ValueError):
-        raise ValueError(f"bounds must be (lower, upper) scalars or length-{d} arrays") from None
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(hi > lo)):
-        raise ValueError("bounds must be finite with upper > lower in every coordinate")
-    return lo, hi
+    return check_box(bounds, d, contains="every point")
 
 
 def default_grid_step(lo, hi):

@@ -72,3 +72,25 @@ def as_float_array(value, name="value"):
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite entries")
     return arr
+
+
+def check_box(bounds, n_features, name="bounds", contains="the data"):
+    """(lo, hi) float64 arrays of length ``n_features`` from a public box ``bounds`` = (lower,
+    upper), each a scalar or a length-``n_features`` array; finite with lower < upper on every
+    axis. ``contains`` says what the box must hold, for the message when it is missing: the box
+    is a public parameter and is never computed from the data."""
+    if bounds is None:
+        raise ValueError(f"{name} is a required public parameter: give the box (lower, upper) "
+                         f"that contains {contains}; it is never computed from the data")
+    try:
+        lo, hi = bounds
+        lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (n_features,)).copy()
+        hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (n_features,)).copy()
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a pair (lower, upper) of scalars or "
+                         f"length-{n_features} arrays") from None
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        raise ValueError(f"{name} must be finite")
+    if np.any(hi <= lo):
+        raise ValueError(f"{name} must satisfy lower < upper in every coordinate")
+    return lo, hi

@@ -28,6 +28,7 @@ budget can never be raised (or silently changed) by re-opening. Threat model: th
 data subjects against an honest analyst over-releasing; whoever can edit the file or alter the
 data (new fingerprint) can reset it.
 """
+import contextlib
 import decimal
 import numbers
 import sqlite3
@@ -174,10 +175,24 @@ class Ledger:
     def _connect(self):
         return sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
 
-    def _open_row(self):
+    @contextlib.contextmanager
+    def _transaction(self):
+        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back when
+        it raises (a refused charge leaves the file as it was); the connection is closed."""
         conn = self._connect()
         try:
             conn.execute("BEGIN IMMEDIATE")
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        finally:
+            conn.close()
+
+    def _open_row(self):
+        with self._transaction() as conn:
             for stmt in _SCHEMA:
                 conn.execute(stmt)
             _migrate(conn)
@@ -197,13 +212,6 @@ class Ledger:
                 raise ValueError(
                     f"ledger file {self.path!r} counts this dataset's budget in unit {row[2]!r}; "
                     f"refusing to open it with unit {self.unit!r}")
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        finally:
-            conn.close()
 
     def _read(self, sql):
         conn = self._connect()
@@ -263,9 +271,7 @@ class Ledger:
                                       len(self._records) + 1)
                 self._records.append(record)
                 return record
-            conn = self._connect()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
+            with self._transaction() as conn:
                 row = conn.execute("SELECT spent_epsilon, spent_delta FROM ledgers WHERE dataset = ?",
                                    (self.dataset,)).fetchone()
                 if row is None:
@@ -283,13 +289,6 @@ class Ledger:
                 charge_id = cur.lastrowid
                 conn.execute("UPDATE ledgers SET spent_epsilon = ?, spent_delta = ? WHERE dataset = ?",
                              (str(new[0]), str(new[1]), self.dataset))
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            finally:
-                conn.close()
             return ChargeRecord(now, what, float(eps), float(dlt), relation, req, charge_id)
 
     def can_charge(self, epsilon, delta=0.0, relation=None, row_cap=None, cell_bound=1.0):

@@ -9,6 +9,7 @@ here it is a parameter): frequencies are omega = (R / sigma) * phi.
 import numpy as np
 
 from ..privacy import as_generator
+from ..privacy._validation import check_box
 
 LAWS = ("adapted_radius", "gaussian", "folded_gaussian")
 
@@ -18,20 +19,7 @@ SCALE_DIVISOR = 7.5
 
 def _as_bounds(bounds, n_features):
     """Return the public box as two float arrays of length ``n_features``; raise naming ``bounds``."""
-    if bounds is None:
-        raise ValueError("bounds is required: give the public box (lo, hi) that contains the "
-                         "cluster centres; it is never read from the data")
-    try:
-        lo, hi = bounds
-    except (TypeError, ValueError):
-        raise ValueError("bounds must be a pair (lo, hi) of scalars or length-d arrays") from None
-    lo = np.broadcast_to(np.asarray(lo, dtype=float), (n_features,)).copy()
-    hi = np.broadcast_to(np.asarray(hi, dtype=float), (n_features,)).copy()
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
-        raise ValueError("bounds must be finite")
-    if np.any(hi <= lo):
-        raise ValueError("bounds must satisfy lo < hi in every coordinate")
-    return lo, hi
+    return check_box(bounds, n_features, contains="the cluster centres")
 
 
 def default_frequency_scale(bounds, n_clusters, n_features):

@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from ..privacy import as_generator
-from .projection import check_data, fit_subspaces, single_threaded, spectral_labels
+from .projection import check_data, resolve_preset, single_threaded, spectral_fit
 
 #: Per-dataset lambda (Liu et al. 2013 tune lambda per data set). "motion": lam = 4, the value we
 #: read for Hopkins 155 in Liu et al. (2013); "faces": lam = 0.18, not tuned on our benchmark.
@@ -129,15 +129,7 @@ class LowRankRepresentation(ClusterMixin, BaseEstimator):
 
     def resolved_lam(self):
         """lam: explicit > preset > 0.1."""
-        if self.lam is not None:
-            return self.lam
-        if self.preset is None:
-            return 0.1
-        try:
-            return LRR_PRESETS[self.preset]["lam"]
-        except KeyError:
-            raise ValueError(f"preset must be None or one of {sorted(LRR_PRESETS)}; "
-                             f"got {self.preset!r}") from None
+        return resolve_preset(self.preset, LRR_PRESETS, {"lam": self.lam}, {"lam": 0.1})["lam"]
 
     @single_threaded
     def fit(self, X, y=None):
@@ -153,8 +145,4 @@ class LowRankRepresentation(ClusterMixin, BaseEstimator):
         else:
             W = np.abs(Z)
             W = W + W.T
-        self.affinity_matrix_ = W
-        self.labels_ = spectral_labels(W, self.n_clusters, rng)
-        self.subspaces_ = fit_subspaces(X, self.labels_, self.subspace_dim,
-                                        n_clusters=self.n_clusters, random_state=rng)
-        return self
+        return spectral_fit(self, X, W, rng)

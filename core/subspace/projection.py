@@ -148,3 +148,30 @@ def spectral_labels(W, n_clusters, rng, n_init=20):
     V = V / np.where(norms > 0, norms, 1.0)
     km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=seed)
     return km.fit_predict(V).astype(int)
+
+
+def spectral_fit(estimator, X, W, rng):
+    """Finish an affinity-based fit (SSC, LRR): set ``affinity_matrix_`` = W, ``labels_`` by
+    :func:`spectral_labels` and ``subspaces_`` by :func:`fit_subspaces`; return ``estimator``."""
+    estimator.affinity_matrix_ = W
+    estimator.labels_ = spectral_labels(W, estimator.n_clusters, rng)
+    estimator.subspaces_ = fit_subspaces(X, estimator.labels_, estimator.subspace_dim,
+                                         n_clusters=estimator.n_clusters, random_state=rng)
+    return estimator
+
+
+def resolve_preset(preset, presets, explicit, defaults):
+    """Parameters from ``explicit`` (values not None) over ``presets[preset]`` over
+    ``defaults``; an unknown ``preset`` is a ValueError naming the accepted ones."""
+    if preset is None:
+        base = {}
+    else:
+        try:
+            base = presets[preset]
+        except KeyError:
+            raise ValueError(f"preset must be None or one of {sorted(presets)}; "
+                             f"got {preset!r}") from None
+    out = dict(defaults)
+    out.update(base)
+    out.update({key: value for key, value in explicit.items() if value is not None})
+    return out

@@ -26,7 +26,7 @@ from scipy.linalg import cho_factor, cho_solve
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from ..privacy import as_generator
-from .projection import check_data, fit_subspaces, single_threaded, spectral_labels
+from .projection import check_data, resolve_preset, single_threaded, spectral_fit
 
 #: Published settings of Elhamifar & Vidal (2013, Sec. 7): faces (Extended Yale B, Sec. 7.2)
 #: use the corruption term with alpha_e = 20 on linear subspaces, the data represented exactly
@@ -241,23 +241,6 @@ def ssc_coefficients(X, alpha=20.0, rho=None, tol=2e-4, max_iter=200, *, affine=
     return C, it
 
 
-def resolve_preset(preset, presets, explicit, defaults):
-    """Parameters from ``explicit`` (values not None) over ``presets[preset]`` over
-    ``defaults``."""
-    if preset is None:
-        base = {}
-    else:
-        try:
-            base = presets[preset]
-        except KeyError:
-            raise ValueError(f"preset must be None or one of {sorted(presets)}; "
-                             f"got {preset!r}") from None
-    out = dict(defaults)
-    out.update(base)
-    out.update({key: value for key, value in explicit.items() if value is not None})
-    return out
-
-
 class SparseSubspaceClustering(ClusterMixin, BaseEstimator):
     """Sparse subspace clustering (SSC) of Elhamifar & Vidal (2013).
 
@@ -364,9 +347,4 @@ class SparseSubspaceClustering(ClusterMixin, BaseEstimator):
         self.coef_ = C
         W = np.abs(C)
         W /= np.maximum(W.max(axis=0, keepdims=True), 1e-300)
-        W = W + W.T
-        self.affinity_matrix_ = W
-        self.labels_ = spectral_labels(W, self.n_clusters, rng)
-        self.subspaces_ = fit_subspaces(X, self.labels_, self.subspace_dim,
-                                        n_clusters=self.n_clusters, random_state=rng)
-        return self
+        return spectral_fit(self, X, W + W.T, rng)

@@ -722,6 +722,155 @@ class PlanResult:
         return {"target": str(target), "threshold": thr, "statistic": stat,
                 "per_algorithm": per, "best": best, "caveats": caveats}
 
+    # ---- a fixed plan of releases ---------------------------------------------------------------
+    @staticmethod
+    def recommended_releases(recommendation, which="best"):
+        """The releases of a plan built from a recommendation, as [(algorithm, epsilon)].
+
+        Parameters
+        ----------
+        recommendation : dict
+            What :meth:`recommend` returned.
+        which : {"best", "all"}
+            ``"best"``: the cheapest algorithm alone; ``"all"``: every algorithm that reaches
+            the target at a cost the ledger can count, each at its recommended epsilon.
+
+        Returns
+        -------
+        list of (str, float)
+            Empty when nothing qualifies.
+        """
+        per = recommendation["per_algorithm"]
+        if which == "best":
+            best = recommendation["best"]
+            return [] if best is None else [(best, float(per[best]["epsilon"]))]
+        if which != "all":
+            raise ValueError(f"which must be 'best' or 'all', got {which!r}")
+        return [(a, float(v["epsilon"])) for a, v in per.items()
+                if v["epsilon"] is not None and v["cost"] is not None]
+
+    def estimators(self, releases):
+        """The private estimators of a fixed plan, with the settings the planner ran on the twin.
+
+        Parameters
+        ----------
+        releases : sequence of (str, float)
+            (algorithm, epsilon) pairs, e.g. from :meth:`recommended_releases`.
+
+        Returns
+        -------
+        list of PrivateEstimator
+            Unfitted, ``random_state=None`` (a release draws fresh entropy), in order.
+        """
+        makers = ALGORITHMS[self.facts.family]()
+        out = []
+        for i, (alg, eps) in enumerate(releases):
+            if alg not in makers:
+                raise ValueError(f"releases[{i}]: unknown algorithm {alg!r} for family "
+                                 f"{self.facts.family!r}; available: {list(makers)}")
+            out.append(makers[alg](self.facts, float(eps), None, **self.settings.get(alg, {})))
+        return out
+
+    def account(self, releases, delta=None, accounting="pld"):
+        """The total cost of a fixed plan in the ledger's unit, basic and tight.
+
+        Parameters
+        ----------
+        releases : sequence of (str, float)
+            (algorithm, epsilon) pairs.
+        delta : float, optional
+            The delta at which the tight total is stated; it is raised to the basic sum of the
+            releases' deltas when smaller (so a pure plan is compared at the page's delta and an
+            approximate one never below its own delta). Default: that basic sum.
+        accounting : {"pld", "rdp", "basic"}
+            What a commit charges.
+
+        Returns
+        -------
+        PlanAccounting
+            Basic composition (Dwork & Roth, 2014, Thm 3.16), privacy loss distributions
+            (Koskela, Jalko & Honkela, AISTATS 2020) and Renyi DP (Mironov, CSF 2017) totals,
+            and ``charge``, the (epsilon, delta) a commit charges.
+
+        References
+        ----------
+        Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy,
+        Sec. 3.5.
+        """
+        from ..privacy.plan_accounting import account_plan
+
+        releases = list(releases)
+        if not releases:
+            raise ValueError("a plan needs at least one release")
+        costs = [self.cost(a, e) for a, e in releases]
+        uncounted = [a for (a, _), c in zip(releases, costs) if c is None]
+        if uncounted:
+            raise ValueError(f"{', '.join(uncounted)} cannot be charged to a {self.facts.unit!r} "
+                             "ledger with these settings (a cell-level release needs row_cap)")
+        basic_delta = float(sum(c[1] for c in costs))
+        target = basic_delta if delta is None or not 0 < float(delta) < 1 else \
+            max(basic_delta, float(delta))
+        return account_plan(self.estimators(releases), self.facts.shape, self.facts.unit,
+                            delta=target, accounting=accounting)
+
+    def commit(self, curator, releases, delta=None, accounting="pld"):
+        """Commit a fixed plan on the private data: charged ONCE at its tight total, then run.
+
+        The plan is accounted twice before anything is charged: from the public facts
+        (:meth:`account`, what the user was shown) and from the Curator's own preparation of
+        the same requests on the data's public shape. Only when both charges agree exactly is
+        :meth:`privclust.core.release.Curator.release_plan` called, at the same delta and
+        accounting, so the ledger is charged exactly the total that was shown. A fixed,
+        non-adaptive plan is one mechanism, so charging its composed cost once is sound
+        (Dwork & Roth, 2014, Sec. 3.5; Koskela, Jalko & Honkela, AISTATS 2020).
+
+        Parameters
+        ----------
+        curator : privclust.core.release.Curator
+            The curator of the private data (its ledger is charged).
+        releases : sequence of (str, float)
+            (algorithm, epsilon) pairs.
+        delta, accounting
+            As in :meth:`account`.
+
+        Returns
+        -------
+        accounting : PlanAccounting
+            The total that was charged (``accounting.charge``).
+        released : list of Release
+            The stored releases, in order, all linked to the one charge.
+
+        Raises
+        ------
+        privclust.core.privacy.BudgetExceeded
+            When the plan does not fit the remaining budget: nothing is charged, nothing runs.
+        ValueError
+            When the Curator's accounting differs from the planned one (e.g. a declared number
+            of records that the ledger's unit does not need): nothing is charged.
+        privclust.core.release.PrivacyRefused, privclust.core.release.ReleaseFailed
+            As :meth:`~privclust.core.release.Curator.release_plan`.
+        """
+        from ..privacy import BudgetExceeded
+        from ..privacy.plan_accounting import account_guarantees
+
+        planned = self.account(releases, delta=delta, accounting=accounting)
+        ests = self.estimators(releases)
+        prepared = [curator.prepare(est) for est in ests]
+        checked = account_guarantees(
+            [(type(est).__name__, plan, est.ledger_options()) for est, plan, _, _ in prepared],
+            unit=curator.unit, delta=planned.delta, accounting=accounting)
+        if checked.charge != planned.charge:
+            raise ValueError(f"the plan costs {checked.charge} on this data but {planned.charge} "
+                             "was planned from the public facts: plan again")
+        eps, dlt = planned.charge
+        if not curator.ledger.can_charge(eps, dlt):
+            left = curator.ledger.remaining
+            raise BudgetExceeded(f"the plan costs epsilon {eps:.6g}, delta {dlt:.3g} but only "
+                                 f"epsilon {left[0]:.6g}, delta {left[1]:.3g} remain: nothing was "
+                                 "charged or run")
+        released = curator.release_plan(ests, accounting=accounting, delta=planned.delta)
+        return planned, released
+
 
 # ---- the planner -------------------------------------------------------------------------------
 def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, n_twins=None,

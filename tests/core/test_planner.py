@@ -324,3 +324,38 @@ def test_onecluster_reuses_the_count_profile_per_twin_with_identical_results(mon
     assert np.array_equal(again[1], b[1])
     assert np.array_equal(other[1], original(X * 0.5, 100, grid, bounds=(0.0, 1.0))[1])
     assert not np.array_equal(other[1], b[1])           # another array is not served the memo
+
+
+def test_a_committed_plan_charges_exactly_its_shown_total_once():
+    from privclust.core.privacy import BudgetExceeded
+
+    rng = np.random.default_rng(4)
+    X = np.clip(np.vstack([rng.normal(c, 0.15, (500, 3)) for c in (-0.5, 0.0, 0.5)]), -1, 1)
+    facts = kmeans_facts()
+    res = plan_utility(facts, epsilons=(0.5, 2.0, 8.0), n_trials=2, random_state=1)
+    rec = res.recommend("relative_sse <= 1.5")
+    plan = res.recommended_releases(rec, "all")
+    assert len(plan) >= 2, rec                           # a composed plan, not one release
+    shown = res.account(plan, delta=1e-6)
+    assert shown.charge[0] < shown.basic[0]              # tight below the sum
+    # too small a budget: refused before anything is charged or run
+    poor = Curator(X, Ledger(shown.charge[0] * 0.99, 1e-5))
+    with pytest.raises(BudgetExceeded, match="nothing was charged"):
+        res.commit(poor, plan, delta=1e-6)
+    assert poor.ledger.history == [] and poor.releases() == []
+    # enough: one ledger entry of exactly the shown total, then every release runs
+    cur = Curator(X, Ledger(100.0, 1e-5))
+    charged, released = res.commit(cur, plan, delta=1e-6)
+    assert charged.charge == shown.charge
+    assert len(cur.ledger.history) == 1
+    entry = cur.ledger.history[0]
+    assert (entry.epsilon, entry.delta) == pytest.approx(shown.charge, rel=1e-12, abs=0)
+    assert cur.ledger.spent == pytest.approx(shown.charge, rel=1e-12, abs=0)
+    assert [r.estimator for r in released] == [type(e).__name__ for e in res.estimators(plan)]
+    assert {r.charge_id for r in released} == {entry.id}
+    assert all(r.cluster_centers_.shape == (3, 3) for r in released)
+    # the same plan again is refused (already released), nothing more is charged
+    from privclust.core.release import PrivacyRefused
+    with pytest.raises(PrivacyRefused):
+        res.commit(cur, plan, delta=1e-6)
+    assert len(cur.ledger.history) == 1

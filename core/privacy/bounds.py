@@ -55,6 +55,10 @@ def check_outer_bounds(outer_bounds, n_features, name="outer_bounds"):
         raise ValueError(f"{name} must be finite")
     if np.any(high <= low):
         raise ValueError(f"{name} must satisfy low < high for every feature")
+    with np.errstate(over="ignore"):
+        if not np.all(np.isfinite(high - low)):
+            raise ValueError(f"{name}: high - low must be a finite number for every feature "
+                             "(the width of the range overflows float64)")
     return low, high
 
 
@@ -125,8 +129,9 @@ def _post_process(a, b, low, high, margin):
     """Order, widen by ``margin``, keep inside [low, high], and make lower < upper."""
     lower, upper = np.minimum(a, b), np.maximum(a, b)
     if margin > 0:
-        pad = margin * (upper - lower)
-        lower, upper = lower - pad, upper + pad
+        with np.errstate(over="ignore"):          # an infinite pad is clipped just below
+            pad = margin * (upper - lower)
+            lower, upper = lower - pad, upper + pad
     lower, upper = np.clip(lower, low, high), np.clip(upper, low, high)
     tie = upper <= lower
     if np.any(tie):

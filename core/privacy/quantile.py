@@ -41,8 +41,9 @@ SENSITIVITY = 1.0
 def check_range(lower, upper, name="outer range"):
     """(lower, upper) as floats: finite with lower < upper; ValueError naming ``name``."""
     lo, hi = real_scalar(lower, f"{name} lower end"), real_scalar(upper, f"{name} upper end")
-    if not (np.isfinite(lo) and np.isfinite(hi)) or not lo < hi:
-        raise ValueError(f"{name} must be finite with lower < upper, got ({lower!r}, {upper!r})")
+    if not (np.isfinite(lo) and np.isfinite(hi)) or not lo < hi or not np.isfinite(hi - lo):
+        raise ValueError(f"{name} must be finite with lower < upper (and a finite width), got "
+                         f"({lower!r}, {upper!r})")
     return lo, hi
 
 
@@ -87,7 +88,11 @@ def quantile_intervals(values, quantiles, epsilon, lower, upper):
         log_widths = np.log(widths)        # -inf for the empty intervals between tied records
     ranks = np.arange(n + 1, dtype=np.float64)
     utilities = -np.abs(ranks[None, :] - q[:, None] * n)
-    logits = log_widths[None, :] + (epsilon / (2.0 * SENSITIVITY)) * utilities
+    # shift each row so that its best non-empty interval has utility 0 (a constant per row does
+    # not change the distribution): a huge epsilon then sends the others to -inf, never all
+    best = np.max(np.where(widths[None, :] > 0, utilities, -np.inf), axis=1, keepdims=True)
+    with np.errstate(over="ignore"):
+        logits = log_widths[None, :] + (epsilon / (2.0 * SENSITIVITY)) * (utilities - best)
     return edges, widths, logits
 
 

@@ -260,6 +260,19 @@ def test_margin_widens_and_the_box_is_ordered_and_strict():
     assert np.all(hi > lo) and np.all(lo >= 0.0) and np.all(hi <= 1.0)
 
 
+@pytest.mark.parametrize("epsilon", [1e-300, 1e300])
+def test_extreme_valid_parameters_and_records_never_fail_after_the_charge(epsilon):
+    """Anything the plan accepts runs: a huge epsilon (every interval but the best one has
+    weight exp(-inf)), a tiny one, records at +-float64 max, ties, one record."""
+    big = np.finfo(np.float64).max
+    for X in (np.array([[big, -big], [0.0, 0.0], [-big, big]]), np.zeros((1, 2)),
+              np.full((40, 2), 0.25)):
+        est = PrivateBounds(epsilon=epsilon, outer_bounds=(-1e300, 1e300), quantile=0.0,
+                            margin=1e300, random_state=0).fit(X)
+        assert np.all(est.lower_ < est.upper_)
+        assert np.all(est.lower_ >= -1e300) and np.all(est.upper_ <= 1e300)
+
+
 def test_direct_fit_with_a_ledger_charges_before_reading():
     ledger = Ledger(1.0)
     X = Unreadable((100, 3))
@@ -280,6 +293,7 @@ BAD = [
     (dict(outer_bounds=(0.0, float("inf"))), "outer_bounds"),
     (dict(outer_bounds=([0.0, 0.0], [1.0, 1.0])), "outer_bounds"),    # 2 ranges for 3 features
     (dict(outer_bounds="wide"), "outer_bounds"),
+    (dict(outer_bounds=(-1e308, 1e308)), "outer_bounds"),     # the width overflows
     (dict(quantile=0.5), "quantile"),
     (dict(quantile=-0.01), "quantile"),
     (dict(quantile="low"), "quantile"),

@@ -68,6 +68,7 @@ TABLE = {
     # row_cap: a replace-one ledger counts a cell-level release only with a per-record cap
     "DPTauCoClustering": (dict(n_row_clusters=2, n_col_clusters=2, epsilon=1.0, n_iter=2,
                                row_cap=20), _counts),
+    "PrivateBounds": (dict(epsilon=1.0, outer_bounds=(-1.0, 1.0), quantile=0.05), _mixture),
 }
 KNOWN = sorted(TABLE)
 

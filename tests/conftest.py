@@ -37,6 +37,38 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(20261121)
 
 
+@pytest.fixture(scope="session")
+def union_of_subspaces():
+    """Factory of the subspace-clustering test data: ``union_of_subspaces(n, d, k, q, noise=0.0,
+    seed=0)`` is a fresh :class:`~privclust.core.data.Dataset` of n points on k random
+    q-dimensional linear subspaces of R^d, clipped to the unit ball (the data model of Wang, Wang
+    & Singh, NIPS 2015, Sec. 2), with ``labels`` and ``truth["subspaces"]`` (k, d, q)."""
+    from privclust.core.data import make_union_of_subspaces
+
+    def make(n, d, k, q, noise=0.0, seed=0):
+        return make_union_of_subspaces(n, d, k, q, noise=noise, random_state=seed)
+    return make
+
+
+def _read_only(dataset):
+    dataset.X.setflags(write=False)   # shared by the whole session: a fit must not write to X
+    return dataset
+
+
+@pytest.fixture(scope="session")
+def two_planes(union_of_subspaces):
+    """300 points near 2 planes in R^6 (noise 0.05): the small case of the private subspace
+    estimators' protocol, accounting and ledger tests. Read-only."""
+    return _read_only(union_of_subspaces(300, 6, 2, 2, noise=0.05, seed=0))
+
+
+@pytest.fixture(scope="session")
+def two_lines(union_of_subspaces):
+    """1000 points near 2 lines in R^4 (noise 0.01): an easy case for sample-and-aggregate,
+    where 1000 points give enough disjoint blocks for a useful aggregate. Read-only."""
+    return _read_only(union_of_subspaces(1000, 4, 2, 1, noise=0.01, seed=2))
+
+
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 

@@ -1,4 +1,5 @@
-"""The distribution is laid out as design.md says and the console command works."""
+"""The distribution ships the privclust package (core, app) without tests or benchmarks, and the
+console command works."""
 import ast
 import subprocess
 import sys

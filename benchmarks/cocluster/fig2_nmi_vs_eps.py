@@ -5,7 +5,7 @@ Fast-tauCC (non-private, up to 500 iterations), diffprivlib KMeans on the rows (
 baseline; bounds (0, max count) read from the data, which favours the baseline). I = 4,
 K0 = L0 = number of classes, rows and columns permuted per run.
 
-Run:  PRIVCLUST_DATA_DIR=/work/shared/data python benchmarks/cocluster/fig2_nmi_vs_eps.py [runs]
+Run:  PRIVCLUST_DATA_DIR=/path/to/data python benchmarks/cocluster/fig2_nmi_vs_eps.py [runs]
       [--reuse-kmeans]   (keep the DP-KMeans rows of the existing fig2_nmi.csv: diffprivlib is
                           ~95 % of the run time and its code path does not depend on ours)
 Writes benchmarks/results/cocluster/fig2_nmi.csv, fig2_summary.md, fig2_<dataset>.png.

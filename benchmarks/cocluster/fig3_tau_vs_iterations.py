@@ -1,7 +1,7 @@
 """[BP25] Fig. 3: de-normalised tau_{R|C} of the RELEASED noisy table versus the number of
 iterations I in {2..10} and epsilon in [0.1, 10] (log scale), on classic3 and cstr.
 
-Run:  PRIVCLUST_DATA_DIR=/work/shared/data python benchmarks/cocluster/fig3_tau_vs_iterations.py [runs]
+Run:  PRIVCLUST_DATA_DIR=/path/to/data python benchmarks/cocluster/fig3_tau_vs_iterations.py [runs]
 Writes benchmarks/results/cocluster/fig3_tau.csv, fig3_summary.md, fig3_<dataset>.png.
 """
 import sys

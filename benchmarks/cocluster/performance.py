@@ -1,4 +1,4 @@
-"""Timing and memory of DP-tauCC / Fast-tauCC (issue 6 performance targets).
+"""Timing and memory of DP-tauCC / Fast-tauCC against the performance targets below.
 
 Targets: one DP-tauCC run (I = 4) on classic3 <= 0.2 s and <= 150 MB peak; Fast-tauCC to
 convergence on classic3 <= 1 s; a 5000 x 20000 sparse matrix at 1 % density <= 2 s per DP run.
@@ -7,7 +7,7 @@ the peak RSS of a fresh process that imports the estimator, loads classic3 and r
 (resource.ru_maxrss; this includes the interpreter, numpy/scipy and the data, like a process
 measurement of the authors' code would).
 
-Run:  PRIVCLUST_DATA_DIR=/work/shared/data python benchmarks/cocluster/performance.py
+Run:  PRIVCLUST_DATA_DIR=/path/to/data python benchmarks/cocluster/performance.py
 Writes benchmarks/results/cocluster/performance.md.
 """
 import os

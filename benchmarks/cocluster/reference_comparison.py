@@ -1,10 +1,10 @@
-"""Median NMI of DP-tauCC and Fast-tauCC against the authors' reference implementation (issue 6).
+"""Median NMI of DP-tauCC and Fast-tauCC against the authors' reference implementation.
 
 The reference numbers were measured by the project lead on this machine with the authors' dense
 numpy code (5 seeds, rows/columns permuted per run); they are copied here as constants. Ours use
 more seeds (default 30) and report the median with a bootstrap 90 % interval of the median.
 
-Run:  PRIVCLUST_DATA_DIR=/work/shared/data python benchmarks/cocluster/reference_comparison.py [runs]
+Run:  PRIVCLUST_DATA_DIR=/path/to/data python benchmarks/cocluster/reference_comparison.py [runs]
 Writes benchmarks/results/cocluster/reference_comparison.md.
 """
 import sys

@@ -1,4 +1,4 @@
-"""Spec 4.8 experiment grid for 1-cluster: radius ratio, coverage, failure rate and time versus eps.
+"""Experiment grid for 1-cluster (docs/algorithms.md, section 5): radius ratio, coverage, failure rate and time versus eps.
 
 n in {1e3, 1e4}, d in {2, 10, 50}, eps in {0.5, 1, 2, 4, 8}, delta = 1/n^2, 20 trials; one Gaussian
 cluster of t = n/2 points with std 0.01 in [0,1]^d plus uniform background, grid step 2^-16.
@@ -6,7 +6,7 @@ Reference radius r_2: the non-private 2-approximate baseline (best ball centred 
 r_opt <= r_2 <= 2 r_opt). A trial "misses" when the released ball holds < 90 % of the planted
 points; "GoodCenter failed" when no centre was found (the ball of the whole box is released).
 
-Run:  OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/grid.py [trials] [n,...] [d,...] [axis_choice]
+Run:  OMP_NUM_THREADS=1 python benchmarks/onecluster/grid.py [trials] [n,...] [d,...] [axis_choice]
 Writes benchmarks/results/onecluster/grid_raw.csv, grid_summary.md and grid.png (rows appended
 as they finish, so a partial run keeps its results); a non-default ``axis_choice`` (e.g.
 "box_ball") writes grid_<axis_choice>_raw.csv etc.
@@ -70,7 +70,7 @@ def load(axis_choice="em"):
 def summarise(axis_choice="em"):
     rows = load(axis_choice)
     keys = sorted({(r["n"], r["d"], r["epsilon"]) for r in rows})
-    lines = ["# 1-cluster, spec 4.8 grid (medians over trials; ratios to the non-private 2-approx radius r_2)", "",
+    lines = ["# 1-cluster experiment grid (medians over trials; ratios to the non-private 2-approx radius r_2)", "",
              f"GoodCenter axis_choice = {axis_choice!r}; other parameters: OneCluster defaults.", "",
              "| n | d | eps | trials | r^/r_2 | released/r_2 | rho_C/r_2 | coverage (mean) | miss rate (<90 %) | GoodCenter failed | unreliable | centre error | time (s) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -88,7 +88,7 @@ def summarise(axis_choice="em"):
         lines.append(f"| {int(key[0])} | {int(key[1])} | {key[2]:g} | {stats['trials']} | {stats['gr']:.2f} | "
                      f"{stats['rel']:.2f} | {stats['rhoc']:.1f} | {stats['cov']:.3f} | {stats['miss']:.2f} | "
                      f"{stats['fail']:.2f} | {stats['unrel']:.2f} | {stats['err']:.3f} | {stats['sec']:.2f} |")
-    lines += ["", "Command: `OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/grid.py"
+    lines += ["", "Command: `OMP_NUM_THREADS=1 python benchmarks/onecluster/grid.py"
               + ("`" if axis_choice == "em" else f" 20 1000,10000 2,10,50 {axis_choice}`")]
     (OUT / f"{_prefix(axis_choice)}_summary.md").write_text("\n".join(lines) + "\n")
     plot(table, _prefix(axis_choice))

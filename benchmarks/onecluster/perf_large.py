@@ -1,6 +1,6 @@
-"""Time and peak memory of OneCluster at n = 1e5, d = 10 (issue 5 target: < 60 s, < 1 GB).
+"""Time and peak memory of OneCluster at n = 1e5, d = 10 (target: < 60 s, < 1 GB).
 
-Run:  OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/perf_large.py [n] [d]
+Run:  OMP_NUM_THREADS=1 python benchmarks/onecluster/perf_large.py [n] [d]
 Writes benchmarks/results/onecluster/perf_large.md. Each configuration runs in a fresh process
 so the peak RSS (ru_maxrss) is its own.
 """
@@ -60,7 +60,7 @@ def main():
               "time of the single-threaded run (OMP_NUM_THREADS=1); wall time depends on the machine's load.",
               f"Load average (1, 5, 15 min) at start {tuple(round(x, 2) for x in load_start)}, at end "
               f"{tuple(round(x, 2) for x in os.getloadavg())} ({os.cpu_count()} cores, shared).",
-              "Command: `OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/perf_large.py`"]
+              "Command: `OMP_NUM_THREADS=1 python benchmarks/onecluster/perf_large.py`"]
     (OUT / "perf_large.md").write_text("\n".join(lines) + "\n")
 
 

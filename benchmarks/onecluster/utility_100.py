@@ -1,8 +1,9 @@
-"""The issue-5 utility measurement on 100 seeds (spec 4.3a): n = 10,000, d = 2, t = 2,000 points with
+"""The 1-cluster utility measurement on 100 seeds (GoodCenter defaults of docs/algorithms.md,
+section 5): n = 10,000, d = 2, t = 2,000 points with
 std 0.01 in [0,1]^2, eps = 1, delta = 1e-6. A trial passes when the centre is within 0.05 of the
 planted centre, the released radius is <= 0.20 and the ball holds >= 90 % of the planted points.
 
-Run:  OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/utility_100.py [trials]
+Run:  OMP_NUM_THREADS=1 python benchmarks/onecluster/utility_100.py [trials]
 Writes benchmarks/results/onecluster/utility_100.{csv,md}.
 """
 import csv
@@ -43,10 +44,10 @@ def main(trials=100):
         writer.writerows(rows)
     col = {k: np.array([r[k] for r in rows], dtype=float) for k in rows[0]}
     q = lambda k, p: float(np.percentile(col[k], p))
-    text = f"""# 1-cluster utility, issue 5 setting ({trials} seeds)
+    text = f"""# 1-cluster utility, planted-ball setting ({trials} seeds)
 
 n = {N}, d = 2, t = {T} planted points (std {STD}) in [0,1]^2, eps = {EPS}, delta = {DELTA},
-grid step 2^-16, defaults of `OneCluster` (EM GoodRadius, spec 4.3a GoodCenter, 2 re-centring steps).
+grid step 2^-16, defaults of `OneCluster` (EM GoodRadius, GoodCenter with our defaults, 2 re-centring steps).
 
 | metric | median | 95th percentile | max |
 |---|---|---|---|
@@ -60,7 +61,7 @@ grid step 2^-16, defaults of `OneCluster` (EM GoodRadius, spec 4.3a GoodCenter, 
 Passed (error <= 0.05, radius <= 0.20, coverage >= 90 %): **{int(col['passed'].sum())} / {trials}**;
 GoodCenter failures: {int((1 - col['success']).sum())}; flagged unreliable: {int((1 - col['reliable']).sum())}.
 
-Command: `OMP_NUM_THREADS=1 /work/.venv/bin/python benchmarks/onecluster/utility_100.py {trials}`
+Command: `OMP_NUM_THREADS=1 python benchmarks/onecluster/utility_100.py {trials}`
 """
     (OUT / "utility_100.md").write_text(text)
     print(text)

@@ -16,13 +16,15 @@ K = D = 10
 
 
 def sch19_box(k=K, d=D):
-    """Public box of spec 3.3 for [SCH19]'s mixture: +-(3 * 2.5 k^(1/d) + 4)."""
+    """Public box for [SCH19]'s mixture: +-(3 * 2.5 k^(1/d) + 4): three standard deviations of the
+    centres (2.5 k^(1/d)) plus four of a cluster (1); public because it follows from the
+    generating model, never from the drawn data."""
     return 3 * 2.5 * k ** (1 / d) + 4
 
 
 def dataset(name, n, seed):
-    """(X, (lo, hi)) for 'sch19' (seed 002's mixture, k = d = 10) or 'blobs' (centres uniform
-    in [-1, 1]^10, cluster std 0.2, public box [-2, 2]^10: the mixture of guides/peers.md)."""
+    """(X, (lo, hi)) for 'sch19' ([SCH19] Sec. III mixture, k = d = 10) or 'blobs' (centres uniform
+    in [-1, 1]^10, cluster std 0.2, public box [-2, 2]^10: an easy mixture shared with the peer comparison)."""
     if name == "sch19":
         B = sch19_box()
         return make_gaussian_mixture(n, D, K, random_state=seed).X, (-B, B)

@@ -1,9 +1,10 @@
-"""Reproduction of [SCH19] Fig. 1 and Fig. 3 (issue 4 "Reproduction").
+"""Reproduction of Fig. 1 and Fig. 3 of [SCH19] = Schellekens, Chatalic, Houssiau, de Montjoye,
+Jacques & Gribonval, "Compressive k-means with differential privacy", SPARS 2019, Sec. III.
 
-    /work/.venv/bin/python benchmarks/sketch/figures.py fig1 --quick
-    /work/.venv/bin/python benchmarks/sketch/figures.py fig3 --quick
-    /work/.venv/bin/python benchmarks/sketch/figures.py fig1 --paper   # n = 1e7, 13 eps, 50 trials
-    /work/.venv/bin/python benchmarks/sketch/figures.py fig1 --paper-lite   # n = 1e7, m = 10kd, ~10 min
+    python benchmarks/sketch/figures.py fig1 --quick
+    python benchmarks/sketch/figures.py fig3 --quick
+    python benchmarks/sketch/figures.py fig1 --paper   # n = 1e7, 13 eps, 50 trials
+    python benchmarks/sketch/figures.py fig1 --paper-lite   # n = 1e7, m = 10kd, ~10 min
 
 Fig. 1: relative SSE (to KMeans with 3 replicates) versus eps for CKM with f_e and f_q, r = m and
 r = 1, m = 10kd and 100kd, and DPLloyd (uniform init, "improved" sphere-packing init); medians.

@@ -1,5 +1,5 @@
 """Utility and speed of privclust's compressive k-means against pycle 1.2 and diffprivlib 0.6.6,
-same data, same process (issue 4 "Performance and quality against peers").
+same data, same process.
 
     python benchmarks/sketch/peers.py [--trials 10] [--pycle-trials 10] [--n 100000] [--skip-utility]
 

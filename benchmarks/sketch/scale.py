@@ -1,7 +1,7 @@
-"""Scale of the sketch (issue 4 "Scale"): the full n = 1e7, d = 10, m = 1000 sketch streamed
+"""Scale of the sketch: the full n = 1e7, d = 10, m = 1000 sketch streamed
 (r = m and r = 1), peak memory, and the Dask path with 2 local worker processes.
 
-    /work/.venv/bin/python benchmarks/sketch/scale.py [--n 10000000] [--skip-dask]
+    python benchmarks/sketch/scale.py [--n 10000000] [--skip-dask]
 
 Writes benchmarks/results/sketch/scale.{json,md}.  Data are generated block by block (100k rows)
 and never held in memory; the timings count sketching only (generation is reported apart).

@@ -1,4 +1,4 @@
-"""Reproduce seed 001 Fig. 2 (utility vs epsilon) in reduced form; spec 2.6.
+"""Reproduce Fig. 2 of Wang, Wang & Singh, NIPS 2015 (utility vs epsilon), Sec. 5, in reduced form.
 
     python benchmarks/subspace/fig2.py --quick            # minutes: 5 epsilons, 2 trials, 1000 Gibbs its
     python benchmarks/subspace/fig2.py                     # full: 9 epsilons, 10 trials, 10000 Gibbs its
@@ -15,7 +15,7 @@ trial (chains run batched); the reported value is the mean of the metric
 over the last 100 iterations (recorded every 10), an average of per-state utilities: releasing
 those states would cost 100 epsilon. Metrics on the clipped data: cost (Eq. 3) and d_W (Eq. 2).
 Writes fig2_<mode>.md/.csv/.png under benchmarks/results/subspace/. The md ends with
-"Headline observations", the paper's claims (spec 2.6) checked against the medians of the run,
+"Headline observations", the paper's claims (its Sec. 5 discussion of Fig. 2) checked against the medians of the run,
 computed from the rows by :func:`headline` (rules stated there), not typed by hand.
 """
 import argparse
@@ -139,7 +139,7 @@ def _med(rows, col, method, eps, idx):
 
 
 def headline(rows):
-    """Markdown lines checking spec 2.6 "Headline observations" against rows
+    """Markdown lines checking the paper's Sec. 5 observations on Fig. 2 against rows
     (column, method, epsilon, trial, cost, d_W). Rules: (1) sample-and-aggregate is "poor unless
     epsilon is truly large" when its best median d_W stays above half of its value at the
     smallest epsilon for every epsilon < 1000; (2) Gibbs (random init) and SuLQ-10 are
@@ -150,7 +150,7 @@ def headline(rows):
     exp.+random among the private methods (not the non-private-init ones) per epsilon."""
     cols = sorted({r[0] for r in rows})
     eps_all = sorted({r[2] for r in rows if np.isfinite(r[2])})
-    out = ["## Headline observations (spec 2.6) against this run", "",
+    out = ["## Headline observations (Wang, Wang & Singh 2015, Sec. 5) against this run", "",
            "Computed by `headline()` in fig2.py from the medians above; the trial count is small "
            "in the quick run, so read these as indications.", ""]
     sa = ("s.a.+TSC", "s.a.+SSC", "s.a.+LRR")

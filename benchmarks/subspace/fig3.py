@@ -1,4 +1,4 @@
-"""Reproduce seed 001 Fig. 3 (Gibbs mixing diagnostics); spec 2.6.
+"""Reproduce Fig. 3 of Wang, Wang & Singh, NIPS 2015 (Gibbs mixing diagnostics), Sec. 5.
 
     python benchmarks/subspace/fig3.py --quick     # 8 chains x 2000 iterations per epsilon
     python benchmarks/subspace/fig3.py             # 8 chains x 10000 iterations (the paper's)
@@ -24,7 +24,7 @@ EPSILONS = (0.1, 1.0, 10.0, 100.0)
 STUCK = 1.5          # final d_W above this: a stuck chain when epsilon is large (>= 10)
 NOTE = ["", "Reading the diagnostics (all evaluation-only): at epsilon 0.1 and 1 every chain is "
         "above d_W 1.5 because the target itself is diffuse there, not because chains are stuck. "
-        "The test statistic (seed 001 Sec. 5) shrinks like 1/sqrt(T) (compare the quick and "
+        "The test statistic (Wang, Wang & Singh 2015, Sec. 5) shrinks like 1/sqrt(T) (compare the quick and "
         "full runs) from random column sign flips, for a chain stuck in a local optimum as much "
         "as for a mixed one (stuck_chains.md), so a small value says little about mixing; the "
         "split R-hat of the cost across chains is what flags a stuck chain.", ""]

@@ -1,4 +1,4 @@
-"""Performance of the subspace family (issue 3 "Performance").
+"""Performance of the subspace family: time and memory of each estimator at the paper's sizes.
 
     python benchmarks/subspace/perf.py [--iterations 10000] [--profile-iterations 500]
 

@@ -1,4 +1,5 @@
-"""Which diagnostic flags a stuck Gibbs chain? (issue 3; spec 2.4 "Gibbs mixing diagnostic").
+"""Which diagnostic flags a stuck Gibbs chain? (the mixing diagnostic of
+Wang, Wang & Singh, NIPS 2015, Sec. 5, Fig. 3, against split R-hat).
 
     python benchmarks/subspace/stuck_chains.py [--chains 32] [--iterations 2000]
 

@@ -1,4 +1,4 @@
-"""DPTauCoClustering (spec 5.4, 6.1): budget schedule, privacy_ metadata, ledger, input checks,
+"""DPTauCoClustering (Battaglia & Pensa, SDM 2025, Sec. 4, Alg. 1-3): budget schedule, privacy_ metadata, ledger, input checks,
 outputs, utility on planted blocks."""
 import math
 
@@ -173,7 +173,8 @@ def _ledger_mismatch(calls, ledger):
 def test_every_mechanism_run_is_in_the_ledger(blocks, monkeypatch, n_iter):
     """The mechanisms that actually touch the data are exactly the recorded releases, in order:
     2I exponential-mechanism draws (the initial column draw plus I row and I - 1 column draws)
-    and 2I Laplace tables, summing to epsilon (spec 5.4 budget check; seed 004 Sec. 4.2 Alg. 1).
+    and 2I Laplace tables, summing to epsilon (Battaglia & Pensa, SDM 2025, Sec. 4.2, Alg. 1; the budget split is
+    in docs/algorithms.md, section 6).
     """
     calls, ledger = _mechanism_calls(monkeypatch, blocks[0], n_iter, 0.7)
     assert _ledger_mismatch(calls, ledger) == ""
@@ -208,7 +209,7 @@ def test_large_sparse_matrix_is_never_densified():
 
 
 def test_single_cluster_repair_moves_ceil_one_percent():
-    """UpdatePart step 8 (spec 5.4): when every object picks the same prototype, a random
+    """UpdatePart step 8 (Battaglia & Pensa, SDM 2025, Alg. 3): when every object picks the same prototype, a random
     ceil(1 %) of them is moved to a second cluster (data-independent), so two clusters stay."""
     from privclust.core.cocluster.dp_taucc import update_part
     N = 250
@@ -221,7 +222,7 @@ def test_single_cluster_repair_moves_ceil_one_percent():
 
 
 def test_compute_table_deletes_all_zero_rows_but_never_all(monkeypatch):
-    """ComputeT (seed 004 Alg. 2 lines 10-13): a row cluster whose noisy counts all clamp to 0 is
+    """ComputeT (Battaglia & Pensa, SDM 2025, Alg. 2 lines 10-13): a row cluster whose noisy counts all clamp to 0 is
     deleted; if every row would go, the live set is kept (post-processing either way)."""
     import privclust.core.cocluster.dp_taucc as dp
     Y = np.array([[[5.0, 3.0], [0.0, 0.0], [4.0, 0.0]]])       # object profiles, L = 2
@@ -247,7 +248,7 @@ def _same_partition(a, b):
 def test_huge_epsilon_equals_alternating_single_greedy_passes(n_iter, seed):
     """eps -> infinity: every exponential-mechanism draw becomes the argmax and the noise on T
     vanishes, so DP-tauCC must equal ``n_iter`` alternating SINGLE passes of Fast-tauCC's update
-    (spec 5.3) from RandomMatrix's start: R0, then the column argmax against P0 = C0^T M^T, then
+    (Battaglia, Peiretti & Pensa, Mach. Learn. 2024) from RandomMatrix's start: R0, then the column argmax against P0 = C0^T M^T, then
     per iteration a column pass (it > 1) and a row pass, each against the exact T(R, C). The
     evaluation labels are one further row pass. This pins what the eps = 1e4 runs on real data
     measure (4 greedy passes from a blind start; on cstr they reach NMI ~0.3 where Fast-tauCC,

@@ -1,4 +1,4 @@
-"""Privacy of DP-tauCC under the ``cell`` relation (spec 5.4, 6.2): sensitivities on adversarial
+"""Privacy of DP-tauCC under the ``cell`` relation (Battaglia & Pensa, SDM 2025, Sec. 4): sensitivities on adversarial
 cell neighbours, the exact output distribution of UpdatePart against e^eps, a statistical audit
 of one whole iteration, and planted bugs that these checks must catch."""
 import itertools

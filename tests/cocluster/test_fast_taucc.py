@@ -1,4 +1,5 @@
-"""Fast-tauCC (spec 5.3): block recovery, dense == sparse, input checks, no densifying."""
+"""Fast-tauCC (Battaglia, Peiretti & Pensa, Mach. Learn. 2024; Battaglia & Pensa, SDM 2025,
+Sec. 3.2): block recovery, dense == sparse, input checks, no densifying."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -87,7 +88,7 @@ def test_tau_attributes_match_the_metrics_module():
 
 
 def test_estimators_follow_the_scikit_learn_contract():
-    """design.md: get_params/set_params and clone work; a clone keeps the parameters and the
+    """The scikit-learn estimator contract: get_params/set_params and clone work; a clone keeps the parameters and the
     ledger (one budget), not the fitted state."""
     from sklearn.base import clone
 

@@ -1,4 +1,4 @@
-"""RandomMatrix initialisation of DP-tauCC (spec 5.4): pattern, blocks, flips, data independence."""
+"""RandomMatrix initialisation of DP-tauCC (Battaglia & Pensa, SDM 2025, Alg. 1): pattern, blocks, flips, data independence."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""Fuzzing load() (guides/dp-reliability.md 6.2): any input gives a valid Dataset or a clean
+"""Fuzzing load() with Hypothesis: any input gives a valid Dataset or a clean
 ValueError, never another exception and never a hang."""
 import gzip
 import io

@@ -1,4 +1,6 @@
-"""Synthetic generators: shapes, labels and ground truth (spec 2.6, 3.6, 4.8, 5.1)."""
+"""Synthetic generators: shapes, labels and ground truth (the experimental settings of Wang, Wang
+& Singh, NIPS 2015, Sec. 5; Schellekens et al., SPARS 2019, Sec. III; Battaglia & Pensa, SDM 2025,
+Sec. 5; and the planted ball of our 1-cluster benchmark)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp

@@ -1,4 +1,5 @@
-"""Dataset container and per-record domain helpers (algorithms.md P9)."""
+"""Dataset container and per-record domain helpers (per-record clipping and
+quantisation to a public domain; docs/algorithms.md, section 2)."""
 import warnings
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Stateful property test of the ledger (guides/dp-reliability.md 6.3): whatever the sequence of
+"""Stateful property test of the ledger (Hypothesis rule-based state machine): whatever the sequence of
 valid and invalid charges, spent == sum of accepted charges <= total, a charge is refused exactly
 when it would not fit, and two Ledger objects on one SQLite file always agree."""
 import math

@@ -1,4 +1,4 @@
-"""privclust.core.metrics: identities of spec 6.2 item 5, hand-computed values, brute force."""
+"""privclust.core.metrics: metric identities, hand-computed values, brute force."""
 import itertools
 import math
 
@@ -56,7 +56,7 @@ def test_projector_distance_matches_definition(rng):
         U, V = stiefel(rng, 8, qa), stiefel(rng, 8, qb)
         direct = np.linalg.norm(U @ U.T - V @ V.T)
         assert M.projector_distance(U, V) == pytest.approx(direct, rel=1e-10)
-    # equal q: sqrt(2) * ||sin Theta||_F (spec 2.1 note); invariant to U -> U O
+    # equal q: sqrt(2) * ||sin Theta||_F (Wang, Wang & Singh, NIPS 2015, Sec. 2.2); invariant to U -> U O
     U, V = stiefel(rng, 8, 3), stiefel(rng, 8, 3)
     sines = np.sin(M.principal_angles(U, V))
     assert M.projector_distance(U, V) == pytest.approx(math.sqrt(2) * np.linalg.norm(sines))
@@ -79,7 +79,7 @@ def test_wasserstein_equals_brute_force(rng):
         math.sqrt(sum(M.projector_distance(A[i], B[p[i]]) ** 2 for i in range(4)))
         for p in itertools.permutations(range(4)))
     assert M.wasserstein_subspaces(A, B) == pytest.approx(brute, rel=1e-10)
-    # orthogonal pairs: every d^2 = 2q -> d_W = sqrt(2 k q) (the axis maximum of spec 2.1)
+    # orthogonal pairs: every d^2 = 2q -> d_W = sqrt(2 k q) (the largest value for k q-dimensional subspaces)
     I = np.eye(8)
     A = np.stack([I[:, 0:2], I[:, 2:4]])
     B = np.stack([I[:, 4:6], I[:, 6:8]])

@@ -1,5 +1,5 @@
 """Seeded Clopper-Pearson audits of every DP primitive on adversarial neighbouring inputs
-(guides/dp-reliability.md 2.2, 6.1; issue 2 "Tests (must be able to fail)").
+(the method of Ding, Wang, Wang, Zhang & Kifer, CCS 2018, with Clopper-Pearson intervals).
 
 Each correct mechanism must give epsilon_lower_bound <= claimed epsilon (false alarm <= alpha =
 1e-3 per audit; seeds fixed so CI is deterministic). Each planted bug, implemented here in the

@@ -1,4 +1,5 @@
-"""Exact-distribution privacy checks on tiny inputs (algorithms.md 6.2 item 2).
+"""Exact-distribution privacy checks on tiny inputs (every output probability
+compared with e^eps times its neighbour's).
 
 Output probabilities of AboveThreshold and of the stable histogram's released cell are computed
 by numerical integration over the Laplace noise; every neighbouring pair must satisfy

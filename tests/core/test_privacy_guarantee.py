@@ -1,4 +1,5 @@
-"""Guarantee, Spend and the per-fit BudgetAccountant (spec 0.3, 6.1, 6.2 item 6)."""
+"""Guarantee, Spend and the per-fit BudgetAccountant (docs/algorithms.md,
+section 1)."""
 import json
 import math
 

@@ -1,4 +1,4 @@
-"""Unit tests of the DP primitives (algorithms.md P1-P8, P10; 6.2 items 2-4)."""
+"""Unit tests of the DP primitives (docs/algorithms.md, section 2)."""
 import math
 import warnings
 
@@ -88,7 +88,8 @@ def test_complex_laplace(rng):
 @pytest.mark.parametrize("eps, delta, analytic, classic", [
     (0.1, 1e-5, 30.75, 48.45), (1.0, 1e-5, 3.731, 4.845), (5.0, 1e-5, 0.892, None)])
 def test_gaussian_sigma_table(eps, delta, analytic, classic):
-    """Spec P2 sanity table (sensitivity 1)."""
+    """Classic and analytic Gaussian sigma against reference values (sensitivity 1; Dwork &
+    Roth 2014, Thm. A.1; Balle & Wang, ICML 2018)."""
     assert P.analytic_gaussian_sigma(eps, delta, 1.0) == pytest.approx(analytic, abs=0.006)
     if eps < 1:
         assert P.classic_gaussian_sigma(eps, delta, 1.0) == pytest.approx(classic, abs=0.006)
@@ -192,7 +193,7 @@ def _grid_neighbours(k, sens, values):
 
 @pytest.mark.parametrize("eps", [0.1, 1.0, 5.0])
 def test_exponential_exact_privacy_standard(eps):
-    """Spec 6.2.2: enumerate tiny inputs; P(o|u) <= e^eps P(o|u') for every neighbour pair."""
+    """Enumerate tiny inputs; P(o|u) <= e^eps P(o|u') for every neighbour pair."""
     u, v = _grid_neighbours(3, 1.0, np.linspace(-1, 1, 5))
     pu, pv = P.exponential_probabilities(u, eps, 1.0), P.exponential_probabilities(v, eps, 1.0)
     ratio = np.max(np.log(pu / pv))

@@ -1,4 +1,4 @@
-"""Floating-point precision regression test (guides/dp-reliability.md 1.1; Mironov 2012).
+"""Floating-point precision regression test (Mironov, CCS 2012).
 
 This documents a KNOWN LIMITATION, it does not certify safety: ``laplace`` adds numpy's float
 noise in floating point, so some outputs are reachable from one input and not from its

@@ -1,4 +1,5 @@
-"""The public names of privclust.core.privacy that the team codes against (CONTRACT.md)."""
+"""The public signatures of privclust.core.privacy: the estimators, the app and the notebooks call
+these by keyword, so a renamed or reordered parameter must fail here first."""
 import inspect
 
 import privclust.core as core
@@ -23,7 +24,7 @@ CONTRACT = {
     "smooth_sensitivity_parameters": ["epsilon", "delta", "dim"],
     "smooth_sensitivity_gaussian": ["value", "smooth_bound", "epsilon", "delta", "rng", "size"],
 }
-# the design's names come first, in this order; the release protocol adds the neighbouring
+# these names come first, in this order; the release protocol adds the neighbouring
 # relation of a charge (and the conversion options) and the ledger's unit after them
 PREFIX = {"charge": ["ledger", "epsilon", "delta", "what", "relation"]}
 

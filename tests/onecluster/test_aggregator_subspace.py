@@ -1,10 +1,10 @@
-"""OneClusterAggregator as the aggregation rule of SampleAggregateSubspaceClustering (spec 4.6)."""
+"""OneClusterAggregator as the aggregation rule of SampleAggregateSubspaceClustering (Nissim,
+Stemmer & Vadhan, PODS 2016, Sec. 6)."""
 import warnings
 
 import numpy as np
 import pytest
 
-from privclust.core.data import make_union_of_subspaces
 from privclust.core.metrics import wasserstein_subspaces
 from privclust.core.onecluster import OneClusterAggregator
 from privclust.core.privacy import Ledger, PrivacyWarning
@@ -12,10 +12,10 @@ from privclust.core.subspace import KPlanes, SampleAggregateSubspaceClustering
 from privclust.core.subspace.sample_aggregate import projector_box
 
 
-def test_one_cluster_aggregate_is_close_on_easy_data():
+def test_one_cluster_aggregate_is_close_on_easy_data(union_of_subspaces):
     """d=3, k=2, q=1, 1000 blocks of 20 points, epsilon=50. Measured (3 datasets x 4 seeds):
     d_W to the truth 0.0001-0.0015, every run reliable; this seed 0.001."""
-    data = make_union_of_subspaces(20000, 3, 2, 1, noise=0.01, random_state=0)
+    data = union_of_subspaces(20000, 3, 2, 1, noise=0.01, seed=0)
     agg = OneClusterAggregator()
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)       # a reliable run warns about nothing
@@ -28,8 +28,8 @@ def test_one_cluster_aggregate_is_close_on_easy_data():
     assert sa.diagnostics_["evaluation_only"] and sa.diagnostics_["order_agreement"] > 0.8
 
 
-def test_ledger_charged_once_before_aggregation_and_guarantee_passed_through():
-    data = make_union_of_subspaces(1000, 4, 2, 1, noise=0.01, random_state=2)
+def test_ledger_charged_once_before_aggregation_and_guarantee_passed_through(two_lines):
+    data = two_lines
     ledger = Ledger(10.0, 0.01)
     inner = OneClusterAggregator()
     seen = {}

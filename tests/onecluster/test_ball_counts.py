@@ -1,4 +1,5 @@
-"""Ball counts and GoodRadius's L and Q (spec 4.2): exactness and sensitivity on neighbours."""
+"""Ball counts and GoodRadius's L and Q (Nissim, Stemmer & Vadhan, PODS 2016,
+Sec. 3.1 and 4.1): exactness and sensitivity on neighbours."""
 import importlib
 
 import numpy as np

@@ -1,6 +1,6 @@
 """Statistical DP audits of GoodRadius's release and of NoisyAVG, with planted bugs that must fail.
 
-Pattern (guides/dp-reliability.md 2.2): run the batched release N times on D and on a
+Pattern (Ding, Wang, Wang, Zhang & Kifer, CCS 2018): run the batched release N times on D and on a
 neighbour D', reduce to a scalar/category and compare the Clopper-Pearson lower bound on epsilon
 with the claim. The neighbour pairs were chosen (by an exact-distribution search) to make the
 release move as much as possible.

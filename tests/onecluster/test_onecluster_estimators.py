@@ -52,7 +52,7 @@ def test_box_ball_alternative_finds_the_cluster_with_a_smaller_centre_ball(plant
     a = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), random_state=7, axis_choice="box_ball").fit(planted.X)
     b = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), random_state=7).fit(planted.X)
     assert a.reliable_ and np.linalg.norm(a.center_ - planted.truth["center"]) < 0.1
-    assert a.center_radius_ < b.center_radius_ / 2  # ~3 r instead of ~13 r (spec 4.3a)
+    assert a.center_radius_ < b.center_radius_ / 2  # ~3 r against ~13 r (docs/algorithms.md, section 5)
     names = [s.name for s in a.privacy_.mechanisms]
     assert not any("per-axis" in n for n in names)
 

@@ -43,4 +43,4 @@ def test_per_axis_budget_composes_within_the_axis_stage(d, delta):
     else:
         assert eps_a * d == pytest.approx(eps)
     assert eps_a >= eps / d
-    assert uses_delta == (d >= 50)  # basic composition wins for small d (spec 4.3 item 7)
+    assert uses_delta == (d >= 50)  # basic composition wins for small d (docs/algorithms.md, section 5)

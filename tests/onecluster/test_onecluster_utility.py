@@ -1,4 +1,5 @@
-"""Utility of the corrected 1-cluster (spec 4.3a) on the issue's planted ball, and the honest d = 10 failure.
+"""Utility of the 1-cluster with our GoodCenter defaults (docs/algorithms.md, section 5) on the
+planted ball of the 1-cluster benchmark, and the honest d = 10 failure.
 
 The 100-trial measurement is benchmarks/onecluster/utility_100.py; here a seeded subset keeps the
 test under half a minute.
@@ -33,7 +34,7 @@ def test_planted_ball_d2_utility():
 
 @pytest.mark.slow
 def test_d10_runs_and_reports_an_unreliable_ball_honestly():
-    """At d = 10 and this n the construction is not useful (spec 4.3a): it must say so."""
+    """At d = 10 and this n the construction is not useful: it must say so."""
     model, err, coverage = trial(0, d=10)
     assert np.all(np.isfinite(model.center_)) and model.radius_ > 0
     useful = err <= 0.05 and coverage >= 0.9

@@ -1,4 +1,4 @@
-"""CL-OMPR decoder (spec 3.3)."""
+"""CL-OMPR decoder (Keriven, Tremblay, Traonmilin & Gribonval, ICASSP 2017)."""
 import importlib
 
 import numpy as np
@@ -31,7 +31,8 @@ def test_noiseless_well_separated_mixture_is_recovered(rng):
 
 @pytest.mark.parametrize("signature", ["complex_exp", "quantized"])
 def test_exact_gmm_sketch_decodes_to_its_means(signature):
-    """Quantised sketches are decoded with f_e atoms (the first harmonic, spec 3.3)."""
+    """Quantised sketches are decoded with f_e atoms (the first harmonic of the quantised signature; Schellekens et al.,
+    SPARS 2019, Sec. II)."""
     means = np.array([[-5.0, 0.0], [5.0, 1.0], [0.0, 7.0]])
     op = SketchOperator.draw(2, 60, 3.0, signature=signature, random_state=3)
     rng = np.random.default_rng(4)

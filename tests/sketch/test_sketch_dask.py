@@ -1,5 +1,6 @@
-"""Dask-distributed sketching equals the single-process sketch (design.md "Scale"); a local
-cluster with 2 workers is started in the test (issue 4)."""
+"""Dask-distributed sketching equals the single-process sketch (a sketch is a sum over records,
+so partitions can be sketched apart and added); a local cluster with 2 workers is started in the
+test."""
 import numpy as np
 import pytest
 

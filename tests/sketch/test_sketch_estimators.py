@@ -1,4 +1,5 @@
-"""CompressiveKMeans and DPLloyd estimators: accounting, validation, utility (spec 3.2-3.4, 6)."""
+"""CompressiveKMeans and DPLloyd estimators: accounting, validation, utility (Schellekens et al., SPARS 2019;
+Su et al., CODASPY 2016)."""
 import importlib
 
 import numpy as np

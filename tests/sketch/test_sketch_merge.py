@@ -1,4 +1,5 @@
-"""Mergeable sketches: blocks, files, addition (spec 3.2; design.md "Scale")."""
+"""Mergeable sketches: blocks, files, addition (a sketch is a sum over
+records; Schellekens et al., SPARS 2019, Sec. II, Eq. (2))."""
 import numpy as np
 import pytest
 

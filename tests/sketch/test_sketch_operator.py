@@ -1,4 +1,4 @@
-"""Frequencies and the sketch operator (spec 3.1)."""
+"""Frequencies and the sketch operator (Schellekens et al., SPARS 2019, Sec. II, Eqs. (2)-(3))."""
 import numpy as np
 import pytest
 
@@ -13,7 +13,7 @@ def test_c_f_constants():
 
 def test_default_scale_follows_public_box_and_k():
     k = d = 10
-    B = 3 * 2.5 * k ** (1 / d) + 4           # spec 3.3 public box for SCH19's data
+    B = 3 * 2.5 * k ** (1 / d) + 4           # public box of Schellekens et al.'s mixture
     assert 6.0 <= default_frequency_scale((-B, B), k, d) <= 10.0
     # doubling the box doubles sigma; more clusters shrink it
     assert default_frequency_scale((-2 * B, 2 * B), k, d) == pytest.approx(

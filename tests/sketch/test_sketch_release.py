@@ -1,5 +1,6 @@
 """Private release of the sketch: Theorem 1 sensitivity on adversarial neighbours, exact noise
-ratio, and statistical audits with planted bugs (spec 3.2, 6.2)."""
+ratio, and statistical audits with planted bugs (Schellekens et al., SPARS 2019, Sec. II,
+Theorem 1)."""
 import importlib
 
 import numpy as np
@@ -142,7 +143,7 @@ def _audit_release(signature, neighbouring="replace", mechanism="laplace", delta
 @pytest.mark.parametrize("signature,precision", [("complex_exp", "double"), ("quantized", "double"),
                                                  ("complex_exp", "single")])
 def test_audit_laplace_release_passes(signature, precision):
-    """Includes the float32-trigonometry sketch path (spec 3.3: verify it with the audit)."""
+    """Includes the float32-trigonometry sketch path (its rounding must not break the sensitivity bound: the audit checks it)."""
     assert _audit_release(signature, precision=precision) <= 1.0
 
 

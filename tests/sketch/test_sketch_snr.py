@@ -1,4 +1,4 @@
-"""SNR of Eq. (4) and the exact GMM sketch (spec 3.5)."""
+"""SNR of Eq. (4) and the exact GMM sketch (Schellekens et al., SPARS 2019, Sec. III)."""
 import numpy as np
 import pytest
 
@@ -14,7 +14,7 @@ def test_exact_gmm_sketch_matches_a_large_sample(rng):
 
 
 def test_closed_form_snr_matches_simulation(rng):
-    """Spec 3.5 check: n = 2000, m = 40, r = 4, Laplace noise of Theorem 1 at eps = 2."""
+    """n = 2000, m = 40, r = 4, Laplace noise of Theorem 1 at eps = 2."""
     n, m, r, eps = 2000, 40, 4, 2.0
     means = np.array([[0.0, 0.0], [3.0, 0.0]])
     op = SketchOperator.draw(2, m, 1.0, precision="double", random_state=1)

@@ -1,4 +1,4 @@
-"""Vector-Bingham sampler (spec 2.4 items 3-4, 10): exact moments, envelope validity, fallback."""
+"""Vector-Bingham sampler (Kent, Ganeiber & Mardia 2018; Hoff 2009): exact moments, envelope validity, fallback."""
 import numpy as np
 import pytest
 
@@ -54,7 +54,7 @@ def test_sphere_moments_match_quadrature_and_detect_missing_rejection():
 @pytest.mark.parametrize("p", [2, 3, 8, 42])
 def test_envelope_bounds_target_and_acceptance_stays_bounded(p):
     """log(target / (M * ACG)) <= 0 for every proposal, and the acceptance rate is bounded
-    below for concentrations 1e2..1e5 (spec 2.4 table)."""
+    below for concentrations 1e2..1e5 (the range the Gibbs sampler meets)."""
     rng = np.random.default_rng(p)
     lam = np.concatenate([[0.0], 10 ** rng.uniform(2, 5, p - 1)])
     b, omega, log_m = acg_parameters(lam[None])

@@ -5,72 +5,66 @@ import warnings
 import numpy as np
 import pytest
 
-from privclust.core.data import make_union_of_subspaces
 from privclust.core.metrics import wasserstein_subspaces
 from privclust.core.privacy import BudgetExceeded, Ledger, PrivacyWarning
 from privclust.core.subspace import GibbsSubspaceClustering
 
 
-@pytest.fixture(scope="module")
-def data():
-    return make_union_of_subspaces(300, 6, 2, 2, noise=0.05, random_state=0)
-
-
-def test_privacy_label_and_mechanisms(data):
+def test_privacy_label_and_mechanisms(two_planes):
     g = GibbsSubspaceClustering(2, 2, epsilon=0.7, n_iter=20, n_chains=3, record_every=10,
-                                random_state=0).fit(data.X)
+                                random_state=0).fit(two_planes.X)
     assert g.privacy_.kind == "asymptotic" and g.privacy_.neighbouring == "replace"
     assert g.privacy_.epsilon == pytest.approx(0.7) and g.privacy_.delta == 0.0
     assert len(g.privacy_.mechanisms) == 1
-    g.set_params(release="all").fit(data.X)
+    g.set_params(release="all").fit(two_planes.X)
     assert g.privacy_.epsilon == pytest.approx(2.1) and len(g.privacy_.mechanisms) == 3
     assert g.chain_subspaces_.shape == (3, 2, 6, 2) and g.chain_labels_.shape == (3, 300)
 
 
-def test_solver_init_is_not_private_and_warns(data):
+def test_solver_init_is_not_private_and_warns(two_planes):
     with pytest.warns(PrivacyWarning, match="NOT private"):
         g = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=10, n_chains=2, record_every=5,
-                                    init="kplanes", random_state=0).fit(data.X)
+                                    init="kplanes", random_state=0).fit(two_planes.X)
     assert g.privacy_.kind == "none" and not g.privacy_.is_private
 
 
-def test_ledger_charged_before_sampling(data):
+def test_ledger_charged_before_sampling(two_planes):
     ledger = Ledger(1.0)
     g = GibbsSubspaceClustering(2, 2, epsilon=0.6, n_iter=10, n_chains=2, record_every=5,
                                 ledger=ledger, random_state=0)
-    g.fit(data.X)
+    g.fit(two_planes.X)
     assert ledger.spent[0] == pytest.approx(0.6)
     g2 = GibbsSubspaceClustering(2, 2, epsilon=0.6, n_iter=10, n_chains=2, record_every=5,
                                  ledger=ledger, random_state=0)
     with pytest.raises(BudgetExceeded):
-        g2.fit(data.X)
+        g2.fit(two_planes.X)
     assert not hasattr(g2, "subspaces_")                          # nothing ran
     g3 = GibbsSubspaceClustering(2, 2, epsilon=0.2, n_chains=3, release="all", ledger=ledger)
     with pytest.raises(BudgetExceeded):                           # 3 x 0.2 > 0.4 remaining
-        next(g3.iter_fit(data.X))
+        next(g3.iter_fit(two_planes.X))
 
 
-def test_released_chain_does_not_depend_on_data(data):
-    other = make_union_of_subspaces(300, 6, 2, 2, noise=0.3, random_state=9)
+def test_released_chain_does_not_depend_on_data(two_planes, union_of_subspaces):
+    other = union_of_subspaces(300, 6, 2, 2, noise=0.3, seed=9)
     picks = []
     for seed in range(6):
         a = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=2, n_chains=5, record_every=1,
-                                    random_state=seed).fit(data.X)
+                                    random_state=seed).fit(two_planes.X)
         b = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=2, n_chains=5, record_every=1,
                                     random_state=seed).fit(other.X)
         assert a.released_chain_ == b.released_chain_
         picks.append(a.released_chain_)
     assert len(set(picks)) > 1
-    first = GibbsSubspaceClustering(2, 2, n_iter=2, n_chains=5, release="first").fit(data.X)
+    first = GibbsSubspaceClustering(2, 2, n_iter=2, n_chains=5, release="first").fit(two_planes.X)
     assert first.released_chain_ == 0
 
 
-def test_iter_fit_records_and_early_stop(data):
+def test_iter_fit_records_and_early_stop(two_planes):
     g = GibbsSubspaceClustering(2, 2, epsilon=50.0, n_iter=60, n_chains=4, record_every=10,
                                 random_state=1)
-    ref = data.truth["subspaces"]
+    ref = two_planes.truth["subspaces"]
     recs = []
-    for rec in g.iter_fit(data.X, reference=ref):
+    for rec in g.iter_fit(two_planes.X, reference=ref):
         recs.append(rec)
         if rec["iteration"] == 40:
             break
@@ -80,14 +74,14 @@ def test_iter_fit_records_and_early_stop(data):
     assert np.isnan(recs[2]["rhat"]) and np.isfinite(recs[3]["rhat"])
     assert g.trace_["cost"].shape == (4, 4) and g.trace_["wasserstein"].shape == (4, 4)
     assert np.all((g.trace_["test_statistic"] >= 0) & (g.trace_["test_statistic"] <= 1))
-    g2 = GibbsSubspaceClustering(2, 2, n_iter=25, n_chains=2, record_every=10).fit(data.X)
+    g2 = GibbsSubspaceClustering(2, 2, n_iter=25, n_chains=2, record_every=10).fit(two_planes.X)
     assert list(g2.trace_["iteration"]) == [10, 20, 25] and "wasserstein" not in g2.trace_
 
 
-def test_seeded_runs_are_reproducible(data):
+def test_seeded_runs_are_reproducible(two_planes):
     kw = dict(epsilon=5.0, n_iter=15, n_chains=2, record_every=5, random_state=3)
-    a = GibbsSubspaceClustering(2, 2, **kw).fit(data.X)
-    b = GibbsSubspaceClustering(2, 2, **kw).fit(data.X)
+    a = GibbsSubspaceClustering(2, 2, **kw).fit(two_planes.X)
+    b = GibbsSubspaceClustering(2, 2, **kw).fit(two_planes.X)
     np.testing.assert_array_equal(a.subspaces_, b.subspaces_)
     np.testing.assert_array_equal(a.labels_, b.labels_)
 
@@ -97,35 +91,35 @@ def test_seeded_runs_are_reproducible(data):
     ({"n_chains": 0}, ValueError), ({"release": "best"}, ValueError),
     ({"neighbouring": "add_remove"}, NotImplementedError),
 ])
-def test_parameter_validation(data, kwargs, exc):
+def test_parameter_validation(two_planes, kwargs, exc):
     with pytest.raises(exc):
-        GibbsSubspaceClustering(2, 2, **kwargs).fit(data.X)
+        GibbsSubspaceClustering(2, 2, **kwargs).fit(two_planes.X)
 
 
-def test_utility_close_at_large_epsilon_and_degrades_as_epsilon_falls(data):
-    ref = data.truth["subspaces"]
+def test_utility_close_at_large_epsilon_and_degrades_as_epsilon_falls(two_planes):
+    ref = two_planes.truth["subspaces"]
     med = {}
     for eps in (1000.0, 10.0, 0.1):
         dist = []
         for seed in range(3):
             g = GibbsSubspaceClustering(2, 2, epsilon=eps, n_iter=150, n_chains=1,
-                                        record_every=150, random_state=seed).fit(data.X)
+                                        record_every=150, random_state=seed).fit(two_planes.X)
             dist.append(wasserstein_subspaces(g.subspaces_, ref))
         med[eps] = np.median(dist)
     assert med[1000.0] < 0.15
     assert med[1000.0] < med[10.0] < med[0.1]
 
 
-def test_array_init_is_not_private_and_validated(data):
-    ref = data.truth["subspaces"]
+def test_array_init_is_not_private_and_validated(two_planes):
+    ref = two_planes.truth["subspaces"]
     with pytest.warns(PrivacyWarning):
         g = GibbsSubspaceClustering(2, 2, epsilon=1000.0, n_iter=5, n_chains=2, record_every=5,
-                                    init=ref, random_state=0).fit(data.X)
+                                    init=ref, random_state=0).fit(two_planes.X)
     assert g.privacy_.kind == "none"
     assert wasserstein_subspaces(g.subspaces_, ref) < 0.3
     ledger = Ledger(5.0)
     with pytest.raises(ValueError, match="init array"):
-        GibbsSubspaceClustering(2, 2, init=ref[:, :, :1], ledger=ledger).fit(data.X)
+        GibbsSubspaceClustering(2, 2, init=ref[:, :, :1], ledger=ledger).fit(two_planes.X)
     assert ledger.spent[0] == 0.0                       # refused before charging
 
 
@@ -188,11 +182,11 @@ def test_running_split_rhat_edge_cases_match_split_rhat():
         acc.append([np.nan])
 
 
-def test_iter_fit_rhat_is_split_rhat_of_the_cost_so_far(data):
+def test_iter_fit_rhat_is_split_rhat_of_the_cost_so_far(two_planes):
     from privclust.core.metrics import split_rhat
     g = GibbsSubspaceClustering(2, 2, epsilon=2.0, n_iter=90, n_chains=3, record_every=5,
                                 random_state=4)
-    for rec in g.iter_fit(data.X):
+    for rec in g.iter_fit(two_planes.X):
         R = len(g.trace_["iteration"])
         assert rec["iteration"] == g.trace_["iteration"][-1] == 5 * R
         if R < 4:
@@ -202,7 +196,7 @@ def test_iter_fit_rhat_is_split_rhat_of_the_cost_so_far(data):
     assert g.trace_["cost"].shape == (18, 3) and not g.trace_["cost"].flags.writeable
 
 
-def test_reference_and_init_are_checked_before_the_charge(data):
+def test_reference_and_init_are_checked_before_the_charge(two_planes):
     """``reference`` (public, evaluation only) is checked against (k, d, q) before the ledger is
     charged, by fit and by iter_fit; a non-random init has a plan of kind "none": a ledger
     cannot pay for it and the curator refuses it, before anything runs."""
@@ -211,18 +205,18 @@ def test_reference_and_init_are_checked_before_the_charge(data):
     ledger = Ledger(2.0)
     g = GibbsSubspaceClustering(2, 2, epsilon=0.4, n_chains=3, release="all", ledger=ledger)
     with pytest.raises(ValueError, match="reference"):
-        g.fit(data.X, reference=np.zeros((2, 6, 1)))
+        g.fit(two_planes.X, reference=np.zeros((2, 6, 1)))
     with pytest.raises(ValueError, match="reference"):
-        next(g.iter_fit(data.X, reference=np.zeros((3, 6, 2))))
+        next(g.iter_fit(two_planes.X, reference=np.zeros((3, 6, 2))))
     assert ledger.history == [] and not hasattr(g, "subspaces_")
     assert g.plan(300, 6).kind == "asymptotic" and g.plan(300, 6).epsilon == pytest.approx(1.2)
-    for init in ("kplanes", data.truth["subspaces"]):
+    for init in ("kplanes", two_planes.truth["subspaces"]):
         est = GibbsSubspaceClustering(2, 2, n_iter=5, init=init, ledger=ledger)
         assert est.plan(300, 6).kind == "none"
         with pytest.raises(ValueError, match="not private"):
-            est.fit(data.X)
+            est.fit(two_planes.X)
         with pytest.raises(PrivacyRefused):
-            Curator(data.X, ledger).release(GibbsSubspaceClustering(2, 2, n_iter=5, init=init))
+            Curator(two_planes.X, ledger).release(GibbsSubspaceClustering(2, 2, n_iter=5, init=init))
         assert not hasattr(est, "subspaces_")
     assert ledger.history == []
     with pytest.raises(ValueError, match="solver"):
@@ -236,7 +230,7 @@ def test_released_attributes_depend_on_release():
         "subspaces_", "labels_", "released_chain_", "chain_subspaces_", "chain_labels_")
 
 
-def test_stream_fit_sends_records_then_the_released_state(data):
+def test_stream_fit_sends_records_then_the_released_state(two_planes):
     """The child-process target, driven here through a pipe in this process: records, then
     the fitted state (equal to an in-process fit with the same seed), then "done"; a set stop
     event ends it after the first record with that record's state."""
@@ -248,7 +242,7 @@ def test_stream_fit_sends_records_then_the_released_state(data):
 
     def run(stop, p=params):
         r, w = mp.Pipe(duplex=False)
-        child = threading.Thread(target=stream_fit, args=(p, data.X, None, w, stop))
+        child = threading.Thread(target=stream_fit, args=(p, two_planes.X, None, w, stop))
         child.start()
         out = []
         while True:
@@ -261,7 +255,7 @@ def test_stream_fit_sends_records_then_the_released_state(data):
     msgs = run(threading.Event())
     kinds = [m[0] for m in msgs]
     assert kinds == ["record"] * 4 + ["state", "done"] and msgs[-1][1] == "finished"
-    ref = GibbsSubspaceClustering(**params).fit(data.X)
+    ref = GibbsSubspaceClustering(**params).fit(two_planes.X)
     state = msgs[4][1]
     np.testing.assert_array_equal(state["subspaces_"], ref.subspaces_)
     np.testing.assert_array_equal(state["labels_"], ref.labels_)
@@ -273,7 +267,7 @@ def test_stream_fit_sends_records_then_the_released_state(data):
     assert [m[0] for m in msgs] == ["record", "state", "done"] and msgs[-1][1] == "stopped"
     assert msgs[1][1]["n_iter_"] == 5
     with pytest.raises(ValueError, match="ledger=None"):
-        stream_fit(dict(params, ledger=Ledger(1.0)), data.X, None, None, stop)
+        stream_fit(dict(params, ledger=Ledger(1.0)), two_planes.X, None, None, stop)
     [(kind, exc)] = run(threading.Event(), dict(params, epsilon=-1.0))
     assert kind == "error" and isinstance(exc, ValueError) and "epsilon" in str(exc)
 
@@ -308,11 +302,11 @@ def _stream_runner(states):
     return runner
 
 
-def test_curator_release_runs_the_chains_through_stream_fit(data):
+def test_curator_release_runs_the_chains_through_stream_fit(two_planes):
     from privclust.core import Curator
     ledger = Ledger(5.0)
     seen = []
-    release = Curator(data.X, ledger).release(
+    release = Curator(two_planes.X, ledger).release(
         GibbsSubspaceClustering(2, 2, epsilon=0.5, n_iter=10, n_chains=2, record_every=5,
                                 release="all", random_state=3), runner=_stream_runner(seen))
     # the child got the clone's parameters: no ledger, no seed (fresh entropy)

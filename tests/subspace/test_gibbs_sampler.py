@@ -1,4 +1,4 @@
-"""Gibbs updates of A2-G (spec 2.4 item 10): z-update against the exact softmax, U-update against
+"""Gibbs updates of the exponential-mechanism sampler (Wang, Wang & Singh, NIPS 2015, Sec. 4.1): z-update against the exact softmax, U-update against
 direct vector-Bingham draws (q = 1 and d = 3, q = 2), Haar draws for empty clusters."""
 import numpy as np
 

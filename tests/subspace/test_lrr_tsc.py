@@ -4,17 +4,16 @@ import math
 import numpy as np
 import pytest
 
-from privclust.core.data import make_union_of_subspaces
 from privclust.core.metrics import clustering_accuracy
 from privclust.core.subspace import LowRankRepresentation, ThresholdSubspaceClustering
 from privclust.core.subspace.lrr import lrr_coefficients, lrr_postprocess
 from privclust.core.subspace.solvers import PRESETS
 
 
-def test_lrr_column_sparse_errors_are_isolated():
+def test_lrr_column_sparse_errors_are_isolated(union_of_subspaces):
     """Whole-column corruptions (sample-specific outliers): the l_{2,1} term puts them in E and
     the remaining points are still segmented."""
-    ds = make_union_of_subspaces(120, 30, 3, 3, noise=0.0, random_state=0)
+    ds = union_of_subspaces(120, 30, 3, 3, seed=0)
     X = ds.X.copy()
     rng = np.random.default_rng(0)
     bad = rng.choice(len(X), 6, replace=False)
@@ -36,8 +35,8 @@ def test_lrr_high_dimensional_path_solves_the_program():
     assert s.sum() + 0.5 * np.linalg.norm(E, axis=0).sum() <= 20 + 1e-4
 
 
-def test_lrr_postprocess_option_and_presets():
-    ds = make_union_of_subspaces(90, 10, 3, 2, noise=0.01, random_state=2)
+def test_lrr_postprocess_option_and_presets(union_of_subspaces):
+    ds = union_of_subspaces(90, 10, 3, 2, noise=0.01, seed=2)
     est = LowRankRepresentation(3, 2, postprocess=True, random_state=0).fit(ds.X)
     W = est.affinity_matrix_
     assert np.allclose(W, W.T) and W.min() >= 0 and np.allclose(np.diag(W), 1.0)
@@ -56,8 +55,8 @@ def test_tsc_neighbour_count_follows_samples_per_subspace(n, k, q):
     assert est.n_neighbors_ == max(3, math.ceil(n / (20 * k)))
 
 
-def test_tsc_segments_noiseless_lines():
+def test_tsc_segments_noiseless_lines(union_of_subspaces):
     """Noiseless lines in R^6 with q = 3 neighbours are segmented exactly."""
-    ds = make_union_of_subspaces(60, 6, 2, 1, noise=0.0, random_state=3)
+    ds = union_of_subspaces(60, 6, 2, 1, seed=3)
     est = ThresholdSubspaceClustering(2, 1, n_neighbors=3, random_state=0).fit(ds.X)
     assert clustering_accuracy(ds.labels, est.labels_) == 1.0

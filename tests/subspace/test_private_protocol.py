@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from privclust.core import Curator
-from privclust.core.data import make_union_of_subspaces
 from privclust.core.onecluster import OneClusterAggregator
 from privclust.core.privacy import BudgetExceeded, Guarantee, Ledger, PrivacyWarning
 from privclust.core.privacy.estimator import DataAccessError
@@ -61,8 +60,8 @@ def test_charge_before_any_read_and_refusal_reads_nothing(make):
 
 
 @pytest.mark.parametrize("make", ESTIMATORS)
-def test_curator_release_carries_the_declared_attributes_only(make):
-    X = make_union_of_subspaces(400, 6, 2, 2, noise=0.05, random_state=0).X
+def test_curator_release_carries_the_declared_attributes_only(make, two_planes):
+    X = two_planes.X
     ledger = Ledger(10.0, 1e-2)
     est = make(None)
     with warnings.catch_warnings():
@@ -76,8 +75,8 @@ def test_curator_release_carries_the_declared_attributes_only(make):
     assert len(ledger.history) == 1
 
 
-def test_sulq_noise_scale_comes_from_the_public_plan():
-    X = make_union_of_subspaces(300, 5, 2, 2, noise=0.05, random_state=1).X
+def test_sulq_noise_scale_comes_from_the_public_plan(two_planes):
+    X = two_planes.X
     a = SuLQSubspaceClustering(2, 2, epsilon=1.0, delta=1e-5, n_iter=4, random_state=0).fit(X)
     b = SuLQSubspaceClustering(2, 2, epsilon=1.0, delta=1e-5, n_iter=4,
                                random_state=0).fit(X[:50])
@@ -92,23 +91,18 @@ def test_sulq_noise_scale_comes_from_the_public_plan():
         SuLQSubspaceClustering(2, 5).plan(300, 5)
 
 
-@pytest.fixture(scope="module")
-def lines():
-    return make_union_of_subspaces(1000, 4, 2, 1, noise=0.01, random_state=2)
-
-
-def test_sample_aggregate_privacy_does_not_publish_the_smooth_bound(lines):
+def test_sample_aggregate_privacy_does_not_publish_the_smooth_bound(two_lines):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         sa = SampleAggregateSubspaceClustering(2, 1, epsilon=2.0, solver=KPlanes(n_init=1),
-                                               random_state=0).fit(lines.X)
+                                               random_state=0).fit(two_lines.X)
     # the smooth bound S(B) depends on the data: it scales the noise, it is not released
     assert sa.diagnostics_["smooth_bound"] > 0
     assert [m.sensitivity for m in sa.privacy_.mechanisms] == [None]
     assert sa.released_attributes() == ("subspaces_",)
 
 
-def test_sample_aggregate_checks_a_planned_aggregator_before_the_charge(lines):
+def test_sample_aggregate_checks_a_planned_aggregator_before_the_charge(two_lines):
     calls = []
 
     class Greedy:
@@ -127,7 +121,7 @@ def test_sample_aggregate_checks_a_planned_aggregator_before_the_charge(lines):
                                                 solver=KPlanes(n_init=1), aggregator=agg,
                                                 ledger=ledger)
         with pytest.raises(ValueError, match="aggregator|alpha|grid_step"):
-            est.fit(_Sealed(lines.X.shape))
+            est.fit(_Sealed(two_lines.X.shape))
     assert ledger.history == [] and calls == []
     # the OneClusterAggregator's plan becomes the estimator's plan, exactly (epsilon, delta)
     plan = SampleAggregateSubspaceClustering(
@@ -137,12 +131,12 @@ def test_sample_aggregate_checks_a_planned_aggregator_before_the_charge(lines):
     assert plan.mechanisms[0].name.startswith("1-cluster aggregator: GoodRadius")
 
 
-def test_sample_aggregate_parameters_fail_before_the_charge(lines):
+def test_sample_aggregate_parameters_fail_before_the_charge(two_lines):
     ledger = Ledger(10.0, 1e-2)
     for kwargs in ({"n_subsets": 1000}, {"subsampling": "bootstrap"}, {"solver": "pca"},
                    {"subspace_dim": 4}, {"n_clusters": 0}):
         with pytest.raises(ValueError):
             SampleAggregateSubspaceClustering(**{"n_clusters": 2, "subspace_dim": 1,
                                                  "ledger": ledger, **kwargs}).fit(
-                _Sealed(lines.X.shape))
+                _Sealed(two_lines.X.shape))
     assert ledger.history == []

@@ -1,4 +1,4 @@
-"""Sample-and-aggregate (spec 2.3): smooth bound on adversarial neighbours, audit of the noise
+"""Sample-and-aggregate (Wang, Wang & Singh, NIPS 2015, Sec. 3.1, Alg. 1): smooth bound on adversarial neighbours, audit of the noise
 step, projector representation, warnings, ledger and utility."""
 import math
 import warnings
@@ -6,7 +6,6 @@ import warnings
 import numpy as np
 import pytest
 
-from privclust.core.data import make_union_of_subspaces
 from privclust.core.metrics import wasserstein_subspaces
 from privclust.core.privacy import Ledger, PrivacyWarning
 from privclust.core.privacy.audit import epsilon_lower_bound
@@ -138,16 +137,11 @@ def test_projector_vectors_round_trip_and_distances():
     assert np.allclose(W, W.T)
 
 
-@pytest.fixture(scope="module")
-def lines():
-    return make_union_of_subspaces(1000, 4, 2, 1, noise=0.01, random_state=2)
-
-
-def test_privacy_ledger_and_warnings(lines):
+def test_privacy_ledger_and_warnings(two_lines):
     ledger = Ledger(2000.0, 1e-3)
     with pytest.warns(PrivacyWarning) as rec:
         sa = SampleAggregateSubspaceClustering(2, 1, epsilon=2.0, solver=KPlanes(n_init=2),
-                                               ledger=ledger, random_state=0).fit(lines.X)
+                                               ledger=ledger, random_state=0).fit(two_lines.X)
     msgs = " ".join(str(w.message) for w in rec)
     assert "epsilon > 1" in msgs and "too small" in msgs
     n = 1000
@@ -158,16 +152,16 @@ def test_privacy_ledger_and_warnings(lines):
     assert len(sa.privacy_.warnings) >= 2 and sa.diagnostics_["evaluation_only"]
 
 
-def test_parameter_validation(lines):
+def test_parameter_validation(two_lines):
     for kwargs in ({"epsilon": -1.0}, {"delta": 1.5}, {"n_subsets": 1}, {"n_subsets": 1000},
                    {"smooth_bound": "max"}, {"subsampling": "bootstrap"}, {"solver": "pca"}):
         with pytest.raises(ValueError):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PrivacyWarning)
-                SampleAggregateSubspaceClustering(2, 1, **kwargs).fit(lines.X)
+                SampleAggregateSubspaceClustering(2, 1, **kwargs).fit(two_lines.X)
 
 
-def test_independent_subsampling_respects_s(lines):
+def test_independent_subsampling_respects_s():
     from privclust.core.subspace.sample_aggregate import subsets
     rng = np.random.default_rng(0)
     idx = subsets(400, 16, 4, "independent", rng)
@@ -175,14 +169,14 @@ def test_independent_subsampling_respects_s(lines):
     assert all(len(set(row)) == 25 for row in idx)
 
 
-def test_utility_close_at_large_epsilon_and_monotone(lines):
+def test_utility_close_at_large_epsilon_and_monotone(two_lines):
     med = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         for eps in (1000.0, 100.0, 1.0):
             dist = [wasserstein_subspaces(SampleAggregateSubspaceClustering(
                 2, 1, epsilon=eps, solver=KPlanes(n_init=2), random_state=seed).fit(
-                    lines.X).subspaces_, lines.truth["subspaces"]) for seed in range(3)]
+                    two_lines.X).subspaces_, two_lines.truth["subspaces"]) for seed in range(3)]
             med[eps] = np.median(dist)
     assert med[1000.0] < 0.05
     assert med[1000.0] <= med[100.0] < med[1.0]
@@ -197,7 +191,7 @@ class _CountingKPlanes(KPlanes):
         return super().fit(X, y)
 
 
-def test_refused_charge_runs_nothing(lines):
+def test_refused_charge_runs_nothing(two_lines):
     """The ledger is charged before the solvers or the noise run: a refused charge leaves the
     estimator unfitted and the ledger unchanged."""
     from privclust.core.privacy import BudgetExceeded
@@ -206,21 +200,21 @@ def test_refused_charge_runs_nothing(lines):
                                            ledger=ledger, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
-        sa.fit(lines.X)
+        sa.fit(two_lines.X)
         assert ledger.spent[0] == pytest.approx(0.5)
         big = SampleAggregateSubspaceClustering(2, 1, epsilon=0.6,
                                                 solver=_CountingKPlanes(n_init=1),
                                                 ledger=ledger, random_state=0)
         _CountingKPlanes.fits = 0
         with pytest.raises(BudgetExceeded):
-            big.fit(lines.X)
+            big.fit(two_lines.X)
     assert _CountingKPlanes.fits == 0                 # no block was solved
     assert not hasattr(big, "subspaces_") and not hasattr(big, "diagnostics_")
     assert ledger.spent[0] == pytest.approx(0.5)
 
 
-# Computed with the code before the aggregator= parameter existed (lines fixture, KPlanes(n_init=1),
-# epsilon=2, random_state=0): the default path must reproduce it.
+# Projector vectors released by the default aggregator (smooth sensitivity) on ``two_lines`` with
+# KPlanes(n_init=1), epsilon=2, random_state=0: an aggregator= option must leave that path as it is.
 _PINNED_PROJECTORS = np.array([
     [0.13462078388223617, -0.36380242444872934, -0.0987822610563984, 0.30147291374873003,
      0.4915741842305446, 0.1887632467637044, -0.5760852748453916, 0.0362423053038768,
@@ -230,11 +224,11 @@ _PINNED_PROJECTORS = np.array([
      -0.06456943393281529, 0.10418211583192652]])
 
 
-def test_default_aggregator_unchanged(lines):
+def test_default_aggregator_unchanged(two_lines):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         fits = [SampleAggregateSubspaceClustering(2, 1, epsilon=2.0, solver=KPlanes(n_init=1),
-                                                  random_state=0, **kw).fit(lines.X)
+                                                  random_state=0, **kw).fit(two_lines.X)
                 for kw in ({}, {"aggregator": "smooth_sensitivity"})]
     np.testing.assert_array_equal(fits[0].subspaces_, fits[1].subspaces_)
     np.testing.assert_allclose(projector_vectors(fits[0].subspaces_), _PINNED_PROJECTORS,
@@ -277,12 +271,12 @@ def test_projector_box_is_valid_and_tight():
     assert v[1] == pytest.approx(h) and projector_vectors(np.eye(3)[:, :1][None])[0][0] == 1.0
 
 
-def test_invalid_aggregator_raises_naming_the_parameter(lines):
+def test_invalid_aggregator_raises_naming_the_parameter(two_lines):
     ledger = Ledger(10.0, 1e-3)
     for kwargs in ({"aggregator": "one_cluster"}, {"aggregator": 3}, {"aggregator": None},
                    {"aggregator": lambda *a: None, "subsampling": "independent"}):
         with pytest.raises(ValueError, match="aggregator"):
-            SampleAggregateSubspaceClustering(2, 1, ledger=ledger, **kwargs).fit(lines.X)
+            SampleAggregateSubspaceClustering(2, 1, ledger=ledger, **kwargs).fit(two_lines.X)
     assert ledger.spent == (0.0, 0.0)
 
     def bad_guarantee(Y, epsilon, delta, bounds, rng):
@@ -290,4 +284,4 @@ def test_invalid_aggregator_raises_naming_the_parameter(lines):
         return np.full(Y.shape[1], 0.5), Guarantee(2 * epsilon, delta, "approx", "replace")
     with pytest.raises(ValueError, match="aggregator"):
         SampleAggregateSubspaceClustering(2, 1, n_subsets=10, solver=KPlanes(n_init=1),
-                                          aggregator=bad_guarantee).fit(lines.X)
+                                          aggregator=bad_guarantee).fit(two_lines.X)

@@ -1,8 +1,8 @@
-"""Non-private subspace solvers and fit_subspaces (spec 2.2): noiseless recovery and edge cases."""
+"""Non-private subspace solvers (k-plane, TSC, SSC, LRR) and fit_subspaces: noiseless recovery and
+edge cases."""
 import numpy as np
 import pytest
 
-from privclust.core.data import make_union_of_subspaces
 from privclust.core.metrics import wasserstein_subspaces
 from privclust.core.subspace import (KPlanes, LowRankRepresentation, SparseSubspaceClustering,
                                      ThresholdSubspaceClustering, fit_subspaces)
@@ -10,8 +10,8 @@ from privclust.core.subspace.solvers import make_solver
 
 
 @pytest.fixture(scope="module")
-def noiseless():
-    return make_union_of_subspaces(300, 10, 3, 3, noise=0.0, random_state=3)
+def noiseless(union_of_subspaces):
+    return union_of_subspaces(300, 10, 3, 3, seed=3)
 
 
 @pytest.mark.parametrize("est", [
@@ -33,15 +33,15 @@ def test_noiseless_recovery(noiseless, est):
     np.testing.assert_allclose(gram, np.broadcast_to(np.eye(3), gram.shape), atol=1e-10)
 
 
-def test_noisy_recovery_close_to_truth():
-    ds = make_union_of_subspaces(600, 10, 3, 3, noise=0.05, random_state=4)
+def test_noisy_recovery_close_to_truth(union_of_subspaces):
+    ds = union_of_subspaces(600, 10, 3, 3, noise=0.05, seed=4)
     for est in (KPlanes(3, 3, random_state=1), LowRankRepresentation(3, 3, random_state=1),
                 ThresholdSubspaceClustering(3, 3, random_state=1)):
         assert wasserstein_subspaces(est.fit(ds.X).subspaces_, ds.truth["subspaces"]) < 0.2
 
 
-def test_tsc_simplified_falls_back_when_components_differ_from_k():
-    ds = make_union_of_subspaces(200, 6, 3, 2, noise=0.0, random_state=5)
+def test_tsc_simplified_falls_back_when_components_differ_from_k(union_of_subspaces):
+    ds = union_of_subspaces(200, 6, 3, 2, seed=5)
     est = ThresholdSubspaceClustering(3, 2, n_neighbors=1, variant="simplified",
                                       random_state=0).fit(ds.X)
     assert est.fallback_ and est.n_components_ > 3       # a 1-NN graph has many components

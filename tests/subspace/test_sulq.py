@@ -1,11 +1,12 @@
-"""SuLQ k-plane baseline (spec 2.5): scatter sensitivity on adversarial neighbours, statistical
-audit of the noisy release, accounting, utility."""
+"""SuLQ k-plane baseline (Wang, Wang & Singh, NIPS 2015, Sec. 5 and App. E; Blum, Dwork,
+McSherry & Nissim, PODS 2005): scatter sensitivity on adversarial neighbours, statistical audit
+of the noisy release, accounting, utility."""
 import math
 
 import numpy as np
 import pytest
 
-from privclust.core.data import clip_l2, make_union_of_subspaces
+from privclust.core.data import clip_l2
 from privclust.core.metrics import wasserstein_subspaces
 from privclust.core.privacy import Ledger
 from privclust.core.privacy.audit import epsilon_lower_bound
@@ -83,8 +84,8 @@ def test_zcdp_conversion():
 
 
 @pytest.mark.parametrize("accounting", ["basic", "zcdp"])
-def test_accounting_totals_and_ledger(accounting):
-    ds = make_union_of_subspaces(200, 5, 2, 2, noise=0.05, random_state=0)
+def test_accounting_totals_and_ledger(accounting, two_planes):
+    ds = two_planes
     ledger = Ledger(1.0, 1e-3)
     est = SuLQSubspaceClustering(2, 2, epsilon=0.8, delta=1e-4, n_iter=7, accounting=accounting,
                                  ledger=ledger, random_state=0).fit(ds.X)
@@ -92,11 +93,11 @@ def test_accounting_totals_and_ledger(accounting):
     assert g.kind == "approx" and len(g.mechanisms) == 7
     assert abs(g.epsilon - 0.8) < 1e-12 and abs(g.delta - 1e-4) < 1e-12
     assert ledger.spent == pytest.approx((0.8, 1e-4))
-    assert est.subspaces_.shape == (2, 5, 2)
+    assert est.subspaces_.shape == (2, 6, 2)
 
 
-def test_zcdp_adds_less_noise_for_many_rounds():
-    ds = make_union_of_subspaces(100, 5, 2, 2, noise=0.05, random_state=0)
+def test_zcdp_adds_less_noise_for_many_rounds(two_planes):
+    ds = two_planes
     kw = dict(epsilon=1.0, delta=1e-5, n_iter=50, random_state=0)
     basic = SuLQSubspaceClustering(2, 2, accounting="basic", **kw).fit(ds.X)
     zcdp = SuLQSubspaceClustering(2, 2, accounting="zcdp", **kw).fit(ds.X)
@@ -112,8 +113,8 @@ def test_validation():
             SuLQSubspaceClustering(2, 2, **kwargs).fit(X)
 
 
-def test_utility_close_at_large_epsilon_and_monotone():
-    ds = make_union_of_subspaces(1000, 5, 3, 3, noise=0.01, random_state=3)
+def test_utility_close_at_large_epsilon_and_monotone(union_of_subspaces):
+    ds = union_of_subspaces(1000, 5, 3, 3, noise=0.01, seed=3)
     med = {}
     for eps in (1000.0, 10.0, 0.1):
         med[eps] = np.median([wasserstein_subspaces(SuLQSubspaceClustering(
@@ -131,9 +132,9 @@ def test_large_delta_warns():
     assert any("1/n" in w for w in est.privacy_.warnings)
 
 
-def test_refused_charge_runs_nothing():
+def test_refused_charge_runs_nothing(two_planes):
     from privclust.core.privacy import BudgetExceeded
-    ds = make_union_of_subspaces(200, 5, 2, 2, noise=0.05, random_state=0)
+    ds = two_planes
     ledger = Ledger(1.0, 1e-3)
     SuLQSubspaceClustering(2, 2, epsilon=0.7, delta=1e-4, ledger=ledger, random_state=0).fit(ds.X)
     est = SuLQSubspaceClustering(2, 2, epsilon=0.4, delta=1e-4, ledger=ledger, random_state=0)

@@ -92,6 +92,16 @@ class DPTauCoClustering(PrivateEstimator):
 
     ``fit_predict`` is kept: it returns ``row_labels_``, which are released (the draws of the
     exponential mechanism), never ``eval_row_labels_``.
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.1 (relation, sensitivities), Sec. 4.2 (Algs. 1-3, budget split),
+        Sec. 5.1 (evaluation).
+    Battaglia, E., Peiretti, F. and Pensa, R. G. (2024). Fast parameterless prototype-based
+        co-clustering. Machine Learning 113, 2153-2181 (Fast-tauCC, the non-private update).
+    Dong, J., Durfee, D. and Rogers, R. (2020). Optimal differential privacy composition for
+        exponential mechanisms. ICML 2020 (range-based exponential mechanism).
     """
 
     _released = ("table_", "row_labels_", "column_labels_")

@@ -61,9 +61,19 @@ class TauCoClustering(BaseEstimator):
     table_ : ndarray (K, L)
         Contingency table T = R^T A C of the raw counts.
     tau_rows_, tau_columns_ : float
-        De-normalised tau_{R|C} and tau_{C|R} of ``table_`` ([BP25] Eq. 3.2).
+        De-normalised tau_{R|C} and tau_{C|R} of ``table_`` (Battaglia & Pensa 2025,
+        Eq. (3.2)).
     n_iter_ : int
         Outer iterations run; ``converged_`` says whether the stopping rule was met.
+
+    References
+    ----------
+    Battaglia, E., Peiretti, F. and Pensa, R. G. (2024). Fast parameterless prototype-based
+        co-clustering. Machine Learning 113, 2153-2181.
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 3.2 (the de-normalised tau and Fast-tauCC's updates).
+    Goodman, L. A. and Kruskal, W. H. (1954). Measures of association for cross classifications.
+        J. Am. Stat. Assoc. 49(268), 732-764.
     """
 
     def __init__(self, n_row_clusters=2, n_col_clusters=2, max_iter=500, max_inner_iter=100,

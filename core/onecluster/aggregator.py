@@ -19,11 +19,31 @@ from .one_cluster import (check_bounds, check_common, check_options, check_X, on
 
 
 class OneClusterAggregator:
-    """Callable ``agg(Y, epsilon, delta, bounds, rng) -> (center, guarantee)``.
+    """The 1-cluster algorithm as an aggregation rule for sample-and-aggregate: a callable
+    ``agg(Y, epsilon, delta, bounds, rng) -> (center, guarantee)``.
 
     ``Y``: (m, D) block outputs; ``bounds``: public (lower, upper) box of the outputs; ``rng``: a
-    numpy Generator. ``alpha`` is the assumed stability fraction (t = ceil(alpha m / 2)).
-    After a call, ``result_`` holds the full 1-cluster result (radius, success, reliability).
+    numpy Generator. The released centre is that of a private ball holding t = ceil(alpha m / 2)
+    of the m outputs, so a stable majority of blocks determines it.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Assumed stability fraction: the share of blocks expected to agree.
+    grid_step : float or None, default=None
+        Public grid of the outputs; None means the default of :class:`OneCluster`.
+    refine_steps, beta, radius_variant, axis_choice
+        As in :class:`OneCluster`.
+
+    Attributes
+    ----------
+    result_ : OneClusterResult
+        After a call: the full 1-cluster result (radius, success, reliability).
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 6 (sample and aggregate with a 1-cluster aggregator).
     """
 
     def __init__(self, alpha=1.0, grid_step=None, refine_steps=2, beta=0.05,

@@ -21,14 +21,62 @@ from .one_cluster import (check_bounds, check_common, check_options, check_run_o
 class PrivateKBalls(PrivateEstimator):
     """k private balls, each around ~``n_points`` points (default ceil(n / (2k))).
 
-    (epsilon, delta)-DP under ``replace`` (n public). Parameters as :class:`OneCluster`;
-    ``bounds`` is the public box, ``grid_step`` the public grid (default: largest side / 2^16,
-    never below the box's ``min_grid_step``). Every parameter, including n_clusters in [1, n],
-    n_points in [1, n] and each round's GoodCenter composition, is checked before ``ledger`` is
-    charged; failed rounds still spend their whole share.
+    Runs the 1-cluster algorithm k times on the records not yet covered, with epsilon and delta
+    split evenly over the rounds (basic composition): the heuristic of Nissim, Stemmer & Vadhan
+    (2016, Obs. 3.5). (epsilon, delta)-DP under ``replace`` (n public).
 
-    Released: ``centers_`` (k, d), ``radii_`` (k,), ``success_`` and ``reliable_`` (k,) booleans,
-    ``failures_`` (k reasons or None). Also ``privacy_``.
+    Parameters
+    ----------
+    n_clusters : int
+        Number of balls k, 1 <= k <= n.
+    epsilon : float, default=1.0
+        Total privacy parameter, split evenly over the k rounds.
+    delta : float, default=1e-6
+        Total delta, split evenly over the k rounds.
+    bounds : (lower, upper)
+        Public box, scalars or length-d arrays; required. Records are clipped to it.
+    grid_step : float or None, default=None
+        Public grid the records are rounded to; None means :func:`default_grid_step` (never below
+        the box's ``min_grid_step``, at which float64 ball counts stay exact).
+    beta : float, default=0.05
+        Failure probability used in the constants of GoodRadius and GoodCenter.
+    radius_variant : {"em_geometric", "above_threshold"}, default="em_geometric"
+        GoodRadius by the exponential mechanism on a geometric grid of radii, or by the paper's
+        AboveThreshold search.
+    refine_steps : int, default=2
+        NoisyAVG re-centring steps after GoodCenter.
+    axis_choice : {"em", "stable_hist", "box_ball"}, default="em"
+        How GoodCenter picks the heavy interval on each axis (see docs/algorithms.md, section 5).
+    box_side : {"practical", "paper"}, default="practical"
+        Side of GoodCenter's random boxes: our capped length, or the paper's constant.
+    n_points : int or None, default=None
+        Target number of points per ball; None means ceil(n / (2k)).
+    random_state : None, int or numpy.random.Generator, default=None
+    ledger : Ledger or None, default=None
+        Charged before the records are read.
+
+    Attributes
+    ----------
+    centers_ : ndarray of shape (k, d)
+        Released centres.
+    radii_ : ndarray of shape (k,)
+        Released radii.
+    success_, reliable_ : ndarray of bool, shape (k,)
+        Per round, as :class:`OneCluster`'s ``success_`` and ``reliable_``.
+    failures_ : list of str or None
+        Per round, the reason of a failure.
+    privacy_ : Guarantee
+
+    Notes
+    -----
+    Every parameter, including n_clusters in [1, n], n_points in [1, n] and each round's GoodCenter
+    composition, is checked before ``ledger`` is charged; failed rounds still spend their whole
+    share.
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Obs. 3.5 (k clusters by repeated 1-cluster).
     """
 
     _released = ("centers_", "radii_", "success_", "reliable_", "failures_")

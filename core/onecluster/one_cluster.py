@@ -220,29 +220,83 @@ class OneCluster(PrivateEstimator):
     """Private ball around ~``n_points`` points (1-cluster of Nissim, Stemmer & Vadhan, PODS 2016,
     Thm 3.2, with GoodRadius, GoodCenter and NoisyAVG re-centring).
 
-    (epsilon, delta)-DP under ``replace`` neighbours (n public). ``bounds`` = (lower, upper) is
-    the public box and ``grid_step`` the public grid (default: :func:`default_grid_step`; never
-    below the box's ``min_grid_step``, at which float64 ball counts stay exact); records are
-    clipped and rounded per record. Defaults are the practical ones: GoodRadius by the
-    exponential mechanism on a geometric grid, GoodCenter with a capped interval length, two
-    re-centring steps.
+    (epsilon, delta)-DP under ``replace`` neighbours (n public). Records are clipped to the public
+    box and rounded to the public grid, per record. Defaults are the practical ones: GoodRadius by
+    the exponential mechanism on a geometric grid, GoodCenter with a capped interval length, two
+    re-centring steps. Useful for small d only: see the module docstring.
 
+    Parameters
+    ----------
+    n_points : int
+        Target number t of points in the ball, 1 <= t <= n.
+    epsilon : float, default=1.0
+        Total privacy parameter, split into 2 + ``refine_steps`` equal parts (GoodRadius,
+        GoodCenter, each re-centring NoisyAVG).
+    delta : float, default=1e-6
+        Total delta, spent by GoodCenter and the re-centring steps.
+    bounds : (lower, upper)
+        Public box, scalars or length-d arrays; required. Records are clipped to it.
+    grid_step : float or None, default=None
+        Public grid the records are rounded to; None means :func:`default_grid_step` (never below
+        the box's ``min_grid_step``, at which float64 ball counts stay exact).
+    beta : float, default=0.05
+        Failure probability used in the constants of GoodRadius and GoodCenter.
+    radius_variant : {"em_geometric", "above_threshold"}, default="em_geometric"
+        GoodRadius by the exponential mechanism on a geometric grid of radii, or by the paper's
+        AboveThreshold search.
+    refine_steps : int, default=2
+        NoisyAVG re-centring steps after GoodCenter.
+    axis_choice : {"em", "stable_hist", "box_ball"}, default="em"
+        How GoodCenter picks the heavy interval on each axis (see docs/algorithms.md, section 5).
+    box_side : {"practical", "paper"}, default="practical"
+        Side of GoodCenter's random boxes: our capped length, or the paper's constant.
+    jl_constant : float, default=8.0
+        Constant of GoodCenter's Johnson-Lindenstrauss dimension k = ceil(c ln(2n / beta)).
+    max_rounds : int, default=200
+        Random boxes GoodCenter tries before it gives up (AboveThreshold over the rounds).
+    random_state : None, int or numpy.random.Generator, default=None
+    ledger : Ledger or None, default=None
+        Charged before the records are read.
+
+    Attributes
+    ----------
+    center_ : ndarray of shape (d,)
+        Centre of the released ball. Released.
+    radius_ : float
+        Radius of the released ball. Released.
+    good_radius_ : float
+        GoodRadius's r^. Released.
+    center_radius_ : float
+        GoodCenter's rho_C. Released.
+    success_ : bool
+        False when GoodCenter failed and the released ball is the one around the whole box.
+    failure_ : str or None
+        The reason of a failure.
+    ball_count_ : float
+        The noisy count m + Lap(2/eps) of the last NoisyAVG ball, already part of that release.
+    reliable_ : bool
+        The run succeeded, the last average was taken over a ball at most twice the released
+        radius, ``ball_count_`` >= t - 4 Gamma, and the ball does not hold the whole box; computed
+        from released values only: when False the ball should not be trusted to locate ~t points.
+    privacy_ : Guarantee
+
+    Notes
+    -----
     Every parameter (epsilon, delta, n_points in [1, n], the options, bounds, grid_step and
     GoodCenter's composition) is checked from the parameters and the public shape before
     ``ledger`` is charged; the data are read only after the charge. A failed run still spends
-    exactly its plan (the unused rest is recorded as spent).
+    exactly its plan (the unused rest is recorded as spent). Every released attribute is a private
+    output or post-processing of one. A ball that holds the whole public box is replaced by the
+    box's circumscribed ball (post-processing; ``failure_`` says so). The defaults depart from the
+    paper's constants where those make the algorithm useless at practical sizes: see
+    docs/algorithms.md, section 5.
 
-    Released (every one is a private output or post-processing of one): ``center_``,
-    ``radius_`` (released ball), ``good_radius_`` (GoodRadius's r^), ``center_radius_``
-    (GoodCenter's rho_C), ``success_`` (False: GoodCenter failed and the released ball is the
-    one around the whole box), ``failure_`` (reason or None), ``ball_count_`` (the noisy count
-    m + Lap(2/eps) of the last NoisyAVG ball, already part of that release), ``reliable_`` (the
-    run succeeded, the last average was taken over a ball at most twice the released radius,
-    ``ball_count_`` >= t - 4 Gamma, and the ball does not hold the whole box; computed from
-    released values only: when False the ball should not be trusted to locate ~t points).
-    Also ``privacy_``. A ball that holds the whole public box is replaced by the box's
-    circumscribed ball (post-processing; ``failure_`` says so).
-    Useful for small d only: see the module docstring.
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 3 (Thm. 3.2), Sec. 3.1 and 4.1 (GoodRadius), Sec. 3.2 and 4.3
+        (GoodCenter), App. A (NoisyAVG).
+    McSherry, F. and Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
     """
 
     _released = ("center_", "radius_", "success_", "failure_", "reliable_", "ball_count_",

@@ -15,48 +15,83 @@ _PHASE_LIMIT = 1e30
 
 
 class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
-    """Differentially private compressive k-means ([SCH19]).
+    """Differentially private compressive k-means (Schellekens et al., SPARS 2019).
 
     The data are compressed into a sketch of ``sketch_size`` random generalised moments (one
-    pass, row blocks), noise is added once (Laplace per [SCH19] Theorem 1 by default: pure
-    epsilon-DP, ``replace`` neighbours with n public), and CL-OMPR decodes ``n_clusters``
-    centroids from the noisy sketch alone (post-processing).
+    pass, row blocks), noise is added once (Laplace per Theorem 1 by default: pure epsilon-DP,
+    ``replace`` neighbours with n public), and CL-OMPR decodes ``n_clusters`` centroids from the
+    noisy sketch alone (post-processing).
 
     Parameters
     ----------
-    n_clusters : int
-    epsilon : float or None
+    n_clusters : int, default=8
+        Number of centroids k.
+    epsilon : float or None, default=1.0
         Privacy budget; None releases the noiseless sketch (no guarantee, ``privacy_.kind="none"``).
-    sketch_size : int, default 10 * n_clusters * n_features (m = 10kd of [SCH19] Fig. 1).
-    signature : "complex_exp" (f_e) or "quantized" (one-bit f_q with a public dither).
-    measurements_per_record : int r in [1, m], default m (no subsampling).
-    frequency_scale : float sigma^2 (pycle's Sigma = sigma^2 I), public.  Default derived from
-        the public box and k only: :func:`frequencies.default_frequency_scale` (about 8 on
-        [SCH19]'s mixture).  Never estimated from the data.
-    frequency_law : "adapted_radius" (default), "gaussian" or "folded_gaussian".
-    bounds : (lo, hi) public box (scalars or length-d arrays) searched by the decoder. Required.
-    n_replicates : int, decoder runs; the one with the smallest sketch residual is kept (3).
-    neighbouring : "replace" (n public, Theorem 1) or "add_remove" (noisy count, as in Schellekens
-        et al., ICASSP 2019).
-    mechanism : "laplace" (pure) or "gaussian" (approx, needs delta > 0).
-    delta : float, for the Gaussian mechanism.
-    numerator_share : float in (0, 1), add_remove only: share of epsilon for the numerator
-        (default 2m/(2m+1), as pycle).
-    block_size : rows per sketching block.
-    random_state : None, int or Generator (frequencies, dither, masks, noise, decoder starts).
-    ledger : optional :class:`privclust.core.privacy.Ledger` charged before the release.
+    sketch_size : int or None, default=None
+        Number of frequencies m; None means 10 * n_clusters * n_features (m = 10kd of Fig. 1).
+    signature : {"complex_exp", "quantized"}, default="complex_exp"
+        f_e, or the one-bit f_q with a public dither.
+    measurements_per_record : int or None, default=None
+        r in [1, m] measurements kept per record (Eq. (3)); None means m (no subsampling).
+    frequency_scale : float or None, default=None
+        sigma^2 of the frequency law (pycle's Sigma = sigma^2 I), public. None derives it from
+        the public box and k only (:func:`~privclust.core.sketch.frequencies.default_frequency_scale`,
+        about 8 on the paper's mixture); it is never estimated from the data.
+    frequency_law : {"adapted_radius", "gaussian", "folded_gaussian"}, default="adapted_radius"
+        Law of the frequency radii.
+    bounds : (lo, hi)
+        Public box (scalars or length-d arrays) searched by the decoder; required.
+    n_replicates : int, default=3
+        Decoder runs; the one with the smallest sketch residual is kept.
+    neighbouring : {"replace", "add_remove"}, default="replace"
+        "replace" (n public, Theorem 1) or "add_remove" (noisy count, as in Schellekens et al.,
+        ICASSP 2019).
+    mechanism : {"laplace", "gaussian"}, default="laplace"
+        Pure Laplace noise, or approximate-DP Gaussian noise (needs ``delta`` > 0).
+    delta : float, default=0.0
+        For the Gaussian mechanism.
+    numerator_share : float in (0, 1) or None
+        add_remove only: the share of epsilon spent on the sum (default 2m / (2m + 1), as pycle).
+    block_size : int, default=100000
+        Rows per sketching block.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the frequencies, dither, masks, noise and decoder starts.
+    ledger : Ledger or None, default=None
+        Charged before the release.
 
     Attributes
     ----------
-    cluster_centers_ (k, d), weights_ (k,), sketch_ (m,) complex released sketch,
-    operator_ (public :class:`SketchOperator`), frequency_scale_, sketch_size_,
-    measurements_per_record_, residual_ (decoder's sketch residual), privacy_ (Guarantee).
-    Released: the centres, weights and the noisy sketch with its public operator. No
-    per-record labels are released, so there is no ``fit_predict``.
+    cluster_centers_ : ndarray of shape (k, d)
+        Decoded centroids. Released.
+    weights_ : ndarray of shape (k,)
+        Mixture weights of the centroids. Released.
+    sketch_ : ndarray of shape (m,), complex
+        The released noisy sketch. Released.
+    operator_ : SketchOperator
+        The public operator (frequencies, dither). Released.
+    frequency_scale_, sketch_size_, measurements_per_record_ : float, int, int
+        The resolved public parameters.
+    residual_ : float
+        The decoder's sketch residual (a function of the released sketch).
+    privacy_ : Guarantee
 
-    Records are clipped to the public box before sketching (per-record, free), and the drawn
-    operator is checked against the box before the charge, so no finite input can make the
-    sketch fail after the budget is spent.
+    Notes
+    -----
+    No per-record labels are released, so there is no ``fit_predict``. Records are clipped to the
+    public box before sketching (per-record, free), and the drawn operator is checked against the
+    box before the charge, so no finite input can make the sketch fail after the budget is spent.
+
+    References
+    ----------
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II (Eqs. (2)-(3), Theorem 1) and Sec. III (Figs. 1 and 3).
+    Keriven, N., Tremblay, N., Traonmilin, Y. and Gribonval, R. (2017). Compressive k-means.
+        ICASSP 2017 (CL-OMPR decoder).
+    Gribonval, R., Blanchard, G., Keriven, N. and Traonmilin, Y. (2021). Compressive statistical
+        learning with random feature moments. Math. Stat. Learn. 3(2).
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and Gribonval,
+        R. (2019). Differentially private compressive k-means. ICASSP 2019 (add/remove release).
     """
 
     _released = ("cluster_centers_", "weights_", "sketch_", "operator_")

@@ -117,12 +117,52 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
     variant of Su et al. 2016 with ``init="sphere_packing"`` (sphere-packing init and
     count/sum budget split), the baselines of Schellekens et al., SPARS 2019, Fig. 1.
 
-    Parameters: ``n_clusters``, ``epsilon``, ``bounds`` (public box, required; the data are
-    clipped to it), ``n_iter`` (T, default 5), ``init``, ``neighbouring`` ("add_remove" default,
-    or "replace"), ``random_state``, ``ledger``.
-    Attributes (released): ``cluster_centers_`` (k, d); ``privacy_``. No per-record labels are
-    released, so there is no ``fit_predict``; ``predict`` assigns new rows to the released
-    centres (post-processing).
+    Each of the ``n_iter`` rounds releases, per cluster, a Laplace-noised count and a noised sum of
+    the records assigned to the current centres, and moves each centre to sum / count (clipped to
+    the box).
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of centres k.
+    epsilon : float, default=1.0
+        Total privacy parameter, split evenly over the ``n_iter`` rounds; within a round the
+        uniform variant uses one joint Laplace scale for counts and sums, the improved one
+        splits eps_t between them (:func:`noise_scales`, docs/algorithms.md, section 4).
+    bounds : (lo, hi)
+        Public box, scalars or length-d arrays; required. The data are clipped to it and the
+        sensitivity of the sums follows from it.
+    n_iter : int, default=5
+        Rounds T.
+    init : {"uniform", "sphere_packing"}, default="uniform"
+        Data-independent initial centres: uniform in the box, or the sphere packing of Su et al.
+    neighbouring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation of the noisy counts and sums.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the initial centres and the noise.
+    ledger : Ledger or None, default=None
+        Budget ledger charged before the records are read.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (k, d)
+        Released centres. Released.
+    privacy_ : Guarantee
+        Pure epsilon-DP under ``neighbouring``.
+
+    Notes
+    -----
+    No per-record labels are released, so there is no ``fit_predict``; ``predict`` assigns new
+    rows to the released centres (post-processing).
+
+    References
+    ----------
+    Blum, A., Dwork, C., McSherry, F. and Nissim, K. (2005). Practical privacy: the SuLQ
+        framework. PODS 2005.
+    Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
+        clustering. CODASPY 2016, 26-37 (DPLloyd, the improved initialisation and budget split).
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. III, Fig. 1 (the baselines).
     """
 
     _released = ("cluster_centers_",)

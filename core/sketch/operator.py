@@ -27,11 +27,28 @@ FLOAT32_SLACK = 1.0 + 2.0 ** -20
 class SketchOperator:
     """Public frequencies ``Omega`` (d x m), dither ``xi`` (m,) and signature.
 
-    ``precision="single"`` evaluates the complex exponential's phases and cos/sin in float32
-    (about 6x faster than float64 for the trigonometry; entries change by ~1e-6 and the bound
-    on |f| holds up to ``FLOAT32_SLACK``, which the sensitivities include) and accumulates in
-    float64; ``"double"`` is float64 throughout.  The quantised signature always reduces its
-    phases in float64 (float32 loses enough precision on large phases to flip the signs).
+    Parameters
+    ----------
+    frequencies : ndarray of shape (d, m)
+        Public frequencies, drawn independently of the data
+        (:func:`~privclust.core.sketch.frequencies.draw_frequencies`).
+    dither : ndarray of shape (m,) or None, default=None
+        Public dither of the quantised signature.
+    signature : {"complex_exp", "quantized"}, default="complex_exp"
+        f_e(t) = exp(i t) or the one-bit f_q(t + xi).
+    precision : {"single", "double"}, default="single"
+        ``"single"`` evaluates the complex exponential's phases and cos/sin in float32 (about 6x
+        faster than float64 for the trigonometry; entries change by ~1e-6 and the bound on |f|
+        holds up to ``FLOAT32_SLACK``, which the sensitivities include) and accumulates in float64;
+        ``"double"`` is float64 throughout. The quantised signature always reduces its phases in
+        float64 (float32 loses enough precision on large phases to flip the signs).
+
+    References
+    ----------
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II, Eq. (2) and Theorem 1 (c_f).
+    Schellekens, V. and Jacques, L. (2018). Quantized compressive k-means. IEEE Signal Process.
+        Lett. 25(8), 1211-1215 (the one-bit signature with dither).
     """
 
     def __init__(self, frequencies, dither=None, signature="complex_exp", precision="single"):

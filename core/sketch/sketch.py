@@ -14,10 +14,25 @@ from .operator import SketchOperator
 class Sketch:
     """Running Sum_i z_{x_i} (.) b_i (complex, float64) and the count n, for one public operator.
 
-    ``measurements_per_record`` is r of [SCH19] Eq. (3) (None means r = m: no subsampling).
     Every call of :meth:`update` draws its masks from a child generator spawned from the
     generator given at construction, so equal blocks in equal order give equal sketches,
-    whichever process computes them.
+    whichever process computes them. Sketches of disjoint blocks add (the sketch is a sum over
+    records), which is what the file and Dask paths use.
+
+    Parameters
+    ----------
+    operator : SketchOperator
+        The public frequencies, dither and signature.
+    measurements_per_record : int or None, default=None
+        r of Eq. (3): each record keeps r of the m measurements, by a mask b_i drawn independently
+        of the data; None means r = m (no subsampling).
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the masks.
+
+    References
+    ----------
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II, Eqs. (2)-(3).
     """
 
     def __init__(self, operator, measurements_per_record=None, random_state=None):

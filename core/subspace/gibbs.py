@@ -137,45 +137,91 @@ class GibbsSubspaceClustering(PrivateEstimator):
 
     Each iteration samples all labels z from Eq. (11) (Gumbel-max, vectorised over points, chains
     and clusters) and then each basis U_l column by column from Eq. (12) with an exact
-    angular-central-Gaussian vector-Bingham draw. The column sampler replaces the paper's
-    "modification" of Hoff's sampler (App. D.2, not given in detail there; ours, not the
-    authors'). ``n_chains`` chains run together with batched linear algebra (one Generator for
-    all chains).
+    angular-central-Gaussian vector-Bingham draw. ``n_chains`` chains run together with batched
+    linear algebra (one Generator for all chains).
 
-    Privacy (``privacy_``): "asymptotic", replace-one neighbours. An exact sample of the target
-    is ``epsilon``-DP; a finite run has no formal guarantee. Only one chain is released: chain 0
-    (``release="first"``) or one drawn uniformly at random before sampling
-    (``release="random"``, default); the choice never looks at the data (picking the lowest-cost
-    chain would be a non-private selection). ``release="all"`` releases every chain
-    (``chain_subspaces_``, ``chain_labels_``) and costs ``n_chains * epsilon``. Intermediate
-    states are never released (each would cost epsilon). ``init="random"`` (default) is
-    data-independent; ``init`` a solver name ("ssc", "lrr", "tsc", "kplanes") or a (k, d, q)
-    array of bases starts from a (presumed) non-private solution on the same data: the plan and
-    ``privacy_.kind`` are then "none" (the Curator refuses it, a fit with a ``ledger`` raises
-    ValueError before anything runs, and a fit without one raises a PrivacyWarning); that
-    reproduces "exp.+SSC/LRR" of Wang, Wang & Singh 2015, Fig. 2.
+    Parameters
+    ----------
+    n_clusters : int, default=3
+        Number of subspaces k.
+    subspace_dim : int, default=1
+        Dimension q of every subspace (1 <= q < d).
+    epsilon : float, default=1.0
+        Privacy parameter of one released chain: the target is exp(-(epsilon / 2) cost) (Eq. (11);
+        records are clipped to the unit ball, where the cost of one record changes by at most 1).
+    n_iter : int, default=1000
+        Gibbs sweeps per chain.
+    n_chains : int, default=4
+        Chains run together. Only one is released unless ``release="all"``.
+    init : "random", {"ssc", "lrr", "tsc", "kplanes"} or ndarray of shape (k, d, q), default="random"
+        "random" starts from Haar bases (data-independent). A solver name or an array of bases
+        starts from a (presumed) non-private solution on the same data: the plan is then "none"
+        (see Notes).
+    record_every : int, default=100
+        Iterations between two diagnostic records (``trace_``, :meth:`iter_fit`).
+    release : {"random", "first", "all"}, default="random"
+        Which chain is released: one drawn uniformly before sampling, chain 0, or every chain
+        (costs ``n_chains * epsilon``).
+    neighbouring : {"replace"}, default="replace"
+        Neighbouring relation; only replace-one is supported (under add/remove the output space,
+        one label per record, changes with the data).
+    ledger : Ledger or None, default=None
+        Budget ledger charged the whole amount before the records are read.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the chains and the choice of the released chain.
+
+    Attributes
+    ----------
+    subspaces_ : ndarray of shape (k, d, q)
+        Orthonormal bases of the released chain's last state. Released.
+    labels_ : ndarray of shape (n,)
+        Labels of the released chain's last state (n is public under replace-one). Released.
+    released_chain_ : int
+        Index of the released chain. Released.
+    chain_subspaces_, chain_labels_ : ndarray of shape (n_chains, k, d, q) and (n_chains, n)
+        Every chain's last state; set and released only with ``release="all"``.
+    n_iter_ : int
+        Sweeps run.
+    trace_ : dict of ndarray
+        EVALUATION ONLY, never released: ``iteration`` (R,), ``cost``, ``test_statistic`` and
+        ``wasserstein`` (R, n_chains), ``rhat`` (R,).
+    privacy_ : Guarantee
+        Kind "asymptotic" (or "none" with a non-private ``init``), replace-one.
+
+    Notes
+    -----
+    Privacy: an exact sample of the target is ``epsilon``-DP; a finite run has no formal guarantee,
+    hence the kind "asymptotic". The released chain is chosen without looking at the data (picking
+    the lowest-cost chain would be a non-private selection). Intermediate states are never released
+    (each would cost epsilon). With a non-private ``init`` the Curator refuses the estimator, a fit
+    with a ``ledger`` raises ValueError before anything runs, and a fit without one raises a
+    PrivacyWarning; that reproduces "exp.+SSC/LRR" of Wang, Wang & Singh 2015, Fig. 2.
+
+    The column sampler replaces the paper's "modification" of Hoff's sampler (App. D.2, not given
+    in detail there) by an exact vector-Bingham draw (see docs/algorithms.md, section 3).
 
     :meth:`fit` and :meth:`iter_fit` go through
-    :class:`~privclust.core.privacy.estimator.PrivateEstimator`: every parameter and
-    ``reference`` are checked from the parameters and the public shape, then ``ledger`` is
-    charged the whole amount, then the records are read and sampling starts.
+    :class:`~privclust.core.privacy.estimator.PrivateEstimator`: every parameter and ``reference``
+    are checked from the parameters and the public shape, then ``ledger`` is charged the whole
+    amount, then the records are read and sampling starts.
 
-    Diagnostics (``trace_`` and the records yielded by :meth:`iter_fit`) are EVALUATION ONLY and
-    never private (never released): ``cost`` (Wang, Wang & Singh 2015, Eq. 3) and
-    ``wasserstein`` (to ``reference``) read the raw data; ``test_statistic`` (ibid., Sec. 5) and
-    ``rhat`` summarise unreleased states of every chain. The test statistic tends to 0 because
-    column sign flips average E[U] to 0, for a well-mixed chain and for a chain stuck in a
-    k-plane-like local optimum alike, so it says little about mixing; the split R-hat of the cost
-    across chains (``rhat``, needs >= 2 chains to be informative) does flag a stuck chain.
-    Stopping a run early because of these diagnostics makes the stopping time data-dependent,
-    which the guarantee does not cover.
+    Diagnostics read the raw data or unreleased states: ``cost`` (Eq. 3) and ``wasserstein`` (to
+    ``reference``) read the records; ``test_statistic`` (Sec. 5) and ``rhat`` summarise unreleased
+    states of every chain. The test statistic tends to 0 because column sign flips average E[U] to
+    0, for a well-mixed chain and for a chain stuck in a k-plane-like local optimum alike, so it
+    says little about mixing; the split R-hat of the cost across chains (``rhat``, needs >= 2
+    chains) does flag a stuck chain. Stopping a run early because of these diagnostics makes the
+    stopping time data-dependent, which the guarantee does not cover.
 
-    Attributes after fit: ``subspaces_`` (k, d, q) and ``labels_`` (n,) of the released chain,
-    ``released_chain_``, ``n_iter_``, ``trace_`` (dict of arrays: ``iteration`` (R,),
-    ``cost``/``test_statistic``/``wasserstein`` (R, n_chains), ``rhat`` (R,)), ``privacy_``.
-    Released: ``subspaces_``, ``labels_`` (one label per record: n is public under replace-one,
-    the only relation supported), ``released_chain_``, and with ``release="all"`` also
-    ``chain_subspaces_`` and ``chain_labels_``.
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 4 (exponential mechanism, Eqs. (11)-(12)), Sec. 4.1 (Gibbs sampler) and
+        Sec. 5 (Figs. 2-3).
+    Hoff, P. D. (2009). Simulation of the matrix Bingham-von Mises-Fisher distribution, with
+        applications to multivariate and relational data. J. Comput. Graph. Stat. 18(2), 438-456.
+    Kent, J. T., Ganeiber, A. M. and Mardia, K. V. (2018). A new unified approach for the
+        simulation of a wide class of directional distributions. J. Comput. Graph. Stat. 27(2).
     """
 
     _released = ("subspaces_", "labels_", "released_chain_")

@@ -133,14 +133,53 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
     """Sample-and-aggregate subspace clustering (Wang, Wang & Singh, NIPS 2015, Alg. 1, with
     the smooth-sensitivity release of Nissim, Raskhodnikova & Smith, STOC 2007).
 
-    Parameters: ``solver`` ("tsc", "ssc", "lrr", "kplanes" or an estimator setting
-    ``subspaces_``), ``n_subsets`` m (default max(4, floor(n/(10kq)))), ``delta`` (default
-    1/(n ln n): n is public under replace-one), ``subsampling`` ("partition" default, or
-    "independent" as in Alg. 1), ``smooth_bound`` ("order_stat": derived beta-smooth bound,
-    default; "nrs_mean": the formula as stated by Wang, Wang & Singh, unverified). The whole
-    (epsilon, delta) is spent by the single Gaussian release. Records are clipped to the unit
-    ball.
+    The records are clipped to the unit ball and split into ``n_subsets`` blocks; the non-private
+    ``solver`` runs on each block; the block solutions (as projector vectors) are aggregated and
+    released once, with Gaussian noise scaled to a smooth upper bound on the local sensitivity.
 
+    Parameters
+    ----------
+    n_clusters : int, default=3
+        Number of subspaces k.
+    subspace_dim : int, default=1
+        Dimension q of every subspace.
+    epsilon : float, default=1.0
+        Privacy parameter; the whole (epsilon, delta) is spent by the single release.
+    delta : float or None, default=None
+        None means 1/(n ln n) (n is public under replace-one).
+    solver : {"ssc", "tsc", "lrr", "kplanes"} or estimator, default="ssc"
+        Non-private solver run on each block; an estimator must set ``subspaces_``.
+    n_subsets : int or None, default=None
+        Number of blocks m; None means max(4, floor(n / (10 k q))).
+    subsampling : {"partition", "independent"}, default="partition"
+        Disjoint blocks, or the independent subsamples of Alg. 1 (no record in more than s blocks).
+    smooth_bound : {"order_stat", "nrs_mean"}, default="order_stat"
+        "order_stat" is our beta-smooth bound on the local sensitivity, derived from order
+        statistics of the block distances; "nrs_mean" is the formula as stated by Wang, Wang &
+        Singh (2015, Sec. 3.1), unverified (see docs/algorithms.md, section 3).
+    aggregator : "smooth_sensitivity" or callable, default="smooth_sensitivity"
+        The aggregation rule; a callable ``agg(Y, epsilon, delta, bounds, rng) -> (center,
+        guarantee)`` such as :class:`~privclust.core.onecluster.OneClusterAggregator` (see Notes).
+    ledger : Ledger or None, default=None
+        Budget ledger charged before the records are read.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the blocks, the solver and the noise.
+
+    Attributes
+    ----------
+    subspaces_ : ndarray of shape (k, d, q)
+        Released orthonormal bases (blocks in random order). Released.
+    privacy_ : Guarantee
+        Approximate DP, replace-one (or the aggregator's guarantee), with the warnings below.
+    diagnostics_ : dict
+        EVALUATION ONLY (data-dependent, not private, never released): the smooth bound, noise
+        scale, centre index, m, s, t0, D; with a callable aggregator: m, D, the box and
+        ``order_agreement``, the fraction of blocks whose canonical order is the optimal matching
+        to the released centre. The smooth bound is not put in ``privacy_`` either (it depends on
+        the data).
+
+    Notes
+    -----
     Every parameter (epsilon, delta, k and q against the public shape, m against n, the options,
     the solver, the aggregator and, when it can state it in advance, the aggregator's guarantee)
     is checked from the parameters and the public shape, and the (data-independent) subsets are
@@ -188,12 +227,14 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
       the charged (epsilon, delta); a pure guarantee is reported as approximate DP, which it
       implies, when the aggregator stated no plan), with this estimator's warnings added.
 
-    Attributes (released): ``subspaces_`` (k, d, q) (blocks in random order). Also
-    ``privacy_``. ``diagnostics_`` is EVALUATION ONLY (data-dependent, not private, never
-    released): the smooth bound, noise scale, centre index, m, s, t0, D; with a callable
-    aggregator: m, D, the box and ``order_agreement``, the fraction of blocks whose canonical
-    order is the optimal matching to the released centre. The smooth bound is not put in
-    ``privacy_`` either (it depends on the data).
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 3.1 (Alg. 1, the sample-aggregate framework) and Sec. 3.2-3.3.
+    Nissim, K., Raskhodnikova, S. and Smith, A. (2007). Smooth sensitivity and sampling in private
+        data analysis. STOC 2007, Sec. 3-4.
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately. PODS 2016,
+        Sec. 6 (1-cluster as the aggregation rule).
     """
 
     _released = ("subspaces_",)

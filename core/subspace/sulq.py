@@ -75,6 +75,40 @@ class SuLQSubspaceClustering(PrivateEstimator):
     Wang & Singh, NIPS 2015, App. E): Haar start, then ``n_iter`` rounds of (nearest-subspace
     labels, noisy per-cluster scatter matrices, top-q eigenvectors).
 
+    Parameters
+    ----------
+    n_clusters : int, default=3
+        Number of subspaces k.
+    subspace_dim : int, default=1
+        Dimension q of every subspace.
+    epsilon : float, default=1.0
+        Total privacy parameter over the ``n_iter`` rounds.
+    delta : float or None, default=None
+        Total delta; None means 1/(n ln n), allowed only under "replace" (see Notes).
+    n_iter : int, default=10
+        Rounds T; each releases k noisy scatter matrices.
+    neighbouring : {"replace", "add_remove"}, default="replace"
+        Neighbouring relation: L2 sensitivity of the stacked scatter matrices sqrt(2) under
+        replace-one, 1 under add/remove (records in the unit ball).
+    accounting : {"basic", "zcdp"}, default="basic"
+        Composition over the rounds (see Notes).
+    ledger : Ledger or None, default=None
+        Budget ledger charged before the records are read.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the Haar start and the noise.
+
+    Attributes
+    ----------
+    subspaces_ : ndarray of shape (k, d, q)
+        Released orthonormal bases after the last round. Released.
+    noise_scale_ : float
+        The per-round sigma, a function of the public plan (epsilon, delta, T, the relation and
+        the accounting). Released.
+    privacy_ : Guarantee
+        (epsilon, delta)-DP under ``neighbouring``. The labels are never released.
+
+    Notes
+    -----
     Privacy: (epsilon, delta)-DP under ``neighbouring`` ("replace", default: Delta_2 = sqrt(2);
     or "add_remove": Delta_2 = 1). ``accounting="basic"``: each round is the analytic Gaussian
     mechanism with (epsilon/T, delta/T). ``accounting="zcdp"``: each round is a Gaussian with
@@ -90,9 +124,17 @@ class SuLQSubspaceClustering(PrivateEstimator):
     charged, then the records are read (base class
     :class:`~privclust.core.privacy.estimator.PrivateEstimator`).
 
-    Attributes (released): ``subspaces_`` (k, d, q) and ``noise_scale_`` (the per-round sigma, a
-    function of the public plan: epsilon, delta, T, the relation and the accounting). Also
-    ``privacy_``. The labels are never released.
+    References
+    ----------
+    Blum, A., Dwork, C., McSherry, F. and Nissim, K. (2005). Practical privacy: the SuLQ
+        framework. PODS 2005.
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 5 and App. E (the SuLQ k-plane baseline; App. E is reconstructed here,
+        see docs/algorithms.md, section 3).
+    Bun, M. and Steinke, T. (2016). Concentrated differential privacy: simplifications,
+        extensions, and lower bounds. TCC 2016, Prop. 1.3 (zCDP to (epsilon, delta)).
+    Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for differential privacy:
+        analytical calibration and optimal denoising. ICML 2018.
     """
 
     _released = ("subspaces_", "noise_scale_")

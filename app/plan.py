@@ -5,9 +5,13 @@ The facts are what may be known without a release: the Curator's public facts on
 (number of features, and the number of records only under the replace-one unit; under add/remove
 the user declares n), the dataset's shape on demo data, and the sidebar's task, k, q, t, box and
 delta. The planner runs every algorithm of the task on a synthetic *twin* built from these facts,
-in a worker thread (off the server's IO loop) with a progress bar and Stop. Nothing here reads a
-record, calls a release or touches the ledger; "Apply" only sets the sidebar's algorithm and
-epsilon.
+in a worker thread (off the server's IO loop) with a progress bar and Stop. Planning reads no
+record, calls no release and leaves the ledger untouched; "Apply" only sets the sidebar's
+algorithm and epsilon. "Commit plan" is the one action that spends: the chosen fixed plan (the
+cheapest recommended release, or all of them) is charged ONCE at the tight total shown, through
+:meth:`privclust.core.experiments.planner.PlanResult.commit` and
+:meth:`privclust.core.release.Curator.release_plan`, and then its releases run; a plan that does
+not fit the remaining budget is refused before anything is charged or run.
 
 Totals of the recommended releases are computed by
 :func:`privclust.core.privacy.plan_accounting.account_plan` (basic composition, Dwork & Roth
@@ -118,6 +122,12 @@ class PlanModel(param.Parameterized):
     recommendation = param.Parameter(None, doc="PlanResult.recommend(...) of the target")
     totals = param.Parameter(None, doc="[(label, PlanAccounting)] of the recommended releases")
     totals_error = param.String("")
+    commit_which = param.Selector(default="best", objects=["best", "all"],
+                                  label="plan to commit",
+                                  doc="'best': the cheapest recommended release alone; 'all': "
+                                      "every recommended release, composed")
+    committed = param.Parameter(None, doc="the last committed plan: {accounting, releases, "
+                                          "before, after, charge_id}")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -150,7 +160,7 @@ class PlanModel(param.Parameterized):
         self._generation += 1
         self._stop.set()
         self.param.update(result=None, recommendation=None, totals=None, totals_error="",
-                          progress=0, status="")
+                          progress=0, status="", committed=None)
 
     # ---- facts --------------------------------------------------------------------------------
     @property
@@ -288,6 +298,95 @@ class PlanModel(param.Parameterized):
             error = f"{type(exc).__name__}: {exc}"
         self.param.update(recommendation=rec, totals=totals, totals_error=error)
 
+    # ---- commit ---------------------------------------------------------------------------------
+    def commit_choices(self):
+        """{label: "best" or "all"} of the fixed plans that can be committed now: the rows of the
+        totals table (the same labels), on private data only."""
+        result, rec = self.result, self.recommendation
+        if result is None or rec is None or not self._private_curator():
+            return {}
+        return {label: which for label, which, _ in plan_choices(result, rec)}
+
+    def _private_curator(self):
+        lab = self.lab
+        ds = lab.data.dataset
+        if ds is None or ds.public or lab.ledger.curator is None or lab.ledger.dataset is not ds:
+            return None
+        return lab.ledger.curator
+
+    def commit(self, which=None, wait=False):
+        """Commit a fixed plan on the private data: charged ONCE at the tight total shown in the
+        totals table, then its releases run (in the worker thread). ``which``: "best" (the
+        cheapest recommended release) or "all" (every recommended release); default
+        ``commit_which``. A plan that does not fit the remaining budget is refused before
+        anything is charged or run. Returns False (and a status) when it cannot start."""
+        which = which or self.commit_which
+        if self.running:
+            return False
+        result, rec = self.result, self.recommendation
+        if result is None or rec is None:
+            self.status = "Run a plan first: there is nothing to commit."
+            return False
+        curator = self._private_curator()
+        if curator is None:
+            self.status = ("Commit is for private data: demo data has no budget (press Run in "
+                           "the sidebar instead).")
+            return False
+        releases = result.recommended_releases(rec, which)
+        if not releases:
+            self.status = ("Nothing to commit: no algorithm reaches the target at a cost this "
+                           "ledger can count.")
+            return False
+        delta = float(self.lab.settings.delta)
+        lab = self.lab
+        gen = self._generation
+
+        def work():
+            from privclust.core.privacy import BudgetExceeded
+            from privclust.core.release import PrivacyRefused, ReleaseFailed
+            ledger = curator.ledger
+            before, n_before = ledger.spent, len(ledger.history)
+            failed = ""
+            try:
+                acc, released = result.commit(curator, releases, delta=delta)
+            except BudgetExceeded as exc:
+                text = str(exc).rstrip(".")
+                self.status = f"Refused: {text}." + (
+                    "" if "nothing was charged" in text else " Nothing was charged or run.")
+                return
+            except ReleaseFailed as exc:   # charged; str(exc) names only the error type
+                log.warning("a release of a committed plan failed: %s", exc.detail)
+                acc = result.account(releases, delta=delta)
+                released = getattr(exc, "releases", [])
+                failed = f" Some releases failed after the charge ({exc}); the budget stays spent."
+            except (PrivacyRefused, ValueError, TypeError) as exc:  # before any charge
+                self.status = (f"Refused ({type(exc).__name__}): {exc}. Nothing was charged "
+                               "or run.")
+                return
+            finally:
+                lab.ledger.refresh()
+            after, history = ledger.spent, ledger.history
+            entry = history[-1] if len(history) == n_before + 1 else None
+            names = dict(releases)
+            info = {"which": which, "accounting": acc, "before": before, "after": after,
+                    "charge_id": None if entry is None else entry.id,
+                    "releases": [{"id": r.id, "estimator": r.estimator,
+                                  "algorithm": alg, "epsilon": names[alg]}
+                                 for r, (alg, _) in zip(released, releases)]}
+            if gen == self._generation:
+                self.committed = info
+            eps, dlt = acc.charge
+            ids = ", ".join(f"#{r['id']}" for r in info["releases"]) or "none"
+            self.status = (f"Committed: charged ε {eps:.6g}, δ {dlt:.3g} once (ledger entry "
+                           f"#{info['charge_id']}), then ran {len(info['releases'])} "
+                           f"release(s): {ids}. Spent ε {before[0]:.6g} → {after[0]:.6g}."
+                           + failed)
+
+        eps_total = result.account(releases, delta=delta).charge
+        self.status = (f"Committing {len(releases)} release(s) at ε {eps_total[0]:.6g}, "
+                       f"δ {eps_total[1]:.3g}...")
+        return self._launch(work, wait)
+
     # ---- apply ----------------------------------------------------------------------------------
     def reached(self):
         """Planner algorithms that reach the target, cheapest first (uncountable ones last)."""
@@ -327,32 +426,27 @@ class PlanModel(param.Parameterized):
         return True
 
 
-def recommended_totals(result, rec, delta=0.0):
-    """[(label, PlanAccounting)]: the cheapest recommended release alone and, when several
-    algorithms reach the target, all of them as one fixed plan; tight totals at
-    max(basic delta, ``delta``) so a pure plan is compared at the page's delta."""
-    from privclust.core.experiments.planner import ALGORITHMS
-    from privclust.core.privacy.plan_accounting import account_plan
-    facts = result.facts
-    makers = ALGORITHMS[facts.family]()
-    names = [a for a, v in rec["per_algorithm"].items()
-             if v["epsilon"] is not None and v["cost"] is not None]
-    if not names:
-        return []
-
-    def account(algs):
-        ests = [makers[a](facts, rec["per_algorithm"][a]["epsilon"], None,
-                          **result.settings.get(a, {})) for a in algs]
-        basic_delta = sum(rec["per_algorithm"][a]["cost"][1] for a in algs)
-        target = max(basic_delta, delta if 0 < delta < 1 else 0.0)
-        return account_plan(ests, facts.shape, facts.unit, delta=target)
-
+def plan_choices(result, rec):
+    """[(label, which, releases)] of the fixed plans a recommendation offers: the cheapest
+    recommended release alone ("best") and, when several algorithms reach the target, all of
+    them composed ("all"); ``releases`` as :meth:`PlanResult.recommended_releases` gives them."""
     out = []
-    if rec["best"] is not None:
-        out.append((f"{LABELS[rec['best']]} alone", account([rec["best"]])))
-    if len(names) > 1:
-        out.append(("all " + str(len(names)) + " recommended releases", account(names)))
+    best = result.recommended_releases(rec, "best")
+    if best:
+        out.append((f"{LABELS.get(rec['best'], rec['best'])} alone", "best", best))
+    every = result.recommended_releases(rec, "all")
+    if len(every) > 1:
+        out.append((f"all {len(every)} recommended releases", "all", every))
     return out
+
+
+def recommended_totals(result, rec, delta=0.0):
+    """[(label, PlanAccounting)] of :func:`plan_choices`, by
+    :meth:`~privclust.core.experiments.planner.PlanResult.account`: tight totals at
+    max(basic delta, ``delta``) so a pure plan is compared at the page's delta. The
+    ``charge`` of each is exactly what "Commit plan" charges."""
+    return [(label, result.account(releases, delta=delta))
+            for label, _, releases in plan_choices(result, rec)]
 
 
 # ---- figure -------------------------------------------------------------------------------------
@@ -451,12 +545,31 @@ def totals_text(totals, error=""):
     for label, acc in totals:
         eb, db = acc.basic
         rows.append(f"| {escape(label)} | ε {eb:.4g}, δ {db:.2g} | ε {acc.pld_epsilon:.4g} at "
-                    f"δ {acc.delta:.2g} | ε {acc.charge[0]:.4g}, δ {acc.charge[1]:.2g} |")
+                    f"δ {acc.delta:.2g} | ε {acc.charge[0]:.6g}, δ {acc.charge[1]:.2g} |")
     unit = totals[0][1].unit
     return ("**Plan total** (in the ledger's unit, " + ("replace-one" if unit == "replace" else
             "add/remove") + "): a fixed list of releases chosen before any runs is one mechanism, "
             "so its total can be composed tightly (privacy loss distributions) instead of "
-            "summed.\n\n" + "\n".join(rows))
+            "summed. **Commit plan** charges the last column once, then runs the releases; "
+            "releases made later one by one are added on top.\n\n" + "\n".join(rows))
+
+
+def committed_text(info):
+    """The last committed plan: the one ledger entry, the ledger before and after, and the
+    releases it ran (their ids, as the ledger panel lists them)."""
+    if not info:
+        return ""
+    acc = info["accounting"]
+    eps, dlt = acc.charge
+    before, after = info["before"], info["after"]
+    rows = ["| release | algorithm | ε as set | estimator |", "|---|---|---|---|"]
+    rows += [f"| #{r['id']} | {LABELS.get(r['algorithm'], escape(r['algorithm']))} | "
+             f"{r['epsilon']:g} | {escape(r['estimator'])} |" for r in info["releases"]]
+    return (f"**Plan committed** (ledger entry #{info['charge_id']}): charged **ε {eps:.6g}, "
+            f"δ {dlt:.3g}** once ({acc.accounting.upper()}; the basic sum would be ε "
+            f"{acc.basic[0]:.6g}, δ {acc.basic[1]:.3g}). Ledger spent: ε {before[0]:.6g}, "
+            f"δ {before[1]:.3g} → ε {after[0]:.6g}, δ {after[1]:.3g}. Each release is stored "
+            "and can be re-opened from the ledger panel.\n\n" + "\n".join(rows))
 
 
 def risk_text(rec, totals):
@@ -503,7 +616,8 @@ class PlanView(pn.viewable.Viewer):
                                                          css_classes=["pc-plan-n"])
         self.metric = pn.widgets.Select.from_param(m.param.metric, width=160)
         self.op = pn.widgets.Select.from_param(m.param.op, width=70)
-        self.threshold = pn.widgets.FloatInput.from_param(m.param.threshold, step=0.05, width=120)
+        self.threshold = pn.widgets.FloatInput.from_param(m.param.threshold, step=0.05, width=120,
+                                                         css_classes=["pc-plan-threshold"])
         self.relative = pn.widgets.Checkbox.from_param(m.param.relative)
         self.run_btn = pn.widgets.Button(label="Run plan", color="primary",
                                          css_classes=["pc-plan-run"])
@@ -522,11 +636,18 @@ class PlanView(pn.viewable.Viewer):
                                            visible=False, css_classes=["pc-plan-apply"])
         self.apply_btn.on_click(lambda e: m.apply(self.apply_choice.value))
         self.totals_md = _md("", css_classes=["pc-plan-total"])
+        self.commit_choice = pn.widgets.Select(label="plan to commit", options={}, visible=False,
+                                               width=340, css_classes=["pc-plan-commit-choice"])
+        self.commit_btn = pn.widgets.Button(label="Commit plan", color="warning", visible=False,
+                                            css_classes=["pc-plan-commit"])
+        self.commit_btn.on_click(lambda e: m.commit(self.commit_choice.value))
+        self.committed_md = _md("", css_classes=["pc-plan-committed"])
         self.risk_md = _md("", css_classes=["pc-plan-risk"])
         self.risk_table = pn.pane.DataFrame(None, index=False, escape=True, visible=False,
                                             css_classes=["pc-plan-risk-table"])
         m.param.watch(self._on_run_state, ["running", "progress", "status"])
         m.param.watch(self._on_results, ["result", "recommendation", "totals", "totals_error"])
+        m.param.watch(self._on_committed, "committed")
         s = self.lab.settings
         s.param.watch(self._on_facts, ["task", "n_clusters", "subspace_dim", "n_points",
                                        "n_row_clusters", "n_col_clusters", "lower", "upper",
@@ -565,8 +686,12 @@ class PlanView(pn.viewable.Viewer):
     def _on_run_state(self, *events):
         m = self.model
         self.run_btn.disabled, self.stop_btn.disabled = m.running, not m.running
+        self.commit_btn.disabled = m.running
         self.progress.value = m.progress
         self.status.object = escape(m.status)
+
+    def _on_committed(self, *events):
+        self.committed_md.object = committed_text(self.model.committed)
 
     def _on_results(self, *events):
         m = self.model
@@ -576,6 +701,7 @@ class PlanView(pn.viewable.Viewer):
             for pane in (self.rec_md, self.totals_md, self.risk_md):
                 pane.object = ""
             self.apply_choice.visible = self.apply_btn.visible = self.risk_table.visible = False
+            self.commit_choice.visible = self.commit_btn.visible = False
             return
         thr = rec["threshold"] if rec is not None else None
         self.plot.param.update(object=figure(result, m.metric, thr), visible=True)
@@ -587,6 +713,11 @@ class PlanView(pn.viewable.Viewer):
             self.apply_choice.value = reached[0]
         self.apply_choice.visible = self.apply_btn.visible = bool(reached)
         self.totals_md.object = totals_text(m.totals, m.totals_error)
+        choices = m.commit_choices() if m.totals else {}
+        self.commit_choice.options = choices
+        if choices:
+            self.commit_choice.value = next(iter(choices.values()))
+        self.commit_choice.visible = self.commit_btn.visible = bool(choices)
         self.risk_md.object = risk_text(rec, m.totals)
         self.risk_table.object = risk_frame(result.epsilons, rec)
         self.risk_table.visible = True
@@ -598,4 +729,5 @@ class PlanView(pn.viewable.Viewer):
             self.n_declared, pn.Row(self.eps, self.trials, sizing_mode="stretch_width"),
             "**Utility target**", target, pn.Row(self.run_btn, self.stop_btn), self.progress,
             self.status, self.plot, self.rec_md, pn.Row(self.apply_choice, self.apply_btn),
-            self.totals_md, self.risk_md, self.risk_table, sizing_mode="stretch_width")
+            self.totals_md, pn.Row(self.commit_choice, self.commit_btn), self.committed_md,
+            self.risk_md, self.risk_table, sizing_mode="stretch_width")

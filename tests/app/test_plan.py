@@ -200,6 +200,62 @@ def test_demo_data_plans_from_the_shape_and_the_target_recomputes(ledger_env):
     assert model.recommendation["threshold"] == pytest.approx(first / 2)
 
 
+def test_commit_charges_the_shown_tight_total_once_then_releases(ledger_env, csv_payload,
+                                                                monkeypatch):
+    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "40")
+    lab = private_kmeans_lab(csv_payload)
+    view = PlanView(lab=lab)
+    view.model.param.update(epsilons=[0.5, 1.0, 2.0, 5.0], n_trials=2, threshold=5.0)
+    assert view.model.start(wait=True), view.model.status
+    assert ledger_state(lab) == ((0.0, 0.0), 0, 0)            # planning spent nothing
+    choices = view.model.commit_choices()
+    assert set(choices.values()) == {"best", "all"}, view.model.recommendation
+    assert view.commit_btn.visible and view.commit_choice.options == choices
+    shown = dict(view.model.totals)
+    label = next(k for k, v in choices.items() if v == "all")
+    acc = shown[label]
+    assert acc.charge[0] < acc.basic[0]                       # tight below the basic sum
+    assert f"ε {acc.charge[0]:.6g}" in view.totals_md.object
+    assert view.model.commit("all", wait=True), view.model.status
+    lg = lab.ledger.ledger
+    assert len(lg.history) == 1                               # ONE entry for the whole plan
+    assert (lg.history[0].epsilon, lg.history[0].delta) == pytest.approx(acc.charge, rel=1e-12)
+    assert lg.spent == pytest.approx(acc.charge, rel=1e-12)
+    info = view.model.committed
+    ids = [r["id"] for r in info["releases"]]
+    assert len(ids) == len(acc.releases) >= 2
+    assert {r.id for r in lab.ledger.curator.releases()} == set(ids)
+    assert {r.charge_id for r in lab.ledger.curator.releases()} == {lg.history[0].id}
+    assert lab.ledger.spent == lg.spent                       # the sidebar's ledger refreshed
+    assert view.model.status.startswith("Committed") and f"#{ids[0]}" in view.model.status
+    assert "Plan committed" in view.committed_md.object
+    assert f"ε {acc.charge[0]:.6g}" in view.committed_md.object
+    view.__panel__().get_root(Document())
+
+
+def test_commit_over_budget_is_refused_before_anything_runs(ledger_env, csv_payload):
+    lab = private_kmeans_lab(csv_payload)                     # budget ε 3
+    model = PlanModel(lab=lab, epsilons=[5.0, 20.0], n_trials=1, threshold=50.0)
+    assert model.start(wait=True), model.status
+    cost = dict(model.totals)[next(iter(model.commit_choices()))].charge
+    assert cost[0] > 3.0
+    assert model.commit("best", wait=True)
+    assert model.status.startswith("Refused") and "othing was charged or run" in model.status
+    assert ledger_state(lab) == ((0.0, 0.0), 0, 0) and model.committed is None
+
+
+def test_commit_needs_a_plan_and_private_data(ledger_env, csv_payload):
+    lab = private_kmeans_lab(csv_payload)
+    model = PlanModel(lab=lab)
+    assert not model.commit() and "Run a plan first" in model.status
+    demo = Lab()
+    demo.data.param.update(preset="block_counts", n_samples=200)
+    model = PlanModel(lab=demo, epsilons=[1.0, 20.0], n_trials=1)
+    assert model.start(wait=True), model.status
+    assert model.commit_choices() == {}
+    assert not model.commit("best") and "private data" in model.status
+
+
 # ---- browser --------------------------------------------------------------------------------------
 @pytest.mark.ui
 def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
@@ -229,3 +285,72 @@ def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
     expect_text(page, ".pc-ledger", "spent ε 0 ")
     assert_local_and_clean(server, seen, msgs, errors)
     print(f"\n[timing] plan in the browser {plan_s:.2f}s, test body {time.perf_counter() - t0:.2f}s")
+
+
+def ledger_rows(server):
+    """Every row of the served ledger file (all datasets): charges and stored releases."""
+    import sqlite3
+    path = server["log"].parent / "ledger.sqlite"
+    with sqlite3.connect(path) as conn:
+        charges = conn.execute("SELECT id, dataset, epsilon, delta, what FROM charges "
+                               "ORDER BY id").fetchall()
+        ledgers = conn.execute("SELECT dataset, spent_epsilon, spent_delta FROM ledgers "
+                               "ORDER BY dataset").fetchall()
+        releases = conn.execute("SELECT id, charge_id, estimator FROM releases "
+                                "ORDER BY id").fetchall()
+    return charges, ledgers, releases
+
+
+@pytest.mark.ui
+def test_commit_plan_in_the_browser_charges_the_shown_total_once(page, server, tmp_path):
+    """On private data the plan's curves leave every row of the ledger file as it was; Commit
+    adds ONE charge of exactly the tight total shown in the table, and the releases it ran."""
+    from test_ui import (assert_local_and_clean, expect_text, open_page, open_tab, titles,
+                         upload, wait_for, write_csv)
+    seen = []
+    page.on("request", lambda r: seen.append(r.url))
+    msgs, errors = open_page(page, server)
+    upload(page, write_csv(tmp_path / "plan-commit.csv", n=800, d=3, seed=47))
+    expect_text(page, ".pc-private", "PRIVATE")
+    page.locator(".pc-task select").first.select_option(label="k-means")
+    open_tab(page, "Plan")
+    expect_text(page, ".pc-plan-facts", "n = 800")
+    before = ledger_rows(server)
+    # a lax target: every algorithm reaches it at a small epsilon (the budget here is 2.5)
+    page.locator(".pc-plan-threshold input").fill("1000")
+    page.locator(".pc-plan-threshold input").press("Enter")
+    page.get_by_role("button", name="Run plan").click()
+    expect_text(page, ".pc-plan-status", "Done in", timeout=60_000)
+    wait_for(page, lambda: any("predicted relative_sse" in t for t in titles(page)),
+             what="the plan's curves")
+    expect_text(page, ".pc-plan-total", "charged if committed")
+    assert ledger_rows(server) == before                  # planning: the file is unchanged
+    expect_text(page, ".pc-ledger", "spent ε 0 ")
+    select = page.locator(".pc-plan-commit-choice select")
+    labels = select.locator("option").all_inner_texts()
+    label = next((x for x in labels if x.startswith("all ")), labels[0])
+    select.select_option(label=label)
+    table = page.locator(".pc-plan-total table").first.inner_text()
+    row = next((line for line in table.splitlines() if line.startswith(label)), "")
+    m = re.search(r"ε ([-+.\de]+), δ [-+.\de]+\s*$", row)        # the last column
+    assert m, table
+    shown_eps = m.group(1)
+    page.get_by_role("button", name="Commit plan").click()
+    expect_text(page, ".pc-plan-status", "Committed", timeout=60_000)
+    expect_text(page, ".pc-plan-committed", "Plan committed")
+    charges, ledgers, releases = ledger_rows(server)
+    new = [c for c in charges if c not in before[0]]
+    assert len(new) == 1, new                              # ONE charge for the whole plan
+    assert f"{float(new[0][2]):.6g}" == shown_eps          # exactly the shown tight total
+    assert "plan of" in new[0][4]
+    ran = [r for r in releases if r not in before[2]]
+    assert ran and {r[1] for r in ran} == {new[0][0]}     # every release linked to it
+    if label.startswith("all "):
+        assert len(ran) == int(label.split()[1])
+    spent = dict((d, e) for d, e, _ in ledgers)[new[0][1]]
+    assert f"{float(spent):.6g}" == shown_eps              # the dataset's spent total
+    expect_text(page, ".pc-ledger", f"spent ε {float(spent):g}")
+    for rid, _, _ in ran:
+        expect_text(page, ".pc-plan-committed", f"#{rid}")
+    assert_local_and_clean(server, seen, msgs, errors)
+    print(f"\n[commit] {label}: ε {shown_eps} charged once, {len(ran)} releases")

@@ -10,11 +10,11 @@
 from importlib import import_module
 
 _EXPORTS = {
-    "create_app": "page", "Lab": "models", "DataModel": "models", "SettingsModel": "models",
-    "LedgerModel": "models", "Banner": "views", "DataPanel": "views", "DataPreview": "views",
+    "create_app": "page", "Lab": "state", "DataModel": "state", "SettingsModel": "state",
+    "LedgerModel": "state", "Banner": "views", "DataPanel": "views", "DataPreview": "views",
     "SettingsPanel": "views", "LedgerPanel": "views", "ClustersView": "views",
     "SubspacesView": "views", "CoclustersView": "views", "ReportView": "views",
-    "GibbsView": "gibbs", "TradeoffView": "tradeoff",
+    "GibbsView": "views", "TradeoffView": "views", "PlanView": "plan",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -19,7 +19,7 @@ from pathlib import Path
 from privclust.app import config
 
 PAGE = Path(__file__).with_name("page.py")
-WARMUP = Path(__file__).with_name("warmup.py")
+WARMUP = Path(__file__).parent / "server" / "warmup.py"
 # signals that end the server: passed on to the ``panel serve`` child, which then shuts down
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 

@@ -29,10 +29,11 @@ import pandas as pd
 import panel as pn
 import param
 
-from . import algorithms, session_hooks
-from .models import Lab
+from . import catalogue
 from .safety import escape
-from .views import EPSILON_GRID, _md, _teach
+from .server import session_hooks
+from .state import Lab
+from .views.common import EPSILON_GRID, md as _md, teach as _teach
 
 log = logging.getLogger(__name__)
 
@@ -679,7 +680,7 @@ class PlanView(pn.viewable.Viewer):
                  "cocluster": f"{s.n_row_clusters} x {s.n_col_clusters} co-clusters"}[family]
         where = "private data (the Curator's public facts)" if info["private"] else "demo data"
         self.facts_md.object = (f"**Facts used** ({where}: {escape(info['name'])}): task "
-                                f"{algorithms.TASKS[family]}, {n_text}, d = {info['n_features']}, "
+                                f"{catalogue.TASKS[family]}, {n_text}, d = {info['n_features']}, "
                                 f"{extra}, δ {s.delta:g}. Set k, q, the box and δ in the "
                                 "sidebar.")
 

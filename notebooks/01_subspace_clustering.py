@@ -46,11 +46,11 @@ import privclust.core as pc
 from privclust.core import data, metrics
 from privclust.core.experiments import run_sweep
 from privclust.core.privacy import PrivacyWarning
-from privclust.app import plots
-from privclust.app.models import DataModel, Lab, SettingsModel
+from privclust.app.views import plots
+from privclust.app.state import DataModel, Lab, SettingsModel
 from privclust.app.views import ClustersView, SettingsPanel, SubspacesView
-from privclust.app.gibbs import GibbsView
-from privclust.app.tradeoff import TradeoffView
+from privclust.app.views import GibbsView
+from privclust.app.views import TradeoffView
 
 warnings.filterwarnings("ignore", category=PrivacyWarning)   # shown in the text instead
 warnings.filterwarnings("ignore", message="Graph is not fully connected")

@@ -52,8 +52,8 @@ from privclust.core import data, metrics
 from privclust.core.experiments import run_sweep
 from privclust.core.sketch import (Sketch, clompr, gmm_true_sketch, sigma_xi,
                                    snr_complex_exp)
-from privclust.app import plots
-from privclust.app.models import DataModel, Lab, SettingsModel
+from privclust.app.views import plots
+from privclust.app.state import DataModel, Lab, SettingsModel
 from privclust.app.views import ClustersView, SettingsPanel
 
 warnings.filterwarnings("ignore", category=UserWarning, module="sklearn")

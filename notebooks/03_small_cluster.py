@@ -54,8 +54,8 @@ from privclust.core.onecluster.good_center import good_center
 from privclust.core.onecluster.good_radius import (count_profile, em_gamma, good_radius,
                                                    quality, radius_grid)
 from privclust.core.onecluster.one_cluster import budget_plan, default_grid_step, prepare
-from privclust.app import plots
-from privclust.app.models import DataModel, Lab, SettingsModel
+from privclust.app.views import plots
+from privclust.app.state import DataModel, Lab, SettingsModel
 from privclust.app.views import ClustersView, SettingsPanel
 
 warnings.filterwarnings("ignore", category=PrivacyWarning)

@@ -45,8 +45,8 @@ import warnings
 import privclust.core as pc
 from privclust.core import data, metrics
 from privclust.core.experiments import run_sweep
-from privclust.app import plots
-from privclust.app.models import DataModel, Lab, SettingsModel
+from privclust.app.views import plots
+from privclust.app.state import DataModel, Lab, SettingsModel
 from privclust.app.views import CoclustersView, SettingsPanel
 
 warnings.filterwarnings("ignore", module="privclust.core.cocluster")

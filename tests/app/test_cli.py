@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from privclust.app import cli, config, models, safety
+from privclust.app import cli, config, safety
 from privclust.app.cli import main, serve_command
 
 APP = Path(cli.__file__).parent
@@ -108,7 +108,7 @@ def test_defaults(clean_env, monkeypatch, tmp_path):
                                       ("0", False), ("no", False), ("OFF", False), ("", False)])
 def test_owner_view_words(word, on, monkeypatch):
     monkeypatch.setenv("PRIVCLUST_OWNER_VIEW", word)
-    assert models.owner_view_allowed() is on
+    assert config.owner_view() is on
 
 
 def test_the_app_reads_its_settings_through_config(clean_env, monkeypatch, tmp_path):
@@ -116,8 +116,8 @@ def test_the_app_reads_its_settings_through_config(clean_env, monkeypatch, tmp_p
     monkeypatch.setenv("PRIVCLUST_BUDGET_DELTA", "0")
     monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("PRIVCLUST_MAX_UPLOAD_MB", "2")
-    assert models.budget_policy() == (0.75, 0.0)
-    assert models.state_dir() == str(tmp_path / "state") and (tmp_path / "state").is_dir()
+    assert config.budget() == (0.75, 0.0)
+    assert config.state_dir() == tmp_path / "state" and (tmp_path / "state").is_dir()
     assert safety.max_upload_bytes() == 2 * 2**20
     # a bad value names the variable where it is read, instead of a bare float() error or a
     # silent fallback to the default
@@ -126,7 +126,7 @@ def test_the_app_reads_its_settings_through_config(clean_env, monkeypatch, tmp_p
         safety.max_upload_bytes()
     monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "nan")
     with pytest.raises(config.SettingError, match="PRIVCLUST_BUDGET_EPSILON"):
-        models.budget_policy()
+        config.budget()
     # where the README and --help say the ledger lives
     assert config.STATE_DIR.default == "~/.privclust" and "ledger.sqlite" in config.STATE_DIR.doc
 
@@ -150,7 +150,7 @@ def test_no_other_app_module_reads_a_privclust_variable():
 def test_serve_command_adds_extra_options_last():
     cmd = serve_command("127.0.0.1", 5007, extra=["--liveness", "--check-unused-sessions", "500"])
     assert cmd[:5] == [sys.executable, "-m", "panel", "serve", str(APP / "page.py")]
-    assert cmd[cmd.index("--setup") + 1] == str(APP / "warmup.py")
+    assert cmd[cmd.index("--setup") + 1] == str(APP / "server" / "warmup.py")
     assert cmd[cmd.index("--port") + 1] == "5007"
     assert cmd[-3:] == ["--liveness", "--check-unused-sessions", "500"] and "--show" not in cmd
 

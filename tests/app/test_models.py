@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from privclust.app import algorithms
-from privclust.app.models import Lab, SettingsModel
+from privclust.app import catalogue
+from privclust.app.state import Lab, SettingsModel
 from privclust.app.safety import UploadError, escape, parse_upload
 from privclust.core import PrivateEstimator
 from privclust.core.privacy import Guarantee, Ledger
@@ -39,8 +39,7 @@ class FakePrivate(PrivateEstimator):
         self.privacy_ = Guarantee(self.epsilon, 0.0, "pure", "replace")
 
 
-FAKE = algorithms.AlgorithmSpec("fake", "Fake DP k-means", "kmeans", f"{__name__}.FakePrivate",
-                                "pure", task_params=("n_clusters",))
+FAKE = catalogue.AlgorithmSpec("fake", "Fake DP k-means", "kmeans", FakePrivate)
 
 
 def csv_bytes(n=60, d=3, seed=0):
@@ -236,8 +235,7 @@ def test_escape_neutralises_html_and_markdown():
     assert "<" not in text and "](" not in text and "&lt;script&gt;" in text
 
 
-@pytest.mark.parametrize("spec", [s for s in algorithms.SPECS if s.available()],
-                         ids=lambda s: s.key)
+@pytest.mark.parametrize("spec", catalogue.SPECS, ids=lambda s: s.key)
 def test_widgets_map_to_estimator_parameters(spec):
     settings = SettingsModel(task=spec.task)
     settings.algorithm = spec.key
@@ -255,16 +253,21 @@ def test_widgets_map_to_estimator_parameters(spec):
     assert est.random_state == 7
 
 
-def test_privacy_kind_labels():
-    gibbs = algorithms.by_key("gibbs")
-    assert gibbs.kind == "asymptotic" and "limit" in gibbs.kind_text
-    assert gibbs.effective_kind({"init": "ssc"}) == "none"
-    assert "one cell" in algorithms.by_key("dptaucc").kind_text
-    assert "not a whole row" in algorithms.by_key("dptaucc").kind_text
+def test_privacy_kinds_come_from_the_estimators_plans():
+    settings = SettingsModel(task="subspace")
+    gibbs = catalogue.by_key("gibbs")
+    values = settings.values(gibbs)
+    assert gibbs.kind(values) == "asymptotic" and "limit" in catalogue.KIND_TEXT["asymptotic"]
+    assert gibbs.kind({**values, "init": "ssc"}) == "none"     # the estimator's plan says so
+    dptaucc = catalogue.by_key("dptaucc")
+    assert dptaucc.kind(SettingsModel(task="cocluster").values(dptaucc)) == "cell"
+    assert "one cell" in catalogue.KIND_TEXT["cell"] and "not a whole row" in catalogue.KIND_TEXT["cell"]
+    assert catalogue.by_key("kmeans").kind({}) == "none"
+    assert settings.title(gibbs) == "Gibbs sampler (asymptotic)"
 
 
 def test_report_exports_only_released_outputs(private_lab):
-    from privclust.app.views import report_csv, report_payload
+    from privclust.app.export import report_csv, report_payload
     lab = private_lab
     result = lab.do_release()
     payload = json.loads(json.dumps(report_payload(result)))
@@ -273,12 +276,12 @@ def test_report_exports_only_released_outputs(private_lab):
     assert set(payload["release"]["attributes"]["__dict__"][0][0:1]) == {"cluster_centers_"}
     assert payload["release"]["guarantee"]["kind"] == "pure"
     assert report_csv(result).startswith("output,index,value")
-    from privclust.app.views import _csv_cell
-    assert _csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and _csv_cell("-1.5") == "-1.5"
+    from privclust.app.export import csv_cell
+    assert csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and csv_cell("-1.5") == "-1.5"
 
 
 def test_gibbs_runner_streams_and_stops():
-    from privclust.app.gibbs import GibbsRunner, rhat
+    from privclust.app.server.sampler import GibbsRunner
     from privclust.core import GibbsSubspaceClustering
     from privclust.core.data import make_union_of_subspaces
     ds = make_union_of_subspaces(200, 5, 2, 2, 0.05, random_state=0)
@@ -287,10 +290,10 @@ def test_gibbs_runner_streams_and_stops():
                                   random_state=0)
     runner.start(est, ds.X)
     runner.join(60)
-    df = runner.drain()
+    rows = [r for record in runner.drain_records() for r in record]
     assert runner.status == "finished" and not runner.running
-    assert df["iteration"].nunique() == 8 and set(df["chain"]) == {0.0, 1.0}
-    assert rhat(df) is not None and est.subspaces_.shape == (2, 5, 2)
+    assert len({r["iteration"] for r in rows}) == 8 and {r["chain"] for r in rows} == {0.0, 1.0}
+    assert np.isfinite(rows[-1]["rhat"]) and est.subspaces_.shape == (2, 5, 2)
     slow = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=100000, n_chains=2,
                                    record_every=5, random_state=0)
     runner.start(slow, ds.X)
@@ -302,7 +305,7 @@ def test_gibbs_runner_streams_and_stops():
 def test_gibbs_private_release_is_refused_before_sampling_over_budget():
     """On private data the run goes through curator.release: a charge that does not fit is
     refused before the runner (the sampler process) is ever called."""
-    from privclust.app.gibbs import GibbsRunner
+    from privclust.app.server.sampler import GibbsRunner
     from privclust.core import Curator, GibbsSubspaceClustering
     ledger = Ledger(1.0, 0.0)
     curator = Curator(np.random.default_rng(0).normal(size=(30, 3)) / 3, ledger)

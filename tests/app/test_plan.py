@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from bokeh.document import Document
 
-from privclust.app.models import Lab
+from privclust.app.state import Lab
 from privclust.app.page import create_app
 from privclust.app.plan import PlanModel, PlanView, figure
 from privclust.core.data import Dataset

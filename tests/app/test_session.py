@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from privclust.app.models import Lab
+from privclust.app.state import Lab
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -40,7 +40,7 @@ class _Event:
 
 def test_upload_cap_is_enforced_on_the_server_per_chunk():
     """A client that skips FilePond's size check still cannot make the server buffer more."""
-    from privclust.app.views import BoundedFileDropper
+    from privclust.app.server.panel_compat import BoundedFileDropper
     rejected = []
     dropper = BoundedFileDropper(1000, on_reject=lambda n, m: rejected.append((n, m)))
     for i in range(1, 4):  # 3 x 600 bytes > 1000: refused at chunk 2, chunk 3 is ignored
@@ -70,7 +70,7 @@ def test_rejected_upload_is_shown_as_a_readable_error(ledger_env):
 
 
 def test_session_worker_runs_jobs_in_order_and_drops_superseded_demo_runs():
-    from privclust.app.page import SessionWorker
+    from privclust.app.server.worker import SessionWorker
     worker = SessionWorker()
     gate, seen = threading.Event(), []
     worker.submit(gate.wait)  # hold the thread so the next jobs queue up
@@ -104,7 +104,7 @@ def test_session_end_hooks_pass_bokehs_signature_check(monkeypatch):
     nothing is registered (Panel would keep it for every later session)."""
     import panel as pn
     from bokeh.document import Document
-    from privclust.app import session_hooks
+    from privclust.app.server import session_hooks
     doc, calls = Document(), []
 
     class View:
@@ -123,7 +123,8 @@ def test_session_end_hooks_pass_bokehs_signature_check(monkeypatch):
 
 
 def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, monkeypatch):
-    from privclust.app import page, session_hooks
+    from privclust.app import page
+    from privclust.app.server import session_hooks
     ended = []
     monkeypatch.setattr(session_hooks, "on_session_end", lambda *cbs: ended.extend(cbs))
     app = page.create_app()
@@ -174,8 +175,8 @@ def test_session_end_terminates_a_sampler_stuck_in_a_long_record(ledger_env, mon
     """A record (1000 iterations here, about a second or more) that outlasts the session-end
     grace (set to 0 here): the process is terminated, nothing is released, the view is left
     consistent."""
-    from privclust.app import gibbs as gibbs_mod
-    from privclust.app.gibbs import GibbsView
+    from privclust.app.server import sampler as gibbs_mod
+    from privclust.app.views import GibbsView
     monkeypatch.setattr(gibbs_mod, "CLOSE_GRACE_S", 0.0)
     lab = Lab(schedule=lambda fn: None)  # no demo fits: only the live sampler runs
     view = GibbsView(lab=lab)
@@ -201,8 +202,8 @@ def test_private_gibbs_charges_in_the_server_before_the_process_starts(ledger_en
     """The Curator charges the ledger in the server before its runner starts the sampler
     process; the child gets the prepared clone's parameters (no ledger, no seed); only the
     Release comes back, and the analyst view shows progress only."""
-    from privclust.app import gibbs as gibbs_mod
-    from privclust.app.gibbs import GibbsView
+    from privclust.app.server import sampler as gibbs_mod
+    from privclust.app.views import GibbsView
     seen = {}
     real = gibbs_mod.GibbsRunner._run_process
 
@@ -238,7 +239,7 @@ def test_gibbs_start_refused_by_the_ledger_runs_nothing(ledger_env, monkeypatch,
                                                        csv_payload):
     """The charge itself (in curator.release) refuses: no process is started and the refusal
     is shown (the early exact check is bypassed to reach it)."""
-    from privclust.app.gibbs import GibbsView
+    from privclust.app.views import GibbsView
     lab = Lab()
     lab.data.upload("private.csv", csv_payload(n=150))
     view = GibbsView(lab=lab)
@@ -285,10 +286,8 @@ class SwitchingPrivate(PrivateEstimator):
 
 
 def _switching_lab(csv_payload, worker=None):
-    from privclust.app import algorithms
-    spec = algorithms.AlgorithmSpec("switch", "Switching DP k-means", "kmeans",
-                                    f"{__name__}.SwitchingPrivate", "pure",
-                                    task_params=("n_clusters",))
+    from privclust.app import catalogue
+    spec = catalogue.AlgorithmSpec("switch", "Switching DP k-means", "kmeans", SwitchingPrivate)
     lab = Lab(specs=[spec], worker=worker)
     lab.data.upload("private.csv", csv_payload())
     lab.settings.param.update(task="kmeans", algorithm="switch")
@@ -324,7 +323,7 @@ def test_release_finishing_after_the_data_changed_unlocks_nothing(ledger_env, mo
 
 
 def test_private_report_withholds_the_data_hash(ledger_env, csv_payload):
-    from privclust.app.views import report_payload
+    from privclust.app.export import report_payload
     lab = Lab()
     assert report_payload(lab.result)["dataset_fingerprint"] == lab.data.dataset.fingerprint
     lab.data.upload("private.csv", csv_payload())

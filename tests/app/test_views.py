@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from bokeh.document import Document
 
-from privclust.app import algorithms
-from privclust.app.models import PRESETS, Lab
+from privclust.app import catalogue
+from privclust.app.state import PRESETS, Lab
 from privclust.app.page import create_app
 from privclust.app.views import SettingsPanel
 
@@ -80,7 +80,7 @@ def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env,
 
 
 def test_tradeoff_sweep_runs_on_demo_only(ledger_env, csv_payload):
-    from privclust.app.tradeoff import TradeoffView
+    from privclust.app.views import TradeoffView
     lab = Lab()
     lab.data.param.update(preset="block_counts", n_samples=100)
     view = TradeoffView(lab=lab)
@@ -98,7 +98,7 @@ def test_tradeoff_sweep_runs_on_demo_only(ledger_env, csv_payload):
 
 
 def test_gibbs_view_polls_diagnostics_and_sets_the_result(ledger_env):
-    from privclust.app.gibbs import GibbsView
+    from privclust.app.views import GibbsView
     lab = Lab()
     lab.data.param.update(n_samples=200)
     view = GibbsView(lab=lab)
@@ -107,7 +107,7 @@ def test_gibbs_view_polls_diagnostics_and_sets_the_result(ledger_env):
     assert view.start()
     view.runner.join(60)
     view.poll()
-    assert view.updates == 1 and len(view.data) == 12  # 6 records x 2 chains, one poll
+    assert view.updates == 1 and len(view.source.data["iteration"]) == 6  # 6 records, one poll
     assert lab.result.spec.key == "gibbs" and "R-hat" in view.info.object
     # the plots' source holds one row per record (a column per chain and metric): 6 records
     data = view.source.data
@@ -122,7 +122,7 @@ def test_gibbs_view_polls_diagnostics_and_sets_the_result(ledger_env):
 
 def _private_gibbs_run(csv_payload):
     """A short Gibbs run on uploaded (private) data, polled once after it finished."""
-    from privclust.app.gibbs import GibbsView
+    from privclust.app.views import GibbsView
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
     view = GibbsView(lab=lab)
@@ -139,7 +139,7 @@ def _private_gibbs_run(csv_payload):
 def test_gibbs_start_refused_by_the_plan_on_private_data(ledger_env, csv_payload):
     """The Curator plans from the parameters and the public shape before anything runs: an
     impossible request (more clusters than records) is refused, nothing is charged."""
-    from privclust.app.gibbs import GibbsView
+    from privclust.app.views import GibbsView
     lab = Lab()
     lab.data.upload("private.csv", csv_payload(n=3))
     view = GibbsView(lab=lab)
@@ -165,14 +165,15 @@ def test_gibbs_private_analyst_gets_progress_only(ledger_env, csv_payload):
 
 
 def test_report_downloads_are_local_and_released_only(ledger_env, csv_payload):
-    from privclust.app.views import ClustersView, _plot_html, report_payload
+    from privclust.app.export import plot_html, report_payload
+    from privclust.app.views import ClustersView
     from privclust.core import Release
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
     _private_kmeans(lab)
     result = lab.do_release()
     lab.settings.owner_view = True  # the download is the analyst's figure all the same
-    html = _plot_html(ClustersView(lab=lab).figure(analyst=True)).getvalue().decode()
+    html = plot_html(ClustersView(lab=lab).figure(analyst=True)).getvalue().decode()
     import re
     assert "<script" in html and not re.search(r"<(script|link)[^>]*(src|href)=\"http", html)
     assert "NOT PRIVATE" not in html
@@ -183,7 +184,7 @@ def test_report_downloads_are_local_and_released_only(ledger_env, csv_payload):
 def test_plots_offer_png_download_in_their_toolbar(ledger_env):
     """PNG downloads: each plot's Bokeh toolbar has the save tool (the Report says so)."""
     from bokeh.models import SaveTool
-    from privclust.app import teaching
+    from privclust.app.views import teaching
     from privclust.app.views import ClustersView
     lab = Lab()
     fig = hv.render(ClustersView(lab=lab).figure(), backend="bokeh")
@@ -195,8 +196,8 @@ def test_gibbs_traces_stream_new_rows_and_thin_to_the_cap(ledger_env, monkeypatc
     """Polls stream only the new records into the plots' source; when the cap (400 per chain)
     would be exceeded the stride doubles and the thinned trace replaces the plotted one (a
     few times per run, not at every poll); the last record is plotted when the run ends."""
-    from privclust.app import gibbs as gibbs_mod
-    from privclust.app.gibbs import GibbsView, diagnostic_rows
+    from privclust.app.server.sampler import diagnostic_rows
+    from privclust.app.views import GibbsView, gibbs as gibbs_mod
     lab = Lab(schedule=lambda fn: None)
     view = GibbsView(lab=lab)
     view._reset(3)
@@ -246,10 +247,23 @@ def test_gibbs_owner_view_toggles_the_raw_traces(ledger_env, csv_payload):
     assert len(view.source.data["iteration"]) == 0
 
 
-@pytest.mark.parametrize("spec", algorithms.SPECS, ids=[s.key for s in algorithms.SPECS])
-def test_settings_panel_renders_for_every_algorithm(spec, ledger_env):
+# every algorithm the dashboard offers, by task: a missing one fails its test (by_key raises)
+# rather than shrinking the parametrisation
+OFFERED = {"subspace": ["kplanes", "tsc", "ssc", "lrr", "sample_aggregate", "gibbs", "sulq"],
+           "kmeans": ["kmeans", "compressive", "dplloyd"],
+           "onecluster": ["smallest_ball", "onecluster", "kballs"],
+           "cocluster": ["fasttaucc", "dptaucc"]}
+
+
+def test_the_catalogue_offers_exactly_the_listed_algorithms():
+    assert {t: [s.key for s in catalogue.for_task(t)] for t in catalogue.TASKS} == OFFERED
+
+
+@pytest.mark.parametrize("key", [k for keys in OFFERED.values() for k in keys])
+def test_settings_panel_renders_for_every_algorithm(key, ledger_env):
     """Every algorithm's parameter widgets can be drawn (an optional integer such as DP-tauCC's
-    unset row cap once became a valueless slider that Bokeh refused to serialise)."""
+    unset row cap used to become a valueless slider that Bokeh refused to serialise)."""
+    spec = catalogue.by_key(key)
     lab = Lab()
     lab.settings.task = spec.task
     lab.settings.algorithm = spec.key

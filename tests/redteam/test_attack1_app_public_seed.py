@@ -10,7 +10,7 @@ ignores any seed; the page's seed applies to demo data only.
 import numpy as np
 import pytest
 
-from privclust.app.models import Lab
+from privclust.app.state import Lab
 from privclust.core import DPLloyd
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -39,7 +39,7 @@ def test_attack1_released_dplloyd_is_not_the_seeded_run_on_either_neighbour(stat
                          random_state=seed).fit(candidate)
         assert not np.array_equal(released, direct.cluster_centers_)
     # the download says where the noise came from and carries no seed
-    from privclust.app.views import report_payload
+    from privclust.app.export import report_payload
     payload = report_payload(result)
     assert "random_state" not in str(payload) and "seed" not in str(payload).replace(
         "any seed was ignored", "")

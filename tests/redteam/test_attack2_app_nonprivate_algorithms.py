@@ -12,8 +12,8 @@ import io
 import numpy as np
 import pytest
 
-from privclust.app.algorithms import by_key
-from privclust.app.models import Lab
+from privclust.app.catalogue import by_key
+from privclust.app.state import Lab
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -65,7 +65,7 @@ def test_attack2_analyst_cannot_run_a_non_private_algorithm(private_lab, task, k
 
 
 def test_attack2_analyst_cannot_run_gibbs_from_a_non_private_init(private_lab):
-    from privclust.app.gibbs import GibbsView
+    from privclust.app.views import GibbsView
     lab = private_lab
     lab.settings.task = "subspace"
     lab.settings.param.update(algorithm="gibbs", n_clusters=2, subspace_dim=1)
@@ -84,7 +84,8 @@ def test_attack2_analyst_cannot_run_gibbs_from_a_non_private_init(private_lab):
 def test_attack2_owner_view_runs_them_marked_and_never_exports(private_lab):
     """The data owner may run a baseline, through the Curator's owner path: NOT PRIVATE,
     uncharged, never stored, listed or downloaded."""
-    from privclust.app.views import ClustersView, ReportView, report_csv, report_payload
+    from privclust.app.export import report_csv, report_payload
+    from privclust.app.views import ClustersView, ReportView
     lab = private_lab
     lab.settings.task = "kmeans"
     lab.settings.owner_view = True

@@ -11,8 +11,8 @@ import holoviews as hv
 import numpy as np
 import pytest
 
-from privclust.app import algorithms
-from privclust.app.models import Lab
+from privclust.app import catalogue
+from privclust.app.state import Lab
 from privclust.core import Dataset, PrivateEstimator
 from privclust.core.privacy import Guarantee
 
@@ -39,9 +39,7 @@ class NoisySubspaces(PrivateEstimator):
         self.privacy_ = Guarantee(float(self.epsilon), 0.0, "pure", "replace")
 
 
-SPEC = algorithms.AlgorithmSpec("noisy", "noisy subspaces", "subspace",
-                                f"{__name__}.NoisySubspaces", "pure",
-                                task_params=("n_clusters", "subspace_dim"))
+SPEC = catalogue.AlgorithmSpec("noisy", "noisy subspaces", "subspace", NoisySubspaces)
 
 
 def _truth_from_records(X, labels, q):
@@ -66,7 +64,7 @@ def _heatmap_titles(pane):
 def _lab_on(ds, tmp_path, monkeypatch):
     monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
     monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")
-    lab = Lab(specs=list(algorithms.SPECS) + [SPEC])
+    lab = Lab(specs=list(catalogue.SPECS) + [SPEC])
     lab.data.param.update(dataset=ds)  # a registry set (as the DataModel loads it)
     assert lab.mode == "private"
     lab.settings.param.update(task="subspace")
@@ -76,7 +74,8 @@ def _lab_on(ds, tmp_path, monkeypatch):
 
 
 def _check(lab):
-    from privclust.app.views import MetricsTable, ReportView, SubspacesView, report_payload
+    from privclust.app.export import report_payload
+    from privclust.app.views import MetricsTable, ReportView, SubspacesView
     view = SubspacesView(lab=lab)
     metrics = _texts(MetricsTable(lab=lab).__panel__())
     assert "true subspaces" not in metrics and "Wasserstein" not in metrics
@@ -107,7 +106,7 @@ def test_attack3_yaleb5_truth_stays_in_the_owner_view(data_dir, tmp_path, monkey
     ds = get_dataset("yaleb5")
     monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
     monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")
-    lab = Lab(specs=list(algorithms.SPECS) + [SPEC])
+    lab = Lab(specs=list(catalogue.SPECS) + [SPEC])
     lab.data.param.update(dataset=ds)
     lab.settings.param.update(task="subspace")
     k, _, q = np.shape(ds.truth["subspaces"])

@@ -10,7 +10,7 @@ order and in any session, spends one budget, and a later session lists the earli
 import numpy as np
 import pytest
 
-from privclust.app.models import Lab
+from privclust.app.state import Lab
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 
 from privclust.app.cli import main as cli_main
-from privclust.app.models import OWNER_VIEW_ENV, Lab, SettingsModel
+from privclust.app.state import Lab, SettingsModel
+from privclust.app.config import OWNER_VIEW
 from privclust.app.views import SettingsPanel
 from privclust.core.data import Dataset
 
 
 @pytest.fixture
 def no_owner_view(monkeypatch):
-    monkeypatch.delenv(OWNER_VIEW_ENV, raising=False)
+    monkeypatch.delenv(OWNER_VIEW.env, raising=False)
 
 
 def private_lab(tmp_path):
@@ -39,7 +40,7 @@ def test_owner_view_cannot_be_switched_on_by_the_analyst(no_owner_view, tmp_path
 
 
 def test_the_operator_setting_enables_it(monkeypatch, tmp_path):
-    monkeypatch.setenv(OWNER_VIEW_ENV, "1")
+    monkeypatch.setenv(OWNER_VIEW.env, "1")
     lab = private_lab(tmp_path)
     lab.settings.owner_view = True
     assert lab.settings.owner_view is True and lab.raw_allowed(lab.data.dataset)
@@ -58,4 +59,4 @@ def test_privclust_serve_passes_the_operator_setting(no_owner_view, monkeypatch)
                         lambda cmd, env=None: calls.append(env) or 0)
     assert cli_main(["serve", "--port", "5999"]) == 0
     assert cli_main(["serve", "--port", "5999", "--owner-view"]) == 0
-    assert calls[0] is None and calls[1][OWNER_VIEW_ENV] == "1"
+    assert calls[0] is None and calls[1][OWNER_VIEW.env] == "1"

@@ -1,47 +1,35 @@
 """Live Gibbs diagnostics: the sampler's mixing statistic and cost traces streamed while it runs
 (Wang, Wang & Singh, NIPS 2015, Sec. 4.1 and Fig. 3).
 
-``GibbsSubspaceClustering.iter_fit`` runs in a separate process (multiprocessing, "forkserver"
-context where available, else "spawn"): the sampler's numpy work then never competes with the
-Bokeh IO loop for this process's GIL. On private data the run is a release through the
-dataset's Curator: ``curator.release(estimator, runner=...)`` plans, refuses or charges the
-ledger first, then calls the runner, which starts the child with the prepared clone's
-parameters (``ledger=None``, ``random_state=None``: fresh entropy) and sets the state the child
-returns (also after Stop) on that clone, from which the Curator builds the Release. On demo
-data the same child runs without a Curator (seeded, nothing charged). A reader thread turns records into rows on a queue; a per-session periodic
-callback drains the queue and streams only the new points into one Bokeh ColumnDataSource
+The sampler runs off the server (:mod:`privclust.app.server.sampler`); a per-session periodic
+callback drains its queue and streams only the new points into one Bokeh ColumnDataSource
 (``ColumnDataSource.stream`` on the session's thread, Panel's "streaming_bokeh" pattern) shared by
 three figures, at most ``MAX_POINTS`` per chain (the stride between plotted records doubles when
-the cap is reached). Measured: a ``hv.streams.Buffer`` + ``DynamicMap`` update cost the server
-about 25 ms of CPU per poll (element construction and framewise ranges for three overlays),
-the direct stream about 1-2 ms. Stop sets an Event (the child stops after its current record and returns its state,
-or is terminated after ``STOP_GRACE_S``); session end does the same with ``CLOSE_GRACE_S``.
+the cap is reached). A ``hv.streams.Buffer`` + ``DynamicMap`` would rebuild three overlays and
+their ranges on every poll; the direct stream sends only the new rows.
 """
 import logging
 import math
-import queue
 import threading
 import time
 
 import numpy as np
-import pandas as pd
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
-from . import plots, session_hooks, teaching
-from .models import Lab, RunResult
-from .views import _teach
+from ..server import session_hooks
+from ..server.panel_compat import TracePane
+from ..server.sampler import GibbsRunner
+from ..state import Lab, RunResult
+from ..safety import escape
+from . import plots, teaching
+from .common import teach
 
 log = logging.getLogger(__name__)
 
-YIELD_S = 0.003          # thread mode only: GIL hand-over to the IO loop after each record
-STOP_GRACE_S = 15.0      # Stop: the child finishes its current record, else it is terminated
-CLOSE_GRACE_S = 2.0      # session end: the same, with a shorter wait
-SAMPLER_NICE = 10        # the sampler process yields the CPU to the server (and browser)
-COLUMNS = ["iteration", "chain", "cost", "test_statistic", "distance", "rhat"]
 METRICS = ("cost", "test_statistic", "distance")
 MAX_POINTS = 400         # plotted points per chain and trace
 TITLES = {"cost": "cost per chain", "test_statistic": "test statistic T",
@@ -55,16 +43,6 @@ def wide_columns(n_chains):
 
 def _empty_columns(n_chains):
     return {c: np.array([], dtype=float) for c in wide_columns(n_chains)}
-
-
-class _TracePane(pn.pane.Bokeh):
-    """A Bokeh pane that keeps Panel's ``design`` to itself. ``panel serve`` on a notebook gives
-    every output object the template's design; panel 1.9.4's Bokeh pane then forwards it to the
-    figure, which has no such property, and the whole page fails (AttributeError: unexpected
-    attribute 'design' to figure)."""
-
-    def _track_overrides(self, *events):
-        super()._track_overrides(*(e for e in events if e.name != "design"))
 
 
 def _trace_figure(metric, source, n_chains, x_range):
@@ -87,290 +65,6 @@ def _trace_figure(metric, source, n_chains, x_range):
     return fig
 
 
-def diagnostic_rows(item):
-    """Normalise one yielded diagnostic into rows {iteration, chain, cost, test_statistic,
-    distance}: accepts a dict per chain, a dict of per-chain arrays, or a list of either."""
-    if isinstance(item, (list, tuple)):
-        return [r for x in item for r in diagnostic_rows(x)]
-    if not isinstance(item, dict):
-        item = {k: getattr(item, k) for k in COLUMNS + ["distance_to_reference"]
-                if hasattr(item, k)}
-    item = dict(item)
-    if "distance" not in item:
-        item["distance"] = item.get("wasserstein", item.get("distance_to_reference"))
-    chain = item.get("chain")
-    if chain is not None and np.ndim(chain) == 0:
-        return [{k: _num(item.get(k)) for k in COLUMNS}]
-    n = max((np.size(item[k]) for k in ("cost", "test_statistic") if item.get(k) is not None),
-            default=1)
-    rows = []
-    for c in range(n):
-        row = {"iteration": _num(item.get("iteration")), "chain": float(c),
-               "rhat": _num(item.get("rhat"))}
-        for k in ("cost", "test_statistic", "distance"):
-            v = item.get(k)
-            row[k] = _num(np.ravel(v)[c] if v is not None and np.size(v) == n else v)
-        rows.append(row)
-    return rows
-
-
-def _num(v):
-    if v is None:
-        return np.nan
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return np.nan
-
-
-def rhat(df):
-    """R-hat of the cost across chains: the sampler's own value when it reports one, else the
-    split R-hat over the second half of the trace."""
-    if df is None or df.empty or df["chain"].nunique() < 2:
-        return None
-    reported = df["rhat"].dropna()
-    if len(reported):
-        return float(reported.iloc[-1])
-    from privclust.core.metrics import split_rhat
-    wide = df.pivot_table(index="iteration", columns="chain", values="cost").dropna()
-    if len(wide) < 4:
-        return None
-    half = wide.iloc[len(wide) // 2:]
-    try:
-        return float(split_rhat(half.to_numpy().T))
-    except Exception:
-        return None
-
-
-def _mp_context():
-    """"forkserver" (children fork from a clean server that has the sampler module preloaded:
-    no fork of this threaded server, and a fast start after the first) or "spawn"."""
-    import multiprocessing as mp
-    if "forkserver" in mp.get_all_start_methods():
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["privclust.core.subspace.gibbs"])
-        return ctx
-    return mp.get_context("spawn")
-
-
-def start_sampler_server():
-    """Start the forkserver (with the sampler module preloaded) now rather than at the first
-    Start: the dashboard's warm-up calls it, so the first run of a server does not wait for
-    a fresh interpreter to import numpy, scipy and the sampler. No-op under "spawn"."""
-    ctx = _mp_context()
-    if ctx.get_start_method() == "forkserver":
-        from multiprocessing import forkserver
-        forkserver.ensure_running()
-
-
-class GibbsRunner(param.Parameterized):
-    """Runs ``iter_fit`` in a child process (``process=True``) or a daemon thread; diagnostics
-    go to ``self.queue``, one list of rows per record. On private data the run is wrapped in
-    ``curator.release`` (:meth:`start_release`)."""
-
-    running = param.Boolean(False)
-    status = param.String("")
-    produced = param.Integer(0, doc="diagnostic batches produced so far")
-    process = param.Boolean(True, doc="sample in a child process (else a thread of this one)")
-    nice = param.Integer(SAMPLER_NICE, bounds=(0, 19),
-                         doc="niceness increment of the sampler process (0: same priority)")
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        self.queue = queue.Queue()
-        self._stop = threading.Event()
-        self._stop_at = None
-        self._closing = False
-        self._mp_stop = None
-        self._proc = None
-        self._thread = None
-        self.estimator = None
-        self.error = None
-        self.release = None
-
-    def _reset_run(self, estimator):
-        if self.running:
-            raise RuntimeError("the sampler is already running")
-        self._stop.clear()
-        self._stop_at, self._closing, self._mp_stop, self._proc = None, False, None, None
-        self.estimator, self.error, self.release = estimator, None, None
-
-    def _launch(self, target, args=()):
-        self.param.update(running=True, status="running", produced=0)
-
-        def main():
-            try:
-                target(*args)
-            finally:
-                self.running = False
-        self._thread = threading.Thread(target=main, daemon=True, name="privclust-gibbs")
-        self._thread.start()
-
-    def start(self, estimator, X, reference=None):
-        """Demo data: run ``estimator`` (its own seed, no ledger) on ``X`` in the background."""
-        self._reset_run(estimator)
-        if self.process:
-            params = dict(estimator.get_params(), ledger=None)
-            self._launch(self._run_process, (params, X, reference))
-        else:
-            self._launch(self._run_thread, (estimator, X, reference))
-        return True
-
-    def start_release(self, curator, estimator, reference=None):
-        """Private data: ``curator.release(estimator, runner=...)`` in the background. The
-        Curator refuses or charges first; the runner then samples the prepared clone (no seed,
-        no ledger) in the child process and sets its returned state on the clone. A stopped
-        run still releases the state it reached (charged in full). ``release`` holds the
-        Release at the end, ``error`` what went wrong (ReleaseFailed after the charge)."""
-        self._reset_run(estimator)
-
-        def runner(est, X):
-            self.estimator = est
-            if self.process:
-                params = dict(est.get_params(), ledger=None, random_state=None)
-                self._run_process(params, X, reference)
-            else:
-                self._run_thread(est, X, reference)
-            if self.error is not None:
-                raise self.error
-            if getattr(est, "subspaces_", None) is None:
-                raise RuntimeError("the sampler ended before it reached a state")
-
-        def main():
-            try:
-                self.release = curator.release(estimator, runner=runner)
-            except Exception as exc:  # noqa: BLE001 -- reported by the view, never a traceback
-                self.error = exc
-                self.status = f"failed ({type(exc).__name__})"
-        self._launch(main)
-        return True
-
-    def _put(self, item):
-        self.queue.put(diagnostic_rows(item))
-        self.produced += 1
-
-    def _run_thread(self, estimator, X, reference):
-        gen = None
-        try:
-            gen = estimator.iter_fit(X, reference=reference)
-            for item in gen:
-                self._put(item)
-                # hand the GIL to the server's IO loop for a moment after each record, so the
-                # page stays responsive while the sampler runs in this thread
-                if self._stop.wait(YIELD_S):
-                    break
-            stopped = self._stop.is_set()
-            self.status = "stopped" if stopped else "finished"
-        except Exception as exc:  # shown as a message, never a traceback
-            self.error = exc
-            log.warning("Gibbs run failed", exc_info=True)
-            self.status = f"failed ({type(exc).__name__})"
-        finally:
-            if gen is not None:
-                gen.close()
-
-    def _run_process(self, params, X, reference):
-        """Reader thread: start the child, forward its records, set the returned state."""
-        from privclust.core.subspace.gibbs import stream_fit
-        status, state, proc, conn = None, None, None, None
-        try:
-            if self._stop.is_set():
-                self.status = "stopped"
-                return
-            ctx = _mp_context()
-            conn, w = ctx.Pipe(duplex=False)
-            self._mp_stop = ctx.Event()
-            proc = ctx.Process(target=stream_fit, daemon=True, name="privclust-gibbs-sampler",
-                               args=(params, X, reference, w, self._mp_stop, self.nice))
-            try:
-                proc.start()
-            finally:
-                w.close()   # the child holds the only write end: its exit is our EOF
-            self._proc = proc
-            if self._stop.is_set():
-                self._mp_stop.set()
-            while True:
-                if self._stop_at is not None and time.monotonic() - self._stop_at > (
-                        CLOSE_GRACE_S if self._closing else STOP_GRACE_S):
-                    proc.terminate()
-                    break
-                if not conn.poll(0.2):
-                    continue
-                try:
-                    kind, payload = conn.recv()
-                except EOFError:
-                    break
-                if kind == "record":
-                    self._put(payload)
-                elif kind == "state":
-                    state = payload
-                elif kind == "done":
-                    status = payload
-                elif kind == "error":
-                    self.error = payload
-            proc.join(10)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(5)
-            if self.error is None and status is None and not self._stop.is_set():
-                self.error = RuntimeError(f"the sampler process ended unexpectedly (exit code "
-                                          f"{proc.exitcode})")
-            if state is not None and self.error is None:
-                for name, value in state.items():   # the released state of the run
-                    setattr(self.estimator, name, value)
-            if self.error is not None:
-                log.warning("Gibbs run failed: %r", self.error)
-                self.status = f"failed ({type(self.error).__name__})"
-            else:
-                self.status = status or "stopped"
-        except Exception as exc:
-            self.error = exc
-            log.warning("Gibbs run failed", exc_info=True)
-            self.status = f"failed ({type(exc).__name__})"
-            if proc is not None and proc.is_alive():
-                proc.kill()
-        finally:
-            if conn is not None:
-                conn.close()
-
-    def stop(self):
-        """Stop after the current record (the state so far is released); a child process that
-        has not stopped after STOP_GRACE_S is terminated (nothing is released then)."""
-        if self._stop_at is None:
-            self._stop_at = time.monotonic()
-        self._stop.set()
-        if self._mp_stop is not None:
-            self._mp_stop.set()
-
-    def close(self):
-        """Session end: stop; a child process still running after CLOSE_GRACE_S (a long
-        record) is terminated."""
-        self._closing = True
-        self.stop()
-
-    @property
-    def pid(self):
-        """The sampler process id (None in thread mode or before it started)."""
-        return None if self._proc is None else self._proc.pid
-
-    def join(self, timeout=None):
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    def drain_records(self):
-        """The rows of each record produced since the last drain, one list per record."""
-        out = []
-        while True:
-            try:
-                out.append(self.queue.get_nowait())
-            except queue.Empty:
-                return out
-
-    def drain(self):
-        rows = [r for rec in self.drain_records() for r in rec]
-        return pd.DataFrame(rows, columns=COLUMNS) if rows else None
-
-
 class GibbsView(pn.viewable.Viewer):
     """Start/Stop and live traces (cost, test statistic, distance to baseline, R-hat)."""
 
@@ -384,8 +78,7 @@ class GibbsView(pn.viewable.Viewer):
         self._cb = None
         self._doc = None
         self._poll_lock = threading.RLock()
-        self._empty = pd.DataFrame({c: np.array([], dtype=float) for c in COLUMNS})
-        self._panes = {m: _TracePane() for m in METRICS}
+        self._panes = {m: TracePane() for m in METRICS}
         self._fig_chains = None
         self.x_range = Range1d(0, 1)
         self._clear_history(1)
@@ -403,15 +96,6 @@ class GibbsView(pn.viewable.Viewer):
         session_hooks.on_session_end(self._cleanup)
 
     # ---- data and plots ------------------------------------------------------------------------
-    @property
-    def data(self):
-        """Every diagnostic row of the current run (long format: one row per record and chain)."""
-        if self._data is None:
-            self._data = (pd.concat(self._chunks, ignore_index=True) if self._chunks
-                          else self._empty)
-            self._chunks = [self._data] if len(self._data) else []
-        return self._data
-
     def _clear_history(self, n_chains, n_iter=1):
         """A new run: empty history and plots, stride 1. One source for the three trace
         figures (a row per record, a column per chain and metric; each poll streams only the
@@ -419,7 +103,6 @@ class GibbsView(pn.viewable.Viewer):
         rebuilt when the number of chains changes, on one iteration axis spanning the run."""
         self._n_chains = max(1, int(n_chains))
         self._wide = wide_columns(self._n_chains)
-        self._chunks, self._data = [], None
         self._hist = []                  # one wide row (self._wide) per record
         self._last_rhat = None
         self._stride, self._sent, self._final_sent = 1, None, False
@@ -512,11 +195,8 @@ class GibbsView(pn.viewable.Viewer):
         spec = lab.settings.spec
         if (spec is None or spec.key != "gibbs") and lab.settings.task == "subspace" and \
                 "gibbs" in lab.settings.param.algorithm.objects:
-            lab._quiet = True  # no blocking demo fit now: the live run's state becomes the result
-            try:
+            with lab.quietly():  # no blocking demo fit now: the live run's state is the result
                 lab.settings.algorithm = "gibbs"
-            finally:
-                lab._quiet = False
             spec = lab.settings.spec
         if spec is None or spec.key != "gibbs":
             self._alert("The Gibbs sampler belongs to the subspace clustering task: choose it "
@@ -530,8 +210,7 @@ class GibbsView(pn.viewable.Viewer):
         if not request.dataset.public:
             return self._start_private(request)
         est = spec.build(values, random_state=request.random_state, ledger=None)
-        base = _baseline(lab, request)
-        reference = None if base is None else getattr(base, "subspaces_", None)
+        reference = self._reference(request)
         self._begin(request, lab.request_key(spec))
         self.runner.start(est, request.dataset.X, reference)
         self._started()
@@ -547,7 +226,12 @@ class GibbsView(pn.viewable.Viewer):
             self._alert(f"Refused: {lab.ledger.error or 'no budget ledger'}. Nothing was run or "
                         "charged.")
             return False
-        if spec.effective_kind(values) == "none":
+        try:
+            kind = lab.kind(spec, values)
+        except ValueError as exc:  # the public settings, before anything runs
+            self._alert(f"Refused before anything ran: {exc}. Nothing was run or charged.")
+            return False
+        if kind == "none":
             if request.owner_view:  # NOT PRIVATE, through the Curator's owner path
                 lab.do_release(request)
                 self._alert("A non-random initialisation is not private: it ran once through "
@@ -570,16 +254,20 @@ class GibbsView(pn.viewable.Viewer):
                         "info")
             return False
         if not fits:
-            lab._refuse(cost, plan)
-            self._alert(lab.message)
+            self._alert(lab.refusal_text(cost, plan))
             return False
-        base = _baseline(lab, request)
-        reference = None if base is None else getattr(base, "subspaces_", None)
+        reference = self._reference(request)
         self._begin(request, None)
         # the Curator charges the ledger before it calls the runner that starts the process
         self.runner.start_release(curator, est, reference)
         self._started()
         return True
+
+    def _reference(self, request):
+        """The baseline's subspaces for the distance trace (evaluation only: demo data or the
+        data owner view; None for the analyst)."""
+        base = self.lab.baseline_estimator(request.dataset)
+        return None if base is None else getattr(base, "subspaces_", None)
 
     def _begin(self, request, key):
         values = request.settings
@@ -608,9 +296,6 @@ class GibbsView(pn.viewable.Viewer):
     def _poll(self):
         records = self.runner.drain_records()
         if records:
-            rows = [r for rec in records for r in rec]
-            self._chunks.append(pd.DataFrame(rows, columns=COLUMNS))
-            self._data = None
             for rec in records:
                 self._hist.append(self._wide_row(rec))
                 reported = [r["rhat"] for r in rec if np.isfinite(r["rhat"])]
@@ -655,7 +340,7 @@ class GibbsView(pn.viewable.Viewer):
             return self._finish_private()
         est = runner.estimator
         if runner.error is not None:
-            self._alert(lab._failure_text(runner.error, False))
+            self._alert(lab.failure_text(runner.error, False))
             return
         if getattr(est, "subspaces_", None) is None:
             self._alert(f"Sampler {runner.status}; no state was released.", "warning")
@@ -664,12 +349,8 @@ class GibbsView(pn.viewable.Viewer):
         result = RunResult(key=self._key, spec=self._spec, settings=self._values,
                            estimator=est, dataset=self._dataset,
                            elapsed=time.perf_counter() - self._t0, private_mode=False)
-        lab._cache[self._key] = result
-        if self._dataset is not lab.data.dataset:
-            return
-        lab.param.update(result=result, stale=False)
-        lab._say(f"Gibbs sampler {runner.status} (demo data: nothing is spent); the state is "
-                 "shown in the Clusters, Subspaces and Report tabs.", "success")
+        lab.show(result, f"Gibbs sampler {runner.status} (demo data: nothing is spent); the "
+                 "state is shown in the Clusters, Subspaces and Report tabs.")
 
     def _finish_private(self):
         from privclust.core.privacy import BudgetExceeded
@@ -695,20 +376,16 @@ class GibbsView(pn.viewable.Viewer):
                            estimator=release, dataset=self._dataset,
                            elapsed=time.perf_counter() - self._t0, private_mode=True,
                            from_cache=release.from_store)
-        if self._dataset is not lab.data.dataset:
+        stopped = runner.status == "stopped"
+        shown = lab.show(result, f"Gibbs sampler {runner.status}: released the state " +
+                         ("it reached when stopped" if stopped else "of the last iteration") +
+                         f", charged ε = {release.cost[0]:g} in full. It is shown in the "
+                         "Clusters, Subspaces and Report tabs.")
+        if not shown:
             self._alert("The dataset changed while the sampler ran: its release is stored with "
                         "the other releases of its dataset.", "warning")
-            return
-        lab.param.update(result=result, stale=False)
-        eps = release.cost[0]
-        stopped = runner.status == "stopped"
-        lab._say(f"Gibbs sampler {runner.status}: released the state " +
-                 ("it reached when stopped" if stopped else "of the last iteration") +
-                 f", charged ε = {eps:g} in full. It is shown in the Clusters, Subspaces and "
-                 "Report tabs.", "success")
 
     def _alert(self, text, kind="danger"):
-        from .safety import escape
         self.message.param.update(object=escape(text), alert_type=kind, visible=True)
 
     def _cleanup(self, session_context=None):
@@ -741,22 +418,5 @@ class GibbsView(pn.viewable.Viewer):
 
     def __panel__(self):
         controls = pn.Row(self.start_btn, self.stop_btn)
-        return pn.Column(_teach(teaching.GIBBS), self._spend_note, controls, self.progress,
+        return pn.Column(teach(teaching.GIBBS), self._spend_note, controls, self.progress,
                          self.info, self.message, self._traces, sizing_mode="stretch_width")
-
-
-def _baseline(lab, request):
-    """The non-private baseline for the distance trace (evaluation only): demo data, or the
-    data owner view through the Curator's owner path; None for the analyst."""
-    bspec = lab.settings.baseline_spec
-    ds = request.dataset
-    if bspec is None or not lab.raw_allowed(ds):
-        return None
-    try:
-        est = bspec.build(lab.settings.values(bspec), random_state=request.random_state)
-        if ds.public:
-            return est.fit(ds.X)
-        return request.curator.owner_fit(est).value
-    except Exception:
-        log.warning("baseline failed", exc_info=True)
-        return None

@@ -9,10 +9,11 @@ import numpy as np
 import panel as pn
 import param
 
-from . import plots, session_hooks, teaching
-from .models import Lab, random_state_for
-from .views import _teach
-from .safety import escape
+from ..safety import escape
+from ..server import session_hooks
+from ..state import evaluation, random_state_for
+from . import plots, teaching
+from .common import View, teach
 
 log = logging.getLogger(__name__)
 
@@ -39,18 +40,16 @@ def score_for(lab):
     if task == "onecluster":
         if "center" in truth:
             return "centre error", lambda est, X: float(np.linalg.norm(
-                np.atleast_2d(getattr(est, "center_", None) if getattr(est, "center_", None)
-                              is not None else est.centers_)[0] - truth["center"]))
-        return "radius", lambda est, X: float(np.max(getattr(est, "radii_", None)
-                                                     if getattr(est, "radii_", None) is not None
-                                                     else est.radius_))
+                evaluation.balls_of(est)[0][0] - truth["center"]))
+        return "radius", lambda est, X: float(np.max(evaluation.balls_of(est)[1]))
     if ds.labels is not None:
         return "NMI rows vs labels", lambda est, X: m.nmi(ds.labels, est.row_labels_)
     return "tau(R|C)", lambda est, X: m.tau_rows(est.table_)
 
 
-class TradeoffView(pn.viewable.Viewer):
-    lab = param.ClassSelector(class_=Lab)
+class TradeoffView(View):
+    """Utility versus epsilon over a grid of epsilons and trials (demo data only)."""
+
     n_trials = param.Integer(3, bounds=(1, 20), label="trials per ε")
     running = param.Boolean(False)
 
@@ -136,6 +135,6 @@ class TradeoffView(pn.viewable.Viewer):
         return True
 
     def __panel__(self):
-        return pn.Column(_teach(teaching.TRADEOFF), pn.Row(self.run_btn, self.cancel_btn),
+        return pn.Column(teach(teaching.TRADEOFF), pn.Row(self.run_btn, self.cancel_btn),
                          self.eps, self.trials, self.plan, self.progress, self.status, self.plot,
                          sizing_mode="stretch_width")

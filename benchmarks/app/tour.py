@@ -1,15 +1,16 @@
 """A scripted tour of the served dashboard: screenshots of every view and the page's timings.
 
-    python -m privclust.app.tour OUTDIR [--results FILE] [--chromium PATH]
+    python benchmarks/app/tour.py [OUTDIR] [--results FILE] [--chromium PATH]
 
-Starts ``panel serve`` on app/page.py (temporary ledger), drives Debian's chromium with
+(defaults: the screenshots to benchmarks/results/app/screenshots/ and the timings to
+benchmarks/results/app/dashboard_tour.json and .md). Starts ``panel serve`` on app/page.py (temporary ledger), drives Debian's chromium with
 Playwright through demo and private data, saves one PNG per view in OUTDIR (the README
 screenshots) and prints the measured timings (against the dashboard's performance targets, ``TARGETS``) as JSON; ``--results``
 also writes them, with the machine load (``uptime``) before and after, the versions and the
 targets, to FILE (JSON) and FILE with ``.md``. Every request the browser makes is recorded:
 any to a host other than the server is reported. Needs the test extra (playwright) and a
-chromium binary; it downloads nothing. ``benchmarks/app/dashboard_tour.py`` runs it with the
-repository's output paths.
+chromium binary; it downloads nothing. Figures are whatever this machine measured at that
+moment (other work on the machine slows them); re-run to refresh them.
 """
 import argparse
 import datetime
@@ -27,6 +28,8 @@ from pathlib import Path
 
 from privclust.app import config
 from privclust.app.cli import serve_command
+
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "app"
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -428,8 +431,10 @@ def write_results(path, timings, before, after, outdir, command):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir", help="folder for the screenshots")
-    parser.add_argument("--results", help="write the timings (JSON, and .md) to this file")
+    parser.add_argument("outdir", nargs="?", default=str(RESULTS / "screenshots"),
+                        help="folder for the screenshots")
+    parser.add_argument("--results", default=str(RESULTS / "dashboard_tour.json"),
+                        help="write the timings (JSON, and .md) to this file")
     parser.add_argument("--gibbs-seconds", type=float, default=8.0,
                         help="how long to watch the live diagnostics (default 8)")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH")
@@ -444,8 +449,8 @@ def main(argv=None):
     for k, (v, t, ok) in verdict(timings).items():
         print(f"{k}: {v} (target {t}) {'met' if ok else 'NOT MET'}")
     if args.results:
-        command = "python -m privclust.app.tour " + " ".join(argv if argv is not None
-                                                              else sys.argv[1:])
+        command = "python benchmarks/app/tour.py " + " ".join(argv if argv is not None
+                                                               else sys.argv[1:])
         write_results(args.results, timings, before, after, args.outdir, command)
     return 0
 

@@ -23,13 +23,11 @@ def warm_up():
     try:
         from bokeh.document import Document
 
-        from privclust.app import algorithms
-        from privclust.app.gibbs import start_sampler_server
-        from privclust.app.models import Lab
-        from privclust.app.page import create_app
+        from privclust.app.page import create_app   # imports every estimator of the catalogue
+        from privclust.app.server.sampler import start_sampler_server
+        from privclust.app.state import Lab
 
         start_sampler_server()  # a separate process: imports the sampler while we go on
-        algorithms.status()  # imports each estimator's module (failures: just unavailable)
         page = create_app(lab=Lab(schedule=lambda fn: None))  # no demo fit
         page.server_doc(Document())
         del page

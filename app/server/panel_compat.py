@@ -1,0 +1,95 @@
+"""Every override of Panel internals the dashboard needs, in one place.
+
+Each was written for panel ``PANEL_VERSION`` (with bokeh 3.9) and reaches into a private member
+that may change in another release; ``tests/app/test_panel_compat.py`` checks that the installed
+Panel still has each of them and fails when the version moves, so whoever upgrades Panel re-reads
+this module first.
+
+- :class:`BoundedFileDropper`: ``FileDropper._process_event`` (the server-side upload limit).
+- :class:`TracePane`: ``pane.Bokeh._track_overrides`` (a served notebook's design on a figure).
+- :func:`keep_stylesheets_local`: ``panel.io.resources.patch_stylesheet`` (no CDN stylesheet URL
+  on the served page).
+"""
+import os
+
+import panel as pn
+
+PANEL_VERSION = "1.9"
+
+
+class BoundedFileDropper(pn.widgets.FileDropper):
+    """A ``FileDropper`` whose size limit holds on the server.
+
+    Panel's ``FileDropper`` checks ``max_file_size`` only in the browser (FilePond) and buffers
+    every chunk it is sent, so a client that skips that check could fill the server's memory.
+    Here the bytes of all unfinished uploads together may not exceed ``max_bytes``: the first
+    chunk over the limit discards that file's buffer and calls ``on_reject(name, message)``.
+    """
+
+    def __init__(self, max_bytes, on_reject=None, **params):
+        super().__init__(**params)
+        self._max_bytes = int(max_bytes)
+        self._on_reject = on_reject
+        self._sizes = {}
+        self._rejected = set()
+
+    def _process_event(self, event):
+        data = event.data if isinstance(event.data, dict) else {}
+        if event.event_name != "upload_event":
+            return super()._process_event(event)
+        name = str(data.get("name"))
+        chunk = data.get("data")
+        if data.get("chunk") == 1:
+            self._rejected.discard(name)
+            self._sizes[name] = 0
+        elif name in self._rejected or name not in self._file_buffer:
+            return None  # the rest of a refused file, or a chunk without a first chunk
+        self._sizes[name] = self._sizes.get(name, 0) + (
+            len(chunk) if isinstance(chunk, (bytes, bytearray, memoryview, str)) else 0)
+        if sum(self._sizes.values()) > self._max_bytes:
+            self._file_buffer.pop(name, None)
+            self._sizes.pop(name, None)
+            self._rejected.add(name)
+            if self._on_reject is not None:
+                self._on_reject(name, f"{os.path.basename(name)}: the file is too large for the "
+                                      f"server limit of {self._max_bytes / 2**20:g} MB")
+            return None
+        if data.get("chunk") == data.get("total_chunks"):
+            self._sizes.pop(name, None)
+        return super()._process_event(event)
+
+
+class TracePane(pn.pane.Bokeh):
+    """A Bokeh pane that keeps Panel's ``design`` to itself. ``panel serve`` on a notebook gives
+    every output object the template's design; panel 1.9.4's Bokeh pane then forwards it to the
+    figure, which has no such property, and the whole page fails (AttributeError: unexpected
+    attribute 'design' to figure)."""
+
+    def _track_overrides(self, *events):
+        super()._track_overrides(*(e for e in events if e.name != "design"))
+
+
+def keep_stylesheets_local():
+    """Served page only: never let Panel rewrite a stylesheet URL to its CDN.
+
+    Measured with benchmarks/app/tour.py: with dynamic tabs, a component updated while its tab
+    is hidden (the Gibbs info line and traces, updated by the sampler's periodic callback) has
+    no document, so Panel patches its shared stylesheets with ``dist_url = CDN_DIST``; the next
+    render then makes the browser fetch ``cdn.holoviz.org/.../loading.css`` and
+    ``markdown.css``, telling a third party who is looking. With resources served locally
+    (``use_cdn()`` false) such a rewrite is skipped; the stylesheets keep their local URLs.
+    Process-wide and idempotent; notebooks (which load from the CDN) never call it.
+    """
+    from panel import reactive
+    from panel.io import resources as res
+    if getattr(res.patch_stylesheet, "_privclust_local", False):
+        return
+    original = res.patch_stylesheet
+
+    def patch_stylesheet(stylesheet, dist_url):
+        if dist_url == res.CDN_DIST and not res.use_cdn():
+            return None
+        return original(stylesheet, dist_url)
+
+    patch_stylesheet._privclust_local = True
+    res.patch_stylesheet = reactive.patch_stylesheet = patch_stylesheet

@@ -1,0 +1,290 @@
+"""The Gibbs sampler's run off the server: ``GibbsSubspaceClustering.iter_fit`` in a child
+process (multiprocessing, "forkserver" context where available, else "spawn"), so that the
+sampler's numpy work never competes with the Bokeh IO loop for this process's GIL.
+
+On private data the run is a release through the dataset's Curator:
+``curator.release(estimator, runner=...)`` plans, refuses or charges the ledger first, then calls
+the runner, which starts the child with the prepared clone's parameters (``ledger=None``,
+``random_state=None``: fresh entropy) and sets the state the child returns (also after Stop) on
+that clone, from which the Curator builds the Release. On demo data the same child runs without
+a Curator (seeded, nothing charged). A reader thread puts each record's diagnostic rows on a
+queue, which the Gibbs view drains. Stop sets an Event: the child stops after its current record
+and returns its state, or is terminated after ``STOP_GRACE_S``; session end does the same with
+``CLOSE_GRACE_S``.
+"""
+import logging
+import queue
+import threading
+import time
+
+import numpy as np
+import param
+
+log = logging.getLogger(__name__)
+
+YIELD_S = 0.003          # thread mode only: GIL hand-over to the IO loop after each record
+STOP_GRACE_S = 15.0      # Stop: the child finishes its current record, else it is terminated
+CLOSE_GRACE_S = 2.0      # session end: the same, with a shorter wait
+SAMPLER_NICE = 10        # the sampler process yields the CPU to the server (and browser)
+COLUMNS = ["iteration", "chain", "cost", "test_statistic", "distance", "rhat"]
+
+
+def diagnostic_rows(item):
+    """Normalise one yielded diagnostic into rows {iteration, chain, cost, test_statistic,
+    distance}: accepts a dict per chain, a dict of per-chain arrays, or a list of either."""
+    if isinstance(item, (list, tuple)):
+        return [r for x in item for r in diagnostic_rows(x)]
+    if not isinstance(item, dict):
+        item = {k: getattr(item, k) for k in COLUMNS + ["distance_to_reference"]
+                if hasattr(item, k)}
+    item = dict(item)
+    if "distance" not in item:
+        item["distance"] = item.get("wasserstein", item.get("distance_to_reference"))
+    chain = item.get("chain")
+    if chain is not None and np.ndim(chain) == 0:
+        return [{k: _num(item.get(k)) for k in COLUMNS}]
+    n = max((np.size(item[k]) for k in ("cost", "test_statistic") if item.get(k) is not None),
+            default=1)
+    rows = []
+    for c in range(n):
+        row = {"iteration": _num(item.get("iteration")), "chain": float(c),
+               "rhat": _num(item.get("rhat"))}
+        for k in ("cost", "test_statistic", "distance"):
+            v = item.get(k)
+            row[k] = _num(np.ravel(v)[c] if v is not None and np.size(v) == n else v)
+        rows.append(row)
+    return rows
+
+
+def _num(v):
+    if v is None:
+        return np.nan
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def _mp_context():
+    """"forkserver" (children fork from a clean server that has the sampler module preloaded:
+    no fork of this threaded server, and a fast start after the first) or "spawn"."""
+    import multiprocessing as mp
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["privclust.core.subspace.gibbs"])
+        return ctx
+    return mp.get_context("spawn")
+
+
+def start_sampler_server():
+    """Start the forkserver (with the sampler module preloaded) now rather than at the first
+    Start: the dashboard's warm-up calls it, so the first run of a server does not wait for
+    a fresh interpreter to import numpy, scipy and the sampler. No-op under "spawn"."""
+    ctx = _mp_context()
+    if ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+        forkserver.ensure_running()
+
+
+class GibbsRunner(param.Parameterized):
+    """Runs ``iter_fit`` in a child process (``process=True``) or a daemon thread; diagnostics
+    go to ``self.queue``, one list of rows per record. On private data the run is wrapped in
+    ``curator.release`` (:meth:`start_release`)."""
+
+    running = param.Boolean(False)
+    status = param.String("")
+    produced = param.Integer(0, doc="diagnostic batches produced so far")
+    process = param.Boolean(True, doc="sample in a child process (else a thread of this one)")
+    nice = param.Integer(SAMPLER_NICE, bounds=(0, 19),
+                         doc="niceness increment of the sampler process (0: same priority)")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.queue = queue.Queue()
+        self._stop = threading.Event()
+        self._stop_at = None
+        self._closing = False
+        self._mp_stop = None
+        self._proc = None
+        self._thread = None
+        self.estimator = None
+        self.error = None
+        self.release = None
+
+    def _reset_run(self, estimator):
+        if self.running:
+            raise RuntimeError("the sampler is already running")
+        self._stop.clear()
+        self._stop_at, self._closing, self._mp_stop, self._proc = None, False, None, None
+        self.estimator, self.error, self.release = estimator, None, None
+
+    def _launch(self, target, args=()):
+        self.param.update(running=True, status="running", produced=0)
+
+        def main():
+            try:
+                target(*args)
+            finally:
+                self.running = False
+        self._thread = threading.Thread(target=main, daemon=True, name="privclust-gibbs")
+        self._thread.start()
+
+    def start(self, estimator, X, reference=None):
+        """Demo data: run ``estimator`` (its own seed, no ledger) on ``X`` in the background."""
+        self._reset_run(estimator)
+        if self.process:
+            params = dict(estimator.get_params(), ledger=None)
+            self._launch(self._run_process, (params, X, reference))
+        else:
+            self._launch(self._run_thread, (estimator, X, reference))
+        return True
+
+    def start_release(self, curator, estimator, reference=None):
+        """Private data: ``curator.release(estimator, runner=...)`` in the background. The
+        Curator refuses or charges first; the runner then samples the prepared clone (no seed,
+        no ledger) in the child process and sets its returned state on the clone. A stopped
+        run still releases the state it reached (charged in full). ``release`` holds the
+        Release at the end, ``error`` what went wrong (ReleaseFailed after the charge)."""
+        self._reset_run(estimator)
+
+        def runner(est, X):
+            self.estimator = est
+            if self.process:
+                params = dict(est.get_params(), ledger=None, random_state=None)
+                self._run_process(params, X, reference)
+            else:
+                self._run_thread(est, X, reference)
+            if self.error is not None:
+                raise self.error
+            if getattr(est, "subspaces_", None) is None:
+                raise RuntimeError("the sampler ended before it reached a state")
+
+        def main():
+            try:
+                self.release = curator.release(estimator, runner=runner)
+            except Exception as exc:  # noqa: BLE001 -- reported by the view, never a traceback
+                self.error = exc
+                self.status = f"failed ({type(exc).__name__})"
+        self._launch(main)
+        return True
+
+    def _put(self, item):
+        self.queue.put(diagnostic_rows(item))
+        self.produced += 1
+
+    def _run_thread(self, estimator, X, reference):
+        gen = None
+        try:
+            gen = estimator.iter_fit(X, reference=reference)
+            for item in gen:
+                self._put(item)
+                # hand the GIL to the server's IO loop for a moment after each record, so the
+                # page stays responsive while the sampler runs in this thread
+                if self._stop.wait(YIELD_S):
+                    break
+            stopped = self._stop.is_set()
+            self.status = "stopped" if stopped else "finished"
+        except Exception as exc:  # shown as a message, never a traceback
+            self.error = exc
+            log.warning("Gibbs run failed", exc_info=True)
+            self.status = f"failed ({type(exc).__name__})"
+        finally:
+            if gen is not None:
+                gen.close()
+
+    def _run_process(self, params, X, reference):
+        """Reader thread: start the child, forward its records, set the returned state."""
+        from privclust.core.subspace.gibbs import stream_fit
+        status, state, proc, conn = None, None, None, None
+        try:
+            if self._stop.is_set():
+                self.status = "stopped"
+                return
+            ctx = _mp_context()
+            conn, w = ctx.Pipe(duplex=False)
+            self._mp_stop = ctx.Event()
+            proc = ctx.Process(target=stream_fit, daemon=True, name="privclust-gibbs-sampler",
+                               args=(params, X, reference, w, self._mp_stop, self.nice))
+            try:
+                proc.start()
+            finally:
+                w.close()   # the child holds the only write end: its exit is our EOF
+            self._proc = proc
+            if self._stop.is_set():
+                self._mp_stop.set()
+            while True:
+                if self._stop_at is not None and time.monotonic() - self._stop_at > (
+                        CLOSE_GRACE_S if self._closing else STOP_GRACE_S):
+                    proc.terminate()
+                    break
+                if not conn.poll(0.2):
+                    continue
+                try:
+                    kind, payload = conn.recv()
+                except EOFError:
+                    break
+                if kind == "record":
+                    self._put(payload)
+                elif kind == "state":
+                    state = payload
+                elif kind == "done":
+                    status = payload
+                elif kind == "error":
+                    self.error = payload
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(5)
+            if self.error is None and status is None and not self._stop.is_set():
+                self.error = RuntimeError(f"the sampler process ended unexpectedly (exit code "
+                                          f"{proc.exitcode})")
+            if state is not None and self.error is None:
+                for name, value in state.items():   # the released state of the run
+                    setattr(self.estimator, name, value)
+            if self.error is not None:
+                log.warning("Gibbs run failed: %r", self.error)
+                self.status = f"failed ({type(self.error).__name__})"
+            else:
+                self.status = status or "stopped"
+        except Exception as exc:
+            self.error = exc
+            log.warning("Gibbs run failed", exc_info=True)
+            self.status = f"failed ({type(exc).__name__})"
+            if proc is not None and proc.is_alive():
+                proc.kill()
+        finally:
+            if conn is not None:
+                conn.close()
+
+    def stop(self):
+        """Stop after the current record (the state so far is released); a child process that
+        has not stopped after STOP_GRACE_S is terminated (nothing is released then)."""
+        if self._stop_at is None:
+            self._stop_at = time.monotonic()
+        self._stop.set()
+        if self._mp_stop is not None:
+            self._mp_stop.set()
+
+    def close(self):
+        """Session end: stop; a child process still running after CLOSE_GRACE_S (a long
+        record) is terminated."""
+        self._closing = True
+        self.stop()
+
+    @property
+    def pid(self):
+        """The sampler process id (None in thread mode or before it started)."""
+        return None if self._proc is None else self._proc.pid
+
+    def join(self, timeout=None):
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def drain_records(self):
+        """The rows of each record produced since the last drain, one list per record."""
+        out = []
+        while True:
+            try:
+                out.append(self.queue.get_nowait())
+            except queue.Empty:
+                return out

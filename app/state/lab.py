@@ -1,0 +1,482 @@
+"""The run controller of one session: demo runs, releases through the Curator, the data owner's
+NOT PRIVATE runs, and what the page may show of them.
+
+The page is a client of the release protocol: on private data every release goes through
+``privclust.core.Curator`` (which alone refuses, seeds, charges and decides what leaves), the
+page holds the returned ``Release`` objects, and non-private algorithms run only in the data
+owner view through the Curator's owner path, marked NOT PRIVATE. One :class:`Lab` per browser
+session holds everything user-derived; nothing is kept in module globals or ``pn.state.cache``.
+"""
+import contextlib
+import logging
+import time
+import traceback
+
+import param
+
+from .. import catalogue
+from .data import DataModel
+from .ledger import LedgerModel, relation_note
+from .results import Request, RunResult, random_state_for
+from .settings import SettingsModel
+
+log = logging.getLogger(__name__)
+
+
+class Lab(param.Parameterized):
+    """The run controller of one session (two modes, demo and private; private runs follow the
+    release protocol of :class:`privclust.core.Curator`).
+
+    Demo data (``dataset.public``): every settings change re-runs (through ``schedule``, which
+    the page debounces), nothing is charged, seeds apply. Private data: nothing runs until
+    Release, and a release goes only through the dataset's :class:`~privclust.core.Curator`
+    (it refuses what is not private, ignores seeds, charges the ledger exactly before it fits,
+    answers identical requests from its store at no charge and returns a frozen Release).
+    Non-private algorithms run on private data only in the data owner view, through the
+    Curator's owner path, marked NOT PRIVATE.
+    """
+
+    mode = param.Selector(default="demo", objects=["demo", "private"], constant=True)
+    result = param.Parameter(default=None)
+    message = param.String(default="", doc="plain text shown in the status alert")
+    message_kind = param.Selector(default="info", objects=["info", "success", "warning", "danger"])
+    running = param.Boolean(False)
+    stale = param.Boolean(False, doc="private mode: settings changed since the last release")
+    release = param.Event(label="Release")
+    n_runs = param.Integer(0, doc="estimator fits started by this session")
+
+    def __init__(self, data=None, settings=None, ledger=None, specs=None, schedule=None,
+                 worker=None, ledger_path=None, **params):
+        super().__init__(**params)
+        self.data = data or DataModel()
+        self.settings = settings or SettingsModel(specs=specs)
+        self.ledger = ledger or LedgerModel(path=ledger_path)
+        # schedule(fn): how a demo re-run is requested (the page debounces it and runs it off the
+        # server's IO loop); worker(fn): where a Release runs (the page: the session's worker
+        # thread). Both default to running inline, which is what model tests want.
+        self.schedule = schedule or (lambda fn: fn())
+        self.worker = worker or (lambda fn: fn())
+        self._cache = {}  # demo results only (public data); private ones live in the store
+        self._quiet = False
+        self._generation = 0  # bumped by every new demo request: a running demo fit stops
+        self._failure_detail = None  # the withheld message of a failure on private data
+        self.settings.param.watch(self._on_owner_view, "owner_view")
+        self.data.param.watch(self._on_dataset, ["dataset"])
+        self.settings.param.watch(self._on_settings, [
+            p for p in self.settings.param if p not in ("name", "owner_view", "private_mode")])
+        self._algo_watcher = None
+        self._watch_algo()
+        self._on_dataset()
+
+    # ---- reactions --------------------------------------------------------------------------
+    def _watch_algo(self):
+        if self._algo_watcher is not None:
+            self._algo_watcher[0].param.unwatch(self._algo_watcher[1])
+            self._algo_watcher = None
+        algo = self.settings.algo
+        if algo is not None:
+            names = [p for p in algo.param if p != "name"]
+            self._algo_watcher = (algo, algo.param.watch(self._on_settings, names))
+
+    def _on_dataset(self, *events):
+        ds = self.data.dataset
+        private = ds is not None and not ds.public
+        with param.edit_constant(self):
+            self.mode = "private" if private else "demo"
+        self.ledger.open(ds, trusted=catalogue.private_classes(self.settings.specs))
+        self.cancel_demo()
+        self.result = None
+        with self.quietly():
+            self.settings.param.update(owner_view=False if private else self.settings.owner_view,
+                                       private_mode=private)
+            if ds is not None:
+                self.settings.adapt_to(ds, self.data.suggested_task)
+        self._watch_algo()
+        if private:
+            self.say("Private data: nothing runs until you press Release. Each release is "
+                      "charged to this dataset's budget first; seeds are ignored (fresh "
+                      "randomness).", "warning")
+            self.stale = True
+        else:
+            self.request_run()
+
+    @contextlib.contextmanager
+    def quietly(self):
+        """Settings changed inside this block start no demo run and mark nothing stale."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
+
+    def _on_settings(self, *events):
+        if any(e.name == "algo" for e in events):
+            self._watch_algo()
+        if self._quiet:
+            return
+        if self.mode == "demo":
+            self.request_run()
+        else:
+            self.stale = True
+
+    @param.depends("release", watch=True)
+    def _on_release(self):
+        request = self.capture()  # once, now: the job never re-reads the page's state
+
+        def job():  # runs on the session's worker
+            if request is None or self.data.dataset is not request.dataset:
+                self.say("The dataset changed before the release started: nothing was run "
+                          "or charged.", "warning")
+                return None
+            return self.do_release(request)
+        self.worker(job)
+
+    # ---- requests ---------------------------------------------------------------------------
+    def capture(self):
+        """The current dataset, its Curator and the settings values, read once (None when no
+        dataset or algorithm is chosen)."""
+        ds, spec = self.data.dataset, self.settings.spec
+        if ds is None or spec is None:
+            return None
+        private = not ds.public
+        curator = self.ledger.curator if private and self.ledger.dataset is ds else None
+        return Request(dataset=ds, curator=curator, spec=spec, settings=self.settings.values(spec),
+                       owner_view=bool(self.settings.owner_view) and private,
+                       seed=int(self.settings.seed))
+
+    def request_run(self):
+        """Demo mode: (re-)run through the debouncing scheduler."""
+        self.cancel_demo()
+        if self.mode == "demo":
+            self.schedule(self.run_demo)
+
+    def cancel_demo(self):
+        """Stop a demo fit that is still running (one with ``iter_fit``, e.g. the Gibbs sampler,
+        stops at its next record); a newer request or other data supersedes it."""
+        self._generation += 1
+
+    def request_key(self, spec=None):
+        """The demo cache key of the current settings (public data only)."""
+        spec = spec or self.settings.spec
+        return _demo_key(self.data.dataset, spec, self.settings.values(spec), self.settings.seed)
+
+    def run_demo(self):
+        """Fit on demo data; never touches a ledger, never runs on private data."""
+        request = self.capture()
+        if request is None or not request.dataset.public:
+            return None
+        return self._fit_demo(request)
+
+    def do_release(self, request=None):
+        """Release ``request`` (default: captured now). Private data: through the Curator only;
+        demo data: a demo run."""
+        request = request or self.capture()
+        if request is None:
+            self.say("Choose a dataset and an algorithm first.", "warning")
+            return None
+        if request.dataset.public:
+            return self._fit_demo(request)
+        if request.curator is None:
+            self.say(f"Refused: {self.ledger.error or 'this dataset has no budget ledger'}. "
+                      "Nothing was run or charged.", "danger")
+            return None
+        spec, values = request.spec, request.settings
+        try:
+            kind = self.kind(spec, values)
+        except ValueError:
+            kind = None  # invalid settings: the release below refuses them before anything runs
+        if kind == "none":
+            if request.owner_view:
+                return self._owner_run(request)
+            self.say(f"Refused: {spec.label} with these settings is not private, so it is not "
+                      "offered on private data (only the data owner view runs it, marked NOT "
+                      "PRIVATE). Nothing was run or charged.", "danger")
+            return None
+        return self._release(request)
+
+    def _release(self, request):
+        from privclust.core.privacy import BudgetExceeded
+        from privclust.core.release import PrivacyRefused, ReleaseFailed
+        spec, values, curator = request.spec, request.settings, request.curator
+        self.running = True
+        t0 = time.perf_counter()
+        try:
+            # no seed and no ledger: the Curator draws fresh entropy and charges its ledger
+            est = spec.build(values, random_state=None, ledger=None)
+            fits, cost, plan = self.ledger.can_release(est)
+            if not fits:
+                return self.refuse(cost, plan)
+            release = curator.release(est)
+        except BudgetExceeded:  # another session spent the budget meanwhile
+            _, cost, plan = self.ledger.can_release(est)
+            return self.refuse(cost, plan)
+        except PrivacyRefused as exc:
+            self.say(f"Refused: {exc}. Nothing was run or charged.", "danger")
+            return None
+        except ReleaseFailed as exc:
+            log.warning("release failed: %s", exc.detail)
+            text = (f"The release failed ({exc.kind}) after it was charged; its message may "
+                    "describe the private data: the data owner view (not private) shows it. "
+                    "The budget charged for it stays spent.")
+            full = f"The release failed: {exc.detail}. The budget charged for it stays spent."
+            if request.owner_view:
+                self.say(full + " (data owner view: not private)", "danger")
+            else:
+                self.say(text, "danger")
+                self._failure_detail = full
+            self.result = None
+            return None
+        except (ValueError, TypeError) as exc:  # parameters or relation, before any charge
+            self.say(f"Refused before anything ran ({type(exc).__name__}): {exc}. Nothing was "
+                      "run or charged.", "danger")
+            return None
+        except Exception as exc:  # noqa: BLE001 -- shown as a message, never a traceback
+            log.warning("release failed: %s", traceback.format_exc(limit=3))
+            self.say(f"The release failed ({type(exc).__name__}).", "danger")
+            return None
+        finally:
+            self.running = False
+            self.ledger.refresh()
+        if not release.from_store:
+            self.n_runs += 1
+        result = RunResult(key=release.key, spec=spec, settings=values, estimator=release,
+                           dataset=request.dataset, elapsed=time.perf_counter() - t0,
+                           private_mode=True, from_cache=release.from_store)
+        if request.dataset is not self.data.dataset:
+            self.say("The dataset changed while the release ran: it is stored with the other "
+                      "releases of its dataset (the ledger panel lists them).", "warning")
+            return None
+        self.param.update(result=result, stale=False)
+        if release.from_store:
+            self.say("Identical request: answered from the release store. Nothing was "
+                      "charged.", "info")
+        else:
+            eps, delta = release.cost
+            note = relation_note(release.guarantee.neighbouring, release.guarantee.epsilon, eps,
+                                 release.unit)
+            self.say(f"Released {spec.label}: charged ε = {eps:g}" +
+                      (f", δ = {delta:g}" if delta else "") + (f" ({note})" if note else "") +
+                      " to the ledger before it ran; fresh randomness, the seed was ignored.",
+                      "success")
+        return result
+
+    def _owner_run(self, request):
+        """Data owner view: a non-private algorithm on the raw data (Curator.owner_fit),
+        NOT PRIVATE, never stored, listed or downloaded as a release."""
+        spec, values = request.spec, request.settings
+        self.running = True
+        t0 = time.perf_counter()
+        try:
+            est = spec.build(values, random_state=request.random_state, ledger=None)
+            fitted = request.curator.owner_fit(est).value
+            self.n_runs += 1
+        except Exception as exc:  # noqa: BLE001 -- the owner may read the message
+            log.warning("owner run failed: %s", traceback.format_exc(limit=3))
+            self.say(f"The run failed ({type(exc).__name__}): {exc} (data owner view: not "
+                      "private)", "danger")
+            return None
+        finally:
+            self.running = False
+        result = RunResult(key=None, spec=spec, settings=values, estimator=fitted,
+                           dataset=request.dataset, elapsed=time.perf_counter() - t0,
+                           private_mode=True, owner_only=True)
+        if request.dataset is not self.data.dataset or not self.settings.owner_view:
+            return None
+        self.param.update(result=result, stale=False)
+        self.say(f"{spec.label} ran on the raw data: NOT PRIVATE (data owner view only; not a "
+                  "release, not downloadable). Nothing was charged.", "warning")
+        return result
+
+    def open_release(self, release_id):
+        """Show a stored release of the current private dataset again (no charge)."""
+        curator = self.ledger.curator
+        if curator is None:
+            return None
+        try:
+            release = curator.get_release(int(release_id))
+        except (KeyError, ValueError, TypeError):
+            self.say("No such release for this dataset.", "warning")
+            return None
+        spec = catalogue.for_estimator(release.estimator, self.settings.specs)
+        if spec is None:
+            self.say(f"Release #{release.id} ({release.estimator}) is not a clustering result: "
+                     "the ledger panel lists it.", "info")
+            return None
+        settings = {k: v for k, v in release.params.items() if not isinstance(v, dict)}
+        result = RunResult(key=release.key, spec=spec, settings=settings, estimator=release,
+                           dataset=self.data.dataset, elapsed=0.0, private_mode=True,
+                           from_cache=True)
+        self.param.update(result=result)
+        self.say(f"Re-opened release #{release.id} ({release.time:%Y-%m-%d %H:%M} UTC): "
+                  "nothing was charged.", "info")
+        return result
+
+    def refusal_text(self, cost, plan):
+        """Why a release of ``cost`` (its plan ``plan``) is refused: both its cost and what
+        remains, read from the ledger now (another session may have spent meanwhile)."""
+        self.ledger.refresh()
+        left = self.ledger.remaining
+        eps, delta = cost
+        note = relation_note(plan.neighbouring, plan.epsilon, eps, self.ledger.unit)
+        return (f"Refused: this release costs ε = {eps:g}" + (f", δ = {delta:g}" if delta else "")
+                + (f" ({note})" if note else "")
+                + f" but only ε = {left[0]:g}, δ = {left[1]:g} remain for this dataset. "
+                "Nothing was run or charged.")
+
+    def refuse(self, cost, plan):
+        """Say :meth:`refusal_text`; returns None (nothing was released)."""
+        self.say(self.refusal_text(cost, plan), "danger")
+        return None
+
+    def _fit_demo(self, request):
+        """Fit on public demo data (seeded by the page seed; no ledger)."""
+        spec, ds, values = request.spec, request.dataset, request.settings
+        if not ds.public:
+            return None  # never: private data goes through the Curator only
+        key = _demo_key(ds, spec, values, request.seed)
+        if key in self._cache:
+            self.result = self._cache[key]
+            return self.result
+        self.running = True
+        t0 = time.perf_counter()
+        try:
+            est = spec.build(values, random_state=request.random_state, ledger=None)
+            self.n_runs += 1
+            if hasattr(est, "iter_fit"):
+                token = self._generation
+                steps = est.iter_fit(ds.X)
+                try:
+                    for _ in steps:
+                        if self._generation != token:
+                            return None  # superseded: a newer request will show its result
+                finally:
+                    steps.close()
+            else:
+                est.fit(ds.X)
+        except Exception as exc:
+            log.warning("run failed: %s", traceback.format_exc(limit=3))
+            self.say(self.failure_text(exc, False), "danger")
+            self.result = None
+            return None
+        finally:
+            self.running = False
+        result = RunResult(key=key, spec=spec, settings=values, estimator=est, dataset=ds,
+                           elapsed=time.perf_counter() - t0, private_mode=False)
+        self._cache[key] = result
+        if ds is not self.data.dataset:  # the data changed while this ran (worker thread)
+            return None
+        self.param.update(result=result, stale=False)
+        self.say("Demo data: results follow the sliders, no budget is spent.", "info")
+        return result
+
+    def baseline(self, result=None):
+        """The non-private baseline of a result (computed once, kept on the result); None
+        where raw data may not be shown (see :meth:`baseline_estimator`)."""
+        result = result or self.result
+        if result is None or result.owner_only:
+            return None
+        if result.baseline is None:
+            result.baseline = self.baseline_estimator(result.dataset)
+            result.baseline_spec = self.settings.baseline_spec
+        return result.baseline
+
+    def baseline_estimator(self, dataset):
+        """The task's non-private baseline fitted on ``dataset``: on demo data directly (page
+        seed), on private data only in the data owner view, through the Curator's owner path
+        (NOT PRIVATE, fresh randomness); None otherwise or when it fails."""
+        bspec = self.settings.baseline_spec
+        if bspec is None or not self.raw_allowed(dataset):
+            return None
+        try:
+            est = bspec.build(self.settings.values(bspec),
+                              random_state=random_state_for(dataset, self.settings.seed))
+            if dataset.public:
+                return est.fit(dataset.X)
+            if self.ledger.curator is None or self.ledger.dataset is not dataset:
+                return None
+            return self.ledger.curator.owner_fit(est).value
+        except Exception:  # noqa: BLE001 -- a missing baseline must not break the page
+            log.warning("baseline failed: %s", traceback.format_exc(limit=3))
+            return None
+
+    def kind(self, spec=None, values=None):
+        """The privacy kind of ``spec`` with ``values`` (default: the current settings) on the
+        loaded data's shape, from the estimator's plan; ValueError when the settings are
+        invalid for it."""
+        spec = spec or self.settings.spec
+        values = self.settings.values(spec) if values is None else values
+        ds = self.data.dataset
+        shape = (ds.n_samples, ds.n_features) if ds is not None else catalogue.NOMINAL_SHAPE
+        return spec.kind(values, shape)
+
+    def show(self, result, text, kind="success"):
+        """Show ``result`` (a demo result is also cached) with a status message; a result of
+        another dataset than the loaded one is not shown."""
+        if not result.private_mode:
+            self._cache[result.key] = result
+        if result.dataset is not self.data.dataset:
+            return False
+        self.param.update(result=result, stale=False)
+        self.say(text, kind)
+        return True
+
+    def failure_text(self, exc, private, about_data=True, charged=True):
+        """The message shown for a failed run. A failure while reading private data may
+        describe the records in its message (a count, a value), so outside the data owner view
+        only its type is shown; errors in the settings (``about_data=False``: before any data
+        is read) are always shown in full. ``charged``: whether the budget was spent."""
+        kind = type(exc).__name__
+        if private and about_data and not self.settings.owner_view:
+            text = (f"The run failed ({kind}). Its message may describe the private data: the "
+                    "data owner view (not private) shows it.")
+        elif isinstance(exc, (ValueError, TypeError)):
+            text = f"The run failed ({kind}): {exc}"
+        else:
+            text = f"The run failed ({kind})."
+        if private:
+            text += (" The budget charged for it stays spent." if charged
+                     else " Nothing was run or charged.")
+        return text
+
+    def _on_owner_view(self, event):
+        """Switching the data owner view on shows the message of a failure withheld above;
+        switching it off hides a NOT PRIVATE result."""
+        if event.new and self._failure_detail:
+            self.say(self._failure_detail + " (data owner view: not private)", "danger")
+        if not event.new and self.result is not None and self.result.owner_only:
+            self.result = None
+            self.say("Data owner view off: the NOT PRIVATE result is hidden.", "info")
+
+    def say(self, text, kind="info"):
+        self._failure_detail = None
+        self.param.update(message=text, message_kind=kind)
+
+    def raw_allowed(self, dataset):
+        """May the page show things computed on the raw records of ``dataset``? Public (demo)
+        data: yes. Private data: only in the data owner view, and only for the dataset now
+        loaded (a run that finished after the data changed never unlocks raw displays)."""
+        if dataset is None:
+            return False
+        if getattr(dataset, "public", False):
+            return True
+        return bool(self.settings.owner_view) and dataset is self.data.dataset
+
+    @property
+    def show_raw(self):
+        """May the page show things computed on the raw data of the current result (or of the
+        loaded dataset when there is no result)? See :meth:`raw_allowed`."""
+        result = self.result
+        return self.raw_allowed(result.dataset if result is not None else self.data.dataset)
+
+
+def _demo_key(ds, spec, values, seed):
+    return (ds.fingerprint if ds is not None else None, spec.key,
+            tuple(sorted((k, _hashable(v)) for k, v in values.items())), seed)
+
+
+def _hashable(v):
+    if isinstance(v, (list, tuple)):
+        return tuple(_hashable(x) for x in v)
+    if isinstance(v, float):
+        return repr(v)
+    return v

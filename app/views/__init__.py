@@ -1,0 +1,16 @@
+"""The page's views, one module per tab plus the sidebar and the banner; each is a
+``pn.viewable.Viewer`` of one session's :class:`~privclust.app.state.Lab`."""
+from .banner import Banner
+from .clusters import ClustersView
+from .coclusters import CoclustersView
+from .data import DataPreview
+from .gibbs import GibbsView
+from .metrics import MetricsTable
+from .report import ReportView
+from .sidebar import DataPanel, LedgerPanel, SettingsPanel
+from .subspaces import SubspacesView
+from .tradeoff import TradeoffView
+
+__all__ = ["Banner", "ClustersView", "CoclustersView", "DataPanel", "DataPreview", "GibbsView",
+           "LedgerPanel", "MetricsTable", "ReportView", "SettingsPanel", "SubspacesView",
+           "TradeoffView"]

@@ -1,0 +1,82 @@
+"""The Clusters tab: the private result beside the non-private baseline, on the same axes."""
+import numpy as np
+import panel as pn
+import param
+
+from ..state import evaluation
+from . import plots, teaching
+from .common import View, hidden, md, teach
+from .metrics import MetricsTable
+
+
+class ClustersView(View):
+    """Private result beside the non-private baseline, on the same axes."""
+
+    @param.depends("lab.result", "lab.settings.owner_view")
+    def _plots(self):
+        lab, result = self.lab, self.lab.result
+        if result is None:
+            return md("No result yet." + (" Press **Release**." if lab.mode == "private" else ""))
+        if result.spec.task == "cocluster":
+            return md("Co-clustering results are in the **Co-clusters** tab.")
+        return pn.pane.HoloViews(self.figure(), css_classes=["pc-clusters-plot"])
+
+    def figure(self, analyst=False):
+        """The HoloViews layout: the result beside the baseline; ``analyst`` (downloads of
+        private results): the released result only, whatever the data owner view shows."""
+        lab, result = self.lab, self.lab.result
+        if result is None or result.spec.task == "cocluster":
+            return None
+        if analyst and result.owner_only:
+            return None
+        ds = result.dataset
+        raw = lab.show_raw and not (analyst and not ds.public)
+        P, mean = plots.projection(ds.X, raw)
+        flag = raw and not ds.public
+        left = self._draw(result, result.estimator, P, mean, raw, plots.mark(
+            f"{result.spec.title(result.kind)}, ε={result.settings.get('epsilon', 0):g}", flag))
+        base = lab.baseline(result) if raw and not result.owner_only else None
+        if base is not None:
+            right = self._draw(result, base, P, mean, True,
+                               plots.mark(f"non-private: {result.baseline_spec.label}", flag),
+                               evaluation.match_clusters(result.estimator, base))
+        elif raw:
+            right = plots.empty("non-private baseline", "no baseline for this task"
+                                if not result.owner_only else "this result is not private")
+        else:
+            right = hidden("non-private baseline")
+        return (left + right).opts(shared_axes=True)
+
+    @staticmethod
+    def _draw(result, est, P, mean, raw, title, perm=None):
+        """One result on the shared axes; ``perm`` recolours a baseline's clusters to match."""
+        ds = result.dataset
+        if raw:
+            labels = evaluation.labels_of(ds.X, est)
+            if perm is not None and labels is not None:
+                labels = perm[np.asarray(labels)]
+            base = plots.points(ds.X, labels, P, mean, title)
+        else:
+            base = plots.empty(title)
+        over = base
+        if getattr(est, "subspaces_", None) is not None:
+            bases = np.asarray(est.subspaces_)
+            if perm is not None:
+                bases = bases[np.argsort(perm)]
+            over = over * plots.directions(bases, P)
+        if getattr(est, "cluster_centers_", None) is not None:
+            over = over * plots.centres(est.cluster_centers_, P, mean)
+        balls = evaluation.balls_of(est)
+        if balls is not None:
+            centres, radii = balls
+            over = over * plots.centres(centres, P, mean, color="crimson") * plots.balls(
+                centres, radii, P, mean)
+        return over.opts(title=title)
+
+    @param.depends("lab.result", "lab.settings.owner_view")
+    def _metrics(self):
+        return MetricsTable(lab=self.lab)
+
+    def __panel__(self):
+        return pn.Column(teach(teaching.CLUSTERS), self._plots, self._metrics,
+                         sizing_mode="stretch_width")

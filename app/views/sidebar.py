@@ -1,0 +1,283 @@
+"""The sidebar: the data panel (presets, registry, upload), the settings panel (task, algorithm,
+privacy, Release) and the ledger panel (budget, charges, stored releases)."""
+import numpy as np
+import pandas as pd
+import panel as pn
+import param
+
+from .. import catalogue
+from ..safety import UPLOAD_EXTENSIONS, escape, max_upload_bytes
+from ..server.panel_compat import BoundedFileDropper
+from ..state import PRESETS, relation_note
+from .common import EPSILON_GRID, View, md, size_text
+
+
+class DataPanel(View):
+    """Dataset choice: presets with sliders, registry sets, upload with preview."""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        data = self.lab.data
+        self.source = pn.widgets.RadioButtonGroup.from_param(
+            data.param.source, options={"Preset": "preset", "Registry": "registry",
+                                        "Upload": "upload"}, sizing_mode="stretch_width")
+        self.preset = pn.widgets.Select.from_param(
+            data.param.preset, options={label: key for key, (label, _) in PRESETS.items()},
+            label="preset")
+        self.sliders = pn.Param(data, parameters=["n_samples", "n_features", "n_clusters",
+                                                  "subspace_dim", "noise", "seed"],
+                                show_name=False, sizing_mode="stretch_width")
+        self.registry = pn.widgets.Select.from_param(data.param.registry_name)
+        mb = max_upload_bytes() / 2**20
+        self.dropper = BoundedFileDropper(
+            max_upload_bytes(), on_reject=self._on_reject,
+            accepted_filetypes=list(UPLOAD_EXTENSIONS), multiple=False,
+            max_file_size=f"{mb:g}MB", sizing_mode="stretch_width")
+        self.dropper.param.watch(self._on_upload, "value")
+        self.error = pn.pane.Alert("", alert_type="danger", visible=False,
+                                   css_classes=["pc-upload-error"], sizing_mode="stretch_width")
+        self.lab.data.param.watch(self._error, "error")
+        self._error()
+        self.upload_help = md(f"CSV/TSV (numeric columns, optional header), NPY/NPZ (no pickle) "
+                               f"or Matrix Market MTX, at most {mb:g} MB. Uploaded data is "
+                               "private: it never leaves this session.", css_classes=["pc-help"])
+        self.no_registry = md("No registry datasets found (set PRIVCLUST_DATA_DIR).")
+        self.groups = {"preset": pn.Column(self.preset, self.sliders, sizing_mode="stretch_width"),
+                       "registry": pn.Column(self.registry, self.no_registry,
+                                             sizing_mode="stretch_width"),
+                       "upload": pn.Column(self.dropper, self.upload_help,
+                                           sizing_mode="stretch_width")}
+        data.param.watch(self._choice, "source")
+        self._choice()
+
+    def _on_upload(self, event):
+        if not event.new:
+            return
+        name, payload = list(event.new.items())[-1]
+        self.lab.data.upload(name, payload)
+
+    def _on_reject(self, name, message):
+        self.lab.data.error = message
+
+    def _choice(self, *events):
+        """Persistent widgets stay in one static layout; only their visibility changes."""
+        src = self.lab.data.source
+        for key, group in self.groups.items():
+            group.visible = key == src
+        has_registry = bool(self.lab.data.param.registry_name.objects)
+        self.registry.visible, self.no_registry.visible = has_registry, not has_registry
+
+    def _error(self, *events):
+        err = self.lab.data.error
+        self.error.param.update(object=f"**Could not use this data.** {escape(err)}" if err else "",
+                                visible=bool(err))
+
+    @param.depends("lab.data.dataset", "lab.settings.owner_view")
+    def _summary(self):
+        ds = self.lab.data.dataset
+        if ds is None:
+            return md("No dataset loaded.")
+        kind = "public demo data" if ds.public else "private data"
+        sparse = ", sparse" if ds.is_sparse else ""
+        return md(f"**{escape(ds.name)}**: {size_text(self.lab, ds)}{sparse} ({kind}).",
+                   css_classes=["pc-data-summary"])
+
+    def __panel__(self):
+        return pn.Column("### Data", self.source, *self.groups.values(), self.error, self._summary,
+                         sizing_mode="stretch_width")
+
+
+class SettingsPanel(View):
+    """Task, algorithm (with its privacy kind), epsilon/delta, parameters, Release."""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        s = self.lab.settings
+        self.task = pn.widgets.Select.from_param(
+            s.param.task, options={v: k for k, v in catalogue.TASKS.items()}, label="task",
+            css_classes=["pc-task"])
+        self.algorithm = pn.widgets.Select(label="algorithm", sizing_mode="stretch_width",
+                                           css_classes=["pc-algorithm"])
+        self.algorithm.param.watch(self._pick, "value")
+        s.param.watch(self._sync_algorithms, ["task", "algorithm"])
+        self._sync_algorithms()
+        self.epsilon = pn.widgets.DiscreteSlider(label="ε (epsilon, log scale)",
+                                                 options=EPSILON_GRID, value=self._snap(s.epsilon),
+                                                 sizing_mode="stretch_width",
+                                                 css_classes=["pc-epsilon"])
+        self.epsilon.param.watch(lambda e: setattr(s, "epsilon", float(e.new)), "value_throttled")
+        s.param.watch(lambda e: setattr(self.epsilon, "value", self._snap(e.new)), "epsilon")
+        self.delta = pn.widgets.FloatInput.from_param(s.param.delta, step=1e-6, format="0.000000")
+        self.seed = pn.widgets.IntInput.from_param(s.param.seed, css_classes=["pc-seed"])
+        self.seed_note = md("Private data: every release draws fresh randomness; the seed "
+                             "applies to demo data only.", css_classes=["pc-seed-note"])
+        self.owner = pn.widgets.Checkbox.from_param(s.param.owner_view, css_classes=["pc-owner"])
+        self.release = pn.widgets.Button(label="Release", color="primary",
+                                         sizing_mode="stretch_width", css_classes=["pc-release"])
+        self.release.on_click(lambda e: self.lab.param.trigger("release"))
+        self.status = pn.pane.Alert("", visible=False, css_classes=["pc-status"],
+                                    sizing_mode="stretch_width")
+        self.lab.param.watch(self._status, ["message", "message_kind"])
+        self._status()
+        self.demo_note = md("Demo data: results follow the sliders (no Release needed).")
+        self.stale_note = md("Settings changed since the last release.")
+        self.lab.param.watch(self._actions, ["mode", "running", "stale"])
+        s.param.watch(self._show_privacy_inputs, ["algorithm"])
+        self._actions()
+        self._show_privacy_inputs()
+
+    @staticmethod
+    def _snap(value):
+        return min(EPSILON_GRID, key=lambda g: abs(np.log(g) - np.log(value)))
+
+    def _sync_algorithms(self, *events):
+        s = self.lab.settings
+        options = {s.title(catalogue.by_key(k, s.specs)): k for k in s.param.algorithm.objects}
+        self.algorithm.param.update(options=options, value=s.algorithm)
+
+    def _pick(self, event):
+        if event.new is not None and event.new != self.lab.settings.algorithm:
+            self.lab.settings.algorithm = event.new
+
+    @param.depends("lab.settings.algorithm", "lab.settings.algo", "lab.stale", "lab.result")
+    def _kind(self):
+        s = self.lab.settings
+        spec = s.spec
+        if spec is None:
+            return md("No algorithm of this task is available yet.")
+        try:
+            kind = self.lab.kind(spec)
+        except ValueError as exc:  # public settings only: safe to show in full
+            return md(f"**{spec.label}**: these settings are not valid for this data: "
+                      f"{escape(exc)}. Nothing can run until they are changed.",
+                      css_classes=["pc-kind", "pc-kind-invalid"])
+        label = {"cell": "cell-level", "none": "NOT private"}.get(kind, kind)
+        extra = ""
+        if kind == "none" and self.lab.mode == "private":
+            extra = (" On private data it runs only in the data owner view, marked NOT "
+                     "PRIVATE; it is never released or downloaded." if s.owner_view else
+                     " Release refuses it on private data.")
+        return md(f"**{spec.label}** — *{label}*: {catalogue.KIND_TEXT[kind]}{extra}",
+                   css_classes=["pc-kind"])
+
+    def _show_privacy_inputs(self, *events):
+        spec = self.lab.settings.spec
+        self.epsilon.visible = spec is not None and spec.uses_epsilon
+        self.delta.visible = spec is not None and spec.uses_delta
+
+    @param.depends("lab.settings.algorithm", "lab.settings.algo")
+    def _params(self):
+        """Parameter widgets generated from the spec (fresh objects on every render)."""
+        s = self.lab.settings
+        spec = s.spec
+        if spec is None:
+            return pn.Column()
+        items = []
+        names = list(spec.task_params) + (["lower", "upper"] if spec.uses_box else [])
+        if names:
+            items.append(pn.Param(s, parameters=names, show_name=False,
+                                  sizing_mode="stretch_width"))
+        if s.algo is not None and spec.params:
+            # a slider cannot hold "not set": optional integers (e.g. DP-tauCC's row cap) get a
+            # number box that may stay empty
+            optional = {name: pn.widgets.IntInput for name, p in s.algo.param.objects().items()
+                        if isinstance(p, param.Integer) and p.allow_None}
+            items.append(pn.Param(s.algo, show_name=False, sizing_mode="stretch_width",
+                                  widgets=optional))
+        return pn.Column(*items, sizing_mode="stretch_width")
+
+    def _actions(self, *events):
+        lab = self.lab
+        private = lab.mode == "private"
+        self.demo_note.visible = not private
+        self.seed.visible, self.seed_note.visible = not private, private
+        self.owner.visible = private and self.lab.settings.owner_allowed
+        self.release.visible = private
+        self.release.disabled = lab.running
+        self.stale_note.visible = private and lab.stale
+
+    def _status(self, *events):
+        lab = self.lab
+        self.status.param.update(object=escape(lab.message), visible=bool(lab.message),
+                                 alert_type=lab.message_kind)
+
+    def __panel__(self):
+        return pn.Column("### Task and algorithm", self.task, self.algorithm, self._kind,
+                         self.epsilon, self.delta, self._params, self.seed, self.seed_note,
+                         self.demo_note,
+                         self.owner, self.release, self.stale_note, self.status,
+                         sizing_mode="stretch_width")
+
+
+class LedgerPanel(View):
+    """Total / spent / remaining, every charge (its relation and converted cost) and the stored
+    releases of the current private dataset; a stored release can be re-opened (no charge)."""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.picker = pn.widgets.Select(name="stored releases", options={},
+                                        sizing_mode="stretch_width",
+                                        css_classes=["pc-release-picker"])
+        self.reopen = pn.widgets.Button(label="Re-open release", color="light",
+                                        css_classes=["pc-reopen"], sizing_mode="stretch_width")
+        self.reopen.on_click(lambda e: self._reopen())
+        self.lab.ledger.param.watch(self._sync_picker, ["releases", "active"])
+        self._sync_picker()
+
+    def _sync_picker(self, *events):
+        lg = self.lab.ledger
+        options = {f"#{r['id']} {r['time']:%Y-%m-%d %H:%M} UTC · {r['estimator']} · "
+                   f"ε {r['epsilon']:g}": r["id"] for r in lg.releases[::-1]}
+        self.picker.options = options
+        visible = lg.active and bool(options)
+        self.picker.visible = self.reopen.visible = visible
+
+    def _reopen(self):
+        if self.picker.value is not None:
+            self.lab.open_release(self.picker.value)
+
+    @param.depends("lab.ledger.total", "lab.ledger.spent", "lab.ledger.active",
+                   "lab.ledger.history", "lab.ledger.releases")
+    def _ledger(self):
+        lg = self.lab.ledger
+        if not lg.active:
+            text = ("Demo data: no budget is used." if self.lab.mode == "demo" else
+                    f"No budget ledger: {escape(lg.error)}")
+            return md(text, css_classes=["pc-ledger"])
+        (te, td), (se, sd), (re_, rd) = lg.total, lg.spent, lg.remaining
+        unit = "replace-one record" if lg.unit == "replace" else "add/remove one record"
+        head = md(f"Total ε **{te:g}** (δ {td:g}) · spent ε **{se:g}** (δ {sd:g}) · "
+                   f"remaining ε **{re_:g}** (δ {rd:g}). Counted per {unit}; reloading, "
+                   "reordering the records or a view of the same source shares this budget.",
+                   css_classes=["pc-ledger"])
+        bar = pn.indicators.Progress(value=int(round(100 * se / te)) if te else 0, max=100,
+                                     sizing_mode="stretch_width", bar_color="danger")
+        items = [head, bar]
+        if not lg.history:
+            items.append(md("No charges yet."))
+        else:
+            rows = []
+            for h in lg.history[::-1]:
+                note = relation_note(h["relation"], h["requested_epsilon"], h["epsilon"],
+                                     lg.unit)
+                rows.append({"when (UTC)": f"{h['when']:%H:%M:%S}" if h.get("when") else "",
+                             "relation": h["relation"], "asked ε": h["requested_epsilon"],
+                             "charged ε": h["epsilon"], "charged δ": h["delta"],
+                             "what": str(h.get("what", ""))[:80] + (f" ({note})" if note else "")})
+            items.append(pn.pane.DataFrame(pd.DataFrame(rows), escape=True, index=False,
+                                           sizing_mode="stretch_width",
+                                           css_classes=["pc-history"]))
+        if lg.releases:
+            df = pd.DataFrame([{"#": r["id"], "time (UTC)": f"{r['time']:%Y-%m-%d %H:%M}",
+                                "algorithm": r["estimator"], "guarantee": r["guarantee"],
+                                "cost ε": r["epsilon"], "cost δ": r["delta"]}
+                               for r in lg.releases[::-1]])
+            items += [md("**Stored releases** (public once made; re-opening one charges "
+                          "nothing):"),
+                      pn.pane.DataFrame(df, escape=True, index=False, sizing_mode="stretch_width",
+                                        css_classes=["pc-releases"])]
+        return pn.Column(*items, sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return pn.Column("### Budget ledger", self._ledger, self.picker, self.reopen,
+                         sizing_mode="stretch_width")

@@ -137,6 +137,11 @@ def principal_angles(U, V):
     U (d, q1) and V (d, q2) are orthonormal bases; returns min(q1, q2) angles. The cosines are
     the singular values of U^T V, clipped to [-1, 1] before arccos (round-off can
     push a cosine just past 1).
+
+    References
+    ----------
+    Bjorck, A. and Golub, G. H. (1973). Numerical methods for computing angles between linear
+        subspaces. Math. Comp. 27(123), 579-594.
     """
     U, V = _bases(U, "U", 2), _bases(V, "V", 2)
     if U.shape[0] != V.shape[0]:
@@ -154,6 +159,12 @@ def projector_distance(U, V):
     Note it is sqrt(2) ||sin Theta||_F, not ||sin Theta||_F as the paper states; we keep the
     projector form because the paper's figure axes match it (the Yale B Wasserstein axis reaches
     ~9, and the projector-form maximum is sqrt(2 k q) ~ 9.5).
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 2.2, Eq. (1).
+    See docs/algorithms.md, section 3 (projector form, factor sqrt(2)).
     """
     U, V = _bases(U, "U", 2), _bases(V, "V", 2)
     if U.shape[0] != V.shape[0]:
@@ -166,7 +177,13 @@ def projector_distance(U, V):
 def projector_distances(A, B):
     """(k, k') matrix of projector distances between two sets of subspaces, A (k, d, qa) and
     B (k', d, qb) orthonormal bases, in one vectorised step (:func:`projector_distance` of each
-    pair) [WWS15 Eq. (1)]."""
+    pair) [WWS15 Eq. (1)].
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 2.2, Eq. (1).
+    """
     A, B = _bases(A, "A", 3), _bases(B, "B", 3)
     if A.shape[1] != B.shape[1]:
         raise ValueError(f"A and B live in different dimensions: {A.shape[1]} != {B.shape[1]}")
@@ -186,6 +203,11 @@ def wasserstein_subspaces(A, B, return_matching=False):
     ----------
     A, B : arrays (k, d, qa) and (k, d, qb) of orthonormal bases.
     return_matching : if True also return ``match`` with B[match[i]] paired to A[i].
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 2.2, Eq. (2).
     """
     cost = projector_distances(A, B) ** 2
     if cost.shape[0] != cost.shape[1]:
@@ -219,6 +241,11 @@ def subspace_cost(X, bases, chunk_size=None):
     cost(C; X) = (1/n) sum_i min_l (||x_i||^2 - ||U_l^T x_i||^2), each term clamped at 0.
     X (n, d) dense or sparse; bases (k, d, q) orthonormal. Evaluate on the clipped data
     (``clip_l2(X, 1)``, the unit-ball domain of [WWS15] Sec. 2): clip before calling. ``chunk_size`` rows per step (None = auto).
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 2.2, Eq. (3).
     """
     total, n = 0.0, 0
     for rows, res in _subspace_residuals(X, bases, chunk_size):
@@ -231,6 +258,11 @@ def assign_to_subspaces(X, bases, chunk_size=None):
     """Label of the nearest subspace for each row of X (ties -> lowest index) [WWS15 Eq. (3)].
 
     Evaluation only: computed on raw data, not private; its output must never be released.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 2.2, Eq. (3).
     """
     labels = []
     for _, res in _subspace_residuals(X, bases, chunk_size):
@@ -245,6 +277,11 @@ def class_subspaces(X, labels, subspace_dim):
 
     X (n, d) dense; labels (n,); returns (k, d, q) with classes in ``np.unique`` order.
     Not private (it reads raw labelled data). Raises if a class has fewer than q points.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 5.
     """
     X = _data_matrix(X)
     if sp.issparse(X):
@@ -271,6 +308,12 @@ def sse(X, centers, chunk_size=None):
 
     Chunked over rows with ||x||^2 - 2 x^T c + ||c||^2 clamped at 0 (round-off); X dense or
     sparse (n, d), centers (k, d).
+
+    References
+    ----------
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II,
+        Eq. (1).
     """
     X = _data_matrix(X)
     C = _data_matrix(centers, "centers")
@@ -293,6 +336,12 @@ def relative_sse(X, centers, reference_centers, chunk_size=None):
 
     The reference is k-means with 3 replicates in the paper. If the reference SSE is 0 the
     ratio is 1.0 when ``centers`` also has SSE 0 and ``inf`` otherwise.
+
+    References
+    ----------
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. III,
+        Figs. 1 and 3.
     """
     num = sse(X, centers, chunk_size)
     den = sse(X, reference_centers, chunk_size)
@@ -310,13 +359,25 @@ def nmi(labels_true, labels_pred):
 
     NMI = I(U;V) / ((H(U) + H(V)) / 2) from the contingency table (scikit-learn's
     ``average_method="arithmetic"``). Both partitions trivial -> 1; exactly one trivial -> 0.
+
+    References
+    ----------
+    Strehl, A. and Ghosh, J. (2002). Cluster ensembles: a knowledge reuse framework for
+        combining multiple partitions. JMLR 3, 583-617.
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 5.
     """
     a, b = _label_pair(labels_true, labels_pred)
     return float(normalized_mutual_info_score(a, b, average_method="arithmetic"))
 
 
 def ari(labels_true, labels_pred):
-    """Adjusted Rand index (scikit-learn; Hubert & Arabie 1985). Optional: the papers report NMI."""
+    """Adjusted Rand index (scikit-learn; Hubert & Arabie 1985). Optional: the papers report NMI.
+
+    References
+    ----------
+    Hubert, L. and Arabie, P. (1985). Comparing partitions. J. Classif. 2(1), 193-218.
+    """
     a, b = _label_pair(labels_true, labels_pred)
     return float(adjusted_rand_score(a, b))
 
@@ -342,6 +403,11 @@ def contingency_table(A, row_labels, col_labels, n_row_clusters=None, n_col_clus
 
     A (n, m) dense or ``scipy.sparse`` (never densified); labels are non-negative integers.
     The numbers of clusters default to max label + 1. Returns a dense (K, L) float64 array.
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 3.2.
     """
     A = _data_matrix(A, "A")
     n, m = A.shape
@@ -363,6 +429,13 @@ def goodman_kruskal_tau(table, given="columns", normalized=False):
     ``given="rows"`` gives tau_{C|R} (the same on T^T). ``normalized=True`` divides by
     1 - sum_k q_k.^2 (Fast-tauCC's report; 0 when that is 0). Empty columns contribute 0
     (t_kl / t_.l := 0); an all-zero table gives 0. ``table`` (K, L) dense or sparse, >= 0.
+
+    References
+    ----------
+    Goodman, L. A. and Kruskal, W. H. (1954). Measures of association for cross
+        classifications. J. Am. Stat. Assoc. 49(268), 732-764.
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 3.2, Eq. (3.2).
     """
     if given not in ("columns", "rows"):
         raise ValueError(f"given must be 'columns' or 'rows', got {given!r}")
@@ -388,12 +461,24 @@ def goodman_kruskal_tau(table, given="columns", normalized=False):
 
 def tau_rows(table, normalized=False):
     """tau_{R|C}: how well the column clusters predict the row clusters ([BP25] Eq. (3.2); the
-    quantity of their Fig. 3)."""
+    quantity of their Fig. 3).
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 3.2, Eq. (3.2) and Fig. 3.
+    """
     return goodman_kruskal_tau(table, given="columns", normalized=normalized)
 
 
 def tau_columns(table, normalized=False):
-    """tau_{C|R}: how well the row clusters predict the column clusters ([BP25] Sec. 3.2)."""
+    """tau_{C|R}: how well the row clusters predict the column clusters ([BP25] Sec. 3.2).
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 3.2.
+    """
     return goodman_kruskal_tau(table, given="rows", normalized=normalized)
 
 
@@ -410,6 +495,11 @@ def gibbs_test_statistic(samples, cumulative=False):
     flips alone drive it to 0): report cost traces and :func:`split_rhat` too.
     ``cumulative=True`` returns the (T,) array T_stat(1), ..., T_stat(T). A caller keeping a
     running mean M (k, d, q) gets T_stat as ``gibbs_test_statistic(M[np.newaxis])``.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 5, Fig. 3.
     """
     try:
         S = np.asarray(samples, dtype=np.float64)
@@ -439,6 +529,11 @@ def split_rhat(chains):
     then with m = 2 n_chains sequences of length n: B = n/(m-1) sum_j (mean_j - mean)^2,
     W = mean_j s_j^2, var+ = (n-1)/n W + B/n and R-hat = sqrt(var+ / W). About 1 for mixed
     chains; > 1.1 signals non-convergence. W = 0 gives inf (or nan if B = 0 too).
+
+    References
+    ----------
+    Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A. and Rubin, D. B.
+        (2013). Bayesian Data Analysis, 3rd ed. CRC Press, Sec. 11.4.
     """
     try:
         C = np.asarray(chains, dtype=np.float64)

@@ -69,6 +69,11 @@ def assignment_utilities(Y, prototypes, proto_alive=None, feature_alive=None):
     under a unit change of one cell has range at most 1, so the range-based exponential
     mechanism with sensitivity ``cell_bound`` applies. Dead prototypes get -inf; if T_tot <= 0 or
     Delta <= 1e-12 every live candidate gets 0 (uniform draw).
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.1, Eqs. (4.9)-(4.10); Alg. 3.
     """
     P = np.asarray(prototypes, dtype=np.float64)
     S, K, L = P.shape
@@ -110,6 +115,13 @@ def update_part(Y, prototypes, epsilon, rng, cell_bound=1.0, proto_alive=None, f
     Returns (labels (S, N) slot indices, alive (S, K') slots that received objects). A unit change
     of one cell moves the utilities of one object only, so the call is epsilon-DP (parallel
     composition over objects).
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.1-4.2, Alg. 3.
+    Dong, J., Durfee, D. and Rogers, R. (2020). Optimal differential privacy composition for
+        exponential mechanisms. ICML 2020.
     """
     U = assignment_utilities(Y, prototypes, proto_alive, feature_alive)
     labels = exponential_mechanism(U, epsilon, cell_bound, rng, range_based=True)
@@ -124,6 +136,11 @@ def compute_table(row_profiles, row_labels, row_alive, col_alive, epsilon, rng, 
     The L1 sensitivity of R^T A C under ``cell`` is c. Dead slots are zeroed; rows that end
     all-zero are deleted (unless every row would be), which is post-processing.
     Returns (table (S, K0, L0), row_alive).
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.1, Eq. (4.11); Alg. 2.
     """
     T = table(row_profiles, row_labels, row_alive.shape[1], keep=row_alive)
     noisy = np.maximum(laplace(T, cell_bound, epsilon, rng), 0.0)
@@ -141,6 +158,12 @@ def budget_schedule(epsilon, n_iter, assignment_share=0.9):
 
     Every release has sensitivity ``cell_bound`` in its own units: the range sensitivity of the
     utilities divided by Delta (assignments) or the L1 sensitivity of T (tables).
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.2, Alg. 1.
+    See docs/algorithms.md, section 6.
     """
     half = epsilon / (2 * n_iter)
     eps_assign, eps_table = assignment_share * half, (1.0 - assignment_share) * half
@@ -204,6 +227,11 @@ def dp_taucc_runs(X, n_row_clusters, n_col_clusters, epsilon, n_iter=4, random_s
     formed). Each run is epsilon-DP under ``cell`` (one unit of one cell, scaled by
     ``cell_bound``). Returns the raw slot state :class:`DPTauCCRuns` (used by audits and
     benchmarks; :class:`DPTauCoClustering` is the estimator).
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.2, Alg. 1.
     """
     _check_params(epsilon, n_iter, cell_bound, assignment_share)
     A, AT = check_count_matrix(X)

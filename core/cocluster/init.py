@@ -17,6 +17,11 @@ def block_pattern(K0, L0):
     least two ones, in order of increasing weight. Needs max(K0, L0) < 2**min(K0, L0). The paper
     says only that the rest of M holds |K0 - L0| "blocks of 1's"; we make them distinct vectors
     with at least two ones so that no two initial clusters share a pattern.
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.2.
     """
     small, large = min(K0, L0), max(K0, L0)
     if large >= 2 ** small:
@@ -71,6 +76,11 @@ def random_matrix(n, m, K0, L0, rng, size=1, flip=0.01):
     entries switched) and the initial column prototypes P0 = C0^T M^T, shape (size, L0, n).
     Nothing reads the data. Cost O(size * n * L0 + m): the flips are counted per (row, column
     block) by :func:`flip_counts`, never drawn cell by cell.
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.2 (RandomMatrix).
     """
     pattern = block_pattern(K0, L0)
     R0 = balanced_labels(n, K0, rng, size)

@@ -57,6 +57,12 @@ def clip_row_sums(A, row_cap, name="X"):
     scipy.sparse CSR); every entry is first projected per record onto the count domain
     (negative entries become 0, non-integer ones are floored), so no finite input fails after a
     charge. Returns a new matrix of the same kind; ``A`` is not modified.
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 2.2 (group privacy of a capped row).
+    See docs/algorithms.md, section 1.
     """
     L = float(row_cap)
     if sp.issparse(A):

@@ -12,7 +12,15 @@ import numpy as np
 
 
 def prototype_weights(table):
-    """B_kl = t_kl / t_.l - t_k. / T_tot for a (..., K, L) table (0 where a sum is 0)."""
+    """B_kl = t_kl / t_.l - t_k. / T_tot for a (..., K, L) table (0 where a sum is 0).
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.1, Eq. (4.9).
+    Goodman, L. A. and Kruskal, W. H. (1954). Measures of association for cross
+        classifications. J. Am. Stat. Assoc. 49(268), 732-764.
+    """
     T = np.asarray(table, dtype=np.float64)
     col = T.sum(axis=-2, keepdims=True)
     row = T.sum(axis=-1, keepdims=True)
@@ -30,6 +38,11 @@ def utility_range(weights, proto_alive=None, feature_alive=None):
     (masks of shape (..., K) and (..., L); dead slots are clusters already deleted). A unit change
     of a_uv adds B_{k, l(v)} to object u's utility for every k, so the utilities of u move by a
     vector whose range is at most this value. Returns an array of shape (...).
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.1, Eq. (4.10).
     """
     B = np.asarray(weights, dtype=np.float64)
     K, L = B.shape[-2:]

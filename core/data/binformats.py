@@ -68,7 +68,8 @@ def read_npy(raw, file, limits):
 
 def read_npz(raw, file, limits):
     """Arrays: "X" or "data" (dense) or the only array; a CSR triple data/indices/indptr/shape
-    (as in shared/data); labels from "labels"/"y"/"target"; names from "feature_names"/"terms"."""
+    (as scipy.sparse.save_npz writes it); labels from "labels"/"y"/"target"; names from
+    "feature_names"/"terms"."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(raw))
         infos = {i.filename: i for i in zf.infolist()}

@@ -41,6 +41,11 @@ def clip_l2(X, radius):
     """Scale each record to L2 norm at most ``radius``: x <- x * min(1, radius / ||x||).
 
     X is (n, d) or a single record (d,); returns a new float array. Zero rows stay zero.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 2 (records in the unit ball).
     """
     radius = _positive(radius, "radius")
     X = _float_rows(X)
@@ -51,7 +56,13 @@ def clip_l2(X, radius):
 
 
 def clip_box(X, lower, upper):
-    """Clip every coordinate into the public box [lower, upper] (scalars or length-d arrays)."""
+    """Clip every coordinate into the public box [lower, upper] (scalars or length-d arrays).
+
+    References
+    ----------
+    Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
+        clustering. CODASPY 2016, 26-37 (a public box).
+    """
     if lower is None or upper is None:
         missing = "lower" if lower is None else "upper"
         raise ValueError(f"{missing} is a required public bound; it is never computed from the "
@@ -72,7 +83,13 @@ def clip_box(X, lower, upper):
 
 
 def quantize(X, step, offset=0.0):
-    """Round every coordinate to the nearest point of the grid offset + step * Z^d."""
+    """Round every coordinate to the nearest point of the grid offset + step * Z^d.
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 2 (a finite grid domain).
+    """
     step = _positive(step, "step")
     X = _float_rows(X)
     return offset + np.round((X - offset) / step) * step
@@ -84,6 +101,11 @@ def check_counts(A, name="A"):
     Raises ``ValueError`` if an entry is negative or non-finite (naming the first bad row and
     column, 1-based); warns :class:`DataWarning` if entries are not integers (the ``cell``
     neighbouring relation is then read as "one entry changes by at most 1"). Returns A unchanged.
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 3.
     """
     if sp.issparse(A):
         coo = sp.coo_matrix(A)

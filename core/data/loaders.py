@@ -123,8 +123,8 @@ def load(source, format=None, *, name=None, header="infer", label_column=None, d
         Index base (0 or 1) and optional (n_rows, n_cols).
 
     npz files: the data is "X", "data" or the only array; a CSR matrix is stored as "data",
-    "indices", "indptr", "shape" (as in shared/data); labels from "labels"/"y"/"target"; feature
-    names from "feature_names"/"terms". Loaded with allow_pickle=False semantics (object arrays
+    "indices", "indptr", "shape" (as scipy.sparse.save_npz writes it); labels from
+    "labels"/"y"/"target"; feature names from "feature_names"/"terms". Loaded with allow_pickle=False semantics (object arrays
     refused). .npz members are the only compressed content ever read (bounded by max_bytes).
 
     Returns a private (``public=False``) :class:`Dataset`. Raises ``ValueError`` naming the file,

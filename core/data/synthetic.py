@@ -51,6 +51,11 @@ def make_union_of_subspaces(n_samples=1000, n_features=10, n_clusters=3, subspac
     n=5000, d=5, k=3, q=3, noise=0.01; Fig. 2(ii)/Fig. 3 n=1000, d=10, k=3, q=3, noise=0.1.
 
     truth: ``subspaces`` (k, d, q) orthonormal bases, ``coefficients`` (n, q) the y_i, ``noise``.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 5.
     """
     n = _int(n_samples, "n_samples")
     d = _int(n_features, "n_features", 2)
@@ -84,6 +89,12 @@ def make_gaussian_mixture(n_samples=100_000, n_features=10, n_clusters=10, separ
     state the weights).
 
     truth: ``centers`` (k, d), ``weights`` (k,), ``scale`` the centre standard deviation.
+
+    References
+    ----------
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. III,
+        Fig. 1.
     """
     n = _int(n_samples, "n_samples")
     d = _int(n_features, "n_features")
@@ -122,6 +133,11 @@ def make_planted_ball(n_samples=1000, n_features=2, n_inliers=None, std=0.01, gr
     truth: ``center`` (d,), ``radius`` = the largest distance from the centre to a planted point
     after clipping and rounding (so B(center, radius) holds all t; r_opt(S, t) <= radius),
     ``inliers`` boolean mask (n,), ``std``, ``grid_step``, ``bounds`` (0, 1). labels: 1 = planted.
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016 (the problem; the paper has no experiments).
     """
     n = _int(n_samples, "n_samples")
     d = _int(n_features, "n_features")
@@ -172,6 +188,11 @@ def make_block_counts(n_rows=300, n_cols=200, n_row_clusters=3, n_col_clusters=3
     (r, l) with l % K == r. ``sparse=True`` returns a CSR matrix.
 
     labels = row labels; truth: ``row_labels``, ``column_labels``, ``block_means``, ``model``.
+
+    References
+    ----------
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 5.
     """
     n = _int(n_rows, "n_rows")
     m = _int(n_cols, "n_cols")

@@ -92,5 +92,11 @@ class OneClusterAggregator:
 
 
 def one_cluster_aggregate(Y, epsilon, delta, bounds, rng, **options):
-    """Functional form of :class:`OneClusterAggregator` (same return value)."""
+    """Functional form of :class:`OneClusterAggregator` (same return value).
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 6.
+    """
     return OneClusterAggregator(**options)(Y, epsilon, delta, bounds, rng)

@@ -136,6 +136,11 @@ def capped_top_means(X, radii, t, method="auto", bounds=None):
     "brute". ``bounds`` = (lo, hi) is the public box: the records are clipped to it (per record)
     and the comparisons use the public tolerance of :func:`count_tolerance` (see the module
     docstring). The brute path needs ``bounds`` (its centring and tolerance come from the box).
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 3.1 and 4.1 (the count profile L(r)).
     """
     X = np.asarray(X, dtype=np.float64)
     radii = np.asarray(radii, dtype=np.float64)

@@ -16,6 +16,12 @@ def smallest_ball_2approx(X, n_points):
     """Return ``(center, radius)`` of the best ball centred at an input point holding n_points.
 
     Chunked exact computation: O(n^2 d) time, O(n * chunk) memory (no n x n matrix).
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 1.1 (r_opt, the radius the 1-cluster
+        output is compared with).
     """
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]

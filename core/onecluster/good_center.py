@@ -52,6 +52,11 @@ def em_axis_epsilon(epsilon, delta, d):
 
     Returns ``(eps_axis, uses_delta)``; ``epsilon``, ``delta`` are the axis stage's totals.
     Advanced composition: Dwork, Rothblum & Vadhan, FOCS 2010, Thm III.3.
+
+    References
+    ----------
+    Dwork, C., Rothblum, G. N. and Vadhan, S. (2010). Boosting and differential privacy.
+        FOCS 2010.
     """
     basic = epsilon / d
     if delta <= 0 or d == 1:
@@ -69,10 +74,18 @@ def em_axis_epsilon(epsilon, delta, d):
 
 
 def stable_hist_axis_budget(epsilon, delta, d):
-    """Per-axis (eps_a, delta_a) of the stable-histogram axis stage ([NSV16] Alg. 2, step 7).
+    """Per-axis (eps_a, delta_a) of the stable-histogram axis stage (Nissim, Stemmer & Vadhan
+    2016, Alg. 2, step 7).
 
     eps_a = eps / (10 sqrt(d ln(8/delta))), delta_a = delta / (8 d); ``epsilon``, ``delta`` are
     GoodCenter's totals.
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 4.3.
+    Dwork, C., Rothblum, G. N. and Vadhan, S. (2010). Boosting and differential privacy.
+        FOCS 2010.
     """
     return epsilon / (10.0 * math.sqrt(d * math.log(8.0 / delta))), delta / (8.0 * d)
 
@@ -88,6 +101,12 @@ def check_good_center_budget(epsilon, delta, d, axis_choice="em"):
     (epsilon/4, delta/4) -- e.g. the "stable_hist" stage for a large epsilon. Explicit checks, not
     ``assert`` (which ``python -O`` removes). Returns ``(eps_axis, delta_axis_stage)``: the
     per-axis epsilon and the delta the axis stage is charged.
+
+    References
+    ----------
+    Dwork, C., Rothblum, G. N. and Vadhan, S. (2010). Boosting and differential privacy.
+        FOCS 2010.
+    See docs/algorithms.md, section 5.
     """
     for name, value in (("epsilon", epsilon), ("delta", delta)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
@@ -138,6 +157,12 @@ def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05
     ``accountant`` before it runs. Failures (AboveThreshold never fires, no heavy box kept,
     no per-axis interval kept, NoisyAVG count too small) return a result with ``center=None``
     and ``failure`` naming the step; the caller charges the rest of its plan.
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 3.2 and 4.3 (Algorithm GoodCenter).
+    See docs/algorithms.md, section 5 (our constants and the capped interval length).
     """
     if axis_choice not in AXIS_CHOICES:
         raise ValueError(f"axis_choice must be one of {AXIS_CHOICES}, got {axis_choice!r}")

@@ -44,7 +44,12 @@ def radius_grid(bounds, grid_step, d):
 
 
 def em_gamma(epsilon, n_radii, beta):
-    """Gamma = (4/eps) ln(|F|/beta) + 1, the slack of the exponential-mechanism variant."""
+    """Gamma = (4/eps) ln(|F|/beta) + 1, the slack of the exponential-mechanism variant.
+
+    References
+    ----------
+    McSherry, F. and Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
+    """
     return 4.0 / epsilon * math.log(n_radii / beta) + 1.0
 
 
@@ -52,6 +57,11 @@ def quality(L, L0, t, gamma):
     """Q(r_j) = 1/2 min{L(r_j) - t + 4 Gamma, t - L(r_j / 2)}; L(r_0 / 2) = L(0) on the grid.
 
     ``L`` holds L on the grid, ``L0`` = L(0). Sensitivity 1 when L has sensitivity 2.
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 4.1.
     """
     L = np.asarray(L, dtype=np.float64)
     half = np.concatenate([[L0], L[:-1]])
@@ -72,7 +82,13 @@ def count_profile(X, t, grid, method="auto", bounds=None):
 
 
 def at_gamma(epsilon, n_radii, beta):
-    """Gamma' = 8 (ln|F| + ln(2/beta)) / eps, the slack of the AboveThreshold variant."""
+    """Gamma' = 8 (ln|F| + ln(2/beta)) / eps, the slack of the AboveThreshold variant.
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Sec. 3.6 (accuracy of AboveThreshold).
+    """
     return 8.0 * (math.log(n_radii) + math.log(2.0 / beta)) / epsilon
 
 
@@ -102,6 +118,13 @@ def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
     are read only after the charge. ``grid_step`` must be at least ``min_grid_step(*bounds, d)``
     (float64 ball counts are exact only down to it), else ValueError before anything is charged.
     Returns a :class:`GoodRadiusResult`.
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 3.1 and 4.1 (Algorithm GoodRadius).
+    McSherry, F. and Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
+    See docs/algorithms.md, section 5.
     """
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")

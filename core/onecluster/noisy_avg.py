@@ -28,6 +28,14 @@ def noisy_avg(X, center, radius, epsilon, delta, rng, size=None):
     count is <= 0, ``sigma`` the noise std used (nan for None), ``noisy_count`` = m + Lap(2/eps)
     (the Laplace part of the release; publishing it costs nothing extra). ``size=N`` (batched
     form for audits) returns arrays of shapes (N, d), (N,), (N,), NaN rows meaning "no output".
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, App. A (NoisyAVG).
+    Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for differential privacy:
+        analytical calibration and optimal denoising. ICML 2018.
+    See docs/algorithms.md, section 5 (our calibration).
     """
     X = np.asarray(X, dtype=np.float64)
     inside = ball_members(X, center, radius)

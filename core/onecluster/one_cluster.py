@@ -71,7 +71,12 @@ def prepare(X, lo, hi, grid_step):
 def budget_plan(epsilon, delta, refine_steps):
     """(eps_radius, (eps_center, delta_center), (eps_step, delta_step)): eps in 2 + s equal
     parts; delta/2 to GoodCenter and delta/(2s) to each re-centring step (all of delta to
-    GoodCenter when s = 0)."""
+    GoodCenter when s = 0).
+
+    References
+    ----------
+    See docs/algorithms.md, section 5 (the split into 2 + s parts).
+    """
     parts = 2 + refine_steps
     share = epsilon / parts
     if refine_steps == 0:
@@ -88,6 +93,12 @@ def one_cluster(X, t, epsilon, delta, lo, hi, grid_step, rng, accountant, *, bet
     Every mechanism is charged to ``accountant`` (names prefixed by ``label``); on a failure the
     unspent rest of this run's (epsilon, delta) is recorded as spent too, so the accountant's
     total for the run is always exactly (epsilon, delta).
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Thm. 3.2.
+    See docs/algorithms.md, section 5.
     """
     local = BudgetAccountant(epsilon, delta)
     n, d = X.shape

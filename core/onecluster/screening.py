@@ -25,5 +25,11 @@ def inside_ball(X, center, radius):
 
 def screen_outliers(X, model):
     """Rows of X inside the ball released by a fitted :class:`OneCluster` (or any object with
-    ``center_`` and ``radius_``)."""
+    ``center_`` and ``radius_``).
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 1.1 (removal of outliers).
+    """
     return np.asarray(X)[inside_ball(X, model.center_, model.radius_)]

@@ -15,6 +15,11 @@ class BudgetAccountant:
     charge that amount once to the user's :class:`Ledger`), call :meth:`spend` before each
     mechanism, and build ``privacy_`` with :meth:`guarantee`. Totals use basic composition;
     a relative tolerance of 1e-9 absorbs float round-off of budget splits.
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 3.16 (basic composition).
     """
 
     def __init__(self, epsilon, delta=0.0):

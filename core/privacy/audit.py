@@ -24,6 +24,13 @@ def clopper_pearson_epsilon(k1, m1, k2, m2, delta=0.0, alpha=1e-3):
     """ln((p_lo - delta)/q_hi) from counts k1/m1 (larger side) and k2/m2; -inf when p_lo <= delta.
 
     Vectorised over array-valued counts.
+
+    References
+    ----------
+    Clopper, C. J. and Pearson, E. S. (1934). The use of confidence or fiducial limits
+        illustrated in the case of the binomial. Biometrika 26(4), 404-413.
+    Ding, Z., Wang, Y., Wang, G., Zhang, D. and Kifer, D. (2018). Detecting violations of
+        differential privacy. CCS 2018.
     """
     k1, m1, k2, m2 = (np.asarray(v, dtype=np.float64) for v in (k1, m1, k2, m2))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -62,6 +69,13 @@ def epsilon_lower_bound(outputs_a, outputs_b, delta=0.0, alpha=1e-3, categorical
     events instead of thresholds. ``rng``: a Generator to shuffle before splitting (None splits
     the arrays in the given order, which is fine for i.i.d. batched releases). Returns a float
     >= 0 (0 when no event gives evidence).
+
+    References
+    ----------
+    Ding, Z., Wang, Y., Wang, G., Zhang, D. and Kifer, D. (2018). Detecting violations of
+        differential privacy. CCS 2018.
+    Clopper, C. J. and Pearson, E. S. (1934). The use of confidence or fiducial limits
+        illustrated in the case of the binomial. Biometrika 26(4), 404-413.
     """
     a = _as_outputs(outputs_a, "outputs_a")
     b = _as_outputs(outputs_b, "outputs_b")

@@ -11,6 +11,11 @@ def basic_composition(spends):
 
     ``spends`` is an iterable of ``(epsilon, delta)`` pairs or objects with ``epsilon`` and
     ``delta`` attributes (e.g. :class:`Spend`). Returns ``(epsilon, delta)`` (float sums, fsum).
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 3.16.
     """
     eps, dels = [], []
     for item in spends:
@@ -24,6 +29,13 @@ def advanced_composition(epsilon0, delta0, k, delta_prime):
     """k-fold adaptive composition of (eps0, delta0)-DP steps (Dwork, Rothblum & Vadhan 2010).
 
     Returns ``(eps', k*delta0 + delta')`` with eps' = sqrt(2k ln(1/delta')) eps0 + k eps0 (e^eps0 - 1).
+
+    References
+    ----------
+    Dwork, C., Rothblum, G. N. and Vadhan, S. (2010). Boosting and differential privacy.
+        FOCS 2010.
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 3.20.
     """
     epsilon0 = check_epsilon(epsilon0, "epsilon0")
     delta0 = check_delta(delta0, "delta0")

@@ -31,6 +31,13 @@ def gumbel_max(logits, rng, size=None):
 
     Candidates are on the last axis; leading axes are independent selections; ``size=N``
     prepends a batch axis. Returns an int64 array of indices (-inf logits are never chosen).
+
+    References
+    ----------
+    Gumbel, E. J. (1954). Statistical theory of extreme values and some practical
+        applications. National Bureau of Standards, Appl. Math. Series 33.
+    Dong, J., Durfee, D. and Rogers, R. (2020). Optimal differential privacy composition for
+        exponential mechanisms. ICML 2020. (the exponential mechanism as a Gumbel-max report).
     """
     arr = _as_logits(logits, "logits")
     rng = check_rng(rng)
@@ -70,12 +77,25 @@ def exponential_mechanism(utilities, epsilon, sensitivity, rng, size=None, range
     eps*u/sensitivity (``range_based=True``, sensitivity = Delta~), sampled with Gumbel-max.
     Sensitivity 0 gives the uniform distribution. -inf utilities mark candidates excluded
     independently of the data. ``size=N`` prepends a batch axis. Returns int64 indices.
+
+    References
+    ----------
+    McSherry, F. and Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
+    Dong, J., Durfee, D. and Rogers, R. (2020). Optimal differential privacy composition for
+        exponential mechanisms. ICML 2020. (range-based variant, no factor 2).
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Sec. 3.4.
     """
     logits = _em_logits(utilities, epsilon, sensitivity, range_based)
     return gumbel_max(logits, rng, size=size)
 
 
 def exponential_probabilities(utilities, epsilon, sensitivity, range_based=False):
-    """Exact selection probabilities of :func:`exponential_mechanism` (log-sum-exp softmax)."""
+    """Exact selection probabilities of :func:`exponential_mechanism` (log-sum-exp softmax).
+
+    References
+    ----------
+    McSherry, F. and Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
+    """
     logits = _em_logits(utilities, epsilon, sensitivity, range_based)
     return np.exp(log_softmax(logits, axis=-1))

@@ -25,6 +25,11 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity):
     Thm 8) by bracketing (doubling/halving) and ``brentq``; e^eps Phi(u) is evaluated as
     ``exp(eps + log_ndtr(u))``. Valid for every epsilon > 0; 0 < delta < 1. The returned sigma
     is nudged upward if needed so that the condition holds at it exactly in floating point.
+
+    References
+    ----------
+    Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for differential privacy:
+        analytical calibration and optimal denoising. ICML 2018, Sec. 3, Thm. 8 and Alg. 1.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, positive=True)
@@ -43,7 +48,13 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity):
 
 
 def classic_gaussian_sigma(epsilon, delta, sensitivity):
-    """sigma = Delta * sqrt(2 ln(1.25/delta)) / epsilon; only valid for 0 < epsilon < 1."""
+    """sigma = Delta * sqrt(2 ln(1.25/delta)) / epsilon; only valid for 0 < epsilon < 1.
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), App. A, Thm. A.1.
+    """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, positive=True)
     sensitivity = check_sensitivity(sensitivity)
@@ -58,6 +69,13 @@ def gaussian(value, sensitivity, epsilon, delta, rng, size=None, calibration="an
 
     ``sensitivity`` is the L2 (Frobenius) sensitivity. ``calibration`` is "analytic" (default,
     any epsilon) or "classic" (epsilon < 1 only). ``size=N`` prepends a batch axis.
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), App. A, Thm. A.1 (classic calibration).
+    Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for differential privacy:
+        analytical calibration and optimal denoising. ICML 2018, Thm. 8 (analytic calibration).
     """
     if calibration == "analytic":
         sigma = analytic_gaussian_sigma(epsilon, delta, sensitivity)

@@ -52,6 +52,13 @@ class Guarantee:
     kind is one of "pure" (delta = 0), "approx", "asymptotic" (an MCMC sampler whose exact target
     would be epsilon-DP) or "none" (no DP guarantee; epsilon may be inf). neighbouring is one of
     "replace", "add_remove", "cell" (None is allowed only with kind "none").
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 4 (a sampler whose exact target is DP: the kind
+        "asymptotic").
+    See docs/algorithms.md, section 1 (relations and kinds).
     """
 
     epsilon: float

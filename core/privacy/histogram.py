@@ -19,7 +19,13 @@ _CHUNK = 1 << 22  # noise entries drawn at once in the batched form
 
 
 def stable_histogram_threshold(epsilon, delta):
-    """tau = 1 + (2/epsilon) ln(1/delta), the keep threshold of :func:`stable_histogram`."""
+    """tau = 1 + (2/epsilon) ln(1/delta), the keep threshold of :func:`stable_histogram`.
+
+    References
+    ----------
+    Vadhan, S. (2017). The complexity of differential privacy. In Tutorials on the Foundations
+        of Cryptography, Springer (stability-based histograms).
+    """
     return 1.0 + (2.0 / epsilon) * math.log(1.0 / delta)
 
 
@@ -31,6 +37,14 @@ def stable_histogram(cell_keys, epsilon, delta, rng, size=None):
     survives the threshold. Batched form (``size=N``): ``(keys, noisy_counts)`` with keys
     (N, dim) and noisy_counts (N,); releases where nothing was kept have ``noisy_count`` NaN
     (their key row is 0 and meaningless).
+
+    References
+    ----------
+    Vadhan, S. (2017). The complexity of differential privacy. In Tutorials on the Foundations
+        of Cryptography, Springer (stability-based histograms).
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Thm. 2.5 (the choosing step it replaces here;
+        docs/algorithms.md, section 2).
     """
     keys = np.asarray(cell_keys)
     if keys.ndim == 1:

@@ -18,6 +18,15 @@ def laplace(value, sensitivity, epsilon, rng, size=None):
     ``sensitivity`` is the L1 sensitivity of ``value`` under the chosen neighbouring relation.
     ``size=N`` returns N independent releases stacked on a new leading axis (batched form for
     audits). Sensitivity 0 returns ``value`` unchanged (nothing depends on the data).
+
+    References
+    ----------
+    Dwork, C., McSherry, F., Nissim, K. and Smith, A. (2006). Calibrating noise to sensitivity
+        in private data analysis. TCC 2006.
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Sec. 3.3 (Laplace mechanism).
+    Mironov, I. (2012). On significance of the least significant bits for differential
+        privacy. CCS 2012.
     """
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
@@ -35,6 +44,14 @@ def complex_laplace(value, sensitivity, epsilon, rng, size=None):
     The complex vector is treated as 2D real coordinates, so ``sensitivity`` is the L1
     sensitivity over real and imaginary parts together. Returns complex128; ``size=N``
     prepends a batch axis.
+
+    References
+    ----------
+    Dwork, C., McSherry, F., Nissim, K. and Smith, A. (2006). Calibrating noise to sensitivity
+        in private data analysis. TCC 2006.
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II,
+        Theorem 1 (noise on real and imaginary parts).
     """
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)

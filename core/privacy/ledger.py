@@ -141,6 +141,13 @@ class Ledger:
     of an SQLite file for persistence (None keeps it in memory); ``dataset``: the dataset's
     budget key (or an object with ``.budget_key`` or ``.fingerprint``), required with ``path``;
     ``unit``: the neighbouring relation every charge is counted in ("replace" or "add_remove").
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 3.16 (basic composition) and Thm. 2.2 (group
+        privacy).
+    See docs/algorithms.md, section 1 (one ledger, one unit).
     """
 
     def __init__(self, epsilon, delta=0.0, path=None, dataset=None, unit="replace"):

@@ -25,6 +25,11 @@ def haar_orthogonal(d, rng, size=None):
     """Haar-distributed Q in O(d): QR of a standard Gaussian matrix with the mandatory sign fix.
 
     ``size=N`` returns (N, d, d).
+
+    References
+    ----------
+    Mezzadri, F. (2007). How to generate random matrices from the classical compact groups.
+        Notices Amer. Math. Soc. 54(5), 592-604.
     """
     d = _check_dim(d, "d")
     rng = check_rng(rng)
@@ -36,6 +41,11 @@ def haar_stiefel(d, q, rng, size=None):
 
     Computed from the reduced QR of a d x q Gaussian matrix, which gives the same columns.
     ``size=N`` returns (N, d, q).
+
+    References
+    ----------
+    Mezzadri, F. (2007). How to generate random matrices from the classical compact groups.
+        Notices Amer. Math. Soc. 54(5), 592-604.
     """
     d = _check_dim(d, "d")
     q = _check_dim(q, "q")
@@ -46,7 +56,15 @@ def haar_stiefel(d, q, rng, size=None):
 
 
 def jl_matrix(k, d, rng):
-    """JL map M in R^{k x d} with M_ij ~ N(0, 1/k) i.i.d. (NSV16 Lemma 4.10): f(x) = M x."""
+    """JL map M in R^{k x d} with M_ij ~ N(0, 1/k) i.i.d. (NSV16 Lemma 4.10): f(x) = M x.
+
+    References
+    ----------
+    Johnson, W. B. and Lindenstrauss, J. (1984). Extensions of Lipschitz mappings into a
+        Hilbert space. Contemp. Math. 26, 189-206.
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Lemma 4.10.
+    """
     k = _check_dim(k, "k")
     d = _check_dim(d, "d")
     rng = check_rng(rng)

@@ -55,6 +55,13 @@ def convert(epsilon, delta, relation, unit="replace", row_cap=None, cell_bound=1
     Returns ``(epsilon, delta)`` as exact Decimals (delta rounded up where e^eps enters).
     Raises :class:`RelationError` (a ValueError) when the release cannot be counted in ``unit``.
     ``row_cap`` (L) and ``cell_bound`` (c) are needed for "cell" releases only.
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 2.2 (group privacy).
+    Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
+        SDM 2025, Sec. 4.1 (the cell relation).
     """
     check_unit(unit)
     if relation not in RELATIONS:
@@ -86,7 +93,13 @@ def convert(epsilon, delta, relation, unit="replace", row_cap=None, cell_bound=1
 
 def cell_steps(row_cap, cell_bound=1.0):
     """Single-cell changes of at most ``cell_bound`` units that join two integer rows with sums
-    at most ``row_cap``: 2 floor(L) ceil(1 / c) (group privacy factor of a cell-level release)."""
+    at most ``row_cap``: 2 floor(L) ceil(1 / c) (group privacy factor of a cell-level release).
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 2.2 (group privacy).
+    """
     L, c = float(row_cap), float(cell_bound)
     if not (math.isfinite(L) and L >= 1 and math.isfinite(c) and c > 0):
         raise RelationError(f"row_cap must be a number >= 1 and cell_bound > 0, got row_cap="

@@ -22,6 +22,13 @@ def smooth_sensitivity_parameters(epsilon, delta, dim):
     """(alpha, beta) = (eps / (5 sqrt(2 ln(2/delta))), eps / (4 (dim + ln(2/delta)))).
 
     beta is the smoothness the upper bound S must have; the noise is (S/alpha) N(0, I_dim).
+
+    References
+    ----------
+    Nissim, K., Raskhodnikova, S. and Smith, A. (2007). Smooth sensitivity and sampling in
+        private data analysis. STOC 2007, Sec. 2-3 (admissible Gaussian noise).
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 3.1, Alg. 1.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, positive=True)
@@ -39,6 +46,13 @@ def smooth_sensitivity_gaussian(value, smooth_bound, epsilon, delta, rng, size=N
     with beta from :func:`smooth_sensitivity_parameters` for ``dim = value.size``. Emits a
     :class:`PrivacyWarning` when epsilon > 1 (calibration outside the proven range).
     ``size=N`` prepends a batch axis.
+
+    References
+    ----------
+    Nissim, K., Raskhodnikova, S. and Smith, A. (2007). Smooth sensitivity and sampling in
+        private data analysis. STOC 2007, Sec. 2-3.
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 3.1, Alg. 1.
     """
     arr = as_float_array(value)
     smooth_bound = check_sensitivity(smooth_bound, "smooth_bound")

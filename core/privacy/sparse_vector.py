@@ -11,6 +11,11 @@ def above_threshold(query_values, threshold, epsilon, rng, size=None):
     f_i(X) + Lap(4/eps) >= T^; the instance halts at the first "above". ``query_values`` holds
     the true answers on its last axis (leading axes are independent instances, ``threshold``
     broadcasts against them); ``size=N`` prepends a batch axis. Returns int64 indices.
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
+        Found. Trends Theor. Comput. Sci. 9(3-4), Sec. 3.6, Alg. 1 (AboveThreshold).
     """
     q = as_float_array(query_values, "query_values")
     if q.ndim == 0 or q.shape[-1] == 0:

@@ -106,7 +106,16 @@ def _check_dataset(dataset):
 class Curator:
     """Holds one non-public ``dataset`` (a :class:`~privclust.core.data.Dataset` or an array)
     and its budget ``ledger`` (a :class:`~privclust.core.privacy.Ledger`, persistent or in
-    memory); see the module docstring for what :meth:`release` does."""
+    memory); see the module docstring for what :meth:`release` does.
+
+    References
+    ----------
+    Gaboardi, M., Hay, M. and Vadhan, S. (2020). A programming framework for OpenDP.
+        Manuscript, OpenDP project (measurements and queryables: mediated access).
+    Berghel, S. et al. (2022). Tumult Analytics: a robust, easy-to-use, scalable, and expressive
+        framework for differential privacy. arXiv:2212.04133 (sessions).
+    See docs/algorithms.md, section 1 (the order of a fit).
+    """
 
     def __init__(self, dataset, ledger, trusted=()):
         if ledger is None or not callable(getattr(ledger, "charge", None)):

@@ -18,6 +18,10 @@ class Release:
     paid for it; ``time`` (UTC) when it was made; ``id`` its number in the release store;
     ``from_store`` True when this request was answered from the store at no charge;
     ``randomness`` says where its noise came from (always fresh OS entropy).
+
+    References
+    ----------
+    See docs/algorithms.md, section 1 (relations, kinds and ledger units).
     """
 
     estimator: str

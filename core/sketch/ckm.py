@@ -36,7 +36,8 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         r in [1, m] measurements kept per record (Eq. (3)); None means m (no subsampling).
     frequency_scale : float or None, default=None
         sigma^2 of the frequency law (pycle's Sigma = sigma^2 I), public. None derives it from
-        the public box and k only (:func:`~privclust.core.sketch.frequencies.default_frequency_scale`,
+        the public box and k only
+        (:func:`~privclust.core.sketch.frequencies.default_frequency_scale`,
         about 8 on the paper's mixture); it is never estimated from the data.
     frequency_law : {"adapted_radius", "gaussian", "folded_gaussian"}, default="adapted_radius"
         Law of the frequency radii.
@@ -85,7 +86,8 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
     References
     ----------
     Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
-        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II (Eqs. (2)-(3), Theorem 1) and Sec. III (Figs. 1 and 3).
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019,
+        Sec. II (Eqs. (2)-(3), Theorem 1) and Sec. III (Figs. 1 and 3).
     Keriven, N., Tremblay, N., Traonmilin, Y. and Gribonval, R. (2017). Compressive k-means.
         ICASSP 2017 (CL-OMPR decoder).
     Gribonval, R., Blanchard, G., Keriven, N. and Traonmilin, Y. (2021). Compressive statistical

@@ -136,6 +136,13 @@ def clompr(sketch, operator, n_clusters, bounds, n_replicates=3, n_restarts=3,
     Runs ``n_replicates`` independent decodes and keeps the one with the smallest sketch
     residual ||s - A alpha|| (post-processing: uses the sketch only).
     Returns ``(centers (K, d), weights (K,) summing to 1, residual)``.
+
+    References
+    ----------
+    Keriven, N., Tremblay, N., Traonmilin, Y. and Gribonval, R. (2017). Compressive k-means.
+        ICASSP 2017.
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. III.
     """
     sketch = np.asarray(sketch, dtype=complex)
     if sketch.shape != (operator.sketch_size,):

@@ -16,7 +16,13 @@ _CHUNK_ELEMENTS = 1 << 20
 
 
 def sum_sensitivity(lo, hi):
-    """L1 sensitivity of one cluster's coordinate sum under add/remove: sum_i max(|lo_i|, |hi_i|)."""
+    """L1 sensitivity of one cluster's coordinate sum under add/remove: sum_i max(|lo_i|, |hi_i|).
+
+    References
+    ----------
+    Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
+        clustering. CODASPY 2016, 26-37.
+    """
     return float(np.sum(np.maximum(np.abs(lo), np.abs(hi))))
 
 
@@ -28,6 +34,12 @@ def noise_scales(epsilon, n_iter, lo, hi, init, neighbouring):
     1 + S). Improved ("sphere_packing"): eps_t = eps / T split as eps_s / eps_c = (d^2 / rho)^(1/3);
     counts Lap(1/eps_c), sums Lap(S/eps_s).  ``replace`` doubles both sensitivities.
     Returns (b_count, b_sum, [(name, epsilon, sensitivity), ...] for one iteration).
+
+    References
+    ----------
+    Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
+        clustering. CODASPY 2016, 26-37.
+    See docs/algorithms.md, section 4 (the re-derived split).
     """
     factor = 2.0 if neighbouring == "replace" else 1.0
     s = sum_sensitivity(lo, hi)
@@ -44,7 +56,13 @@ def noise_scales(epsilon, n_iter, lo, hi, init, neighbouring):
 
 
 def sphere_packing_init(n_clusters, lo, hi, rng, max_rejections=100):
-    """Data-independent sphere-packing centres (Su et al., CODASPY 2016)."""
+    """Data-independent sphere-packing centres (Su et al., CODASPY 2016).
+
+    References
+    ----------
+    Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
+        clustering. CODASPY 2016, 26-37.
+    """
     a = float(np.min(hi - lo)) / 2.0
     while True:
         centers, rejections = [], 0
@@ -81,7 +99,16 @@ def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter=5, init="uniform",
                  neighbouring="add_remove", random_state=None, size=None, initial_centers=None,
                  accountant=None):
     """Run DPLloyd ``size`` times independently (batched form for audits); returns centres
-    (k, d), or (size, k, d).  X is clipped to the public box first (per record, so it costs no privacy)."""
+    (k, d), or (size, k, d).  X is clipped to the public box first (per record, so it costs no
+    privacy).
+
+    References
+    ----------
+    Blum, A., Dwork, C., McSherry, F. and Nissim, K. (2005). Practical privacy: the SuLQ
+        framework. PODS 2005.
+    Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
+        clustering. CODASPY 2016, 26-37.
+    """
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     if neighbouring not in ("add_remove", "replace"):
@@ -162,7 +189,8 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
     Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
         clustering. CODASPY 2016, 26-37 (DPLloyd, the improved initialisation and budget split).
     Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
-        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. III, Fig. 1 (the baselines).
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019,
+        Sec. III, Fig. 1 (the baselines).
     """
 
     _released = ("cluster_centers_",)

@@ -27,9 +27,14 @@ def default_frequency_scale(bounds, n_clusters, n_features):
 
     Rule (ours, measured): sigma is a length scale of the *separation between clusters*.
     k centres spread over a box of mean side L are typically L / k^(1/d) apart; we take
-    sigma = L / (7.5 * k^(1/d)).  On [SCH19]'s mixture (k = d = 10, public box +-13.5) this gives
-    sigma^2 = 8.1, inside the measured working range 6-10 (sigma^2 = 1 fails even without noise: the decoder's target bump around each centre is
-    then ~0.5 wide in a 27-wide box, so no start finds it).
+    sigma = L / (7.5 * k^(1/d)).  On the mixture of Schellekens et al. (k = d = 10, box +-13.5)
+    this gives sigma^2 = 8.1, inside the measured working range 6-10 (sigma^2 = 1 fails even
+    without noise: the decoder's target bump around each centre is then ~0.5 wide in a 27-wide
+    box, so no start finds it).
+
+    References
+    ----------
+    See docs/algorithms.md, section 4 (why sigma follows the separation of the centres).
     """
     lo, hi = _as_bounds(bounds, n_features)
     side = float(np.mean(hi - lo))
@@ -53,6 +58,14 @@ def draw_frequencies(n_features, sketch_size, frequency_scale, law="adapted_radi
 
     ``law``: "adapted_radius" (default, Keriven et al. 2017), "gaussian" (omega ~ N(0, I / sigma^2)) or
     "folded_gaussian" (R = |N(0, 1)| on a uniform direction).
+
+    References
+    ----------
+    Keriven, N., Tremblay, N., Traonmilin, Y. and Gribonval, R. (2017). Compressive k-means.
+        ICASSP 2017 (adapted-radius law).
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II,
+        Eq. (2).
     """
     if law not in LAWS:
         raise ValueError(f"law must be one of {LAWS}, got {law!r}")
@@ -77,5 +90,13 @@ def draw_frequencies(n_features, sketch_size, frequency_scale, law="adapted_radi
 def draw_dither(sketch_size, random_state=None):
     """Public dither xi ~ U[0, 2 pi)^m (always used with the quantised signature: one-bit
     universal quantisation needs a dither, Boufounos, Rane & Mansour 2017; Schellekens & Jacques
-    2018)."""
+    2018).
+
+    References
+    ----------
+    Schellekens, V. and Jacques, L. (2018). Quantized compressive k-means. IEEE Signal Process.
+        Lett. 25(8), 1211-1215.
+    Boufounos, P. T., Rane, S. and Mansour, H. (2017). Representation and coding of signal
+        geometry. Inf. Inference 6(4), 349-388.
+    """
     return as_generator(random_state).uniform(0.0, 2.0 * np.pi, int(sketch_size))

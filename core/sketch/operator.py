@@ -12,7 +12,7 @@ from ._threads import single_thread
 from .frequencies import draw_dither, draw_frequencies
 
 SIGNATURES = ("complex_exp", "quantized")
-# c_f = 2 max_t (|Re f(t)| + |Im f(t)|)  ([SCH19] Theorem 1)
+# c_f = 2 max_t (|Re f(t)| + |Im f(t)|)  (Schellekens et al., SPARS 2019, Theorem 1)
 C_F = {"complex_exp": 2.0 * np.sqrt(2.0), "quantized": 4.0}
 # max_t |f(t)| (used by the l2 sensitivity of the Gaussian variant)
 MODULUS = {"complex_exp": 1.0, "quantized": np.sqrt(2.0)}
@@ -46,7 +46,8 @@ class SketchOperator:
     References
     ----------
     Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
-        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II, Eq. (2) and Theorem 1 (c_f).
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019,
+        Sec. II, Eq. (2) and Theorem 1 (c_f).
     Schellekens, V. and Jacques, L. (2018). Quantized compressive k-means. IEEE Signal Process.
         Lett. 25(8), 1211-1215 (the one-bit signature with dither).
     """
@@ -155,7 +156,7 @@ class SketchOperator:
     def masked_sum(self, X, measurements_per_record, rng):
         """Sum_i z_{x_i} (.) b_i over the rows of X (complex (m,), float64 accumulation).
 
-        b_i has exactly r ones, uniform and independent of the data ([SCH19] Eq. (3)); for
+        b_i has exactly r ones, uniform and independent of the data (Eq. (3)); for
         r = 1 it is ``rng.integers(0, m, n)``, for 1 < r < m the argpartition of uniform keys.
         Cost O(n r d) for r < m.
         """

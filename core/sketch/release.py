@@ -6,7 +6,7 @@ Noise is added once, to the merged sum, so a sketch computed on partitions or st
 is released exactly like a one-pass sketch.
 
 * ``replace`` (n public), Laplace: s = Sum/(alpha_r n) + Lap per real/imaginary part with scale
-  c_f sqrt(m)/(n eps) ([SCH19] Theorem 1: sigma_xi = 2 c_f sqrt(r m)/(sqrt(n) eps) on the
+  c_f sqrt(m)/(n eps) (Theorem 1: sigma_xi = 2 c_f sqrt(r m)/(sqrt(n) eps) on the
   unnormalised noise xi / sqrt(alpha_r m n), so the ratio sensitivity/scale is exactly eps).
 * ``add_remove`` (n private), noisy count: s = (Sum/alpha_r + eta)/max(n + zeta, 1), eta
   Laplace with scale c_f sqrt(m)/(2 eps_1) per part, zeta ~ Lap(1/eps_2), eps_1 = eps 2m/(2m+1)
@@ -31,6 +31,12 @@ def l1_sensitivity(operator, measurements_per_record, n, neighbouring):
     ``replace``: of Sum/(alpha_r n): r entries change by at most c_f/sqrt(m) each, i.e.
     r c_f/sqrt(m)/(alpha_r n) = c_f sqrt(m)/n.  ``add_remove``: of Sum/alpha_r: c_f sqrt(m)/2.
     Multiplied by ``operator.rounding_slack`` (1 + 2^-20 for float32 trigonometry, else 1).
+
+    References
+    ----------
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II,
+        Theorem 1 and its proof.
     """
     m, c_f = operator.sketch_size, operator.c_f * operator.rounding_slack
     if neighbouring == "replace":
@@ -39,7 +45,16 @@ def l1_sensitivity(operator, measurements_per_record, n, neighbouring):
 
 
 def l2_sensitivity(operator, measurements_per_record, n, neighbouring):
-    """L2 sensitivity of the same numerators: 2 |f| sqrt(m/r)/n (replace), |f| sqrt(m/r) (add/remove)."""
+    """L2 sensitivity of the same numerators: 2 |f| sqrt(m/r)/n (replace), |f| sqrt(m/r)
+    (add/remove).
+
+    References
+    ----------
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II.
+    Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for differential privacy:
+        analytical calibration and optimal denoising. ICML 2018.
+    """
     m, r = operator.sketch_size, measurements_per_record
     base = operator.modulus * operator.rounding_slack * np.sqrt(m / r)
     return 2.0 * base / n if neighbouring == "replace" else base
@@ -57,6 +72,16 @@ def release_sketch(sketch, epsilon, neighbouring="replace", mechanism="laplace",
 
     ``accountant`` (a :class:`privclust.core.privacy.BudgetAccountant`) records every mechanism
     before its noise is drawn.
+
+    References
+    ----------
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II,
+        Eq. (3) and Theorem 1.
+    Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
+        Gribonval, R. (2019). Differentially private compressive k-means. ICASSP 2019.
+    Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for differential privacy:
+        analytical calibration and optimal denoising. ICML 2018.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)

@@ -32,7 +32,8 @@ class Sketch:
     References
     ----------
     Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
-        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II, Eqs. (2)-(3).
+        Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019,
+        Sec. II, Eqs. (2)-(3).
     """
 
     def __init__(self, operator, measurements_per_record=None, random_state=None):

@@ -19,7 +19,14 @@ _ROUND = 16         # proposals drawn per pending row and round (p = 8, concentr
 def acg_parameters(lam):
     """For lam (B, p) >= 0 with row minimum 0: b solving sum_j 1/(b + 2 lam_j) = 1 (b in [1, p]),
     omega = 1 + 2 lam / b and log M = -(p - b)/2 + (p/2) ln(p/b). Vectorised Newton iteration
-    started at b = 1 (left of the root of a convex decreasing function: monotone convergence)."""
+    started at b = 1 (left of the root of a convex decreasing function: monotone convergence).
+
+    References
+    ----------
+    Kent, J. T., Ganeiber, A. M. and Mardia, K. V. (2018). A new unified approach for the
+        simulation of a wide class of directional distributions. J. Comput. Graph. Stat. 27(2),
+        291-301.
+    """
     p = lam.shape[-1]
     b = np.ones(lam.shape[:-1])
     two_lam = 2.0 * lam
@@ -48,6 +55,16 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
     over j come from one batched product of w*w with (1, lam, omega), divided by ||w||^2, and
     only accepted proposals are normalised. The first accepted proposal of a round is returned:
     it is the first success in a sequence of i.i.d. trials, so the draw stays exact.
+
+    References
+    ----------
+    Kent, J. T., Ganeiber, A. M. and Mardia, K. V. (2018). A new unified approach for the
+        simulation of a wide class of directional distributions. J. Comput. Graph. Stat. 27(2),
+        291-301.
+    Hoff, P. D. (2009). Simulation of the matrix Bingham-von Mises-Fisher distribution, with
+        applications to multivariate and relational data. J. Comput. Graph. Stat. 18(2), 438-456.
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 4.1, Eq. (12).
     """
     a = np.asarray(a, dtype=float)
     B, p = a.shape
@@ -108,7 +125,13 @@ def _theta(A, kp, rng, max_tries=1_000_000):
 
 def hoff_coordinate_update(a, y, rng, n_sweeps=1):
     """Hoff's (2009) coordinate-wise Gibbs sweep(s) for the vector Bingham exp(sum a_j y_j^2),
-    started at unit rows y (B, p). An approximate (Markov) update, used only as fallback."""
+    started at unit rows y (B, p). An approximate (Markov) update, used only as fallback.
+
+    References
+    ----------
+    Hoff, P. D. (2009). Simulation of the matrix Bingham-von Mises-Fisher distribution, with
+        applications to multivariate and relational data. J. Comput. Graph. Stat. 18(2), 438-456.
+    """
     y = np.array(y, dtype=float)
     B, p = y.shape
     kp = (p - 1) / 2.0

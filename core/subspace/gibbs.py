@@ -59,7 +59,13 @@ def z_update(X, sq_norms, outer, U, kappa, rng):
 
     Layout: one (q*C*k, d) @ (d, m) product puts the rows on the last (long, contiguous) axis;
     the sum over q adds q contiguous blocks and the Gumbel argmax compares k contiguous
-    slices, so no reduction runs over a tiny trailing axis."""
+    slices, so no reduction runs over a tiny trailing axis.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 4.1, Eq. (11).
+    """
     C, k, d, q = U.shape
     n = len(X)
     iu = np.triu_indices(d)
@@ -100,7 +106,18 @@ def u_update(U, A, counts, kappa, rng):
     exp(kappa tr(U^T A U)), batched over chains and clusters; each column is an exact
     vector-Bingham draw (ACG rejection) in the eigenbasis of N^T A N, N spanning the complement of
     the other columns (recomputed by a full QR for every column). Empty clusters
-    get a Haar basis. Returns the new U (C, k, d, q)."""
+    get a Haar basis. Returns the new U (C, k, d, q).
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 4.1, Eq. (12).
+    Hoff, P. D. (2009). Simulation of the matrix Bingham-von Mises-Fisher distribution, with
+        applications to multivariate and relational data. J. Comput. Graph. Stat. 18(2), 438-456.
+    Kent, J. T., Ganeiber, A. M. and Mardia, K. V. (2018). A new unified approach for the
+        simulation of a wide class of directional distributions. J. Comput. Graph. Stat. 27(2),
+        291-301.
+    """
     C, k, d, q = U.shape
     B = C * k
     U = U.reshape(B, d, q).copy()
@@ -153,7 +170,7 @@ class GibbsSubspaceClustering(PrivateEstimator):
         Gibbs sweeps per chain.
     n_chains : int, default=4
         Chains run together. Only one is released unless ``release="all"``.
-    init : "random", {"ssc", "lrr", "tsc", "kplanes"} or ndarray of shape (k, d, q), default="random"
+    init : "random", {"ssc", "lrr", "tsc", "kplanes"} or ndarray (k, d, q), default="random"
         "random" starts from Haar bases (data-independent). A solver name or an array of bases
         starts from a (presumed) non-private solution on the same data: the plan is then "none"
         (see Notes).
@@ -427,6 +444,11 @@ class RunningSplitRhat:
     or a draw is not finite, the value is recomputed by ``split_rhat`` itself on the stored
     history, so the result always equals ``split_rhat(history)`` to rounding (a test compares
     them on random histories) and raises the same errors.
+
+    References
+    ----------
+    Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A. and Rubin, D. B.
+        (2013). Bayesian Data Analysis, 3rd ed. CRC Press, Sec. 11.4.
     """
 
     _GUARD = 1e-6

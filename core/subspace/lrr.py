@@ -26,7 +26,14 @@ LRR_PRESETS["lighting"] = LRR_PRESETS["faces"]
 
 
 def lrr_coefficients(X, lam=0.1, tol=1e-8, max_iter=1000, rho=1.1, mu=1e-6, mu_max=1e10):
-    """Inexact ALM for LRR (Liu et al. 2013, Alg. 1); returns (Z (n x n), n_iter)."""
+    """Inexact ALM for LRR (Liu et al. 2013, Alg. 1); returns (Z (n x n), n_iter).
+
+    References
+    ----------
+    Liu, G., Lin, Z., Yan, S., Sun, J., Yu, Y. and Ma, Y. (2013). Robust recovery of subspace
+        structures by low-rank representation. IEEE TPAMI 35(1), 171-184, Sec. 5 (inexact ALM,
+        Alg. 1).
+    """
     X = np.asarray(X, dtype=float)
     n = len(X)
     Uq, sq, _ = np.linalg.svd(X, full_matrices=False)      # X = Uq diag(sq) Vt
@@ -66,6 +73,11 @@ def lrr_postprocess(Z, power=4, rel_tol=1e-4):
 
     With the skinny SVD Z = U S V^T (singular values above ``rel_tol`` times the largest),
     M = U S^{1/2} with unit-norm rows and W_ij = |m_i^T m_j|^power.
+
+    References
+    ----------
+    Liu, G., Lin, Z., Yan, S., Sun, J., Yu, Y. and Ma, Y. (2013). Robust recovery of subspace
+        structures by low-rank representation. IEEE TPAMI 35(1), 171-184, Sec. 6.
     """
     U, s, _ = np.linalg.svd(Z, full_matrices=False)
     r = int(np.sum(s > rel_tol * s[0])) if s.size and s[0] > 0 else 0

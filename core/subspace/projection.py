@@ -49,7 +49,13 @@ def check_data(X, n_clusters, subspace_dim, name="X"):
 
 
 def squared_residuals(X, bases):
-    """(n, k) matrix of d^2(x_i, S_l) = ||x_i||^2 - ||U_l^T x_i||^2, clamped at 0."""
+    """(n, k) matrix of d^2(x_i, S_l) = ||x_i||^2 - ||U_l^T x_i||^2, clamped at 0.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 2.2, Eq. (3).
+    """
     bases = np.asarray(bases, dtype=float)
     k, d, q = bases.shape
     # (n, q*k) product with q as the slow axis: the sum over q runs over contiguous k-blocks
@@ -78,6 +84,11 @@ def fit_subspaces(X, labels, q, n_clusters=None, random_state=None):
     Returns bases of shape (k, d, q). A cluster with r < q points (or rank r < q) is completed
     with Haar-random orthonormal directions of the complement; an empty cluster gets a Haar
     basis. ``n_clusters`` defaults to ``labels.max() + 1``.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 2.2 (a clustering as k linear subspaces).
     """
     X = np.asarray(X, dtype=float)
     labels = np.asarray(labels)
@@ -128,6 +139,13 @@ def spectral_labels(W, n_clusters, rng, n_init=20):
     affinity is block-diagonal, the ideal case for subspace clustering; it then returned mixed
     eigenvectors and TSC-full failed noiseless recovery for 3 of 6 seeds (n=300, d=10, k=q=3,
     s=5). LOBPCG recovered all.
+
+    References
+    ----------
+    Ng, A. Y., Jordan, M. I. and Weiss, Y. (2002). On spectral clustering: analysis and an
+        algorithm. NIPS 2001.
+    Elhamifar, E. and Vidal, R. (2013). Sparse subspace clustering: algorithm, theory, and
+        applications. IEEE TPAMI 35(11), 2765-2781, Alg. 1, step 3.
     """
     if n_clusters == 1:
         return np.zeros(W.shape[0], dtype=int)

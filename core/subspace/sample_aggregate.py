@@ -38,7 +38,13 @@ _RTOL = 1e-9
 
 def projector_vectors(bases):
     """(..., k, d, q) bases -> (..., k, d(d+1)/2) upper-triangle projector vectors (off-diagonal
-    entries times sqrt(2), so the Euclidean norm equals the Frobenius norm)."""
+    entries times sqrt(2), so the Euclidean norm equals the Frobenius norm).
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 2.2, Eq. (1) (the projector distance).
+    """
     d = bases.shape[-2]
     P = np.einsum("...dq,...eq->...de", bases, bases)
     iu = np.triu_indices(d)
@@ -64,6 +70,11 @@ def projector_box(d, k=1):
     P_ii = (P^2)_ii = sum_j P_ij^2 >= P_ii^2 + P_ij^2 (j != i), so P_ij^2 <= P_ii (1 - P_ii) <= 1/4,
     i.e. |P_ij| <= 1/2. In the vector the off-diagonal entries are scaled by sqrt(2): entries in
     [-sqrt(2)/2, sqrt(2)/2]. The box depends on d and k only, never on data.
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 6 (a public box for the aggregated outputs).
     """
     iu = np.triu_indices(d)
     diag = iu[0] == iu[1]
@@ -92,7 +103,13 @@ def canonical_block_vectors(solutions):
 
 def wasserstein_matrix(solutions):
     """m x m Wasserstein distances between m solutions (m, k, d, q): one batched k x k cost
-    tensor, then one Hungarian solve per pair."""
+    tensor, then one Hungarian solve per pair.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 2.2, Eq. (2).
+    """
     m, k, d, q = solutions.shape
     cross = np.einsum("iadq,jbdr->ijabqr", solutions, solutions)
     cost = np.maximum(2.0 * q - 2.0 * np.einsum("ijabqr,ijabqr->ijab", cross, cross), 0.0)
@@ -106,7 +123,15 @@ def wasserstein_matrix(solutions):
 
 def subsets(n, m, s, method, rng, max_draws=1000):
     """m index sets of size floor(n/m): a random partition, or independent uniform draws without
-    replacement redrawn until no record is in more than s of them (data-independent)."""
+    replacement redrawn until no record is in more than s of them (data-independent).
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 3.1, Alg. 1 (independent subsamples).
+    Nissim, K., Raskhodnikova, S. and Smith, A. (2007). Smooth sensitivity and sampling in
+        private data analysis. STOC 2007, Sec. 4 (sample and aggregate).
+    """
     size = n // m
     if method == "partition":
         return rng.permutation(n)[:m * size].reshape(m, size)
@@ -123,7 +148,15 @@ def noisy_release(g, bound, epsilon, delta, rng, size=None):
     """Alg. 1's output g + (S/alpha) N(0, I_D) (Nissim, Raskhodnikova & Smith 2007, via the
     privacy module); ``size=N`` gives
     N independent releases (batched form for audits). The epsilon > 1 PrivacyWarning is raised
-    by the estimator (once per fit), not here."""
+    by the estimator (once per fit), not here.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 3.1, Alg. 1.
+    Nissim, K., Raskhodnikova, S. and Smith, A. (2007). Smooth sensitivity and sampling in
+        private data analysis. STOC 2007, Sec. 2-3.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         return smooth_sensitivity_gaussian(g, bound, epsilon, delta, rng, size=size)

@@ -26,7 +26,15 @@ def _r_at(r, t):
 
 
 def centre_index(dist, s, diameter):
-    """i* = argmin_i r_i(t0) and t0 (ties broken by the lowest index)."""
+    """i* = argmin_i r_i(t0) and t0 (ties broken by the lowest index).
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 3.1, Alg. 1 (centre of attention).
+    Nissim, K., Raskhodnikova, S. and Smith, A. (2007). Smooth sensitivity and sampling in
+        private data analysis. STOC 2007, Sec. 4.
+    """
     m = len(dist)
     t0 = math.ceil((m + s) / 2) + 1
     r = order_statistics(dist, diameter)
@@ -49,6 +57,14 @@ def smooth_bound(dist, s, beta, diameter, method="order_stat"):
     values; the paper's "top" read as "smallest", since the aggregator rewards dense outputs).
     The maximum runs over k = 0..K where K is the first k with a rank or t beyond m; later terms
     equal the diameter times a smaller factor.
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 3.1, Alg. 1.
+    Nissim, K., Raskhodnikova, S. and Smith, A. (2007). Smooth sensitivity and sampling in
+        private data analysis. STOC 2007, Sec. 4.
+    See docs/algorithms.md, section 3.
     """
     if method not in ("order_stat", "nrs_mean"):
         raise ValueError(f"smooth_bound must be 'order_stat' or 'nrs_mean'; got {method!r}")

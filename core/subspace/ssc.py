@@ -132,6 +132,14 @@ def ssc_coefficients(X, alpha=20.0, rho=None, tol=2e-4, max_iter=200, *, affine=
     Returns
     -------
     C : ndarray (n, n), n_iter : int[, E : ndarray (d, n)]
+
+    References
+    ----------
+    Elhamifar, E. and Vidal, R. (2013). Sparse subspace clustering: algorithm, theory, and
+        applications. IEEE TPAMI 35(11), 2765-2781, Sec. 3 and the appendix (ADMM).
+    Boyd, S., Parikh, N., Chu, E., Peleato, B. and Eckstein, J. (2011). Distributed optimization
+        and statistical learning via the alternating direction method of multipliers. Found. Trends
+        Mach. Learn. 3(1).
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape

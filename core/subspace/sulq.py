@@ -32,7 +32,15 @@ def cluster_scatter(X, labels, k):
 def scatter_sensitivity(neighbouring):
     """L2 (Frobenius) sensitivity of the concatenation (A_1..A_k) for unit-ball records:
     sqrt(2) under replace-one (||xx^T||_F <= 1 each, and the two terms may sit in different
-    clusters), 1 under add/remove."""
+    clusters), 1 under add/remove.
+
+    References
+    ----------
+    Blum, A., Dwork, C., McSherry, F. and Nissim, K. (2005). Practical privacy: the SuLQ
+        framework. PODS 2005.
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, App. E.
+    """
     if neighbouring == "replace":
         return math.sqrt(2.0)
     if neighbouring == "add_remove":
@@ -45,7 +53,15 @@ def noisy_scatter(A, sensitivity, rng, epsilon=None, delta=None, sigma=None, siz
     """Release symmetric matrices A (k, d, d): the upper triangles (diagonal included) get i.i.d.
     Gaussian noise and are mirrored (the upper-triangle L2 sensitivity is at most the Frobenius
     one). Noise: the analytic Gaussian mechanism for (epsilon, delta) through the privacy module,
-    or a given ``sigma`` (zCDP accounting). ``size=N`` prepends a batch axis (audits)."""
+    or a given ``sigma`` (zCDP accounting). ``size=N`` prepends a batch axis (audits).
+
+    References
+    ----------
+    Blum, A., Dwork, C., McSherry, F. and Nissim, K. (2005). Practical privacy: the SuLQ
+        framework. PODS 2005.
+    Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for differential privacy:
+        analytical calibration and optimal denoising. ICML 2018.
+    """
     k, d, _ = A.shape
     iu = np.triu_indices(d)
     upper = A[:, iu[0], iu[1]]
@@ -60,7 +76,13 @@ def noisy_scatter(A, sensitivity, rng, epsilon=None, delta=None, sigma=None, siz
 
 
 def zcdp_rho(epsilon, delta):
-    """The largest rho with rho + 2 sqrt(rho ln(1/delta)) <= epsilon (zCDP to (eps, delta))."""
+    """The largest rho with rho + 2 sqrt(rho ln(1/delta)) <= epsilon (zCDP to (eps, delta)).
+
+    References
+    ----------
+    Bun, M. and Steinke, T. (2016). Concentrated differential privacy: simplifications,
+        extensions, and lower bounds. TCC 2016, Prop. 1.3.
+    """
     L = math.log(1.0 / delta)
     return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
 

@@ -23,7 +23,13 @@ _CHUNK = 1024
 
 
 def top_correlations(X, s):
-    """Indices (n, s) and |inner products| (n, s) of each point's s most correlated others."""
+    """Indices (n, s) and |inner products| (n, s) of each point's s most correlated others.
+
+    References
+    ----------
+    Heckel, R. and Bolcskei, H. (2015). Robust subspace clustering via thresholding. IEEE
+        Trans. Inf. Theory 61(11), 6320-6342, Sec. 2 (the thresholding step).
+    """
     n = len(X)
     idx = np.empty((n, s), dtype=np.intp)
     val = np.empty((n, s))

@@ -19,10 +19,17 @@ one (the pessimistic end of the interval must reach the target). The first versi
 twin, 2 twins x 5 trials, median recommendation) is kept in calibration_before.json and
 compared in the report.
 
+With ``--sample`` (k-means sets) the owner publishes a random 10 % of the records and the
+twins are bootstraps of it, half plain and half smoothed, with the envelope of both arms as the
+interval (``smoothing_bandwidth`` in the planner; the rule is checked on synthetic data only
+by benchmarks/planner/sample_synthetic.py). The plain-bootstrap run is kept in
+calibration_sample_before.json.
+
 Real runs are evaluation runs of the private estimators (seeded, no ledger); utilities on the
 real data use the class labels / class subspaces, which are evaluation only.
 Run: PRIVCLUST_DATA_DIR=/work/shared/data python benchmarks/planner/calibration.py [--quick]
-Writes benchmarks/results/planner/calibration.{json,md}.
+(about 95 s), then ``--sample`` (about 25 s), then ``--rewrite`` to write the report with both.
+Writes benchmarks/results/planner/calibration.{json,md} and calibration_sample.json.
 """
 import argparse
 import json
@@ -98,29 +105,51 @@ def real_score(family, ds, est, base):
     return float(metrics.nmi(ds.labels, est.row_labels_))
 
 
-WHY = """How to read it. The predicted interval is now taken over an ensemble of twins whose
-difficulty is drawn from the planner's structural prior (the papers' experimental settings
-widened by a factor of two; see ``PRIORS`` in the planner), with the relative width reported
-beside the coverage so that a trivially wide interval shows. The prior was fixed from the papers
-before this run and was NOT tuned on these data sets (doing so now, after seeing the cells,
-would fit the test set).
+WHY = """How to read it. Two arms. (1) Public facts only: the predicted interval is taken over
+an ensemble of twins whose difficulty is drawn from the planner's structural prior (the papers'
+experimental settings widened by a factor of two; ``PRIORS`` in the planner), fixed from the
+papers before this run and NOT tuned on these data sets (doing so now, after seeing the cells,
+would fit the test set). (2) A public sample (k-means sets): twins are bootstraps of 10 % of
+the records the owner publishes. The relative width is reported beside the coverage so that a
+trivially wide interval shows.
 
-What the numbers say. Coverage did not improve (29 % -> 22 %): the intervals are about twice as
-wide, but the papers' synthetic settings are *harder* than these real data for k-means (SCH19's
-mixture, even at half its separation, is better separated relative to its own optimum than
-iris, wine or digits, so the real relative SSE lies below the interval in 44 of 56 k-means
-cells), and *easier* for Yale B (the twin's baseline d_W is ~0.8 against 4.9 on the real
-faces: affine, normalised subspaces are outside the WWS15 generator at any noise level of the
-prior), while the intervals there are narrow because d_W saturates. Widening the prior is not
-enough when the generator family itself does not contain the real data. What did improve is
-the decision: with the recommendation taken at the pessimistic end, the planner no longer
-recommends an epsilon that fails on the real data (1 / 1 reached, against 1 / 5), and it says
-"none on this grid" where the real data indeed never reach the target (right decisions 10 / 13
-against 7 / 13); the price is missed opportunities (iris and wine improved DPLloyd reach 1.2 at
-epsilon 50 on the real data, classic3 DP-tauCC at 3), and 1 / 1 is too few decided cases to
-claim the 80 % target. With a public sample (10 % of the records, k-means) coverage rises to
-the value shown in that section with narrower intervals: the structure then comes from data,
-not from a prior."""
+Status against the targets (>= 80 % of cells inside, >= 80 % of recommendations reaching the
+target on the real data). Public facts only: NOT met (22 % of cells; 1 / 1 recommendation
+reached, too few decided cases to claim anything). With a public sample (k-means): met on these
+three sets (96 % of cells, 2 / 2 recommendations reached, right decisions 7 / 8), with wider
+intervals (median relative width 1.39 against 0.85 for the plain bootstrap).
+
+Why the public-facts arm misses, per family (every cell is listed below).
+* k-means (iris, wine, digits; 56 cells, 8 inside): the real relative SSE lies BELOW the
+  interval in 44 cells. The Gaussian-mixture generator of Schellekens et al. (SPARS 2019),
+  even at half its separation and at any box fill of the prior, has a small within-cluster SSE
+  relative to the noise the mechanisms add; real tables have overlapping, anisotropic classes
+  and a large baseline SSE, so the same noise costs them less. The public facts (n, d, k, box)
+  do not say how large the baseline SSE is; that is exactly what a public sample supplies.
+* subspace (Yale B, 12 cells, 4 inside): the real Wasserstein distance lies ABOVE the
+  interval at large epsilon: the twin's baseline d_W is ~0.8 against 4.9 on the real faces
+  (affine, normalised subspaces with shared directions are outside the union-of-subspaces
+  generator of Wang, Wang & Singh, NIPS 2015, at any noise level of the prior), and d_W
+  saturates near 8.5 at small epsilon, which makes the intervals there narrow.
+* co-clustering (cstr, classic3; 10 cells, 5 inside): at epsilon >= 1 the latent-block twin
+  (contrast 2..8) is cleaner than the corpora (cstr's real baseline NMI is 0.65; the twin's
+  0.67-0.87), so the twin's NMI rises earlier and higher than the real one; at small epsilon
+  both are ~0 and the cells are inside.
+Widening the prior is not enough when the generator family does not contain the real data.
+What the conservative rule does achieve on this arm is the decision: it no longer recommends an
+epsilon that fails on the real data (1 / 1 reached, against 1 / 5 for the first version) and
+says "none on this grid" where the real data never reach the target (right decisions 10 / 13
+against 7 / 13); the price is missed opportunities (iris and wine improved DPLloyd reach 1.2
+at epsilon 50 on the real data, classic3 DP-tauCC at 3).
+
+The public-sample envelope, stated honestly: the rule (plain and smoothed bootstraps, interval
+= envelope of both) was suggested by the first run of this arm on these three sets, where the
+plain bootstrap alone covered 62 % and a smoothed bootstrap alone 45 % with the real medians
+mostly between them. It has no fitted constant (the bandwidth is the normal-reference rule of
+Silverman 1986, Eq. 4.14), and before it was adopted it was checked on synthetic private data
+only (benchmarks/planner/sample_synthetic.py: anisotropic, imbalanced, heavy-tailed,
+uniform-ball, overlapping and rescaled mixtures; envelope 90 %, either arm alone 51 %). Since
+the idea came from these sets, the 96 % here is not a blind test; the synthetic check is."""
 
 
 def width(c):
@@ -322,11 +351,31 @@ def write(cells, recs, timing, n_trials, n_twins, n_real, twin_info=None):
     if sample_path.exists():
         sm = json.loads(sample_path.read_text())
         ss = sm["summary"]
+        sb_path = RESULTS / "calibration_sample_before.json"
+        sb = json.loads(sb_path.read_text())["summary"] if sb_path.exists() else None
+        syn_path = RESULTS / "sample_synthetic.json"
+        syn = json.loads(syn_path.read_text())["summary"] if syn_path.exists() else None
         lines += ["", "## With a public sample (k-means data sets)", "",
-                  "The owner publishes a random 10 % of the records (seeded split); the planner's "
-                  "twins are bootstraps of it (no prior); the private releases run on the other "
-                  "90 %. Same estimators, grids, targets and conservative rule.", "",
-                  f"- cells inside: {ss['inside']} / {ss['cells']} "
+                  "The owner publishes a random 10 % of the records (seeded split); the private "
+                  "releases run on the other 90 %. Same estimators, grids, targets and "
+                  "conservative rule. The twins are bootstraps of the sample (no prior), half "
+                  "plain and half smoothed (Gaussian kernel, normal-reference bandwidth; "
+                  "Silverman 1986, Eq. 4.14), and the interval is the envelope of the two arms' "
+                  "10-90 % intervals: the plain bootstrap repeats few distinct points (k-means "
+                  "overfits them, so the twin is harder than the population), the smoothed one "
+                  "oversmooths multimodal data (easier); see ``smoothing_bandwidth``.", ""]
+        if sb:
+            lines.append(f"- before (plain bootstrap only): cells inside {sb['inside']} / "
+                         f"{sb['cells']} ({_pct(sb['inside_fraction'])}), median relative width "
+                         f"{sb['median_relative_width']:.2f}; recommendations reaching the target "
+                         f"{sb['reached']} / {sb['recommendations']}; right decisions "
+                         f"{sb['right_decisions']} / {sb['decisions']}")
+        if syn:
+            lines.append(f"- the envelope rule checked on synthetic private data only "
+                         f"(benchmarks/planner/sample_synthetic.py, {syn['cells']} cells, no real "
+                         f"data): plain {_pct(syn['plain'])}, smoothed {_pct(syn['smoothed'])}, "
+                         f"envelope {_pct(syn['bracket'])} of the real medians inside")
+        lines += [f"- after (envelope): cells inside: {ss['inside']} / {ss['cells']} "
                   f"({_pct(ss['inside_fraction'])}); median relative width "
                   f"{ss['median_relative_width']:.2f}",
                   f"- recommendations reaching the target: {ss['reached']} / "

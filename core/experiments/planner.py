@@ -63,7 +63,7 @@ from ..data import synthetic
 from .sweep import run_sweep, trial_seeds
 
 __all__ = ["PublicFacts", "Target", "PlanResult", "plan_utility", "build_twin", "FAMILIES",
-           "ALGORITHMS", "parse_target", "PRIORS", "draw_structure"]
+           "ALGORITHMS", "parse_target", "PRIORS", "draw_structure", "smoothing_bandwidth"]
 
 FAMILIES = ("kmeans", "subspace", "onecluster", "cocluster")
 PRIMARY = {"kmeans": ("relative_sse", "<="), "subspace": ("wasserstein", "<="),
@@ -218,6 +218,44 @@ def draw_structure(facts, prior="papers", random_state=None):
     return tw
 
 
+def smoothing_bandwidth(sample):
+    """Per-feature kernel bandwidth of the smoothed bootstrap of a public sample.
+
+    A plain bootstrap of m public records repeats m distinct points n/m times: k-means on it
+    fits those few points better than it fits the population (the within-cluster SSE of a
+    small sample is biased low), so a relative SSE measured on it is biased high. Sampling
+    instead from a Gaussian kernel density estimate of the sample (the smoothed bootstrap)
+    removes the repeats. The bandwidth is the normal-reference rule, fixed in advance and not
+    fitted to any outcome: h_j = sigma_j (4 / ((d + 2) m))^(1 / (d + 4)), with the robust
+    scale sigma_j = min(sd_j, IQR_j / 1.349).
+
+    Parameters
+    ----------
+    sample : ndarray of shape (m, d)
+        The public sample.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        The bandwidth per feature (0 for a constant feature).
+
+    References
+    ----------
+    Silverman, B. W. (1986). Density Estimation for Statistics and Data Analysis, Sec. 3.4.2
+    and Eq. (4.14). Efron, B. & Tibshirani, R. (1993). An Introduction to the Bootstrap,
+    Sec. 16.5 (the smoothed bootstrap).
+    """
+    S = np.asarray(sample, dtype=np.float64)
+    m, d = S.shape
+    if m < 2:
+        return np.zeros(d)
+    sd = S.std(axis=0, ddof=1)
+    q75, q25 = np.percentile(S, [75, 25], axis=0)
+    iqr = (q75 - q25) / 1.349
+    sigma = np.where(iqr > 0, np.minimum(sd, iqr), sd)
+    return sigma * (4.0 / ((d + 2.0) * m)) ** (1.0 / (d + 4.0))
+
+
 # ---- twins -------------------------------------------------------------------------------------
 def build_twin(facts, random_state=None, settings=None):
     """A public synthetic twin of the declared data: a :class:`~privclust.core.data.Dataset`
@@ -244,8 +282,13 @@ def build_twin(facts, random_state=None, settings=None):
         lo, hi = _box(facts)
         if facts.public_sample is not None:
             S = facts.public_sample
-            X = np.clip(S[rng.integers(S.shape[0], size=n)], lo, hi)
-            return Dataset(X, name="twin (bootstrap of the public sample)", public=True,
+            X = S[rng.integers(S.shape[0], size=n)]
+            if tw.get("smooth", True):
+                X = X + rng.normal(size=X.shape) * smoothing_bandwidth(S)
+            X = np.clip(X, lo, hi)
+            return Dataset(X, name="twin (smoothed bootstrap of the public sample)"
+                           if tw.get("smooth", True) else
+                           "twin (bootstrap of the public sample)", public=True,
                            truth={"source": "public_sample"})
         sep = float(tw.get("separation", 2.5))
         if "fill" in tw:
@@ -911,12 +954,15 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
     eps_grid = tuple(float(e) for e in epsilons)
     if prior is not None and prior not in PRIORS:
         raise ValueError(f"prior must be None or one of {sorted(PRIORS)}, got {prior!r}")
+    bracket = False
     if facts.family == "kmeans" and facts.public_sample is not None:
         prior = None                  # the public sample is the structure: bootstrap twins
+        bracket = "smooth" not in facts.twin   # plain and smoothed twins, alternating
     if int(n_trials) < 1 or (n_twins is not None and int(n_twins) < 1):
         raise ValueError("n_twins and n_trials must be positive integers")
     if n_twins is None:
-        n_twins, n_trials = (int(n_trials), 1) if prior is not None else (1, int(n_trials))
+        n_twins, n_trials = (int(n_trials), 1) if prior is not None else (
+            (2, int(n_trials)) if bracket else (1, int(n_trials)))
     n_twins = int(n_twins)
     seeds = trial_seeds(random_state, n_twins, len(names) + 2)
     total = n_twins * (1 + len(names) * len(eps_grid) * int(n_trials))
@@ -935,6 +981,8 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
             stopped = True
             break
         structure = draw_structure(facts, prior, np.random.default_rng([int(seeds[w, 0]), 1]))
+        if bracket:
+            structure["smooth"] = bool(w % 2)
         twin = build_twin(facts, random_state=int(seeds[w, 0]), settings=structure)
         base = _baseline(facts, twin, int(seeds[w, 1]) % (2 ** 31))
         base_rows.append({k: v for k, v in base.items() if not k.startswith("_")})
@@ -968,6 +1016,8 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
                                                eps_grid)
             done[0] = offset + len(eps_grid) * int(n_trials)
             df.insert(0, "twin", w)
+            if bracket:
+                df["arm"] = "smoothed" if w % 2 else "plain"
             df.insert(0, "algorithm", alg)
             for key, value in base_rows[-1].items():     # per-twin baseline (relative targets)
                 df[f"baseline_{key}"] = value
@@ -989,7 +1039,7 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
                       twins=pd.DataFrame(twin_rows))
 
 
-_META = ("algorithm", "twin", "epsilon", "trial", "seed", "seconds", "error")
+_META = ("algorithm", "twin", "epsilon", "trial", "seed", "seconds", "error", "arm")
 
 
 def _is_meta(column):
@@ -1010,6 +1060,18 @@ def _summarise(trials):
         part = pd.DataFrame({"median": g.median(), "q10": g.quantile(QUANTILES[0]),
                              "q90": g.quantile(QUANTILES[1]), "n": g.count(),
                              "failed": failed}).reset_index()
+        if "arm" in trials.columns and trials["arm"].nunique() > 1:
+            # bracketing twins (a public sample): the interval is the envelope of the arms'
+            # 10-90 % intervals, the plain bootstrap's (biased hard) and the smoothed one's
+            # (biased easy), see :func:`smoothing_bandwidth`
+            ga = trials.groupby(keys + ["arm"], sort=False)[metric]
+            arms = pd.DataFrame({"q10": ga.quantile(QUANTILES[0]),
+                                 "q90": ga.quantile(QUANTILES[1])}).groupby(level=keys,
+                                                                             sort=False)
+            env = pd.DataFrame({"lo": arms["q10"].min(), "hi": arms["q90"].max()})
+            env = env.reindex(pd.MultiIndex.from_frame(part[keys]))
+            part["q10"] = np.fmin(part["q10"].to_numpy(), env["lo"].to_numpy())
+            part["q90"] = np.fmax(part["q90"].to_numpy(), env["hi"].to_numpy())
         part.insert(2, "metric", metric)
         parts.append(part)
     out = pd.concat(parts, ignore_index=True)

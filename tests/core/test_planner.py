@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from privclust.core.experiments.planner import (
-    PlanResult, PublicFacts, Target, build_twin, parse_target, plan_utility)
+    PlanResult, PublicFacts, Target, build_twin, parse_target, plan_utility, smoothing_bandwidth)
 from privclust.core.privacy import Ledger
 from privclust.core.release import Curator
 
@@ -97,10 +97,19 @@ def test_twins_from_public_facts_and_public_sample():
     t = build_twin(f, random_state=0)
     assert t.X.shape == (1500, 3) and np.all(np.abs(t.X) <= 1.0)
     sample = np.random.default_rng(1).normal(0.5, 2.0, (50, 3))
-    t2 = build_twin(kmeans_facts(public_sample=sample), random_state=0)
+    t2 = build_twin(kmeans_facts(public_sample=sample, twin={"smooth": False}),
+                    random_state=0)
     assert t2.X.shape == (1500, 3) and np.all(np.abs(t2.X) <= 1.0)
     rows = {tuple(r) for r in np.clip(sample, -1, 1)}
     assert all(tuple(r) in rows for r in t2.X[:20])
+    # smoothed bootstrap (default): no repeated rows, spread ~ the sample's plus the kernel's
+    inner = np.random.default_rng(2).uniform(-0.5, 0.5, (60, 3))
+    t3 = build_twin(kmeans_facts(public_sample=inner), random_state=0)
+    assert t3.X.shape == (1500, 3) and np.all(np.abs(t3.X) <= 1.0)
+    assert len({tuple(r) for r in t3.X}) == 1500
+    h = smoothing_bandwidth(inner)
+    assert np.all(h > 0) and np.all(h < inner.std(axis=0))
+    assert np.allclose(t3.X.var(axis=0), inner.var(axis=0) + h ** 2, rtol=0.25)
     sub = build_twin(PublicFacts("subspace", 200, 6, 2, subspace_dim=2), random_state=0)
     assert sub.truth["subspaces"].shape == (2, 6, 2)
     co = build_twin(PublicFacts("cocluster", 80, 40, 3, twin={"doc_length": 30}), random_state=0)
@@ -359,3 +368,23 @@ def test_a_committed_plan_charges_exactly_its_shown_total_once():
     with pytest.raises(PrivacyRefused):
         res.commit(cur, plan, delta=1e-6)
     assert len(cur.ledger.history) == 1
+
+
+def test_a_public_sample_plans_on_plain_and_smoothed_twins_and_takes_the_envelope():
+    rng = np.random.default_rng(3)
+    sample = np.clip(np.vstack([rng.normal(c, 0.1, (20, 3)) for c in (-0.5, 0.0, 0.5)]), -1, 1)
+    res = plan_utility(kmeans_facts(public_sample=sample), epsilons=(1.0, 10.0),
+                       algorithms=["dplloyd"], n_trials=3, random_state=2)
+    t = res.trials
+    assert res.prior is None and set(t.arm) == {"plain", "smoothed"}
+    assert t.groupby("arm").twin.nunique().to_dict() == {"plain": 1, "smoothed": 1}
+    for eps in (1.0, 10.0):
+        _, lo, hi = res.predicted("dplloyd", eps)
+        cell = t[t.epsilon == eps]
+        for _, arm in cell.groupby("arm"):
+            q10, q90 = np.quantile(arm.relative_sse, (0.1, 0.9))
+            assert lo <= q10 + 1e-12 and hi >= q90 - 1e-12      # the envelope of both arms
+    # a declared choice keeps one kind of twin
+    one = plan_utility(kmeans_facts(public_sample=sample, twin={"smooth": False}),
+                       epsilons=(1.0,), algorithms=["dplloyd"], n_trials=2)
+    assert "arm" not in one.trials.columns and one.trials.twin.nunique() == 1

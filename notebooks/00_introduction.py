@@ -46,12 +46,20 @@ import pandas as pd
 import holoviews as hv
 import panel as pn
 
-hv.extension("bokeh", logo=False)
-pn.extension(throttled=True)
+# Bokeh, HoloViews and Panel load their JavaScript from this kernel, never from a CDN: the
+# notebook works offline and tells no third party that someone is looking at private data.
+hv.extension("bokeh", logo=False, inline=True)
+pn.extension(throttled=True, inline=True)
+# `panel serve` puts every cell on one page: there too each plot keeps its own axes (Panel
+# would otherwise link all axes of the same name across cells) and no web font is fetched.
+pn.pane.HoloViews.param.linked_axes.default = False
+if pn.state.served:
+    pn.template.EditableTemplate._resources["css"].pop("lato", None)
 
 from privclust.core import privacy
 from privclust.core.privacy import audit
-from privclust.app.views import EPSILON_GRID   # the dashboard's log-spaced epsilon grid
+# the dashboard's log-spaced ε grid (the sliders below use its first values)
+EPSILON_GRID = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0]
 
 # %% [markdown]
 # **Sizes.** Every plot below simulates the mechanism many times. The next cell sets how many;
@@ -264,7 +272,7 @@ pn.Column(pn.pane.Markdown("\n".join(outcomes)), pn.pane.DataFrame(history, inde
 # %% [markdown]
 # Now try it yourself: each click on **Release** charges the chosen ε to a fresh ledger of
 # total ε = 1 and then releases a noisy count. Watch the bar fill up and the refusal appear.
-# (The dashboard shows the same ledger in its sidebar, `privclust.app.views.LedgerPanel`; that
+# (The dashboard shows the same ledger in its sidebar, `privclust.app.LedgerPanel`; that
 # panel is bound to a whole dashboard session, so this small demo uses plain Panel widgets.)
 
 # %%
@@ -352,7 +360,7 @@ audited = hv.Bars(rows, "mechanism", "audited ε (lower bound)").opts(
     width=330, height=280, logy=False, color="grey",
     title=f"claimed ε = {EPSILON:g} (red line)") * hv.HLine(EPSILON).opts(
     color="crimson", line_dash="dashed")
-(plots[0] + plots[1] + audited).cols(3)
+(plots[0] + plots[1] + audited).cols(3).opts(shared_axes=False)   # each on its own axes
 
 # %% [markdown]
 # privclust therefore takes every bound (a box, a radius, a grid step, a frequency scale) as

@@ -37,8 +37,15 @@ import pandas as pd
 import holoviews as hv
 import panel as pn
 
-hv.extension("bokeh", logo=False)
-pn.extension(throttled=True)
+# Bokeh, HoloViews and Panel load their JavaScript from this kernel, never from a CDN: the
+# notebook works offline and tells no third party that someone is looking at private data.
+hv.extension("bokeh", logo=False, inline=True)
+pn.extension(throttled=True, inline=True)
+# `panel serve` puts every cell on one page: there too each plot keeps its own axes (Panel
+# would otherwise link all axes of the same name across cells) and no web font is fetched.
+pn.pane.HoloViews.param.linked_axes.default = False
+if pn.state.served:
+    pn.template.EditableTemplate._resources["css"].pop("lato", None)
 
 import warnings
 
@@ -46,11 +53,9 @@ import privclust.core as pc
 from privclust.core import data, metrics
 from privclust.core.experiments import run_sweep
 from privclust.core.privacy import PrivacyWarning
-from privclust.app.views import plots
 from privclust.app.state import DataModel, Lab, SettingsModel
-from privclust.app.views import ClustersView, SettingsPanel, SubspacesView
-from privclust.app.views import GibbsView
-from privclust.app.views import TradeoffView
+from privclust.app.views import (ClustersView, GibbsView, SettingsPanel, SubspacesView,
+                                 TradeoffView, plots)
 
 warnings.filterwarnings("ignore", category=PrivacyWarning)   # shown in the text instead
 warnings.filterwarnings("ignore", message="Graph is not fully connected")

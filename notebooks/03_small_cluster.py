@@ -38,8 +38,15 @@ import pandas as pd
 import holoviews as hv
 import panel as pn
 
-hv.extension("bokeh", logo=False)
-pn.extension(throttled=True)
+# Bokeh, HoloViews and Panel load their JavaScript from this kernel, never from a CDN: the
+# notebook works offline and tells no third party that someone is looking at private data.
+hv.extension("bokeh", logo=False, inline=True)
+pn.extension(throttled=True, inline=True)
+# `panel serve` puts every cell on one page: there too each plot keeps its own axes (Panel
+# would otherwise link all axes of the same name across cells) and no web font is fetched.
+pn.pane.HoloViews.param.linked_axes.default = False
+if pn.state.served:
+    pn.template.EditableTemplate._resources["css"].pop("lato", None)
 
 import warnings
 
@@ -54,9 +61,8 @@ from privclust.core.onecluster.good_center import good_center
 from privclust.core.onecluster.good_radius import (count_profile, em_gamma, good_radius,
                                                    quality, radius_grid)
 from privclust.core.onecluster.one_cluster import budget_plan, default_grid_step, prepare
-from privclust.app.views import plots
 from privclust.app.state import DataModel, Lab, SettingsModel
-from privclust.app.views import ClustersView, SettingsPanel
+from privclust.app.views import ClustersView, SettingsPanel, plots
 
 warnings.filterwarnings("ignore", category=PrivacyWarning)
 IDENTITY, ORIGIN = np.eye(2), np.zeros(2)          # 2-D data: draw the coordinates as they are

@@ -38,15 +38,23 @@ EXPECTED = {
 }
 MODEL_NAME = re.compile(r'\\*"name\\*":\\*"([\w.]+)\\*"')
 
-# The first code cell of every notebook starts with these imports and extensions.
+# The first code cell of every notebook starts with these imports, the extensions loaded inline
+# (offline, no CDN) and the served page's settings (own axes per plot, no web font).
 SETUP = """\
 import numpy as np
 import pandas as pd
 import holoviews as hv
 import panel as pn
 
-hv.extension("bokeh", logo=False)
-pn.extension(throttled=True)
+# Bokeh, HoloViews and Panel load their JavaScript from this kernel, never from a CDN: the
+# notebook works offline and tells no third party that someone is looking at private data.
+hv.extension("bokeh", logo=False, inline=True)
+pn.extension(throttled=True, inline=True)
+# `panel serve` puts every cell on one page: there too each plot keeps its own axes (Panel
+# would otherwise link all axes of the same name across cells) and no web font is fetched.
+pn.pane.HoloViews.param.linked_axes.default = False
+if pn.state.served:
+    pn.template.EditableTemplate._resources["css"].pop("lato", None)
 """
 # The clearly marked cell switching between teaching sizes and the paper's sizes.
 RULE = "# " + "=" * 86

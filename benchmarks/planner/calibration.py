@@ -3,7 +3,7 @@ algorithms on the real records (outside the planner) and check the prediction.
 
 For every (dataset, algorithm, epsilon) cell: is the real median utility inside the predicted
 10-90 % interval? For every (dataset, algorithm): does the recommended epsilon reach the target
-on the real data? Targets of the issue ("plan before you spend"): >= 80 % of cells inside, >= 80 %
+on the real data? Targets of the planner: >= 80 % of cells inside, >= 80 %
 of recommendations reaching the target. Every cell is reported, misses included.
 
 Public facts per dataset (declared, never read from the records): n, d, k (the number of

@@ -1,6 +1,6 @@
 """Planner speed: one plan of a fast family, 8 epsilons x 5 trials on a twin of 10^4 records.
 
-Target (issue: "plan before you spend"): <= 10 s on this 2-core machine. Writes
+Target of the planner: <= 10 s on this 2-core machine. Writes
 benchmarks/results/planner/speed.{json,md}. Run: python benchmarks/planner/speed.py
 """
 import json

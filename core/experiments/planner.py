@@ -200,7 +200,24 @@ def draw_structure(facts, prior="papers", random_state=None):
     """Twin settings for one member of the ensemble: every parameter of ``PRIORS[prior]`` for
     the family that the owner did not declare in ``facts.twin``, drawn log-uniformly (per
     feature for the k-means ``fill``); declared values are kept. ``prior=None`` returns the
-    declarations alone (the single default twin)."""
+    declarations alone (the single default twin).
+
+    Parameters
+    ----------
+    facts : PublicFacts
+    prior : {None, "papers"}
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        The twin's settings, for :func:`build_twin`.
+
+    References
+    ----------
+    The ranges of :data:`PRIORS`: Schellekens et al. (2019), SPARS, Sec. IV; Wang, Wang &
+    Singh (2015), NIPS, Sec. 5; Battaglia & Pensa (2025), SDM, Sec. 5.
+    """
     from ..privacy import as_generator
 
     tw = dict(facts.twin)
@@ -271,6 +288,25 @@ def build_twin(facts, random_state=None, settings=None):
     * onecluster: ``std`` of the planted ball as a fraction of the box side (0.01), ``n_points``.
     * cocluster: ``doc_length`` (mean row sum, 50), ``signal`` / ``background`` block means
       (2.0 / 0.5), or ``contrast`` (signal = contrast x background).
+
+    Parameters
+    ----------
+    facts : PublicFacts
+    random_state : None, int or numpy.random.Generator
+    settings : dict, optional
+        Twin settings (default ``facts.twin``); with a public sample, ``smooth`` (default
+        True) chooses the smoothed bootstrap (:func:`smoothing_bandwidth`).
+
+    Returns
+    -------
+    privclust.core.data.Dataset
+        Public, with ``truth`` (centres, subspaces, the planted ball or the row labels).
+
+    References
+    ----------
+    Schellekens et al. (2019), SPARS, Fig. 1; Wang, Wang & Singh (2015), NIPS, Sec. 5;
+    Nissim, Stemmer & Vadhan (2016), PODS; Efron & Tibshirani (1993), An Introduction to the
+    Bootstrap, Sec. 16.5.
     """
     from ..data import Dataset
     from ..privacy import as_generator
@@ -605,7 +641,16 @@ class Target:
 
 
 def parse_target(text):
-    """``"relative_sse <= 1.2"``, ``"nmi >= 0.8 x baseline"`` -> :class:`Target`."""
+    """``"relative_sse <= 1.2"``, ``"nmi >= 0.8 x baseline"`` -> :class:`Target`.
+
+    Parameters
+    ----------
+    text : str or Target
+
+    Returns
+    -------
+    Target
+    """
     if isinstance(text, Target):
         return text
     m = re.fullmatch(r"\s*([A-Za-z_][\w/]*)\s*(<=|>=)\s*([0-9.eE+-]+)\s*((x|\*)\s*baseline)?\s*",
@@ -715,9 +760,21 @@ class PlanResult:
         structural prior (the interval then states what the data may be like, and the
         recommendation must hold at its pessimistic end) and False for one fixed twin.
         A relative target on an ensemble is judged per twin (see ``_relative_summary``).
-        Returns a dict: ``target``, ``threshold``, ``statistic``, ``per_algorithm`` {name:
-        {epsilon, cost, predicted}}, ``best`` (the algorithm with the smallest cost in the
-        ledger's unit, or None), ``caveats`` (strings)."""
+
+        Parameters
+        ----------
+        target : Target or str
+            E.g. ``"relative_sse <= 1.2"`` or ``"nmi >= 0.8 x baseline"``.
+        conservative : bool, optional
+            Use the pessimistic end of the interval (default: True with a prior).
+
+        Returns
+        -------
+        dict
+            ``target``, ``threshold``, ``statistic``, ``per_algorithm`` {name: {epsilon, cost,
+            predicted}}, ``best`` (the algorithm with the smallest cost in the ledger's unit,
+            or None), ``caveats`` (strings).
+        """
         target = parse_target(target)
         if conservative is None:
             conservative = self.prior is not None
@@ -939,7 +996,39 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
     default ``n_twins=None`` and a prior, the ``n_trials`` runs per epsilon are spread over
     ``n_trials`` twins (one run each: the same number of fits as one twin, the interval taken
     over twins); without a prior, one twin with ``n_trials`` runs.
-    Returns a :class:`PlanResult`. Never reads private data: it has no access to any.
+    Never reads private data: it has no access to any.
+
+    Parameters
+    ----------
+    facts : PublicFacts
+        The public declarations.
+    epsilons : sequence of float
+        The grid.
+    algorithms : list of str, optional
+        Names among ``ALGORITHMS[facts.family]()``; default all.
+    n_trials, n_twins : int
+        Runs per epsilon and twin; number of twins (see above).
+    settings : dict, optional
+        {algorithm: {parameter: value}}.
+    random_state : int
+        Seeds the twins and every run (the twins are public).
+    progress, should_stop : callable, optional
+        ``progress(done, total)``; ``should_stop() -> bool`` polled before each run.
+    n_jobs : int
+        Passed to :func:`~privclust.core.experiments.sweep.run_sweep`.
+    prior : {None, "papers"}
+        The structural prior of the twins' difficulty.
+
+    Returns
+    -------
+    PlanResult
+
+    References
+    ----------
+    Schellekens, V. et al. (2019). Differentially private compressive k-means. SPARS, Sec. IV.
+    Wang, Y., Wang, Y.-X. & Singh, A. (2015). Differentially private subspace clustering. NIPS,
+    Sec. 5. Nissim, K., Stemmer, U. & Vadhan, S. (2016). Locating a small cluster privately.
+    PODS, Sec. 3. Battaglia, E. & Pensa, R. G. (2025). DP-tauCC. SDM, Sec. 5.
     """
     if not isinstance(facts, PublicFacts):
         raise TypeError("facts must be a PublicFacts (public declarations only)")

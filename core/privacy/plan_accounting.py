@@ -225,7 +225,29 @@ def _grouped(events):
 
 def compose_pld(events, delta, value_discretization_interval=1e-4):
     """Epsilon at ``delta`` of the composition of ``events`` by privacy loss distributions
-    (``dp_accounting.pld``, pessimistic). Identical events are self-composed once."""
+    (``dp_accounting.pld``, pessimistic). Identical events are self-composed once.
+
+    Parameters
+    ----------
+    events : sequence of PlanEvent
+        In one neighbouring relation (see :func:`convert_events`).
+    delta : float
+        Target delta in [0, 1).
+    value_discretization_interval : float
+        The PLD's discretisation step (pessimistic rounding: an upper bound).
+
+    Returns
+    -------
+    float
+        0.0 for an empty plan.
+
+    References
+    ----------
+    Koskela, A., Jalko, J. & Honkela, A. (2020). Computing tight differential privacy
+    guarantees using FFT. AISTATS, Sec. 3. Doroshenko, V., Ghazi, B., Kamath, P., Kumar, R. &
+    Manurangsi, P. (2022). Connect the dots: tighter discrete approximations of privacy loss
+    distributions. PETS, Sec. 3.
+    """
     from dp_accounting.pld import common, privacy_loss_distribution as pld
 
     delta = check_delta(delta, "delta")
@@ -246,8 +268,23 @@ def compose_pld(events, delta, value_discretization_interval=1e-4):
 
 
 def compose_rdp(events, delta):
-    """Epsilon at ``delta`` of the composition of ``events`` by Renyi DP (``dp_accounting.rdp``);
-    None when an event is an approximate black box (RDP cannot express (eps, delta > 0))."""
+    """Epsilon at ``delta`` of the composition of ``events`` by Renyi DP (``dp_accounting.rdp``).
+
+    Parameters
+    ----------
+    events : sequence of PlanEvent
+    delta : float
+        Target delta in [0, 1).
+
+    Returns
+    -------
+    float or None
+        None when an event is an approximate black box (RDP cannot express (eps, delta > 0)).
+
+    References
+    ----------
+    Mironov, I. (2017). Renyi differential privacy. CSF, Prop. 1 and 3.
+    """
     import dp_accounting
     from dp_accounting.rdp import RdpAccountant
 
@@ -264,8 +301,25 @@ def compose_rdp(events, delta):
 
 def gaussian_epsilon(noise_multiplier, delta):
     """Exact epsilon of ONE Gaussian mechanism with sigma/Delta = ``noise_multiplier`` at
-    ``delta`` (Balle & Wang, ICML 2018, Thm 8), by bisection: the closed form the PLD result is
-    tested against (k Gaussians of multiplier s compose to one of multiplier s / sqrt(k))."""
+    ``delta``, by bisection: the closed form the PLD result is tested against (k Gaussians of
+    multiplier s compose to one of multiplier s / sqrt(k)).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        sigma / Delta_2 > 0.
+    delta : float
+        In (0, 1).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Balle, B. & Wang, Y.-X. (2018). Improving the Gaussian mechanism for differential privacy:
+    analytical calibration and optimal denoising. ICML, Thm 8.
+    """
     from scipy.optimize import brentq
     from scipy.special import log_ndtr, ndtr
 
@@ -326,9 +380,32 @@ def account_guarantees(items, unit="replace", delta=None, accounting="pld",
                        value_discretization_interval=1e-4):
     """Account a plan given as ``items`` = [(estimator name, Guarantee, ledger options dict)].
 
-    ``delta`` is the target delta of the tight totals (default: the basic total's delta, so
-    both totals are compared at the same delta; for a pure plan that is 0, where tight
-    composition cannot beat the sum). See :func:`account_plan`.
+    Parameters
+    ----------
+    items : sequence of (str, Guarantee, dict)
+        Per release: the estimator's name, its planned guarantee and its ledger options
+        (``row_cap``, ``cell_bound`` for a cell-level release).
+    unit : {"replace", "add_remove"}
+        The ledger's unit; every release's events are converted to it.
+    delta : float, optional
+        The target delta of the tight totals (default: the basic total's delta, so both totals
+        are compared at the same delta; for a pure plan that is 0, where tight composition
+        cannot beat the sum).
+    accounting : {"pld", "rdp", "basic"}
+        What the ``charge`` uses.
+    value_discretization_interval : float
+        The PLD's discretisation step.
+
+    Returns
+    -------
+    PlanAccounting
+        See :func:`account_plan`.
+
+    References
+    ----------
+    Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy,
+    Thm 3.16 (basic composition). Koskela, A., Jalko, J. & Honkela, A. (2020). AISTATS
+    (privacy loss distributions). Mironov, I. (2017). Renyi differential privacy. CSF.
     """
     check_unit(unit)
     if accounting not in ACCOUNTINGS:
@@ -393,8 +470,28 @@ def account_plan(estimators, shape, unit="replace", delta=None, accounting="pld"
     """Account a fixed plan of private estimators run on data of public ``shape`` (n, d).
 
     Every estimator is planned (:meth:`PrivateEstimator.public_plan`: parameters validated, no
-    data read); its mechanisms become events (module docstring), converted to ``unit``; the
-    result is a :class:`PlanAccounting` with the basic, PLD and RDP totals and the charge.
+    data read); its mechanisms become events (module docstring), converted to ``unit``.
+
+    Parameters
+    ----------
+    estimators : sequence of PrivateEstimator
+        The plan, in order (unfitted).
+    shape : tuple of int
+        The data's public shape (n, d).
+    unit, delta, accounting, value_discretization_interval
+        As in :func:`account_guarantees`.
+
+    Returns
+    -------
+    PlanAccounting
+        The basic, PLD and RDP totals, the events per release and ``charge``, the (epsilon,
+        delta) a committed plan is charged.
+
+    References
+    ----------
+    Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy,
+    Thm 3.16 (basic composition). Koskela, A., Jalko, J. & Honkela, A. (2020). AISTATS
+    (privacy loss distributions). Mironov, I. (2017). Renyi differential privacy. CSF.
     """
     from .estimator import PrivateEstimator
 

@@ -30,13 +30,43 @@ def _eps(epsilon):
 
 def odds_factor(epsilon):
     """e^epsilon: the most any observer's odds about one person's participation can be
-    multiplied (or divided) by seeing the output."""
+    multiplied (or divided) by seeing the output.
+
+    Parameters
+    ----------
+    epsilon : float
+        Finite and >= 0.
+
+    Returns
+    -------
+    float
+    
+    References
+    ----------
+    Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 2.3.
+    """
     return math.exp(_eps(epsilon))
 
 
 def max_posterior(prior, epsilon):
-    """The largest posterior probability an observer can reach from ``prior`` (in (0, 1)):
-    p e^eps / (p e^eps + 1 - p)."""
+    """The largest posterior probability an observer can reach from ``prior``:
+    p e^eps / (p e^eps + 1 - p).
+
+    Parameters
+    ----------
+    prior : float
+        The observer's prior probability that the person's record was used, in (0, 1).
+    epsilon : float
+        Finite and >= 0.
+
+    Returns
+    -------
+    float
+    
+    References
+    ----------
+    Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 2.3.
+    """
     p = float(prior)
     if not 0.0 < p < 1.0:
         raise ValueError(f"prior must be a probability in (0, 1), got {prior!r}")
@@ -45,7 +75,23 @@ def max_posterior(prior, epsilon):
 
 
 def min_posterior(prior, epsilon):
-    """The smallest posterior probability reachable from ``prior``: p / (p + (1 - p) e^eps)."""
+    """The smallest posterior probability reachable from ``prior``: p / (p + (1 - p) e^eps).
+
+    Parameters
+    ----------
+    prior : float
+        In (0, 1).
+    epsilon : float
+        Finite and >= 0.
+
+    Returns
+    -------
+    float
+    
+    References
+    ----------
+    Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 2.3.
+    """
     p = float(prior)
     if not 0.0 < p < 1.0:
         raise ValueError(f"prior must be a probability in (0, 1), got {prior!r}")
@@ -53,7 +99,24 @@ def min_posterior(prior, epsilon):
 
 
 def risk_table(epsilons=TABLE_EPSILONS, priors=(0.01, 0.5)):
-    """Rows of {epsilon, odds_factor, and max_posterior_<prior> per prior} for a table."""
+    """Rows of a small table of what each epsilon means.
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The rows.
+    priors : sequence of float
+        Priors in (0, 1), one column each.
+
+    Returns
+    -------
+    list of dict
+        {epsilon, odds_factor, max_posterior_<prior> per prior}.
+    
+    References
+    ----------
+    Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 2.3.
+    """
     rows = []
     for e in epsilons:
         row = {"epsilon": float(e), "odds_factor": odds_factor(e)}
@@ -64,7 +127,27 @@ def risk_table(epsilons=TABLE_EPSILONS, priors=(0.01, 0.5)):
 
 
 def risk_sentence(epsilon, delta=0.0, prior=0.5):
-    """One plain sentence about ``epsilon`` (and ``delta``) for a UI or a report."""
+    """One plain sentence about ``epsilon`` (and ``delta``) for a UI or a report.
+
+    Parameters
+    ----------
+    epsilon : float
+        Finite and >= 0.
+    delta : float
+        In [0, 1); when > 0 the sentence says the bound may fail with about that probability.
+    prior : float
+        The prior used in the example, in (0, 1).
+
+    Returns
+    -------
+    str
+
+    References
+    ----------
+    Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 2.3.
+    Kairouz, P., Oh, S. & Viswanath, P. (2015). The composition theorem for differential
+    privacy. ICML, Sec. 2 (the hypothesis-testing reading of (epsilon, delta)).
+    """
     eps = _eps(epsilon)
     delta = check_delta(delta, "delta")
     f = odds_factor(eps)

@@ -8,11 +8,11 @@ import scipy.sparse as sp
 
 from ..privacy import BudgetAccountant, Guarantee
 from ..privacy.estimator import PrivateEstimator, check_positive_int
-from .aggregate import compact
+from ._aggregate import compact
 from .dp_taucc import _check_params, budget_schedule, run_validated
 from .init import block_pattern
-from .inputs import check_count_matrix, check_n_clusters, clip_row_sums
-from .tau import prototype_weights
+from ._inputs import check_count_matrix, check_n_clusters, clip_row_sums
+from ._tau import prototype_weights
 
 CELL_WARNING = ("entry-level privacy only (neighbouring 'cell'): this protects one unit of one "
                 "cell of the matrix (e.g. one count of one document-word pair), NOT a row or "
@@ -61,7 +61,7 @@ class DPTauCoClustering(PrivateEstimator):
         ``row_cap`` to charge a record-level ledger instead).
     row_cap : int >= 1 or None
         Public per-record cap L. When given, each row is clipped before anything else
-        (:func:`~privclust.core.cocluster.inputs.clip_row_sums`: a row whose sum s exceeds L is
+        (:func:`~privclust.core.cocluster._inputs.clip_row_sums`: a row whose sum s exceeds L is
         scaled by L / s and floored; per record, deterministic), non-integer counts are refused,
         and a record-level ledger is charged ceil(2 L / cell_bound) * epsilon (two clipped rows
         differ in at most 2 L units; group privacy). Without it, a replace-one ledger refuses the

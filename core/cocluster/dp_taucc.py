@@ -35,10 +35,10 @@ from collections import namedtuple
 import numpy as np
 
 from ..privacy import as_generator, exponential_mechanism, laplace
-from .aggregate import occupancy, project, table
+from ._aggregate import occupancy, project, table
 from .init import random_matrix
-from .inputs import check_count_matrix, check_n_clusters
-from .tau import prototype_weights, utility_range
+from ._inputs import check_count_matrix, check_n_clusters
+from ._tau import prototype_weights, utility_range
 
 #: Delta below this counts as zero: the utilities cannot depend on the data, sample uniformly.
 _TINY_RANGE = 1e-12

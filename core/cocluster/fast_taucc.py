@@ -13,9 +13,9 @@ from sklearn.base import BaseEstimator
 
 from ..metrics import tau_columns, tau_rows
 from ..privacy import as_generator
-from .aggregate import compact, occupancy, project, table
-from .inputs import check_count_matrix, check_n_clusters
-from .tau import prototype_weights
+from ._aggregate import compact, occupancy, project, table
+from ._inputs import check_count_matrix, check_n_clusters
+from ._tau import prototype_weights
 
 
 def _balanced_labels(n, k, rng):

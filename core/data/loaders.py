@@ -11,11 +11,11 @@ import os
 
 import scipy.sparse as sp
 
-from .binformats import read_npy, read_npz
-from .mtx import read_mtx
+from ._binformats import read_npy, read_npz
+from ._mtx import read_mtx
 from .dataset import Dataset
 from .domain import check_counts
-from .textformats import read_table, read_triples
+from ._textformats import read_table, read_triples
 from .validation import (DEFAULT_MAX_BYTES, DEFAULT_MAX_CELLS, DEFAULT_MAX_COLS, DEFAULT_MAX_ROWS,
                          DataFormatError, Limits, check_dense, check_matrix_values)
 

@@ -17,7 +17,7 @@ from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
 from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
 from ..privacy.estimator import PrivateEstimator, public_shape
-from .bingham import sample_vector_bingham
+from ._bingham import sample_vector_bingham
 from .solvers import make_solver
 
 _CHUNK_FLOATS = 2_000_000      # rows per z-update chunk: about this many floats per temporary

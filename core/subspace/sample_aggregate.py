@@ -27,7 +27,7 @@ from ..privacy import (BudgetAccountant, Guarantee, PrivacyWarning, haar_stiefel
                        smooth_sensitivity_gaussian, smooth_sensitivity_parameters)
 from ..privacy.estimator import (PrivateEstimator, check_choice, check_positive_int,
                                  default_delta, epsilon_param)
-from .smooth_bound import centre_index, smooth_bound
+from ._smooth_bound import centre_index, smooth_bound
 from .solvers import make_solver
 
 

@@ -170,7 +170,7 @@ def numeric_text(draw):
 @FUZZ
 @given(raw=st.one_of(delimited_text(), numeric_text(), numeric_text()), options=OPTIONS)
 def test_numpy_fast_path_agrees_with_the_exact_parser(raw, options):
-    from privclust.core.data.textformats import read_table
+    from privclust.core.data._textformats import read_table
     from privclust.core.data.validation import Limits
     kw = {k: options[k] for k in ("header", "label_column", "counts") if k in options}
 

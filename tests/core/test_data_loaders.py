@@ -80,7 +80,7 @@ def test_csv_labels_header_and_quotes():
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_label_parsing_is_the_same_on_both_csv_paths(fast):
-    from privclust.core.data.textformats import read_table
+    from privclust.core.data._textformats import read_table
     from privclust.core.data.validation import Limits
     parts = read_table(b"x,y\n1,1.0\n2,2e0\n3,-4\n", "f.csv", Limits(), label_column="y",
                        fast=fast)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from privclust.core.subspace.bingham import (acg_parameters, hoff_coordinate_update,
+from privclust.core.subspace._bingham import (acg_parameters, hoff_coordinate_update,
                                              sample_vector_bingham)
 
 

@@ -3,7 +3,7 @@ direct vector-Bingham draws (q = 1 and d = 3, q = 2), Haar draws for empty clust
 import numpy as np
 
 from privclust.core.privacy import exponential_probabilities
-from privclust.core.subspace.bingham import sample_vector_bingham
+from privclust.core.subspace._bingham import sample_vector_bingham
 from privclust.core.subspace.gibbs import triu_outer, u_update, z_update
 
 

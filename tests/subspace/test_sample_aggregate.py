@@ -14,7 +14,7 @@ from privclust.core.subspace.sample_aggregate import (canonical_block_vectors, c
                                                       noisy_release, projector_box,
                                                       projector_vectors, vectors_to_bases,
                                                       wasserstein_matrix)
-from privclust.core.subspace.smooth_bound import centre_index, smooth_bound
+from privclust.core.subspace._smooth_bound import centre_index, smooth_bound
 
 
 def _line_dist(points):

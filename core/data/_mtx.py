@@ -9,7 +9,7 @@ symmetry general/symmetric/skew-symmetric. Errors name the line of the file.
 import numpy as np
 import scipy.sparse as sp
 
-from .textformats import decode_text, to_float_matrix
+from ._textformats import decode_text, to_float_matrix
 from .validation import DataFormatError
 
 

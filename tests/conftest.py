@@ -37,6 +37,29 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(20261121)
 
 
+class _SealedRecords:
+    """Private records of a public shape: reading any value raises DataAccessError."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+    def __array__(self, *args, **kwargs):
+        from privclust.core.privacy.estimator import DataAccessError
+        raise DataAccessError("the records were read")
+
+    def __getitem__(self, item):
+        from privclust.core.privacy.estimator import DataAccessError
+        raise DataAccessError("the records were read")
+
+
+@pytest.fixture(scope="session")
+def sealed():
+    """Factory: ``sealed(shape)`` stands for private records whose shape is public and whose
+    values must not be read yet, to specify that an estimator checks its parameters and charges
+    its ledger before it reads the data (any read raises DataAccessError)."""
+    return _SealedRecords
+
+
 @pytest.fixture(scope="session")
 def union_of_subspaces():
     """Factory of the subspace-clustering test data: ``union_of_subspaces(n, d, k, q, noise=0.0,

@@ -7,18 +7,10 @@ import pytest
 import scipy.sparse as sp
 
 from privclust.core import Curator, DPTauCoClustering
-from privclust.core.cocluster.inputs import clip_row_sums
+from privclust.core.cocluster._inputs import clip_row_sums
 from privclust.core.data import make_block_counts
 from privclust.core.privacy import Ledger
-from privclust.core.privacy.estimator import DataAccessError, PrivateEstimator
-
-
-class Untouchable:
-    def __init__(self, shape):
-        self.shape = shape
-
-    def __array__(self, *args, **kwargs):
-        raise DataAccessError("the data were read")
+from privclust.core.privacy.estimator import PrivateEstimator
 
 
 @pytest.fixture(scope="module")
@@ -80,22 +72,22 @@ def test_row_cap_projects_every_record_onto_the_domain_instead_of_failing_after_
     ({"cell_bound": -1.0}, "cell_bound"),
     ({"neighbouring": "rows"}, "neighbouring"),
 ])
-def test_parameters_are_refused_before_the_charge_and_before_reading(kwargs, match):
+def test_parameters_are_refused_before_the_charge_and_before_reading(kwargs, match, sealed):
     ledger = Ledger(100.0)
     est = DPTauCoClustering(**{"n_row_clusters": 3, "n_col_clusters": 3, "row_cap": 2,
                                "ledger": ledger, **kwargs})
     with pytest.raises(ValueError, match=match):
-        est.fit(Untouchable((120, 80)))
+        est.fit(sealed((120, 80)))
     assert ledger.history == []
 
 
-def test_record_level_ledgers_and_the_row_cap(X):
+def test_record_level_ledgers_and_the_row_cap(X, sealed):
     est = DPTauCoClustering(3, 3, epsilon=0.5, cell_bound=1.0)
     assert isinstance(est, PrivateEstimator) and est.neighbouring_relation() == "cell"
     # replace-one ledger: refused without a row cap, before reading the data
     ledger = Ledger(10.0)
     with pytest.raises(ValueError, match="row_cap"):
-        est.set_params(ledger=ledger).fit(Untouchable(X.shape))
+        est.set_params(ledger=ledger).fit(sealed(X.shape))
     assert ledger.history == []
     # with L = 4, c = 1: ceil(8) x 0.5 = 4.0
     est.set_params(row_cap=4, ledger=ledger).fit(X)
@@ -104,7 +96,7 @@ def test_record_level_ledgers_and_the_row_cap(X):
     # an add/remove ledger refuses a cell-level release, cap or not
     ar = Ledger(10.0, unit="add_remove")
     with pytest.raises(ValueError, match="add/remove"):
-        DPTauCoClustering(3, 3, row_cap=4, ledger=ar).fit(Untouchable(X.shape))
+        DPTauCoClustering(3, 3, row_cap=4, ledger=ar).fit(sealed(X.shape))
     assert ar.history == []
 
 

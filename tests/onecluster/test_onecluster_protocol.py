@@ -12,22 +12,9 @@ from privclust.core.data import make_planted_ball
 from privclust.core.onecluster.ball_counts import min_grid_step
 from privclust.core.onecluster.one_cluster import default_grid_step
 from privclust.core.privacy import Ledger
-from privclust.core.privacy.estimator import DataAccessError, PrivateEstimator
+from privclust.core.privacy.estimator import PrivateEstimator
 
 gc_mod = importlib.import_module("privclust.core.onecluster.good_center")
-
-
-class Untouchable:
-    """Stands for private data of a public shape: any read of the values raises."""
-
-    def __init__(self, shape):
-        self.shape = shape
-
-    def __array__(self, *args, **kwargs):
-        raise DataAccessError("the data were read")
-
-    def __getitem__(self, item):
-        raise DataAccessError("the data were read")
 
 
 @pytest.fixture(scope="module")
@@ -57,22 +44,23 @@ ESTIMATORS = {
     ({"beta": 1.5}, "beta"),
     ({"random_state": "seed"}, "random_state"),
 ])
-def test_parameters_are_refused_before_the_charge_and_before_reading(name, kwargs, match):
+def test_parameters_are_refused_before_the_charge_and_before_reading(name, kwargs, match,
+                                                                      sealed):
     ledger = Ledger(5000.0, 0.5)
     est = ESTIMATORS[name](ledger=ledger, **kwargs)
     with pytest.raises((ValueError, TypeError), match=match):
-        est.fit(Untouchable((500, 3)))
+        est.fit(sealed((500, 3)))
     assert ledger.history == [] and not hasattr(est, "privacy_")
 
 
-def test_n_points_and_n_clusters_are_checked_against_the_public_n():
+def test_n_points_and_n_clusters_are_checked_against_the_public_n(sealed):
     ledger = Ledger(10.0, 0.1)
     for est, match in ((OneCluster(501, bounds=(0, 1), ledger=ledger), "n_points"),
                        (OneCluster(0, bounds=(0, 1), ledger=ledger), "n_points"),
                        (PrivateKBalls(501, bounds=(0, 1), ledger=ledger), "n_clusters"),
                        (PrivateKBalls(2, bounds=(0, 1), n_points=600, ledger=ledger), "n_points")):
         with pytest.raises(ValueError, match=match):
-            est.fit(Untouchable((500, 2)))
+            est.fit(sealed((500, 2)))
     assert ledger.history == []
 
 

@@ -15,19 +15,6 @@ from privclust.core.subspace import (GibbsSubspaceClustering, KPlanes,
                                      SampleAggregateSubspaceClustering, SuLQSubspaceClustering)
 
 
-class _Sealed:
-    """Stands for private records: the shape is public, any read of the values raises."""
-
-    def __init__(self, shape):
-        self.shape = shape
-
-    def __array__(self, *args, **kwargs):
-        raise DataAccessError("the records were read")
-
-    def __getitem__(self, item):
-        raise DataAccessError("the records were read")
-
-
 ESTIMATORS = [
     lambda ledger: SuLQSubspaceClustering(2, 2, epsilon=0.5, delta=1e-4, n_iter=3,
                                           ledger=ledger),
@@ -45,17 +32,17 @@ ESTIMATORS = [
 
 
 @pytest.mark.parametrize("make", ESTIMATORS)
-def test_charge_before_any_read_and_refusal_reads_nothing(make):
-    sealed = _Sealed((400, 6))
+def test_charge_before_any_read_and_refusal_reads_nothing(make, sealed):
+    records = sealed((400, 6))
     full = Ledger(0.1, 1e-3)                      # too small: refused before reading
     with pytest.raises(BudgetExceeded):
-        make(full).fit(sealed)
+        make(full).fit(records)
     assert full.history == []
     ledger = Ledger(10.0, 1e-3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         with pytest.raises(DataAccessError):      # the read comes after the charge
-            make(ledger).fit(sealed)
+            make(ledger).fit(records)
     assert len(ledger.history) == 1
 
 
@@ -102,7 +89,7 @@ def test_sample_aggregate_privacy_does_not_publish_the_smooth_bound(two_lines):
     assert sa.released_attributes() == ("subspaces_",)
 
 
-def test_sample_aggregate_checks_a_planned_aggregator_before_the_charge(two_lines):
+def test_sample_aggregate_checks_a_planned_aggregator_before_the_charge(two_lines, sealed):
     calls = []
 
     class Greedy:
@@ -121,7 +108,7 @@ def test_sample_aggregate_checks_a_planned_aggregator_before_the_charge(two_line
                                                 solver=KPlanes(n_init=1), aggregator=agg,
                                                 ledger=ledger)
         with pytest.raises(ValueError, match="aggregator|alpha|grid_step"):
-            est.fit(_Sealed(two_lines.X.shape))
+            est.fit(sealed(two_lines.X.shape))
     assert ledger.history == [] and calls == []
     # the OneClusterAggregator's plan becomes the estimator's plan, exactly (epsilon, delta)
     plan = SampleAggregateSubspaceClustering(
@@ -131,12 +118,12 @@ def test_sample_aggregate_checks_a_planned_aggregator_before_the_charge(two_line
     assert plan.mechanisms[0].name.startswith("1-cluster aggregator: GoodRadius")
 
 
-def test_sample_aggregate_parameters_fail_before_the_charge(two_lines):
+def test_sample_aggregate_parameters_fail_before_the_charge(two_lines, sealed):
     ledger = Ledger(10.0, 1e-2)
     for kwargs in ({"n_subsets": 1000}, {"subsampling": "bootstrap"}, {"solver": "pca"},
                    {"subspace_dim": 4}, {"n_clusters": 0}):
         with pytest.raises(ValueError):
             SampleAggregateSubspaceClustering(**{"n_clusters": 2, "subspace_dim": 1,
                                                  "ledger": ledger, **kwargs}).fit(
-                _Sealed(two_lines.X.shape))
+                sealed(two_lines.X.shape))
     assert ledger.history == []

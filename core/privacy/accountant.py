@@ -16,6 +16,13 @@ class BudgetAccountant:
     mechanism, and build ``privacy_`` with :meth:`guarantee`. Totals use basic composition;
     a relative tolerance of 1e-9 absorbs float round-off of budget splits.
 
+    Parameters
+    ----------
+    epsilon : float
+        The fit's epsilon, > 0.
+    delta : float, default=0.0
+        The fit's delta, 0 <= delta < 1.
+
     References
     ----------
     Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.

@@ -87,8 +87,28 @@ def check_finite_data(X, name="X"):
 class PrivateEstimator(BaseEstimator):
     """Base class of privclust's private estimators (see the module docstring).
 
-    Every subclass takes ``epsilon``, ``ledger`` and ``random_state``; ``ledger`` (optional) is
-    charged the plan's cost, converted to the ledger's unit, before any record is read.
+    Subclasses implement ``_plan`` and ``_fit`` and list their released attributes in
+    ``_released``; :meth:`fit` plans from the parameters and the public shape, charges ``ledger``
+    the plan's cost (converted to the ledger's unit), then reads the records.
+
+    Parameters
+    ----------
+    epsilon : float
+        Every subclass takes it: the privacy parameter of the fit.
+    ledger : Ledger or None
+        Optional budget ledger, charged before any record is read.
+    random_state : None, int or numpy.random.Generator
+        Seeds the fit's randomness (the :class:`~privclust.core.release.Curator` replaces it by
+        fresh OS entropy).
+
+    Attributes
+    ----------
+    privacy_ : Guarantee
+        The guarantee of the fit, within the plan.
+
+    References
+    ----------
+    See docs/algorithms.md, section 1 (the order of a fit).
     """
 
     #: names of the fitted attributes a release carries; nothing else of a fit is released

@@ -49,15 +49,26 @@ class Spend:
 class Guarantee:
     """What a release promises: (epsilon, delta), kind, neighbouring relation, mechanisms, warnings.
 
-    kind is one of "pure" (delta = 0), "approx", "asymptotic" (an MCMC sampler whose exact target
-    would be epsilon-DP) or "none" (no DP guarantee; epsilon may be inf). neighbouring is one of
-    "replace", "add_remove", "cell" (None is allowed only with kind "none").
+    Parameters
+    ----------
+    epsilon : float
+        Total epsilon (may be inf with kind "none").
+    delta : float
+        Total delta.
+    kind : {"pure", "approx", "asymptotic", "none"}
+        "pure" (delta = 0), "approx", "asymptotic" (an MCMC sampler whose exact target would be
+        epsilon-DP) or "none" (no DP guarantee).
+    neighbouring : {"replace", "add_remove", "cell"} or None
+        The relation the guarantee is about; None only with kind "none".
+    mechanisms : list of Spend, default=[]
+        The mechanisms run, in order.
+    warnings : list of str, default=[]
+        Caveats computed from public values (e.g. delta > 1/n).
 
     References
     ----------
     Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
-        NIPS 2015, Sec. 4 (a sampler whose exact target is DP: the kind
-        "asymptotic").
+        NIPS 2015, Sec. 4 (a sampler whose exact target is DP: the kind "asymptotic").
     See docs/algorithms.md, section 1 (relations and kinds).
     """
 

@@ -137,16 +137,33 @@ def _fingerprint(dataset):
 class Ledger:
     """Total privacy budget for one dataset, charged before every release (no refunds).
 
-    Parameters: ``epsilon`` (> 0) and ``delta`` (0 <= delta < 1) of the total budget; ``path``
-    of an SQLite file for persistence (None keeps it in memory); ``dataset``: the dataset's
-    budget key (or an object with ``.budget_key`` or ``.fingerprint``), required with ``path``;
-    ``unit``: the neighbouring relation every charge is counted in ("replace" or "add_remove").
+    Parameters
+    ----------
+    epsilon : float
+        Total epsilon of the budget, > 0.
+    delta : float, default=0.0
+        Total delta of the budget, 0 <= delta < 1.
+    path : str or None, default=None
+        SQLite file that keeps the budget across processes and sessions; None keeps it in memory.
+    dataset : str or object or None, default=None
+        The dataset's budget key (or an object with ``.budget_key`` or ``.fingerprint``); required
+        with ``path``.
+    unit : {"replace", "add_remove"}, default="replace"
+        The neighbouring relation every charge is counted in; a release under another relation is
+        converted first (:func:`~privclust.core.privacy.relations.convert`).
+
+    Attributes
+    ----------
+    spent : tuple of float
+        (epsilon, delta) charged so far.
+    history : list of ChargeRecord
+        The accepted charges, oldest first.
 
     References
     ----------
     Dwork, C. and Roth, A. (2014). The algorithmic foundations of differential privacy.
-        Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 3.16 (basic composition) and Thm. 2.2 (group
-        privacy).
+        Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 3.16 (basic composition) and
+        Thm. 2.2 (group privacy).
     See docs/algorithms.md, section 1 (one ledger, one unit).
     """
 

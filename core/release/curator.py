@@ -104,9 +104,19 @@ def _check_dataset(dataset):
 
 
 class Curator:
-    """Holds one non-public ``dataset`` (a :class:`~privclust.core.data.Dataset` or an array)
-    and its budget ``ledger`` (a :class:`~privclust.core.privacy.Ledger`, persistent or in
-    memory); see the module docstring for what :meth:`release` does.
+    """The one door to a non-public data set: plans, refuses, charges, fits and stores releases.
+
+    See the module docstring for what :meth:`release` does, step by step.
+
+    Parameters
+    ----------
+    dataset : Dataset or array-like
+        The non-public records (a :class:`~privclust.core.data.Dataset` or an array).
+    ledger : Ledger
+        Its budget (:class:`~privclust.core.privacy.Ledger`, persistent or in memory); required.
+    trusted : iterable of PrivateEstimator subclasses, default=()
+        Estimator classes accepted besides the private estimators exported by
+        ``privclust.core``.
 
     References
     ----------

@@ -11,13 +11,37 @@ from .codec import decode, encode
 class Release:
     """One private release, immutable and free of references to the data or the estimator.
 
-    ``estimator`` is the class name; ``params`` its public parameters (no seed, no ledger);
-    ``attributes`` the released fitted attributes (read-only copies, also readable as
-    ``release.cluster_centers_``); ``guarantee`` the :class:`Guarantee` of the fit; ``cost`` the
-    (epsilon, delta) charged in the ledger's unit ``unit``; ``charge_id`` the ledger entry that
-    paid for it; ``time`` (UTC) when it was made; ``id`` its number in the release store;
-    ``from_store`` True when this request was answered from the store at no charge;
-    ``randomness`` says where its noise came from (always fresh OS entropy).
+    The released fitted attributes are also readable as attributes
+    (``release.cluster_centers_``).
+
+    Attributes
+    ----------
+    estimator : str
+        The estimator's class name.
+    params : dict
+        Its public parameters (no seed, no ledger).
+    attributes : mapping
+        The released fitted attributes (read-only copies).
+    guarantee : Guarantee
+        The guarantee of the fit.
+    cost : tuple of float
+        The (epsilon, delta) charged in the ledger's unit ``unit``.
+    unit : str
+        The ledger's unit.
+    charge_id : int or None
+        The ledger entry that paid for it.
+    time : datetime
+        When it was made (UTC).
+    key : str
+        What makes two requests identical (:func:`~privclust.core.release.store.request_key`).
+    id : int or None
+        Its number in the release store.
+    from_store : bool
+        True when this request was answered from the store at no charge.
+    randomness : str
+        Where its noise came from (always fresh OS entropy).
+    notes : tuple of str
+        Remarks attached when it was made.
 
     References
     ----------

@@ -33,22 +33,9 @@ class PrivateKBalls(PrivateEstimator):
         Total privacy parameter, split evenly over the k rounds.
     delta : float, default=1e-6
         Total delta, split evenly over the k rounds.
-    bounds : (lower, upper)
-        Public box, scalars or length-d arrays; required. Records are clipped to it.
-    grid_step : float or None, default=None
-        Public grid the records are rounded to; None means :func:`default_grid_step` (never below
-        the box's ``min_grid_step``, at which float64 ball counts stay exact).
-    beta : float, default=0.05
-        Failure probability used in the constants of GoodRadius and GoodCenter.
-    radius_variant : {"em_geometric", "above_threshold"}, default="em_geometric"
-        GoodRadius by the exponential mechanism on a geometric grid of radii, or by the paper's
-        AboveThreshold search.
-    refine_steps : int, default=2
-        NoisyAVG re-centring steps after GoodCenter.
-    axis_choice : {"em", "stable_hist", "box_ball"}, default="em"
-        How GoodCenter picks the heavy interval on each axis (see docs/algorithms.md, section 5).
-    box_side : {"practical", "paper"}, default="practical"
-        Side of GoodCenter's random boxes: our capped length, or the paper's constant.
+    bounds, grid_step, beta, radius_variant, refine_steps, axis_choice, box_side
+        As in :class:`~privclust.core.onecluster.OneCluster`, for every round (``bounds`` is
+        required).
     n_points : int or None, default=None
         Target number of points per ball; None means ceil(n / (2k)).
     random_state : None, int or numpy.random.Generator, default=None

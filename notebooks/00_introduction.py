@@ -98,8 +98,9 @@ D = np.r_[np.ones(37), np.zeros(63)]            # 1 = has the condition
 D_prime = D.copy()
 D_prime[-1] = 1                                 # one record replaced
 count, count_prime, SENSITIVITY = D.sum(), D_prime.sum(), 1.0
-hv.Bars([("D", count), ("D′", count_prime)], "dataset", "true count").opts(
-    width=300, height=250, title="the query: how many have the condition?", ylim=(0, 45))
+# pn.panel shows a plot through Panel, which keeps its styles inline (offline) like every widget
+pn.panel(hv.Bars([("D", count), ("D′", count_prime)], "dataset", "true count").opts(
+    width=300, height=250, title="the query: how many have the condition?", ylim=(0, 45)))
 
 
 # %% [markdown]
@@ -360,7 +361,7 @@ audited = hv.Bars(rows, "mechanism", "audited ε (lower bound)").opts(
     width=330, height=280, logy=False, color="grey",
     title=f"claimed ε = {EPSILON:g} (red line)") * hv.HLine(EPSILON).opts(
     color="crimson", line_dash="dashed")
-(plots[0] + plots[1] + audited).cols(3).opts(shared_axes=False)   # each on its own axes
+pn.panel((plots[0] + plots[1] + audited).cols(3).opts(shared_axes=False))   # own axes each
 
 # %% [markdown]
 # privclust therefore takes every bound (a box, a radius, a grid step, a frequency scale) as
@@ -437,9 +438,9 @@ for alg, part in sse.groupby("algorithm"):
                             ).opts(alpha=0.15))
     curves.append(hv.Curve((part.epsilon, part["median"]), "ε", "relative SSE", label=alg)
                   * hv.Scatter((part.epsilon, part["median"]), "ε", "relative SSE"))
-hv.Overlay(curves + [hv.HLine(TARGET).opts(color="black", line_dash="dashed")]).opts(
+pn.panel(hv.Overlay(curves + [hv.HLine(TARGET).opts(color="black", line_dash="dashed")]).opts(
     logx=True, logy=True, width=620, height=340, legend_position="top_right", show_grid=True,
-    title=f"predicted on the twin ({facts.n_samples} × {facts.n_features}), target {TARGET:g}")
+    title=f"predicted on the twin ({facts.n_samples} × {facts.n_features}), target {TARGET:g}"))
 
 # %% [markdown]
 # **From a target to an ε.** State what "usable" means and `PlanResult.recommend` gives, per

@@ -92,7 +92,7 @@ ds = data.make_union_of_subspaces(n_samples=N, n_features=D, n_clusters=K, subsp
                                   noise=NOISE, random_state=0)
 X, TRUTH = ds.X, ds.truth["subspaces"]
 P, mean = plots.projection(X, True)
-plots.points(X, ds.labels, P, mean, f"union of {K} subspaces (q={Q}) in R^{D}, PCA view")
+pn.panel(plots.points(X, ds.labels, P, mean, f"union of {K} subspaces (q={Q}) in R^{D}, PCA view"))
 
 # %% [markdown]
 # ## 2. Non-private solvers
@@ -129,11 +129,12 @@ for name, cls in solvers.items():
 solver_scores = pd.DataFrame(rows)
 truth_cost = metrics.subspace_cost(X, TRUTH)
 opts = dict(width=300, height=260, xrotation=30, tools=["hover"])
-(hv.Bars(solver_scores, "solver", "Wasserstein to truth").opts(title="distance to truth", **opts)
- + (hv.Bars(solver_scores, "solver", "subspace cost").opts(title="cost", **opts)
-    * hv.HLine(truth_cost).opts(color="black", line_dash="dotted"))
- + hv.Bars(solver_scores, "solver", "seconds").opts(title="fit time (SSC on 600 points)",
-                                                    **opts))
+pn.panel(hv.Bars(solver_scores, "solver", "Wasserstein to truth").opts(
+             title="distance to truth", **opts)
+         + (hv.Bars(solver_scores, "solver", "subspace cost").opts(title="cost", **opts)
+            * hv.HLine(truth_cost).opts(color="black", line_dash="dotted"))
+         + hv.Bars(solver_scores, "solver", "seconds").opts(
+             title="fit time (SSC on 600 points)", **opts))
 
 # %% [markdown]
 # All four recover the subspaces on this easy data. None of them is private: the subspaces
@@ -252,7 +253,7 @@ def by_dimension(epsilon=10.0, dims=(5, 10, 20, 40)):
         title=f"distance to truth vs ambient dimension d (ε = {epsilon:g})")
 
 
-by_dimension()
+pn.panel(by_dimension())
 
 # %% [markdown]
 # ## 7. A reduced Fig. 2: utility versus ε
@@ -295,7 +296,7 @@ def figure2(X, methods, epsilons, n_trials, baseline_cost):
 
 kplane_cost = metrics.subspace_cost(X, pc.KPlanes(n_clusters=K, subspace_dim=Q,
                                                   random_state=0).fit(X).subspaces_)
-figure2(X, METHODS, EPSILONS, N_TRIALS, kplane_cost)
+pn.panel(figure2(X, METHODS, EPSILONS, N_TRIALS, kplane_cost))
 
 # %% [markdown]
 # The dashboard's trade-off view runs the same kind of sweep for the algorithm chosen in the
@@ -334,4 +335,4 @@ if "yaleb5" in names:
 else:
     yale_view = pn.pane.Alert("Extended Yale B is not available: set PRIVCLUST_DATA_DIR to "
                               "a folder holding it to run this section.", alert_type="info")
-yale_view
+pn.panel(yale_view)

@@ -96,8 +96,8 @@ R = 4 * 2.5 * K ** (1 / D)
 BOUNDS = (-R, R)                                # public: from the recipe, not from X
 P, mean = plots.projection(X, True)
 kmeans = KMeans(K, n_init=3, random_state=0).fit(X)   # the non-private reference (SSE)
-(plots.points(X, ds.labels, P, mean, f"{K} Gaussians in R^{D} (n = {N:,}), PCA view")
- * plots.centres(CENTERS, P, mean, color="black"))
+pn.panel(plots.points(X, ds.labels, P, mean, f"{K} Gaussians in R^{D} (n = {N:,}), PCA view")
+         * plots.centres(CENTERS, P, mean, color="black"))
 
 # %% [markdown]
 # ## 2. What a sketch is
@@ -129,7 +129,7 @@ left = (hv.Scatter((norms, scale * np.abs(sketch.mean)), "‖ω‖", "√m |z|",
 right = hv.Scatter((scale * sketch.mean.real, scale * merged.real),
                    "sketch of all records (real part)", "sum of the two halves").opts(
     width=340, height=320, size=4, title="sketches merge by addition")
-left + right
+pn.panel(left + right)
 
 
 # %% [markdown]
@@ -218,9 +218,9 @@ frames = [run_sweep(make, X, EPSILONS, n_trials=N_TRIALS, score=relative_sse,
                     random_state=0).assign(method=name)
           for name, make in METHODS.items()]
 fig1 = pd.concat(frames, ignore_index=True)
-plots.tradeoff(fig1, "score", "SSE relative to k-means vs ε").opts(
-    logy=True, ylabel="SSE / SSE(k-means)") * hv.HLine(1.0).opts(color="black",
-                                                                 line_dash="dotted")
+pn.panel(plots.tradeoff(fig1, "score", "SSE relative to k-means vs ε").opts(
+    logy=True, ylabel="SSE / SSE(k-means)")
+         * hv.HLine(1.0).opts(color="black", line_dash="dotted"))
 
 
 # %% [markdown]
@@ -289,4 +289,4 @@ else:
         width=520, height=300, tools=["hover"],
         title=f"{big_sketch.count:,} records sketched on Dask "
               f"({Xd.numblocks[0]} partitions) in {seconds:.1f} s")
-dask_view
+pn.panel(dask_view)

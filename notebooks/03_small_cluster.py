@@ -109,8 +109,8 @@ def scene(title, labels=None):
             .opts(xlim=(-0.05, 1.05), ylim=(-0.05, 1.05), width=400, height=400))
 
 
-(scene(f"n = {N:,}, t = {T:,} planted points") * plots.balls([opt_center], [r_opt], IDENTITY,
-                                                            ORIGIN, color="black"))
+pn.panel(scene(f"n = {N:,}, t = {T:,} planted points")
+         * plots.balls([opt_center], [r_opt], IDENTITY, ORIGIN, color="black"))
 
 # %% [markdown]
 # ## 2. GoodRadius
@@ -231,9 +231,9 @@ oc = pc.OneCluster(n_points=T, epsilon=2.0, delta=DELTA, bounds=BOUNDS, random_s
 kept_mask = inside_ball(X, oc.center_, oc.radius_)     # the screening predicate
 kept = screen_outliers(X, oc)                          # = X[kept_mask]
 captured = kept_mask[ds.truth["inliers"]].mean()
-(scene(f"kept {len(kept):,} records; {captured:.0%} of the planted cluster "
-       "(evaluation only)", labels=kept_mask.astype(int))
- * plots.balls([oc.center_], [oc.radius_], IDENTITY, ORIGIN))
+pn.panel(scene(f"kept {len(kept):,} records; {captured:.0%} of the planted cluster "
+               "(evaluation only)", labels=kept_mask.astype(int))
+         * plots.balls([oc.center_], [oc.radius_], IDENTITY, ORIGIN))
 
 # %% [markdown]
 # ## 6. Sample-and-aggregate with a 1-cluster aggregator
@@ -305,5 +305,5 @@ for d in DIMS:
     frames.append(run_sweep(make, dd.X, EPSILONS, n_trials=N_TRIALS, score=score,
                             random_state=0).assign(method=f"d = {d}"))
 sweep = pd.concat(frames, ignore_index=True)
-(plots.tradeoff(sweep, "radius / r_opt", "released radius / r_opt vs ε").opts(logy=True)
- + plots.tradeoff(sweep, "coverage", "coverage of the planted cluster vs ε")).cols(1)
+pn.panel((plots.tradeoff(sweep, "radius / r_opt", "released radius / r_opt vs ε").opts(logy=True)
+          + plots.tradeoff(sweep, "coverage", "coverage of the planted cluster vs ε")).cols(1))

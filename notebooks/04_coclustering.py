@@ -97,9 +97,9 @@ if "column_labels" in ds.truth:
     col_order = np.argsort(ds.truth["column_labels"], kind="stable")
 else:                                           # real data: no word classes, sort by use
     col_order = np.argsort(-np.asarray(A.sum(axis=0)).ravel(), kind="stable")
-(plots.matrix(A, rows_as_stored, cols_as_stored, f"{ds.name}: {A.shape[0]} x {A.shape[1]}")
- + plots.matrix(A, np.argsort(classes, kind="stable"), col_order,
-                "rows sorted by class"))
+pn.panel(plots.matrix(A, rows_as_stored, cols_as_stored, f"{ds.name}: {A.shape[0]} x {A.shape[1]}")
+         + plots.matrix(A, np.argsort(classes, kind="stable"), col_order,
+                        "rows sorted by class"))
 
 # %% [markdown]
 # ## 2. What is protected: one cell
@@ -239,4 +239,4 @@ fig3 = hv.Overlay([hv.Curve(g, "iterations", "score", label=f"{d}, ε = {e:g}")
                    for (d, e), g in tau_mean.groupby(["dataset", "epsilon"])]).opts(
     width=640, height=340, ylabel="τ̂ R|C of the released table", show_grid=True,
     legend_position="right", title="τ̂ R|C vs iterations I")
-(fig2 + fig2_eval + fig3).cols(1)
+pn.panel((fig2 + fig2_eval + fig3).cols(1))

@@ -5,7 +5,9 @@ its widgets and plots (not an empty run).
 
 The execution test runs every notebook with nbclient (what nbmake uses) in the notebooks/ folder,
 fails on any cell error, and then looks inside the output mime bundles for the Bokeh/Panel models
-of the widgets and plots the notebook is meant to show.
+of the widgets and plots the notebook is meant to show, and for any resource they would fetch from
+another host (a plot displayed without ``pn.panel`` carries Panel stylesheets on cdn.holoviz.org
+even with ``inline=True``: HoloViews renders it outside Panel's inline path).
 """
 import json
 import re
@@ -22,6 +24,10 @@ NB_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb"))
 SCRIPTS = sorted(NB_DIR.glob("[0-9][0-9]_*.py"))
 PANEL_MIME = "application/vnd.holoviews_exec.v0+json"
+LOAD_MIME = "application/vnd.holoviews_load.v0+json"    # the extension's JS bundle (code only)
+# a URL a rendered output makes the browser fetch: a Bokeh model's url (stylesheets), or an
+# HTML src/href attribute
+REMOTE = re.compile(r'"url"\s*:\s*"(?:https?:)?//[^"]+|\b(?:src|href)\s*=\s*\\?["\'](?:https?:)?//[^"\'\\]+')
 SYNC = "jupytext --sync notebooks/*.py"
 STRIP = "jupyter nbconvert --clear-output --inplace notebooks/*.ipynb"
 
@@ -135,6 +141,24 @@ def test_teaching_structure(path):
     assert "pn.extension(" in source
 
 
+def _remote_resources(nb):
+    """(cell id, URL) of every resource an output would load from another host. The bundles
+    the extensions load (LOAD_MIME) are JavaScript code that mentions URLs it never fetches
+    here (MathJax is loaded only for LaTeX, which the notebooks do not use)."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for out in cell.outputs:
+            data = out.get("data", {})
+            if LOAD_MIME in data:
+                continue
+            for value in data.values():
+                text = value if isinstance(value, str) else json.dumps(value)
+                found += [(cell.id, m.group(0)) for m in REMOTE.finditer(text)]
+    return found
+
+
 def _model_names(nb):
     names, bundles = set(), 0
     for cell in nb.cells:
@@ -169,4 +193,7 @@ def test_executes_and_shows_widgets(path):
     expected, min_bundles = EXPECTED[path.stem]
     assert expected <= names, f"{path.name}: missing {sorted(expected - names)} in the outputs"
     assert bundles >= min_bundles, f"{path.name}: only {bundles} cells show Panel/HoloViews output"
+    remote = _remote_resources(nb)
+    assert not remote, (f"{path.name}: outputs load resources from another host (display plots "
+                        f"with pn.panel(...)): {remote[:5]}")
     print(f"{path.name}: executed in {elapsed:.1f} s, {bundles} widget/plot outputs")

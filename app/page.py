@@ -6,6 +6,7 @@ executes this file once per browser session, so every session gets its own model
 whose resources are all served by Panel itself (FastListTemplate, MaterialTemplate and
 VanillaTemplate fetch Google Fonts on every load).
 """
+import logging
 from importlib import resources
 
 import holoviews as hv
@@ -35,7 +36,13 @@ def create_app(lab=None, **lab_params):
              ("Gibbs", GibbsView(lab=lab)), ("Plan", PlanView(lab=lab)),
              ("Trade-off", TradeoffView(lab=lab)),
              ("Report", ReportView(lab=lab))]
-    tabs = pn.Tabs(*views, active=1, dynamic=True, sizing_mode="stretch_width")
+    # the result views show a busy state while a result is computing; the Gibbs, Plan and
+    # Trade-off tabs have their own progress bars and controls (Start must stay clickable)
+    busy = {"Data", "Clusters", "Subspaces", "Co-clusters", "Report"}
+    tabs = pn.Tabs(*((name, pn.Column(view, loading=lab.param.running,
+                                      sizing_mode="stretch_width") if name in busy else view)
+                     for name, view in views),
+                   active=1, dynamic=True, sizing_mode="stretch_width")
     sidebar = [DataPanel(lab=lab), SettingsPanel(lab=lab), LedgerPanel(lab=lab)]
     template = pn.template.BootstrapTemplate(
         title="privclust — differentially private clustering lab",
@@ -52,5 +59,8 @@ def create_app(lab=None, **lab_params):
 
 
 if __name__.startswith("bokeh"):  # executed per session by `panel serve`
+    # an estimator's PrivacyWarning is shown on the page (the guarantee's warnings); in the
+    # server log it is one line, not a warning with its source context
+    logging.captureWarnings(True)
     panel_compat.keep_stylesheets_local()
     create_app().servable(title="privclust")

@@ -12,6 +12,7 @@ from . import session_hooks
 log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 250
+LEDGER_POLL_MS = 1000
 
 
 class SessionWorker:
@@ -128,4 +129,7 @@ def session_lab(**lab_params):
     session_hooks.on_session_end(debounce.stop, worker.close)
     if session_hooks.in_session():
         pn.state.onload(debounce.on_load)
+        # other sessions (and this session's own Gibbs run, charged at Start) spend from the
+        # same ledger file: every session sees the spending within LEDGER_POLL_MS
+        pn.state.add_periodic_callback(lab.ledger.refresh, period=LEDGER_POLL_MS)
     return lab, worker

@@ -15,7 +15,7 @@ import traceback
 import param
 
 from .. import catalogue
-from .data import DataModel
+from .data import PRESETS, DataModel
 from .ledger import LedgerModel, relation_note
 from .results import Request, RunResult, random_state_for
 from .settings import SettingsModel
@@ -44,6 +44,7 @@ class Lab(param.Parameterized):
     stale = param.Boolean(False, doc="private mode: settings changed since the last release")
     release = param.Event(label="Release")
     n_runs = param.Integer(0, doc="estimator fits started by this session")
+    settings_changed = param.Event(doc="any setting, an algorithm parameter included, changed")
 
     def __init__(self, data=None, settings=None, ledger=None, specs=None, schedule=None,
                  worker=None, ledger_path=None, **params):
@@ -60,7 +61,9 @@ class Lab(param.Parameterized):
         self._quiet = False
         self._generation = 0  # bumped by every new demo request: a running demo fit stops
         self._failure_detail = None  # the withheld message of a failure on private data
+        self._notice = ""  # said with the next demo result (e.g. why the demo data changed)
         self.settings.param.watch(self._on_owner_view, "owner_view")
+        self.settings.param.watch(self._on_task, "task")  # registered first: before the re-run
         self.data.param.watch(self._on_dataset, ["dataset"])
         self.settings.param.watch(self._on_settings, [
             p for p in self.settings.param if p not in ("name", "owner_view", "private_mode")])
@@ -100,6 +103,17 @@ class Lab(param.Parameterized):
         else:
             self.request_run()
 
+    def _on_task(self, event):
+        """Demo data follow the task: a preset made for another task (e.g. real-valued
+        subspace data for co-clustering, which needs counts) is switched to the task's own,
+        with a message, before anything runs."""
+        if self._quiet or self.data.source != "preset" or self.data.suggested_task == event.new:
+            return
+        preset = next(k for k, (_, task) in PRESETS.items() if task == event.new)
+        self._notice = (f"Switched the demo data to “{PRESETS[preset][0]}”: the "
+                        f"{catalogue.TASKS[event.new]} task needs data of its kind. ")
+        self.data.preset = preset
+
     @contextlib.contextmanager
     def quietly(self):
         """Settings changed inside this block start no demo run and mark nothing stale."""
@@ -112,6 +126,7 @@ class Lab(param.Parameterized):
     def _on_settings(self, *events):
         if any(e.name == "algo" for e in events):
             self._watch_algo()
+        self.param.trigger("settings_changed")
         if self._quiet:
             return
         if self.mode == "demo":
@@ -165,6 +180,8 @@ class Lab(param.Parameterized):
         request = self.capture()
         if request is None or not request.dataset.public:
             return None
+        if self.data.suggested_task not in (None, request.spec.task):
+            return None  # a preset of another task: _on_task is switching it
         return self._fit_demo(request)
 
     def do_release(self, request=None):
@@ -255,9 +272,10 @@ class Lab(param.Parameterized):
             note = relation_note(release.guarantee.neighbouring, release.guarantee.epsilon, eps,
                                  release.unit)
             self.say(f"Released {spec.label}: charged ε = {eps:g}" +
-                      (f", δ = {delta:g}" if delta else "") + (f" ({note})" if note else "") +
-                      " to the ledger before it ran; fresh randomness, the seed was ignored.",
-                      "success")
+                     (f", δ = {delta:g}" if delta else "") + (f" ({note})" if note else "") +
+                     " to the ledger before it ran; fresh randomness, the seed was ignored."
+                     + _warnings_text(release.guarantee),
+                     "warning" if release.guarantee.warnings else "success")
         return result
 
     def _owner_run(self, request):
@@ -366,7 +384,11 @@ class Lab(param.Parameterized):
         if ds is not self.data.dataset:  # the data changed while this ran (worker thread)
             return None
         self.param.update(result=result, stale=False)
-        self.say("Demo data: results follow the sliders, no budget is spent.", "info")
+        notice, self._notice = self._notice, ""
+        self.say(notice + "Demo data: results follow the sliders, no budget is spent."
+                 + _warnings_text(result.guarantee),
+                 "warning" if result.guarantee is not None and result.guarantee.warnings
+                 else "info")
         return result
 
     def baseline(self, result=None):
@@ -408,6 +430,74 @@ class Lab(param.Parameterized):
         ds = self.data.dataset
         shape = (ds.n_samples, ds.n_features) if ds is not None else catalogue.NOMINAL_SHAPE
         return spec.kind(values, shape)
+
+    def cost_note(self, spec=None):
+        """What a release of the current settings would charge, in plain words, before it is
+        asked for ("" on demo data): the Curator's exact cost in the ledger's unit and what
+        remains, or why it would be refused. Reads only parameters and the ledger."""
+        from privclust.core.release import PrivacyRefused
+        spec = spec or self.settings.spec
+        if self.mode != "private" or spec is None or self.ledger.curator is None:
+            return ""
+        try:
+            if self.kind(spec) == "none":
+                return "Not private with these settings: Release refuses it on private data."
+            est = spec.build(self.settings.values(spec), random_state=None, ledger=None)
+            fits, (eps, delta), plan = self.ledger.can_release(est)
+        except (PrivacyRefused, ValueError, TypeError) as exc:
+            return f"Refused with these settings: {exc}"
+        left = self.ledger.remaining
+        if (eps, delta) == (0.0, 0.0):
+            return "Identical to a stored release: answered from the store, nothing is charged."
+        note = relation_note(plan.neighbouring, plan.epsilon, eps, self.ledger.unit)
+        text = (f"Charges ε = {eps:g}" + (f", δ = {delta:g}" if delta else "")
+                + (f" ({note})" if note else "") + f"; ε = {left[0]:g} remain.")
+        return text if fits else text + " Not enough budget: it would be refused."
+
+    def suggest_bounds(self):
+        """Private data: spend ``settings.bounds_epsilon`` on the 1 % and 99 % quantiles of each
+        feature (PrivateBounds through the Curator: charged and recorded like any release)
+        and set the public box to the widest of them. Returns the Release or None."""
+        from privclust.core import PrivateBounds
+        from privclust.core.privacy import BudgetExceeded
+        from privclust.core.release import PrivacyRefused
+        s, curator = self.settings, self.ledger.curator
+        if self.mode != "private" or curator is None:
+            self.say("Suggested bounds are for private data: on demo data the generator's box "
+                     "is public and already set.", "info")
+            return None
+        est = PrivateBounds(epsilon=s.bounds_epsilon, outer_bounds=(s.outer_lower, s.outer_upper),
+                            quantile=0.01, neighbouring=self.ledger.unit)
+        try:
+            fits, cost, plan = self.ledger.can_release(est)
+            if not fits:
+                return self.refuse(cost, plan)
+            release = curator.release(est)
+        except BudgetExceeded:
+            return self.refuse(*self.ledger.can_release(est)[1:])
+        except (PrivacyRefused, ValueError, TypeError) as exc:
+            self.say(f"Refused before anything ran: {exc}. Nothing was run or charged.", "danger")
+            return None
+        finally:
+            self.ledger.refresh()
+        lower, upper = float(release.lower_.min()), float(release.upper_.max())
+        with self.quietly():
+            s.param.update(lower=lower, upper=upper)
+        self.stale = True
+        self.say(f"Suggested public box [{lower:.4g}, {upper:.4g}] from private quantiles "
+                 f"(release #{release.id}, charged ε = {release.cost[0]:g}); it is now set in "
+                 "the sidebar.", "success")
+        return release
+
+    def outside_share(self):
+        """Data owner view only: the share of records outside the current public box (NOT
+        PRIVATE: an exact count of the raw data), else None."""
+        from privclust.core.data import outside_share
+        ds, s = self.data.dataset, self.settings
+        if ds is None or ds.public or not self.raw_allowed(ds) or self.ledger.curator is None:
+            return None
+        return self.ledger.curator.owner_evaluate(
+            lambda d: outside_share(d, s.lower, s.upper)).value
 
     def show(self, result, text, kind="success"):
         """Show ``result`` (a demo result is also cached) with a status message; a result of
@@ -467,6 +557,13 @@ class Lab(param.Parameterized):
         loaded dataset when there is no result)? See :meth:`raw_allowed`."""
         result = self.result
         return self.raw_allowed(result.dataset if result is not None else self.data.dataset)
+
+
+def _warnings_text(guarantee):
+    """The guarantee's warnings (e.g. noise of the order of the output), for the status line
+    rather than only the Report tab."""
+    warnings = getattr(guarantee, "warnings", None) or ()
+    return "".join(f" Warning: {w}" for w in warnings)
 
 
 def _demo_key(ds, spec, values, seed):

@@ -52,14 +52,21 @@ class LedgerModel(param.Parameterized):
                               error=f"no release is possible on this dataset: {exc}")
             return
         self.ledger = ledger
-        self.refresh()
+        self.refresh(force=True)
         self.param.update(active=True, unit=ledger.unit, error="")
 
-    def refresh(self):
+    def refresh(self, force=False):
+        """Re-read the ledger file (other sessions and servers spend from it too). Without
+        ``force`` nothing is updated when nothing was charged or stored since the last read, so
+        a periodic refresh redraws nothing."""
         if self.ledger is None:
             return
         lg = self.ledger
-        self.param.update(total=lg.total, spent=lg.spent, remaining=lg.remaining,
+        spent = lg.spent
+        if not force and spent == tuple(self.spent) and len(self.history) == len(lg.history) \
+                and len(self.releases) == len(self.curator.releases()):
+            return
+        self.param.update(total=lg.total, spent=spent, remaining=lg.remaining,
                           history=[charge_row(h, lg.unit) for h in lg.history],
                           releases=[release_row(r) for r in self.curator.releases()])
 

@@ -17,8 +17,19 @@ class SettingsModel(param.Parameterized):
     n_row_clusters = param.Integer(3, bounds=(1, 20), label="row clusters")
     n_col_clusters = param.Integer(3, bounds=(1, 20), label="column clusters")
     n_points = param.Integer(500, bounds=(1, 10**7), label="t (points in the ball)")
-    lower = param.Number(-5.0, label="public box: lower")
-    upper = param.Number(5.0, label="public box: upper")
+    lower = param.Number(-5.0, label="public box: lower",
+                         doc="every record is clipped to [lower, upper] in each feature before "
+                             "the algorithm sees it; the noise is scaled to this box")
+    upper = param.Number(5.0, label="public box: upper",
+                         doc="every record is clipped to [lower, upper] in each feature before "
+                             "the algorithm sees it; the noise is scaled to this box")
+    bounds_epsilon = param.Number(0.1, bounds=(0.001, 10.0), label="ε for suggested bounds",
+                                  doc="spent once on private quantiles of each feature")
+    outer_lower = param.Number(-100.0, label="widest plausible range: lower",
+                               doc="public: a range surely holding the data (e.g. a sensor's "
+                                   "limits); the suggestion is searched inside it")
+    outer_upper = param.Number(100.0, label="widest plausible range: upper",
+                               doc="public: a range surely holding the data")
     seed = param.Integer(0, bounds=(0, 10**6), label="random seed (demo data only)",
                          doc="seeds the estimators on public demo data; a private release "
                              "always draws fresh randomness (a seed is public)")

@@ -1,4 +1,5 @@
-"""The top banner: demo data (nothing is spent) or PRIVATE data with its budget."""
+"""The top of the main area: demo data (nothing is spent) or PRIVATE data with its budget, and
+the status of the last action (a refusal, an error, a release), where the user is looking."""
 import panel as pn
 import param
 
@@ -8,7 +9,19 @@ from .common import View
 
 
 class Banner(View):
-    """The top banner: demo (nothing spent) or PRIVATE with the budget."""
+    """The top banner: demo (nothing spent) or PRIVATE with the budget; below it the status."""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.status = pn.pane.Alert("", visible=False, css_classes=["pc-status"],
+                                    sizing_mode="stretch_width")
+        self.lab.param.watch(self._status, ["message", "message_kind"])
+        self._status()
+
+    def _status(self, *events):
+        lab = self.lab
+        self.status.param.update(object=escape(lab.message), visible=bool(lab.message),
+                                 alert_type=lab.message_kind)
 
     @param.depends("lab.mode", "lab.ledger.spent", "lab.data.dataset", "lab.settings.owner_view")
     def _banner(self):
@@ -28,4 +41,5 @@ class Banner(View):
         return pn.Column(*items, sizing_mode="stretch_width")
 
     def __panel__(self):
-        return pn.panel(self._banner, sizing_mode="stretch_width")
+        return pn.Column(pn.panel(self._banner, sizing_mode="stretch_width"), self.status,
+                         sizing_mode="stretch_width")

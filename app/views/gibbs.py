@@ -404,17 +404,20 @@ class GibbsView(pn.viewable.Viewer):
         return pn.Column(pn.Row(self._panes["cost"], self._panes["test_statistic"]),
                          self._panes["distance"])
 
-    @param.depends("lab.mode", "lab.settings.epsilon")
+    @param.depends("lab.mode", "lab.settings_changed", "lab.ledger.spent")
     def _spend_note(self):
-        if self.lab.mode != "private":
+        lab = self.lab
+        if lab.mode != "private":
             return pn.pane.Markdown("Demo data: the sampler spends nothing (the page seed "
                                     "applies).", css_classes=["pc-gibbs-spend"])
+        spec = lab.settings.spec
+        cost = lab.cost_note(spec) if spec is not None and spec.key == "gibbs" else \
+            "Choose the Gibbs sampler to see what Start charges."
         return pn.pane.Alert(
-            f"**Private data: Start is a release.** It charges ε = {self.lab.settings.epsilon:g} "
-            "per released chain to this dataset's budget before sampling starts (fresh "
-            "randomness, the seed is ignored). **Stop** still releases the state reached so "
-            "far, charged in full.", alert_type="warning", css_classes=["pc-gibbs-spend"],
-            sizing_mode="stretch_width")
+            "**Private data: Start is a release.** It is charged to this dataset's budget "
+            "before sampling starts (fresh randomness, the seed is ignored); **Stop** still "
+            f"releases the state reached so far, charged in full. {escape(cost)}",
+            alert_type="warning", css_classes=["pc-gibbs-spend"], sizing_mode="stretch_width")
 
     def __panel__(self):
         controls = pn.Row(self.start_btn, self.stop_btn)

@@ -105,7 +105,9 @@ class SettingsPanel(View):
                                                  options=EPSILON_GRID, value=self._snap(s.epsilon),
                                                  sizing_mode="stretch_width",
                                                  css_classes=["pc-epsilon"])
-        self.epsilon.param.watch(lambda e: setattr(s, "epsilon", float(e.new)), "value_throttled")
+        # "value", not "value_throttled": a keyboard step changes only "value" (the page's
+        # sliders are throttled, so a drag still sends one value on release)
+        self.epsilon.param.watch(lambda e: setattr(s, "epsilon", float(e.new)), "value")
         s.param.watch(lambda e: setattr(self.epsilon, "value", self._snap(e.new)), "epsilon")
         self.delta = pn.widgets.FloatInput.from_param(s.param.delta, step=1e-6, format="0.000000")
         self.seed = pn.widgets.IntInput.from_param(s.param.seed, css_classes=["pc-seed"])
@@ -115,14 +117,11 @@ class SettingsPanel(View):
         self.release = pn.widgets.Button(label="Release", color="primary",
                                          sizing_mode="stretch_width", css_classes=["pc-release"])
         self.release.on_click(lambda e: self.lab.param.trigger("release"))
-        self.status = pn.pane.Alert("", visible=False, css_classes=["pc-status"],
-                                    sizing_mode="stretch_width")
-        self.lab.param.watch(self._status, ["message", "message_kind"])
-        self._status()
         self.demo_note = md("Demo data: results follow the sliders (no Release needed).")
         self.stale_note = md("Settings changed since the last release.")
         self.lab.param.watch(self._actions, ["mode", "running", "stale"])
         s.param.watch(self._show_privacy_inputs, ["algorithm"])
+        self.box = self._box_panel()
         self._actions()
         self._show_privacy_inputs()
 
@@ -160,6 +159,12 @@ class SettingsPanel(View):
         return md(f"**{spec.label}** — *{label}*: {catalogue.KIND_TEXT[kind]}{extra}",
                    css_classes=["pc-kind"])
 
+    @param.depends("lab.mode", "lab.settings_changed", "lab.ledger.spent", "lab.result")
+    def _cost(self):
+        """What Release would charge with the current settings, before it is pressed."""
+        note = self.lab.cost_note()
+        return md(escape(note), css_classes=["pc-cost"]) if note else md("")
+
     def _show_privacy_inputs(self, *events):
         spec = self.lab.settings.spec
         self.epsilon.visible = spec is not None and spec.uses_epsilon
@@ -173,10 +178,11 @@ class SettingsPanel(View):
         if spec is None:
             return pn.Column()
         items = []
-        names = list(spec.task_params) + (["lower", "upper"] if spec.uses_box else [])
-        if names:
-            items.append(pn.Param(s, parameters=names, show_name=False,
+        if spec.task_params:
+            items.append(pn.Param(s, parameters=list(spec.task_params), show_name=False,
                                   sizing_mode="stretch_width"))
+        if spec.uses_box:
+            items.append(self.box)
         if s.algo is not None and spec.params:
             # a slider cannot hold "not set": optional integers (e.g. DP-tauCC's row cap) get a
             # number box that may stay empty
@@ -185,6 +191,42 @@ class SettingsPanel(View):
             items.append(pn.Param(s.algo, show_name=False, sizing_mode="stretch_width",
                                   widgets=optional))
         return pn.Column(*items, sizing_mode="stretch_width")
+
+    def _box_panel(self):
+        """The public box with what it is and why it must not come from the data; on private
+        data the "Suggest bounds" action (a small, charged release) and, in the data owner
+        view, the share of records outside the box."""
+        s = self.lab.settings
+        self.suggest = pn.widgets.Button(label="Suggest bounds (spends ε)", color="warning",
+                                         css_classes=["pc-suggest-bounds"],
+                                         sizing_mode="stretch_width")
+        self.suggest.on_click(lambda e: self.lab.worker(self.lab.suggest_bounds))
+        private = pn.Column(
+            md("**Suggest bounds** spends a small ε on private 1 % / 99 % quantiles of each "
+               "feature, searched inside a wide range you know to hold the data; the result "
+               "is a release like any other (charged, listed in the ledger)."),
+            pn.Param(s, parameters=["bounds_epsilon", "outer_lower", "outer_upper"],
+                     show_name=False, sizing_mode="stretch_width"),
+            self.suggest, self._outside, sizing_mode="stretch_width",
+            visible=self.lab.param.mode.rx() == "private")
+        return pn.Column(
+            pn.Param(s, parameters=["lower", "upper"], show_name=False,
+                     sizing_mode="stretch_width"),
+            md("The **public box** clips every record to [lower, upper] in each feature and sets "
+               "the noise scale. It must come from what is known about the data's domain (units, "
+               "a sensor's range), never from the records: bounds computed from the data would "
+               "leak them. Too small a box clips the data (centres pile up on its edge); too "
+               "large a box drowns the result in noise.", css_classes=["pc-help", "pc-box-help"]),
+            private, sizing_mode="stretch_width")
+
+    @param.depends("lab.settings.lower", "lab.settings.upper", "lab.settings.owner_view",
+                   "lab.data.dataset")
+    def _outside(self):
+        share = self.lab.outside_share()
+        if share is None:
+            return md("")
+        return md(f"NOT PRIVATE (data owner view): **{100 * share:.1f} %** of the records lie "
+                  "outside this box.", css_classes=["pc-outside-share"])
 
     def _actions(self, *events):
         lab = self.lab
@@ -196,16 +238,11 @@ class SettingsPanel(View):
         self.release.disabled = lab.running
         self.stale_note.visible = private and lab.stale
 
-    def _status(self, *events):
-        lab = self.lab
-        self.status.param.update(object=escape(lab.message), visible=bool(lab.message),
-                                 alert_type=lab.message_kind)
-
     def __panel__(self):
         return pn.Column("### Task and algorithm", self.task, self.algorithm, self._kind,
                          self.epsilon, self.delta, self._params, self.seed, self.seed_note,
                          self.demo_note,
-                         self.owner, self.release, self.stale_note, self.status,
+                         self.owner, self._cost, self.release, self.stale_note,
                          sizing_mode="stretch_width")
 
 
@@ -260,21 +297,23 @@ class LedgerPanel(View):
             for h in lg.history[::-1]:
                 note = relation_note(h["relation"], h["requested_epsilon"], h["epsilon"],
                                      lg.unit)
-                rows.append({"when (UTC)": f"{h['when']:%H:%M:%S}" if h.get("when") else "",
-                             "relation": h["relation"], "asked ε": h["requested_epsilon"],
-                             "charged ε": h["epsilon"], "charged δ": h["delta"],
-                             "what": str(h.get("what", ""))[:80] + (f" ({note})" if note else "")})
+                what = str(h.get("what", "")).split("(")[0]
+                rows.append({"UTC": f"{h['when']:%H:%M}" if h.get("when") else "",
+                             "ε": f"{h['epsilon']:.4g}", "δ": f"{h['delta']:.2g}",
+                             "what": what[:40] + (f" ({note})" if note else "")})
+            # the sidebar is narrow: few columns, the rest scrolls inside the table's box
             items.append(pn.pane.DataFrame(pd.DataFrame(rows), escape=True, index=False,
-                                           sizing_mode="stretch_width",
+                                           sizing_mode="stretch_width", max_height=220,
+                                           styles={"overflow": "auto"},
                                            css_classes=["pc-history"]))
         if lg.releases:
-            df = pd.DataFrame([{"#": r["id"], "time (UTC)": f"{r['time']:%Y-%m-%d %H:%M}",
-                                "algorithm": r["estimator"], "guarantee": r["guarantee"],
-                                "cost ε": r["epsilon"], "cost δ": r["delta"]}
+            df = pd.DataFrame([{"#": r["id"], "UTC": f"{r['time']:%m-%d %H:%M}",
+                                "algorithm": r["estimator"], "ε": f"{r['epsilon']:.4g}"}
                                for r in lg.releases[::-1]])
             items += [md("**Stored releases** (public once made; re-opening one charges "
                           "nothing):"),
                       pn.pane.DataFrame(df, escape=True, index=False, sizing_mode="stretch_width",
+                                        max_height=220, styles={"overflow": "auto"},
                                         css_classes=["pc-releases"])]
         return pn.Column(*items, sizing_mode="stretch_width")
 

@@ -178,6 +178,8 @@ class GibbsView(pn.viewable.Viewer):
                     self._stream(final=not self.runner.running)
                 else:
                     self.source.data = _empty_columns(self._n_chains)
+                if self._hist:
+                    self._show_progress()
         self._on_session_thread(apply)
 
     def _on_session_thread(self, fn):
@@ -304,6 +306,13 @@ class GibbsView(pn.viewable.Viewer):
             if self._raw_ok():
                 self._stream()
             self.updates += 1
+        self._show_progress()
+        if not self.runner.running and self.runner.queue.empty():
+            self._finish()
+
+    def _show_progress(self):
+        """Progress bar and info line; R-hat (computed on the raw data) only while raw
+        diagnostics may be shown."""
         n_iter = self._values.get("n_iter", 1) if hasattr(self, "_values") else 1
         last = float(self._hist[-1][0]) if self._hist else 0.0
         self.progress.value = int(min(100, 100 * last / max(n_iter, 1)))
@@ -311,8 +320,6 @@ class GibbsView(pn.viewable.Viewer):
         self.info.object = (f"iteration **{last:.0f}** of {n_iter} · diagnostic updates "
                             f"**{self.updates}**" + (f" · R-hat (cost) **{r:.3f}**"
                                                      if r is not None else ""))
-        if not self.runner.running and self.runner.queue.empty():
-            self._finish()
 
     def _raw_ok(self):
         """Raw-data diagnostics (cost, distance, R-hat) only for public data or the data owner

@@ -154,6 +154,25 @@ def test_gibbs_start_refused_by_the_plan_on_private_data(ledger_env, csv_payload
 
 
 @needs_private_gibbs
+def test_rhat_of_the_owner_view_is_hidden_when_it_is_switched_off(ledger_env, csv_payload):
+    """R-hat is computed on the raw data: visible in the data owner view, gone (with the
+    traces) as soon as the view is switched off, also after the run has ended."""
+    from privclust.app.views import GibbsView
+    lab = Lab()
+    lab.data.upload("private.csv", csv_payload())
+    lab.settings.owner_view = True
+    view = GibbsView(lab=lab)
+    lab.settings.param.update(task="subspace", algorithm="gibbs")
+    lab.settings.algo.param.update(n_iter=20, record_every=5, n_chains=2)
+    assert view.start()
+    view.runner.join(60)
+    view.poll()
+    assert "R-hat" in view.info.object and len(view.source.data["iteration"]) > 0
+    lab.settings.owner_view = False
+    assert "R-hat" not in view.info.object and len(view.source.data["iteration"]) == 0
+
+
+@needs_private_gibbs
 def test_gibbs_private_analyst_gets_progress_only(ledger_env, csv_payload):
     lab, view = _private_gibbs_run(csv_payload)
     assert lab.ledger.spent[0] == pytest.approx(1.0)

@@ -3,6 +3,7 @@
 Private data: only the Release (its released attributes, parameters, guarantee, cost and time),
 never a baseline, per-record arrays that were not released or the hash of the data.
 """
+import html
 import io
 
 import holoviews as hv
@@ -74,13 +75,25 @@ def report_csv(result):
     return pd.DataFrame(rows, columns=["output", "index", "value"]).to_csv(index=False)
 
 
-def plot_html(fig):
-    """A standalone HTML file of a plot, with Bokeh inlined (no CDN when it is opened)."""
-    from bokeh.embed import file_html
-    from bokeh.resources import INLINE
+# BokehJS bundles the plots need, inlined from the installed bokeh package. Bokeh's own INLINE
+# resources are not used: once Panel is imported they also list Panel's extension bundle (a
+# relative static/ path) and MathJax from a CDN, which a downloaded file must not fetch.
+BOKEHJS = ("bokeh.min.js", "bokeh-gl.min.js")
+
+
+def plot_html(fig, title="privclust plot"):
+    """A self-contained HTML file of a plot: BokehJS inlined, no request to any host when it
+    is opened (tested in a browser with every request counted)."""
+    from bokeh.embed import components
+    from bokeh.util.paths import bokehjs_path
     if fig is None:
-        return as_file("<p>No plot for this result.</p>")
-    return as_file(file_html(hv.render(fig, backend="bokeh"), INLINE, "privclust plot"))
+        return as_file("<!DOCTYPE html><html><body><p>No plot for this result.</p></body></html>")
+    script, div = components(hv.render(fig, backend="bokeh"))
+    js = "\n".join(f"<script>{(bokehjs_path() / 'js' / name).read_text()}</script>"
+                   for name in BOKEHJS)
+    return as_file(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                   f"<title>{html.escape(title)}</title>\n{js}\n</head>\n<body>\n{div}\n"
+                   f"{script}\n</body></html>\n")
 
 
 def as_file(text):

@@ -5,7 +5,6 @@ import re
 import time
 
 import holoviews as hv
-import numpy as np
 import pytest
 from bokeh.document import Document
 
@@ -42,12 +41,6 @@ class ShapeOnlyDataset(Dataset):
     @property
     def is_sparse(self):
         return False
-
-
-@pytest.fixture
-def ledger_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
-    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")
 
 
 def private_kmeans_lab(csv_payload, n=600, name="private.csv"):

@@ -24,12 +24,6 @@ needs_private_gibbs = pytest.mark.skipif(
     reason="GibbsSubspaceClustering is not a PrivateEstimator yet (the Curator refuses it)")
 
 
-@pytest.fixture
-def ledger_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
-    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")
-
-
 class _Event:
     event_name = "upload_event"
 

@@ -29,11 +29,7 @@ class DataPanel(View):
                                 show_name=False, sizing_mode="stretch_width")
         self.registry = pn.widgets.Select.from_param(data.param.registry_name)
         mb = max_upload_bytes() / 2**20
-        self.dropper = BoundedFileDropper(
-            max_upload_bytes(), on_reject=self._on_reject,
-            accepted_filetypes=list(UPLOAD_EXTENSIONS), multiple=False,
-            max_file_size=f"{mb:g}MB", sizing_mode="stretch_width")
-        self.dropper.param.watch(self._on_upload, "value")
+        self.dropper = self._new_dropper()
         self.error = pn.pane.Alert("", alert_type="danger", visible=False,
                                    css_classes=["pc-upload-error"], sizing_mode="stretch_width")
         self.lab.data.param.watch(self._error, "error")
@@ -49,6 +45,21 @@ class DataPanel(View):
                                            sizing_mode="stretch_width")}
         data.param.watch(self._choice, "source")
         self._choice()
+
+    def _new_dropper(self):
+        dropper = BoundedFileDropper(
+            max_upload_bytes(), on_reject=self._on_reject,
+            accepted_filetypes=list(UPLOAD_EXTENSIONS), multiple=False,
+            max_file_size=f"{max_upload_bytes() / 2**20:g}MB", sizing_mode="stretch_width",
+            css_classes=["pc-dropper"])
+        dropper.param.watch(self._on_upload, "value")
+        return dropper
+
+    def _reset_dropper(self):
+        """A rejected file must not stay listed as "Upload complete": the drop zone is
+        replaced by a fresh, empty one (the error stays shown beside it)."""
+        self.dropper = self._new_dropper()
+        self.groups["upload"][0] = self.dropper
 
     def _on_upload(self, event):
         if not event.new:
@@ -71,6 +82,8 @@ class DataPanel(View):
         err = self.lab.data.error
         self.error.param.update(object=f"**Could not use this data.** {escape(err)}" if err else "",
                                 visible=bool(err))
+        if err and events and self.lab.data.source == "upload":
+            pn.state.execute(self._reset_dropper)   # after the dropper's own event is handled
 
     @param.depends("lab.data.dataset", "lab.settings.owner_view")
     def _summary(self):

@@ -386,3 +386,18 @@ def test_switching_tabs_while_the_sampler_runs_stays_local(page, server):
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=60_000)
     assert_local_and_clean(server, seen, msgs, errors)
+
+
+def test_a_rejected_upload_is_not_shown_as_complete(page, server, tmp_path):
+    """A file the server refuses leaves the error beside an empty drop zone, not a green
+    "Upload complete" item."""
+    open_page(page, server)
+    bad = tmp_path / "broken.csv"
+    bad.write_text("a,b\n1,2\n3,oops\n")
+    upload(page, bad)
+    expect_text(page, ".pc-upload-error", "row 3")
+    page.wait_for_timeout(1500)
+    assert "Upload complete" not in text_of(page, ".pc-dropper")
+    good = write_csv(tmp_path / "fine.csv", seed=4)
+    page.locator('input[type="file"]').set_input_files(str(good))   # the fresh zone works
+    expect(page.locator(".pc-private").first).to_be_visible()

@@ -48,10 +48,8 @@ algorithm and the cheapest algorithm, with caveats. ``progress(done, total)`` an
 ``should_stop()`` make it usable from a dashboard thread.
 """
 import contextlib
-import hashlib
 import math
 import re
-import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -495,56 +493,13 @@ def _scorer(facts, twin, base):
 
 
 # ---- reuse of epsilon-independent statistics of one twin ----------------------------------------
-# GoodRadius (Nissim, Stemmer & Vadhan, PODS 2016, Sec. 3.1) first computes the count profile
-# (L(0), L(r) on the radius grid) of the records -- exact, deterministic, and independent of
-# epsilon and of the random draws -- and only then adds noise. The planner fits 1-cluster on the
-# same twin at every epsilon of the grid, so it computes that profile once per twin and hands
-# the stored copy to the later fits: the releases, their random draws and their results are
-# exactly those of separate fits (a test compares both), at one profile per twin instead of one
-# per fit (the profile was ~75 % of a 1-cluster plan's time). The memo is active only in the
-# thread running the planner and only inside :func:`_reuse_twin_statistics`; everywhere else
-# (a private fit in another thread, another process) ``count_profile`` is the original function.
-_MEMO = threading.local()
-_INSTALL_LOCK = threading.Lock()
-
-
-def _install_profile_memo():
-    """Wrap ``good_radius.count_profile`` once (idempotent) by a pass-through that consults the
-    calling thread's memo when one is open; returns nothing."""
-    from ..onecluster import good_radius as gr
-
-    with _INSTALL_LOCK:
-        if getattr(gr.count_profile, "_privclust_planner_memo", False):
-            return
-        original = gr.count_profile
-
-        def count_profile(X, t, grid, method="auto", bounds=None):
-            cache = getattr(_MEMO, "cache", None)
-            if cache is None:
-                return original(X, t, grid, method=method, bounds=bounds)
-            Xa = np.ascontiguousarray(X, dtype=np.float64)
-            grid_a = np.ascontiguousarray(grid, dtype=np.float64)
-            box = None if bounds is None else tuple(
-                np.ascontiguousarray(b, dtype=np.float64).tobytes() for b in bounds)
-            key = (hashlib.blake2b(Xa.data, digest_size=16).digest(), Xa.shape, float(t),
-                   grid_a.tobytes(), method, box)
-            hit = cache.get(key)
-            if hit is not None and np.array_equal(hit[0], Xa):
-                return hit[1], hit[2].copy()
-            L0, L = original(Xa, t, grid_a, method=method, bounds=bounds)
-            cache[key] = (Xa.copy(), L0, np.array(L, copy=True))
-            return L0, L
-
-        count_profile._privclust_planner_memo = True
-        count_profile.__wrapped__ = original
-        count_profile.__doc__ = original.__doc__
-        gr.count_profile = count_profile
-
-
 @contextlib.contextmanager
 def _reuse_twin_statistics(family):
     """Within the block, the calling thread reuses the epsilon-independent count profile of
-    GoodRadius across fits on the same (public) twin; a no-op for other families.
+    GoodRadius (Nissim, Stemmer & Vadhan, PODS 2016, Sec. 3.1) across fits on the same public
+    twin (:func:`privclust.core.onecluster.good_radius.reuse_count_profiles`): the planner fits
+    1-cluster at every epsilon of the grid, and the profile was ~75 % of such a plan's time.
+    The fits' releases are exactly those of separate fits. A no-op for other families.
 
     Parameters
     ----------
@@ -554,13 +509,9 @@ def _reuse_twin_statistics(family):
     if family != "onecluster":
         yield
         return
-    _install_profile_memo()
-    previous = getattr(_MEMO, "cache", None)
-    _MEMO.cache = {}
-    try:
+    from ..onecluster.good_radius import reuse_count_profiles
+    with reuse_count_profiles():
         yield
-    finally:
-        _MEMO.cache = previous
 
 
 # ---- analytic predictors -----------------------------------------------------------------------

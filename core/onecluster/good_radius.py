@@ -7,7 +7,10 @@ Two practical variants over the geometric grid F = {r_min 2^j : j = 0..J}, both 
 - ``"above_threshold"``: AboveThreshold (eps) scanning F upwards on L(r)/2 (sensitivity 1).
 The paper's RecConcave version is not implemented (its promise Gamma is astronomically large).
 """
+import contextlib
+import hashlib
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,12 +71,51 @@ def quality(L, L0, t, gamma):
     return 0.5 * np.minimum(L - t + 4.0 * gamma, t - half)
 
 
+# The count profile is exact and independent of epsilon: a planner that fits the same public
+# twin at many epsilons computes it once (reuse_count_profiles). Thread-local, so a private fit
+# in another thread never sees the memo.
+_MEMO = threading.local()
+
+
+@contextlib.contextmanager
+def reuse_count_profiles():
+    """Within the block, :func:`count_profile` of the calling thread returns the stored profile
+    of an identical earlier call (same records, t, grid, method and box) instead of
+    recomputing it. For repeated fits on the same *public* data (the planner's twins); the
+    results are identical to separate fits."""
+    previous = getattr(_MEMO, "cache", None)
+    _MEMO.cache = {}
+    try:
+        yield
+    finally:
+        _MEMO.cache = previous
+
+
 def count_profile(X, t, grid, method="auto", bounds=None):
     """(L(0), L on the grid): the only data-dependent inputs of GoodRadius.
 
     ``bounds`` = (lo, hi), the public box, fixes the centring and the comparison tolerance of the
     ball counts (see ``ball_counts``); private runs always pass it (:func:`good_radius` does).
+    Inside :func:`reuse_count_profiles` an identical earlier call's profile is returned.
     """
+    cache = getattr(_MEMO, "cache", None)
+    if cache is None:
+        return _count_profile(X, t, grid, method, bounds)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    grid = np.ascontiguousarray(grid, dtype=np.float64)
+    box = None if bounds is None else tuple(np.asarray(b, dtype=np.float64).tobytes()
+                                            for b in bounds)
+    key = (hashlib.blake2b(X.data, digest_size=16).digest(), X.shape, float(t), grid.tobytes(),
+           method, box)
+    hit = cache.get(key)
+    if hit is not None and np.array_equal(hit[0], X):
+        return hit[1], hit[2].copy()
+    L0, L = _count_profile(X, t, grid, method, bounds)
+    cache[key] = (X.copy(), L0, np.array(L, copy=True))
+    return L0, L
+
+
+def _count_profile(X, t, grid, method, bounds):
     L, _ = capped_top_means(X, grid, t, method=method, bounds=bounds)
     if bounds is not None:
         lo, hi = bounds

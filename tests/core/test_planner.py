@@ -287,52 +287,46 @@ def test_onecluster_reuses_the_count_profile_per_twin_with_identical_results(mon
 
     facts = PublicFacts("onecluster", 1200, 2, 1, bounds=(0.0, 1.0))
     kw = dict(epsilons=(0.5, 2.0, 8.0), n_trials=2, random_state=3)
-    planner._install_profile_memo()
-    original = gr.count_profile.__wrapped__
+    original = gr._count_profile
     calls = []
 
     def counting(*a, **k):
         calls.append(1)
         return original(*a, **k)
 
+    monkeypatch.setattr(gr, "_count_profile", counting)
     fast = plan_utility(facts, **kw)
+    assert len(calls) == 1                               # one twin: one profile for 6 fits
+    calls.clear()
     fast_ens = plan_utility(facts, prior="papers", **kw)
+    assert len(calls) == 2                               # two twins
     with monkeypatch.context() as m:
         m.setattr(planner, "_reuse_twin_statistics", lambda family: contextlib.nullcontext())
-        m.setattr(gr, "count_profile", counting)
+        calls.clear()
         slow = plan_utility(facts, **kw)
-        n_slow = len(calls)
+        assert len(calls) == 6                           # one per fit without the memo
         slow_ens = plan_utility(facts, prior="papers", **kw)
-    assert n_slow == 6                                   # one per fit without the memo
-    with monkeypatch.context() as m:                     # the memo wraps a counting profile
-        m.setattr(gr, "count_profile", counting)
-        planner._install_profile_memo()
-        calls.clear()
-        again_fast = plan_utility(facts, **kw)
-        assert len(calls) == 1                           # one twin: one profile for 6 fits
-        calls.clear()
-        plan_utility(facts, prior="papers", **kw)
-        assert len(calls) == 2                           # two twins
-    pd.testing.assert_frame_equal(again_fast.trials[["seed", "centre_error"]],
-                                  fast.trials[["seed", "centre_error"]])
     cols = ["algorithm", "twin", "epsilon", "trial", "seed", "centre_error", "radius",
             "coverage"]
     pd.testing.assert_frame_equal(fast.trials[cols], slow.trials[cols])
     pd.testing.assert_frame_equal(fast_ens.trials[cols], slow_ens.trials[cols])
-    # outside a plan the wrapper is a pass-through, and the memo holds the twin's profile only
+    # outside the block nothing is stored; inside, only an identical array is served the memo
     X = np.random.default_rng(0).uniform(size=(300, 2))
     grid = gr.radius_grid((0.0, 1.0), 2.0 ** -10, 2)
-    a = gr.count_profile(X, 100, grid, bounds=(0.0, 1.0))
-    b = original(X, 100, grid, bounds=(0.0, 1.0))
-    assert a[0] == b[0] and np.array_equal(a[1], b[1])
-    with planner._reuse_twin_statistics("onecluster"):
+    b = original(X, 100, grid, "auto", (0.0, 1.0))
+    calls.clear()
+    gr.count_profile(X, 100, grid, bounds=(0.0, 1.0))
+    gr.count_profile(X, 100, grid, bounds=(0.0, 1.0))
+    assert len(calls) == 2
+    with gr.reuse_count_profiles():
         first = gr.count_profile(X, 100, grid, bounds=(0.0, 1.0))
         first[1][:] = -1.0                               # a caller's edit does not leak
         again = gr.count_profile(X, 100, grid, bounds=(0.0, 1.0))
         other = gr.count_profile(X * 0.5, 100, grid, bounds=(0.0, 1.0))
+    assert len(calls) == 4                               # X once, X * 0.5 once
     assert np.array_equal(again[1], b[1])
-    assert np.array_equal(other[1], original(X * 0.5, 100, grid, bounds=(0.0, 1.0))[1])
-    assert not np.array_equal(other[1], b[1])           # another array is not served the memo
+    assert np.array_equal(other[1], original(X * 0.5, 100, grid, "auto", (0.0, 1.0))[1])
+    assert not np.array_equal(other[1], b[1])
 
 
 def test_a_committed_plan_charges_exactly_its_shown_total_once():

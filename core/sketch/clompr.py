@@ -12,7 +12,7 @@ import numpy as np
 from scipy.optimize import minimize, nnls
 
 from ..privacy import as_generator
-from ._threads import single_thread
+from .._threads import single_thread
 from .frequencies import _as_bounds
 
 _WEIGHT_BOUNDS = (1e-9, 2.0)

@@ -8,7 +8,7 @@ n x m matrix); only the masked entries are evaluated when r < m measurements per
 """
 import numpy as np
 
-from ._threads import single_thread
+from .._threads import single_thread
 from .frequencies import draw_dither, draw_frequencies
 
 SIGNATURES = ("complex_exp", "quantized")

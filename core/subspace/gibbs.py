@@ -11,8 +11,8 @@ import pickle
 import warnings
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
+from .._threads import single_thread
 from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
 from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
@@ -382,10 +382,7 @@ class GibbsSubspaceClustering(PrivateEstimator):
         sq_norms = np.einsum("ij,ij->i", X, X)
         outer = triu_outer(X) if X.size * (d + 1) <= _CHUNK_FLOATS * 8 else None
         kappa = 0.5 * float(self.epsilon)
-        # one scan of the loaded BLAS libraries per run: threadpool_limits() re-scans them on
-        # every call (about 5 ms, as much as a couple of Gibbs iterations, at every record)
-        pools = ThreadpoolController()
-        with pools.limit(limits=1):
+        with single_thread():
             if self._random_init():
                 U = haar_stiefel(d, q, rng, size=C * k).reshape(C, k, d, q)
             elif isinstance(self.init, np.ndarray):
@@ -399,7 +396,7 @@ class GibbsSubspaceClustering(PrivateEstimator):
         t = 0
         while t < self.n_iter:
             block = min(self.record_every, self.n_iter - t)
-            with pools.limit(limits=1):
+            with single_thread():
                 for _ in range(block):
                     z, A, counts = z_update(X, sq_norms, outer, U, kappa, rng)
                     U = u_update(U, A, counts, kappa, rng)

@@ -2,8 +2,9 @@
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
+from .._threads import single_threaded
 from ..privacy import as_generator, haar_stiefel
-from .projection import check_data, fit_subspaces, single_threaded, squared_residuals
+from .projection import check_data, fit_subspaces, squared_residuals
 
 
 class KPlanes(ClusterMixin, BaseEstimator):

@@ -12,8 +12,9 @@ basis the ALM runs on r x n matrices (r <= min(n, d)) with a diagonal system, wh
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
+from .._threads import single_threaded
 from ..privacy import as_generator
-from .projection import check_data, resolve_preset, single_threaded, spectral_fit
+from .projection import check_data, resolve_preset, spectral_fit
 
 #: Per-dataset lambda (Liu et al. 2013 tune lambda per data set). "motion": lam = 4, the value we
 #: read for Hopkins 155 in Liu et al. (2013); "faces": lam = 0.18, not tuned on our benchmark.

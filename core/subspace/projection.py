@@ -5,7 +5,6 @@ centring); ``squared_residuals`` gives d^2(x, S) = ||x||^2 - ||U^T x||^2; ``spec
 the spectral step shared by TSC, SSC and LRR: normalised spectral clustering (Ng, Jordan & Weiss
 2002) with a dense eigensolver for small graphs, then ``KMeans``.
 """
-import functools
 import numbers
 import warnings
 
@@ -14,20 +13,8 @@ from scipy import sparse
 from scipy.linalg import eigh
 from sklearn.cluster import KMeans
 from sklearn.manifold import spectral_embedding
-from threadpoolctl import threadpool_limits
 
 from ..privacy import as_generator, haar_stiefel
-
-
-def single_threaded(method):
-    """Run ``method`` with BLAS/OpenMP pinned to one thread. The family works on small matrices
-    (d x d, n x d with small d); on a shared 2-core machine unpinned OpenBLAS threads made SSC
-    20x slower (measured: 16 s vs 0.76 s for n = 300)."""
-    @functools.wraps(method)
-    def wrapper(*args, **kwargs):
-        with threadpool_limits(limits=1):
-            return method(*args, **kwargs)
-    return wrapper
 
 
 def check_data(X, n_clusters, subspace_dim, name="X"):

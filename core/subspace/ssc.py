@@ -25,8 +25,9 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from sklearn.base import BaseEstimator, ClusterMixin
 
+from .._threads import single_threaded
 from ..privacy import as_generator
-from .projection import check_data, resolve_preset, single_threaded, spectral_fit
+from .projection import check_data, resolve_preset, spectral_fit
 
 #: Published settings of Elhamifar & Vidal (2013, Sec. 7): faces (Extended Yale B, Sec. 7.2)
 #: use the corruption term with alpha_e = 20 on linear subspaces, the data represented exactly

@@ -15,9 +15,9 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 
+from .._threads import single_threaded
 from ..privacy import as_generator
-from .projection import (check_data, complete_basis, fit_subspaces, single_threaded,
-                         spectral_labels)
+from .projection import check_data, complete_basis, fit_subspaces, spectral_labels
 
 _CHUNK = 1024
 

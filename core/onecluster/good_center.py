@@ -30,6 +30,7 @@ from scipy.optimize import brentq
 
 from ..privacy import (above_threshold, advanced_composition, gumbel_max, haar_orthogonal,
                        jl_matrix, stable_histogram)
+from ..privacy._validation import check_delta, check_epsilon
 from .noisy_avg import noisy_avg
 
 AXIS_CHOICES = ("em", "stable_hist", "box_ball")
@@ -108,13 +109,8 @@ def check_good_center_budget(epsilon, delta, d, axis_choice="em"):
         FOCS 2010.
     See docs/algorithms.md, section 5.
     """
-    for name, value in (("epsilon", epsilon), ("delta", delta)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-            raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    if not epsilon > 0:
-        raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must satisfy 0 < delta < 1 (GoodCenter is approximate DP), got {delta!r}")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, positive=True)  # GoodCenter is approximate DP
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
         raise ValueError(f"d (number of features) must be a positive integer, got {d!r}")
     if axis_choice not in AXIS_CHOICES:

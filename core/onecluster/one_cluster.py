@@ -20,7 +20,7 @@ import numpy as np
 
 from ..data import clip_box, quantize
 from ..privacy import BudgetAccountant, Guarantee, PrivacyWarning
-from ..privacy._validation import check_box
+from ..privacy._validation import check_box, check_delta, check_epsilon
 from ..privacy.estimator import PrivateEstimator
 from .ball_counts import check_grid_step, min_grid_step
 from .good_center import AXIS_CHOICES, BOX_SIDES, check_good_center_budget, good_center
@@ -187,13 +187,8 @@ def planned_guarantee(epsilon, delta, accountant):
 
 def check_common(epsilon, delta, n, t=None):
     """Validate epsilon > 0, 0 < delta < 1 and 1 <= t <= n; warn when delta > 1/n."""
-    for name, value in (("epsilon", epsilon), ("delta", delta)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-            raise TypeError(f"{name} must be a finite real number, got {value!r}")
-    if epsilon <= 0:
-        raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must satisfy 0 < delta < 1 (GoodCenter is approximate DP), got {delta!r}")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, positive=True)  # GoodCenter is approximate DP
     if t is not None:
         if isinstance(t, bool) or not isinstance(t, numbers.Integral) or not 1 <= t <= n:
             raise ValueError(f"n_points must be an integer in [1, n_samples={n}], got {t!r}")

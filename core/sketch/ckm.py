@@ -3,7 +3,7 @@ Sec. II-III; decoder of Keriven et al., ICASSP 2017)."""
 import numpy as np
 from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator, charge
-from ..privacy.estimator import CenterPredictorMixin, PrivateEstimator
+from ..privacy.estimator import CenterPredictorMixin, PrivateEstimator, delta_param, epsilon_param
 from .clompr import clompr
 from .frequencies import LAWS, _as_bounds, default_frequency_scale
 from .operator import SIGNATURES, SketchOperator
@@ -132,11 +132,9 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
             raise NotImplementedError(f"neighbouring must be one of {NEIGHBOURING}, got {self.neighbouring!r}")
         if self.mechanism not in MECHANISMS:
             raise ValueError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
-        if self.epsilon is not None and not (np.isscalar(self.epsilon) and self.epsilon > 0
-                                             and np.isfinite(self.epsilon)):
-            raise ValueError(f"epsilon must be a positive finite number or None, got {self.epsilon!r}")
-        if self.mechanism == "gaussian" and not (np.isscalar(self.delta) and 0 < self.delta < 1):
-            raise ValueError(f"mechanism='gaussian' needs 0 < delta < 1, got delta={self.delta!r}")
+        epsilon_param(self.epsilon, allow_none=True)
+        if self.mechanism == "gaussian":
+            delta_param(self.delta, positive=True)
         if isinstance(self.n_replicates, bool) or not isinstance(self.n_replicates, (int, np.integer)) \
                 or self.n_replicates < 1:
             raise ValueError(f"n_replicates must be a positive integer, got {self.n_replicates!r}")

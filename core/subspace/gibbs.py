@@ -16,7 +16,7 @@ from .._threads import single_thread
 from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
 from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
-from ..privacy.estimator import PrivateEstimator, public_shape
+from ..privacy.estimator import PrivateEstimator, epsilon_param, public_shape
 from ._bingham import sample_vector_bingham
 from .solvers import make_solver
 
@@ -267,10 +267,7 @@ class GibbsSubspaceClustering(PrivateEstimator):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
-        eps = self.epsilon
-        if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (
-                np.isfinite(eps) and eps > 0):
-            raise ValueError(f"epsilon must be a finite number > 0; got {eps!r}")
+        epsilon_param(self.epsilon)
         if self.release not in ("random", "first", "all"):
             raise ValueError(f"release must be 'random', 'first' or 'all'; got {self.release!r}")
         if self.neighbouring != "replace":

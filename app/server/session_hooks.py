@@ -3,8 +3,8 @@
 ``pn.state.on_session_destroyed`` called outside a session (a notebook, a test, the warm-up's
 throw-away page) appends the callback to a process-wide list that Panel registers on *every*
 later session; inside a session, Bokeh refuses a callback unless it takes exactly one required
-argument (``_cleanup(session_context=None)`` was refused, silently, so a sampler outlived its
-closed tab). :func:`on_session_end` avoids both.
+argument (a callback with an optional argument is refused silently, and whatever it should have
+stopped outlives the closed tab). :func:`on_session_end` avoids both.
 """
 import panel as pn
 

@@ -3,12 +3,11 @@
 Before the server starts listening, imports HoloViews, Bokeh's plotting backend, the app and
 every estimator class the page offers (scikit-learn, scipy, privclust.core), then builds and
 renders one throw-away page on a detached Bokeh document, so that the first browser session
-costs what any later one does (target: first page <= 2 s). Measured (benchmarks/app): the
-server is ready after 2.1-2.4 s instead of ~0.7 s (target 3 s), and the first page of the
-first session takes 0.8-0.9 s instead of 2.1-2.4 s (a cold server). It also starts the
-Gibbs sampler's forkserver, so the first Start of a server does not pay for a fresh
-interpreter, and freezes what is alive then out of the garbage collector's full passes. The throw-away page has no session, runs no fit and touches no
-data beyond the embedded preset generator.
+costs what any later one does (targets: server ready <= 3 s, first page <= 2 s; measured by
+benchmarks/app/tour.py, results in benchmarks/results/app/). It also starts the Gibbs sampler's
+forkserver, so the first Start of a server does not pay for a fresh interpreter, and freezes
+what is alive then out of the garbage collector's full passes. The throw-away page has no
+session, runs no fit and touches no data beyond the embedded preset generator.
 """
 import gc
 import logging

@@ -19,7 +19,8 @@ class ClustersView(View):
             return md("No result yet." + (" Press **Release**." if lab.mode == "private" else ""))
         if result.spec.task == "cocluster":
             return md("Co-clustering results are in the **Co-clusters** tab.")
-        return pn.pane.HoloViews(self.figure(), css_classes=["pc-clusters-plot"])
+        return pn.pane.HoloViews(self.figure(), css_classes=["pc-clusters-plot"],
+                                 sizing_mode="stretch_width")
 
     def figure(self, analyst=False):
         """The HoloViews layout: the result beside the baseline; ``analyst`` (downloads of
@@ -42,7 +43,8 @@ class ClustersView(View):
                                evaluation.match_clusters(result.estimator, base))
         elif raw:
             right = plots.empty("non-private baseline", "no baseline for this task"
-                                if not result.owner_only else "this result is not private")
+                                if not result.owner_only else "this result is not private",
+                                P, mean)
         else:
             right = hidden("non-private baseline")
         return (left + right).opts(shared_axes=True)
@@ -57,7 +59,7 @@ class ClustersView(View):
                 labels = perm[np.asarray(labels)]
             base = plots.points(ds.X, labels, P, mean, title)
         else:
-            base = plots.empty(title)
+            base = plots.empty(title, "", P, mean)
         over = base
         if getattr(est, "subspaces_", None) is not None:
             bases = np.asarray(est.subspaces_)

@@ -1,5 +1,4 @@
 """The Co-clusters tab: the released contingency table, the exact one and the reordered matrix."""
-import holoviews as hv
 import numpy as np
 import panel as pn
 import param
@@ -39,7 +38,8 @@ class CoclustersView(View):
                 items.append(plots.matrix(ds.X, np.argsort(base.row_labels_, kind="stable"),
                                           np.argsort(base.column_labels_, kind="stable"),
                                           plots.mark("reordered by Fast-τCC", flag)))
-        return pn.pane.HoloViews(hv.Layout(items).cols(2))
+        return pn.pane.HoloViews(plots.grid(items), sizing_mode="stretch_width",
+                                 css_classes=["pc-coclusters-plot"])
 
     def __panel__(self):
         return pn.Column(teach(teaching.COCLUSTERS), self._plots, MetricsTable(lab=self.lab),

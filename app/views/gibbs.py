@@ -16,7 +16,7 @@ import time
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, Range1d
+from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
@@ -52,17 +52,38 @@ def _trace_figure(metric, source, n_chains, x_range):
     and sent back to the server, once per figure (measured: 3 extra messages and replies per
     poll)."""
     label = {"cost": "cost", "test_statistic": "T", "distance": "distance"}[metric]
-    fig = figure(width=380, height=260, title=TITLES[metric], x_axis_label="iteration",
+    fig = figure(width=460, height=260, title=TITLES[metric], x_axis_label="iteration",
                  x_range=x_range,
                  y_axis_label=label, tools="pan,wheel_zoom,box_zoom,reset,save",
-                 toolbar_location="right")
+                 toolbar_location="above")
+    fig.title.text_font_size = "11pt"
+    items = []
     for c in range(n_chains):
         r = fig.line("iteration", f"{metric}_{c}", source=source, line_width=2,
                      color=Category10_10[c % 10])
         # drawn by the browser when needed: 2 fewer models per line to send each time the
         # (dynamic) Gibbs tab is opened (190 instead of 238 models for 8 chains)
         r.nonselection_glyph = r.muted_glyph = "auto"
+        items.append(LegendItem(label=f"chain {c}", renderers=[r]))
+    # beside the plot, not over the traces; a click hides a chain
+    fig.add_layout(Legend(items=items, click_policy="hide", label_text_font_size="8pt",
+                          glyph_width=14, glyph_height=10, label_height=10, spacing=1,
+                          padding=4, margin=4), "right")
+    # While the metric has no value, a note keeps the y range defined: an empty (or all-NaN)
+    # data range is NaN, and Bokeh logs "could not set initial ranges" at every draw. The view
+    # hides it once there is data (set_has_data), so the y range then follows the data alone.
+    note = fig.text(x=[0], y=[0], text=["no data yet"], text_align="left",
+                    text_baseline="middle", text_font_size="9pt", text_color="#777",
+                    name="no-data")
+    note.nonselection_glyph = note.muted_glyph = "auto"
     return fig
+
+
+def set_has_data(fig, has_data):
+    """Show the figure's "no data yet" note only while its traces have no finite value."""
+    note = fig.select_one({"name": "no-data"})
+    if note is not None and note.visible == bool(has_data):
+        note.visible = not has_data
 
 
 class GibbsView(pn.viewable.Viewer):
@@ -107,6 +128,7 @@ class GibbsView(pn.viewable.Viewer):
         self._last_rhat = None
         self._stride, self._sent, self._final_sent = 1, None, False
         if self._fig_chains != self._n_chains:
+            self._has_data = {}
             self.source = ColumnDataSource(data=_empty_columns(self._n_chains))
             self.figures = {m: _trace_figure(m, self.source, self._n_chains, self.x_range)
                             for m in METRICS}
@@ -115,9 +137,23 @@ class GibbsView(pn.viewable.Viewer):
             self._fig_chains = self._n_chains
         else:
             self.source.data = _empty_columns(self._n_chains)
+        self._mark_data(None)
         n = max(1, int(n_iter))
         self.x_range.update(start=0, end=n, reset_start=0, reset_end=n)
         self._set_titles()
+
+    def _mark_data(self, columns, append=False):
+        """After the source changed: each figure's "no data yet" note stays while its metric
+        has no finite value (``columns``: the rows just sent, appended or replacing the source;
+        None: the source was emptied)."""
+        for m, fig in self.figures.items():
+            has = columns is not None and any(np.isfinite(columns[f"{m}_{c}"]).any()
+                                              for c in range(self._n_chains))
+            if append:
+                has = has or self._has_data.get(m, False)
+            if self._has_data.get(m) != has:
+                set_has_data(fig, has)
+                self._has_data[m] = has
 
     def _set_titles(self):
         raw_private = self.lab.mode == "private"
@@ -155,7 +191,8 @@ class GibbsView(pn.viewable.Viewer):
             idx = list(range(0, n, s))
             self._stride, self._sent = s, len(idx)
             self._final_sent = bool(last)
-            self.source.data = self._columns(idx + last)
+            self.source.data = cols = self._columns(idx + last)
+            self._mark_data(cols)
         else:
             idx = list(range(self._sent * s, n, s))
             self._sent += len(idx)
@@ -164,7 +201,9 @@ class GibbsView(pn.viewable.Viewer):
                 self._final_sent = True
             if not idx:
                 return
-            self.source.stream(self._columns(idx))
+            cols = self._columns(idx)
+            self.source.stream(cols)
+            self._mark_data(cols, append=True)
         pn.io.push_notebook(*self._panes.values())  # notebooks only (no-op in a server)
 
     @param.depends("lab.mode", "lab.settings.owner_view", "lab.data.dataset", watch=True)
@@ -178,6 +217,7 @@ class GibbsView(pn.viewable.Viewer):
                     self._stream(final=not self.runner.running)
                 else:
                     self.source.data = _empty_columns(self._n_chains)
+                    self._mark_data(None)
                 if self._hist:
                     self._show_progress()
         self._on_session_thread(apply)

@@ -1,6 +1,5 @@
 """The Subspaces tab: projector-distance heatmaps of the released subspaces against the truth and
 the baseline."""
-import holoviews as hv
 import panel as pn
 import param
 
@@ -41,7 +40,8 @@ class SubspacesView(View):
         if not items:
             return md("Nothing to compare with: no public ground truth, and the baseline and "
                        "truth computed from the records need the data owner view.")
-        return pn.pane.HoloViews(hv.Layout(items).cols(2))
+        return pn.pane.HoloViews(plots.grid(items), sizing_mode="stretch_width",
+                                 css_classes=["pc-subspaces-plot"])
 
     def __panel__(self):
         return pn.Column(teach(teaching.SUBSPACES), self._plots, MetricsTable(lab=self.lab),

@@ -60,7 +60,11 @@ class TradeoffView(View):
         self.cancel_btn = pn.widgets.Button(label="Cancel", color="danger", disabled=True)
         self.run_btn.on_click(lambda e: self.start())
         self.cancel_btn.on_click(lambda e: self._stop.set())
-        self.eps = pn.widgets.MultiChoice(label="ε grid", options=GRID, value=GRID[:5])
+        # buttons, not a MultiChoice: Bokeh's MultiChoice logs a deprecation warning (Choices.js
+        # "allowHTML") in the browser console each time it is drawn
+        self.eps = pn.widgets.CheckButtonGroup(name="ε grid", options=GRID, value=GRID[:5],
+                                               button_type="primary", button_style="outline",
+                                               css_classes=["pc-sweep-eps"])
         self.trials = pn.widgets.IntSlider.from_param(self.param.n_trials)
         self.progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width")
         self.status = pn.pane.Markdown("", sizing_mode="stretch_width")
@@ -71,7 +75,8 @@ class TradeoffView(View):
         self._plan()
         # no empty axes before the first sweep: the tab stays light to render (the
         # server renders the tab each time it is opened, inside the round-trip target)
-        self.plot = pn.pane.HoloViews(None, visible=False)
+        self.plot = pn.pane.HoloViews(None, visible=False, sizing_mode="stretch_width",
+                                      css_classes=["pc-tradeoff-plot"])
         self.result = None
         session_hooks.on_session_end(lambda ctx: self._stop.set())
 
@@ -136,5 +141,6 @@ class TradeoffView(View):
 
     def __panel__(self):
         return pn.Column(teach(teaching.TRADEOFF), pn.Row(self.run_btn, self.cancel_btn),
-                         self.eps, self.trials, self.plan, self.progress, self.status, self.plot,
+                         pn.pane.Markdown("ε grid"), self.eps, self.trials, self.plan,
+                         self.progress, self.status, self.plot,
                          sizing_mode="stretch_width")

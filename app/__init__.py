@@ -14,7 +14,7 @@ _EXPORTS = {
     "LedgerModel": "state", "Banner": "views", "DataPanel": "views", "DataPreview": "views",
     "SettingsPanel": "views", "LedgerPanel": "views", "ClustersView": "views",
     "SubspacesView": "views", "CoclustersView": "views", "ReportView": "views",
-    "GibbsView": "views", "TradeoffView": "views", "PlanView": "plan",
+    "GibbsView": "views", "TradeoffView": "views", "PlanView": "views",
 }
 
 __all__ = sorted(_EXPORTS)

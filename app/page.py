@@ -12,12 +12,11 @@ from importlib import resources
 import holoviews as hv
 import panel as pn
 
-from privclust.app.plan import PlanView
 from privclust.app.server import panel_compat
 from privclust.app.server.worker import session_lab
 from privclust.app.views import (Banner, ClustersView, CoclustersView, DataPanel, DataPreview,
-                                 GibbsView, LedgerPanel, ReportView, SettingsPanel, SubspacesView,
-                                 TradeoffView)
+                                 GibbsView, LedgerPanel, PlanView, ReportView, SettingsPanel,
+                                 SubspacesView, TradeoffView)
 
 
 def _asset(name):

@@ -4,6 +4,9 @@ import param
 
 from .. import catalogue, config
 
+# the epsilon slider's log-spaced grid
+EPSILON_GRID = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0,
+                500.0, 1000.0]
 
 class SettingsModel(param.Parameterized):
     """Task, algorithm and privacy settings; ``algo`` holds the estimator-specific parameters."""

@@ -6,11 +6,12 @@ from .coclusters import CoclustersView
 from .data import DataPreview
 from .gibbs import GibbsView
 from .metrics import MetricsTable
+from .plan import PlanView
 from .report import ReportView
 from .sidebar import DataPanel, LedgerPanel, SettingsPanel
 from .subspaces import SubspacesView
 from .tradeoff import TradeoffView
 
 __all__ = ["Banner", "ClustersView", "CoclustersView", "DataPanel", "DataPreview", "GibbsView",
-           "LedgerPanel", "MetricsTable", "ReportView", "SettingsPanel", "SubspacesView",
+           "LedgerPanel", "MetricsTable", "PlanView", "ReportView", "SettingsPanel", "SubspacesView",
            "TradeoffView"]

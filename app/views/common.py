@@ -7,8 +7,6 @@ import param
 from ..state import Lab
 from . import plots
 
-EPSILON_GRID = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0,
-                500.0, 1000.0]
 
 
 def md(text, **kw):

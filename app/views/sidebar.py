@@ -9,7 +9,8 @@ from .. import catalogue
 from ..safety import UPLOAD_EXTENSIONS, escape, max_upload_bytes
 from ..server.panel_compat import BoundedFileDropper
 from ..state import PRESETS, relation_note
-from .common import EPSILON_GRID, View, md, size_text
+from ..state.settings import EPSILON_GRID
+from .common import View, md, size_text
 
 
 class DataPanel(View):

@@ -10,7 +10,8 @@ from bokeh.document import Document
 
 from privclust.app.state import Lab
 from privclust.app.page import create_app
-from privclust.app.plan import PlanModel, PlanView, figure
+from privclust.app.state.plan import PlanModel
+from privclust.app.views.plan import PlanView, figure
 from privclust.core.data import Dataset
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

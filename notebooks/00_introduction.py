@@ -50,11 +50,8 @@ import panel as pn
 # notebook works offline and tells no third party that someone is looking at private data.
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
-# `panel serve` puts every cell on one page: there too each plot keeps its own axes (Panel
-# would otherwise link all axes of the same name across cells) and no web font is fetched.
-pn.pane.HoloViews.param.linked_axes.default = False
-if pn.state.served:
-    pn.template.EditableTemplate._resources["css"].pop("lato", None)
+from nbsetup import configure_page   # nbsetup.py, beside the notebooks
+configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 from privclust.core import privacy
 from privclust.core.privacy import audit

@@ -19,7 +19,7 @@
 # low-dimensional subspaces*. Subspace clustering finds those subspaces; releasing them
 # privately is hard because the answer of a non-private solver can jump when one point moves.
 # This notebook follows Y. Wang, Y.-X. Wang and A. Singh, *Differentially private subspace
-# clustering*, NIPS 2015 (privclust seed 001):
+# clustering*, NIPS 2015:
 #
 # 1. union-of-subspaces data (Sec. 5) and the non-private solvers k-plane, TSC, SSC, LRR;
 # 2. **sample-and-aggregate** (Sec. 3, Alg. 1) and why it needs a very large ε;
@@ -41,11 +41,8 @@ import panel as pn
 # notebook works offline and tells no third party that someone is looking at private data.
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
-# `panel serve` puts every cell on one page: there too each plot keeps its own axes (Panel
-# would otherwise link all axes of the same name across cells) and no web font is fetched.
-pn.pane.HoloViews.param.linked_axes.default = False
-if pn.state.served:
-    pn.template.EditableTemplate._resources["css"].pop("lato", None)
+from nbsetup import configure_page   # nbsetup.py, beside the notebooks
+configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 import warnings
 

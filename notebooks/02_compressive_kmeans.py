@@ -21,7 +21,7 @@
 # noise makes it differentially private, and everything computed from it afterwards is free
 # post-processing. This notebook follows V. Schellekens, A. Chatalic, F. Houssiau,
 # Y.-A. de Montjoye, L. Jacques and R. Gribonval, *Compressive k-Means with Differential
-# Privacy*, SPARS 2019 (privclust seed 002), which builds on N. Keriven, N. Tremblay,
+# Privacy*, SPARS 2019, which builds on N. Keriven, N. Tremblay,
 # Y. Traonmilin and R. Gribonval, *Compressive k-means*, ICASSP 2017:
 #
 # 1. what a sketch is, and why it can be computed in pieces and merged;
@@ -43,11 +43,8 @@ import panel as pn
 # notebook works offline and tells no third party that someone is looking at private data.
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
-# `panel serve` puts every cell on one page: there too each plot keeps its own axes (Panel
-# would otherwise link all axes of the same name across cells) and no web font is fetched.
-pn.pane.HoloViews.param.linked_axes.default = False
-if pn.state.served:
-    pn.template.EditableTemplate._resources["css"].pop("lato", None)
+from nbsetup import configure_page   # nbsetup.py, beside the notebooks
+configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 import time
 import warnings

@@ -20,7 +20,9 @@
 # block for private clustering, for screening outliers before another private analysis, and
 # for aggregating the answers of non-private algorithms run on pieces of the data. This
 # notebook follows K. Nissim, U. Stemmer and S. Vadhan, *Locating a small cluster privately*,
-# PODS 2016 (privclust seed 003), with privclust's practical variants (spec 4.2–4.6, 4.3a):
+# PODS 2016 (GoodRadius and GoodCenter, Sec. 3–4; NoisyAVG, App. A; sample-and-aggregate,
+# Sec. 6), with privclust's practical variants of those steps (their constants, and the
+# measured corrections to GoodCenter, are explained in `docs/algorithms.md`, Sec. 5):
 #
 # 1. a planted small cluster in the unit square;
 # 2. **GoodRadius**: a private radius from counts on a geometric grid of radii;
@@ -42,11 +44,8 @@ import panel as pn
 # notebook works offline and tells no third party that someone is looking at private data.
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
-# `panel serve` puts every cell on one page: there too each plot keeps its own axes (Panel
-# would otherwise link all axes of the same name across cells) and no web font is fetched.
-pn.pane.HoloViews.param.linked_axes.default = False
-if pn.state.served:
-    pn.template.EditableTemplate._resources["css"].pop("lato", None)
+from nbsetup import configure_page   # nbsetup.py, beside the notebooks
+configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 import warnings
 
@@ -68,7 +67,8 @@ warnings.filterwarnings("ignore", category=PrivacyWarning)
 IDENTITY, ORIGIN = np.eye(2), np.zeros(2)          # 2-D data: draw the coordinates as they are
 
 # %% [markdown]
-# **Sizes.** The paper has no experiments; privclust's benchmark protocol (spec 4.8) uses
+# **Sizes.** The paper has no experiments; privclust's own benchmark of a planted cluster
+# (`benchmarks/onecluster/`, results in `benchmarks/results/onecluster/`) uses
 # n ∈ {10³, 10⁴}, t = n/2 points in a Gaussian cluster of std 0.01 in [0, 1]^d, d ∈ {2, 10, 50},
 # ε ∈ {0.5, 1, 2, 4, 8}, δ = n⁻² and 20 trials. The defaults use n = 5000, d = 2 and 3 trials.
 
@@ -279,7 +279,7 @@ pn.Column(pn.Row(m_blocks, eps_agg), pn.bind(aggregate_view, m_blocks, eps_agg))
 # %% [markdown]
 # ## 7. How often does it work?
 #
-# The protocol of spec 4.8: for each ε and trial, the ratio of the released radius to r_opt
+# The benchmark protocol of the sizes cell: for each ε and trial, the ratio of the released radius to r_opt
 # (1 would be optimal; the theory allows a constant factor) and the fraction of the planted
 # cluster inside the released ball (coverage), medians with the inter-quartile band. With
 # `PAPER_SIZES` the same runs in d = 10 and 50, where the practical construction degrades

@@ -20,8 +20,8 @@
 # is the **contingency table** T, the total count in each (row cluster, column cluster) block.
 # Fast-τCC finds the partitions that maximise the association between row and column clusters
 # (a de-normalised Goodman–Kruskal τ); DP-τCC makes every step private. This notebook follows
-# E. Battaglia and R. G. Pensa, *Differentially private associative co-clustering*, SDM 2025
-# (privclust seed 004), and E. Battaglia, F. Peiretti and R. G. Pensa, *Fast parameterless
+# E. Battaglia and R. G. Pensa, *Differentially private associative co-clustering*, SDM 2025,
+# and E. Battaglia, F. Peiretti and R. G. Pensa, *Fast parameterless
 # prototype-based co-clustering*, Machine Learning 2024:
 #
 # 1. document-word data: classic3 / cstr when `PRIVCLUST_DATA_DIR` has them, a synthetic
@@ -41,11 +41,8 @@ import panel as pn
 # notebook works offline and tells no third party that someone is looking at private data.
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
-# `panel serve` puts every cell on one page: there too each plot keeps its own axes (Panel
-# would otherwise link all axes of the same name across cells) and no web font is fetched.
-pn.pane.HoloViews.param.linked_axes.default = False
-if pn.state.served:
-    pn.template.EditableTemplate._resources["css"].pop("lato", None)
+from nbsetup import configure_page   # nbsetup.py, beside the notebooks
+configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 import warnings
 

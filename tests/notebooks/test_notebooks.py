@@ -45,7 +45,8 @@ EXPECTED = {
 MODEL_NAME = re.compile(r'\\*"name\\*":\\*"([\w.]+)\\*"')
 
 # The first code cell of every notebook starts with these imports, the extensions loaded inline
-# (offline, no CDN) and the served page's settings (own axes per plot, no web font).
+# (offline, no CDN) and the page settings of notebooks/nbsetup.py (own axes per plot, canvas
+# drawing, no request to another host).
 SETUP = """\
 import numpy as np
 import pandas as pd
@@ -56,11 +57,8 @@ import panel as pn
 # notebook works offline and tells no third party that someone is looking at private data.
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
-# `panel serve` puts every cell on one page: there too each plot keeps its own axes (Panel
-# would otherwise link all axes of the same name across cells) and no web font is fetched.
-pn.pane.HoloViews.param.linked_axes.default = False
-if pn.state.served:
-    pn.template.EditableTemplate._resources["css"].pop("lato", None)
+from nbsetup import configure_page   # nbsetup.py, beside the notebooks
+configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 """
 # The clearly marked cell switching between teaching sizes and the paper's sizes.
 RULE = "# " + "=" * 86

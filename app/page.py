@@ -7,6 +7,7 @@ whose resources are all served by Panel itself (FastListTemplate, MaterialTempla
 VanillaTemplate fetch Google Fonts on every load).
 """
 import logging
+import warnings
 from importlib import resources
 
 import holoviews as hv
@@ -21,6 +22,10 @@ from privclust.app.views import (Banner, ClustersView, CoclustersView, DataPanel
 
 def _asset(name):
     return resources.files("privclust.assets").joinpath(name)
+
+
+def _log_warning(message, category, filename, lineno, file=None, line=None):
+    logging.getLogger("py.warnings").warning("%s: %s", category.__name__, message)
 
 
 def create_app(lab=None, **lab_params):
@@ -60,6 +65,6 @@ def create_app(lab=None, **lab_params):
 if __name__.startswith("bokeh"):  # executed per session by `panel serve`
     # an estimator's PrivacyWarning is shown on the page (the guarantee's warnings); in the
     # server log it is one line, not a warning with its source context
-    logging.captureWarnings(True)
+    warnings.showwarning = _log_warning
     panel_compat.keep_stylesheets_local()
     create_app().servable(title="privclust")

@@ -50,13 +50,13 @@ import panel as pn
 # notebook works offline and tells no third party that someone is looking at private data.
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
-from nbsetup import configure_page   # nbsetup.py, beside the notebooks
+from privclust.app.notebook import configure_page
 configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 from privclust.core import privacy
 from privclust.core.privacy import audit
 # the dashboard's log-spaced ε grid (the sliders below use its first values)
-EPSILON_GRID = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0]
+from privclust.app.state.settings import EPSILON_GRID
 
 # %% [markdown]
 # **Sizes.** Every plot below simulates the mechanism many times. The next cell sets how many;

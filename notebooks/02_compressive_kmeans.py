@@ -43,7 +43,7 @@ import panel as pn
 # notebook works offline and tells no third party that someone is looking at private data.
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
-from nbsetup import configure_page   # nbsetup.py, beside the notebooks
+from privclust.app.notebook import configure_page
 configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 import time

@@ -9,7 +9,12 @@ this module first.
 - :class:`TracePane`: ``pane.Bokeh._track_overrides`` (a served notebook's design on a figure).
 - :func:`keep_stylesheets_local`: ``panel.io.resources.patch_stylesheet`` (no CDN stylesheet URL
   on the served page).
+- :func:`inline_updated_stylesheets`: the same function in a notebook kernel (stylesheets of a
+  pane's later updates as ``data:`` URLs instead of cdn.holoviz.org; holoviz/panel#7073).
+- :func:`no_web_font`: ``template.EditableTemplate._resources`` (a served notebook's page asks
+  Google for its web font).
 """
+import base64
 import os
 
 import panel as pn
@@ -93,3 +98,43 @@ def keep_stylesheets_local():
 
     patch_stylesheet._privclust_local = True
     res.patch_stylesheet = reactive.patch_stylesheet = patch_stylesheet
+
+
+def inline_updated_stylesheets():
+    """In a kernel: a stylesheet Panel would point at its CDN (no ``dist_url`` is known for an
+    output's document), or at its server path, becomes a ``data:`` URL holding the same file from Panel's installed
+    ``dist`` folder. Panel 1.9.4 calls ``patch_stylesheet`` from ``panel.reactive`` (imported
+    there by name, in ``Syncable._get_properties`` and ``_update_model``) and from
+    ``panel.io.resources`` (looked up at call time by ``panel.theme.base``); both names are
+    replaced, and nothing is replaced on a Panel without the function."""
+    from panel import reactive
+    from panel.io import resources
+
+    original = getattr(resources, "patch_stylesheet", None)
+    if original is None or getattr(original, "_privclust_inline", False):
+        return
+
+    def patch_stylesheet(stylesheet, dist_url):
+        try:
+            url = stylesheet.url
+        except Exception:
+            url = None
+        if dist_url == resources.CDN_DIST and isinstance(url, str):
+            for prefix in (resources.CDN_DIST, resources.LOCAL_DIST):
+                if not url.startswith(prefix):
+                    continue
+                path = resources.DIST_DIR / url[len(prefix):].split("?")[0]
+                if path.is_file():
+                    data = base64.b64encode(path.read_bytes()).decode("ascii")
+                    stylesheet.url = f"data:text/css;base64,{data}"
+                    return None
+        return original(stylesheet, dist_url)
+
+    patch_stylesheet._privclust_inline = True
+    resources.patch_stylesheet = reactive.patch_stylesheet = patch_stylesheet
+
+
+def no_web_font():
+    """Served notebooks: the notebook page template (EditableTemplate) requests the Lato font
+    from Google; the page renders with the browser's own fonts instead."""
+    pn.template.EditableTemplate._resources["css"].pop("lato", None)

@@ -187,9 +187,10 @@ class PlanView(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         self.model = m = PlanModel(lab=self.lab)
-        self.eps = pn.widgets.MultiChoice.from_param(m.param.epsilons, options=PLAN_GRID,
-                                                     sizing_mode="stretch_width",
-                                                     css_classes=["pc-plan-eps"])
+        # buttons, not a MultiChoice (Bokeh 3.9's MultiChoice logs a console warning)
+        self.eps = pn.widgets.CheckButtonGroup.from_param(
+            m.param.epsilons, options=PLAN_GRID, button_type="primary", button_style="outline",
+            css_classes=["pc-plan-eps"])
         self.trials = pn.widgets.IntSlider.from_param(m.param.n_trials)
         self.n_declared = pn.widgets.IntInput.from_param(m.param.n_declared,
                                                          css_classes=["pc-plan-n"])

@@ -8,7 +8,7 @@ for the JavaScript and an offline Run All showed no widget or plot at all; plots
 ``pn.panel``, and every later update of a text pane, still asked cdn.holoviz.org for Panel's
 stylesheets.
 
-The server runs in a temporary folder holding a copy of the notebook (and nbsetup.py), with its own Jupyter
+The server runs in a temporary folder holding a copy of the notebook, with its own Jupyter
 config, data, runtime and settings folders (nothing of the user's is read or written), token and
 XSRF checks as usual except for an empty token, no news or update checks, and the application
 object exposed to the page so the test can run commands and read the notebook model.
@@ -81,7 +81,6 @@ def jupyterlab(tmp_path):
     root = tmp_path / "lab"
     root.mkdir()
     shutil.copy(NOTEBOOK, root)
-    shutil.copy(NOTEBOOK.parent / "nbsetup.py", root)     # the setup cell imports it
     port = _free_port()
     env = dict(os.environ, PRIVCLUST_STATE_DIR=str(tmp_path / "state"),
                JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_DATA_DIR=str(tmp_path / "data"),

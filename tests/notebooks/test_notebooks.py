@@ -45,7 +45,7 @@ EXPECTED = {
 MODEL_NAME = re.compile(r'\\*"name\\*":\\*"([\w.]+)\\*"')
 
 # The first code cell of every notebook starts with these imports, the extensions loaded inline
-# (offline, no CDN) and the page settings of notebooks/nbsetup.py (own axes per plot, canvas
+# (offline, no CDN) and the page settings of privclust.app.notebook (own axes per plot, canvas
 # drawing, no request to another host).
 SETUP = """\
 import numpy as np
@@ -57,7 +57,7 @@ import panel as pn
 # notebook works offline and tells no third party that someone is looking at private data.
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
-from nbsetup import configure_page   # nbsetup.py, beside the notebooks
+from privclust.app.notebook import configure_page
 configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 """
 # The clearly marked cell switching between teaching sizes and the paper's sizes.

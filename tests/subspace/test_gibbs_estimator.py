@@ -1,7 +1,5 @@
 """GibbsSubspaceClustering (Wang, Wang & Singh, NIPS 2015, Sec. 4.1): privacy labels, ledger,
 released chain, iter_fit, the release protocol, stream_fit, utility."""
-import warnings
-
 import numpy as np
 import pytest
 

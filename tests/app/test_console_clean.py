@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from test_ui import expect_text, open_page, open_tab, text_of, titles, upload, wait_for, write_csv
+from browser import expect_text, open_page, open_tab, text_of, titles, upload, wait_for, write_csv
 
 pytestmark = pytest.mark.ui
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from test_ui import expect_text, move_epsilon, open_page, text_of, upload, wait_for, write_csv
+from browser import expect_text, move_epsilon, open_page, text_of, upload, wait_for, write_csv
 
 pytestmark = pytest.mark.ui
 

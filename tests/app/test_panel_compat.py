@@ -32,3 +32,10 @@ def test_keep_stylesheets_local_rewrites_no_url_to_the_cdn():
     from panel import reactive
     assert resources.patch_stylesheet is reactive.patch_stylesheet
     assert resources.patch_stylesheet._privclust_local
+
+
+def test_the_notebook_overrides_have_their_targets():
+    import panel as pn
+    assert "lato" in pn.template.EditableTemplate._resources["css"] or \
+        "lato" not in str(pn.template.EditableTemplate._resources)   # already removed here
+    assert hasattr(resources, "DIST_DIR") and hasattr(resources, "LOCAL_DIST")

@@ -8,19 +8,14 @@ import re
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from browser import (algorithm_options, expect_text, move_epsilon, open_page, open_tab, text_of,
+                     titles, upload, wait_for, write_csv)
+
 pytestmark = pytest.mark.ui
 
-JS_TITLES = """() => {
-  const out = [];
-  for (const d of (window.Bokeh ? window.Bokeh.documents : []))
-    for (const m of d.all_models)
-      if (m.type === 'Title' || m.constructor.name === 'Title') out.push(m.text);
-  return out;
-}"""
 
 JS_SEGMENTS = """() => {
   let s = 0, n = 0;
@@ -32,67 +27,6 @@ JS_SEGMENTS = """() => {
       }
   return n ? [n, s] : null;
 }"""
-
-
-def open_page(page, server):
-    msgs, errors = [], []
-    page.on("console", lambda m: msgs.append(m))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server["url"])
-    page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
-    expect(page.locator(".pc-banner").first).to_be_visible()
-    return msgs, errors
-
-
-def wait_for(page, fn, timeout=30.0, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = fn()
-        if value:
-            return value
-        page.wait_for_timeout(100)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def titles(page):
-    return page.evaluate(JS_TITLES)
-
-
-def write_csv(path, n=80, d=4, seed=0):
-    X = np.random.default_rng(seed).normal(size=(n, d)) / 3
-    np.savetxt(path, X, delimiter=",", header=",".join(f"gene{j}" for j in range(d)),
-               comments="")
-    return path
-
-
-def upload(page, path):
-    page.get_by_role("button", name="Upload").click()
-    page.locator('input[type="file"]').set_input_files(str(path))
-
-
-def expect_text(page, selector, text, timeout=30_000):
-    """The text appears inside the element (Panel renders panes in shadow roots)."""
-    expect(page.locator(selector).get_by_text(text).first).to_be_visible(timeout=timeout)
-
-
-def open_tab(page, name):
-    page.locator(".bk-tab").filter(has_text=re.compile(f"^{name}$")).first.click()
-
-
-JS_TEXT = """(sel) => {
-  const out = [];
-  const visit = (root) => root.querySelectorAll('*').forEach((el) => {
-    if (el.matches(sel)) out.push((el.shadowRoot ? el.shadowRoot.textContent : '') + el.textContent);
-    if (el.shadowRoot) visit(el.shadowRoot);
-  });
-  visit(document);
-  return out.join(' ');
-}"""
-
-
-def text_of(page, selector):
-    """All text of the matching elements, shadow roots included."""
-    return page.evaluate(JS_TEXT, selector)
 
 
 def assert_local_and_clean(server, requests, msgs, errors):
@@ -147,16 +81,6 @@ def test_upload_preview_and_malformed_alert(page, server, tmp_path):
     expect_text(page, ".pc-upload-error", "row 3")
     expect_text(page, ".pc-upload-error", "<img src=x onerror=alert(1)>.csv")  # literal text
     assert "Traceback" not in text_of(page, ".pc-upload-error")
-
-
-def algorithm_options(page):
-    return page.locator(".pc-algorithm select option").all_text_contents()
-
-
-def move_epsilon(page, key, presses=1):
-    page.locator(".pc-epsilon .noUi-handle").first.click()
-    for _ in range(presses):
-        page.keyboard.press(key)
 
 
 def test_release_store_then_refusal_and_the_list_survives_a_reload(page, server, tmp_path):

@@ -6,14 +6,12 @@ executes this file once per browser session, so every session gets its own model
 whose resources are all served by Panel itself (FastListTemplate, MaterialTemplate and
 VanillaTemplate fetch Google Fonts on every load).
 """
-import logging
-import warnings
 from importlib import resources
 
 import holoviews as hv
 import panel as pn
 
-from privclust.app.server import panel_compat
+from privclust.app.server import logs, panel_compat
 from privclust.app.server.worker import session_lab
 from privclust.app.views import (Banner, ClustersView, CoclustersView, DataPanel, DataPreview,
                                  GibbsView, LedgerPanel, PlanView, ReportView, SettingsPanel,
@@ -22,10 +20,6 @@ from privclust.app.views import (Banner, ClustersView, CoclustersView, DataPanel
 
 def _asset(name):
     return resources.files("privclust.assets").joinpath(name)
-
-
-def _log_warning(message, category, filename, lineno, file=None, line=None):
-    logging.getLogger("py.warnings").warning("%s: %s", category.__name__, message)
 
 
 def create_app(lab=None, **lab_params):
@@ -65,6 +59,6 @@ def create_app(lab=None, **lab_params):
 if __name__.startswith("bokeh"):  # executed per session by `panel serve`
     # an estimator's PrivacyWarning is shown on the page (the guarantee's warnings); in the
     # server log it is one line, not a warning with its source context
-    warnings.showwarning = _log_warning
+    logs.warnings_as_one_line()
     panel_compat.keep_stylesheets_local()
     create_app().servable(title="privclust")

@@ -354,6 +354,7 @@ class Lab(param.Parameterized):
         key = _demo_key(ds, spec, values, request.seed)
         if key in self._cache:
             self.result = self._cache[key]
+            self._say_demo(self.result)
             return self.result
         self.running = True
         t0 = time.perf_counter()
@@ -384,12 +385,16 @@ class Lab(param.Parameterized):
         if ds is not self.data.dataset:  # the data changed while this ran (worker thread)
             return None
         self.param.update(result=result, stale=False)
+        self._say_demo(result)
+        return result
+
+    def _say_demo(self, result):
+        """The status of a demo result (fresh or from the cache): its warnings, if any."""
         notice, self._notice = self._notice, ""
         self.say(notice + "Demo data: results follow the sliders, no budget is spent."
                  + _warnings_text(result.guarantee),
                  "warning" if result.guarantee is not None and result.guarantee.warnings
                  else "info")
-        return result
 
     def baseline(self, result=None):
         """The non-private baseline of a result (computed once, kept on the result); None

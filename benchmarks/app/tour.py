@@ -114,6 +114,8 @@ def _tab(page, name):
     page.wait_for_timeout(1500)
 
 
+VIEWPORT = {"width": 1366, "height": 768}   # a common laptop screen: the README's screenshots
+
 TARGETS = {  # the dashboard's performance targets (seconds; Gibbs refreshes per second)
     "server_ready_s": 3.0, "first_page_s": 2.0, "demo_update_after_slider_s": 2.0,
     "gibbs_refresh_per_s": 5.0, "round_trip_while_sampling_s": 0.25,
@@ -178,11 +180,13 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
             timings["browser"] = browser.version
-            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page = browser.new_page(viewport=VIEWPORT)
             page.on("request", lambda r: seen.append((step[0], r.url)))
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            warnings = []
+            page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
             # first page: navigation until Bokeh has rendered the document (first session of
             # a fresh server: it imports HoloViews and the app)
             t = time.perf_counter()
@@ -192,7 +196,7 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             _wait(page, lambda: any("ε=1" in x for x in _titles(page)))
             timings["first_result_s"] = time.perf_counter() - t
             # a second session (warm server)
-            other = browser.new_page(viewport={"width": 1500, "height": 1100})
+            other = browser.new_page(viewport=VIEWPORT)
             other.on("request", lambda r: seen.append(("second session", r.url)))
             t = time.perf_counter()
             other.goto(f"{origin}/page")
@@ -294,6 +298,13 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             page.get_by_role("button", name="Run sweep").click()
             _wait(page, lambda: "Done" in page.evaluate(JS_TEXT, ".markdown"), timeout=300)
             shot(page, "tradeoff.png")
+            page.locator("select").first.select_option(label="Gaussian mixture (SCH19)")
+            page.wait_for_timeout(2000)
+            _tab(page, "Plan")                 # on the Gaussian-mixture demo data
+            page.get_by_role("button", name="Run plan").click()
+            _wait(page, lambda: "Done in" in page.evaluate(JS_TEXT, ".pc-plan-status"), timeout=300)
+            page.wait_for_timeout(1500)
+            shot(page, "plan.png")
             csv = Path(state) / "records.csv"
             X = np.random.default_rng(0).normal(size=(300, 5)) / 3
             np.savetxt(csv, X, delimiter=",", header="a,b,c,d,e", comments="")
@@ -316,7 +327,10 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             _tab(page, "Clusters")
             page.wait_for_timeout(3000)
             shot(page, "private_owner_view.png")
+            _tab(page, "Report")
+            shot(page, "private_report.png")
             timings["page_errors"] = errors
+            timings["console_warnings"] = warnings
             browser.close()
     except BaseException:
         step[0] = f"FAILED {step[0]}"
@@ -424,6 +438,7 @@ def write_results(path, timings, before, after, outdir, command):
           f"with nothing running (s): {_fmt(timings.get('round_trip_idle_s'))}",
           f"- requests: {timings.get('requests')}, to other hosts: "
           f"{timings.get('foreign_requests')}; browser errors: {timings.get('page_errors')}; "
+          f"console warnings: {timings.get('console_warnings')}; "
           f"server tracebacks: {timings.get('server_log_tracebacks')}",
           f"- screenshots ({outdir}): {', '.join(timings.get('screenshots', []))}", ""]
     path.with_suffix(".md").write_text("\n".join(md))

@@ -84,3 +84,13 @@ def move_epsilon(page, key, presses=1):
     page.locator(".pc-epsilon .noUi-handle").first.click()
     for _ in range(presses):
         page.keyboard.press(key)
+
+
+def assert_local_and_clean(server, requests, msgs, errors):
+    """No request left the server (data:/blob: URLs are local) and the browser logged no error."""
+    origin = server["base"]
+    local = (origin, origin.replace("http", "ws"), "data:", "blob:")
+    foreign = [u for u in requests if not u.startswith(local)]
+    assert not foreign, foreign
+    console_errors = [m.text for m in msgs if m.type == "error"]
+    assert not console_errors and not errors, (console_errors, errors)

@@ -253,7 +253,7 @@ def test_commit_needs_a_plan_and_private_data(ledger_env, csv_payload):
 # ---- browser --------------------------------------------------------------------------------------
 @pytest.mark.ui
 def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
-    from test_ui import (assert_local_and_clean, expect_text, open_page, open_tab, titles,
+    from browser import (assert_local_and_clean, expect_text, open_page, open_tab, titles,
                          upload, wait_for, write_csv)
     seen = []
     page.on("request", lambda r: seen.append(r.url))
@@ -299,7 +299,7 @@ def ledger_rows(server):
 def test_commit_plan_in_the_browser_charges_the_shown_total_once(page, server, tmp_path):
     """On private data the plan's curves leave every row of the ledger file as it was; Commit
     adds ONE charge of exactly the tight total shown in the table, and the releases it ran."""
-    from test_ui import (assert_local_and_clean, expect_text, open_page, open_tab, titles,
+    from browser import (assert_local_and_clean, expect_text, open_page, open_tab, titles,
                          upload, wait_for, write_csv)
     seen = []
     page.on("request", lambda r: seen.append(r.url))

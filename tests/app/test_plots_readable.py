@@ -151,7 +151,7 @@ def test_a_subsampled_matrix_says_so():
 
 @pytest.mark.ui
 def test_clusters_tab_uses_the_page_width_and_names_its_axes(browser, server):
-    from test_ui import open_page, titles, wait_for
+    from browser import open_page, titles, wait_for
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     page = context.new_page()
     try:

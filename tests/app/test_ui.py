@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from browser import (algorithm_options, expect_text, move_epsilon, open_page, open_tab, text_of,
-                     titles, upload, wait_for, write_csv)
+from browser import (algorithm_options, assert_local_and_clean, expect_text, move_epsilon,
+                     open_page, open_tab, text_of, titles, upload, wait_for, write_csv)
 
 pytestmark = pytest.mark.ui
 
@@ -27,16 +27,6 @@ JS_SEGMENTS = """() => {
       }
   return n ? [n, s] : null;
 }"""
-
-
-def assert_local_and_clean(server, requests, msgs, errors):
-    """No request left the server (data:/blob: URLs are local) and the browser logged no error."""
-    origin = server["base"]
-    local = (origin, origin.replace("http", "ws"), "data:", "blob:")
-    foreign = [u for u in requests if not u.startswith(local)]
-    assert not foreign, foreign
-    console_errors = [m.text for m in msgs if m.type == "error"]
-    assert not console_errors and not errors, (console_errors, errors)
 
 
 def test_server_warmed_up_and_sessions_start_cleanly(page, server):

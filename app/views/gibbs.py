@@ -16,7 +16,7 @@ import time
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d
+from bokeh.models import ColumnDataSource, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
@@ -57,18 +57,12 @@ def _trace_figure(metric, source, n_chains, x_range):
                  y_axis_label=label, tools="pan,wheel_zoom,box_zoom,reset,save",
                  toolbar_location="above")
     fig.title.text_font_size = "11pt"
-    items = []
     for c in range(n_chains):
         r = fig.line("iteration", f"{metric}_{c}", source=source, line_width=2,
-                     color=Category10_10[c % 10])
+                     color=Category10_10[c % 10], name=f"chain {c}")
         # drawn by the browser when needed: 2 fewer models per line to send each time the
         # (dynamic) Gibbs tab is opened (190 instead of 238 models for 8 chains)
         r.nonselection_glyph = r.muted_glyph = "auto"
-        items.append(LegendItem(label=f"chain {c}", renderers=[r]))
-    # beside the plot, not over the traces; a click hides a chain
-    fig.add_layout(Legend(items=items, click_policy="hide", label_text_font_size="8pt",
-                          glyph_width=14, glyph_height=10, label_height=10, spacing=1,
-                          padding=4, margin=4), "right")
     # While the metric has no value, a note keeps the y range defined: an empty (or all-NaN)
     # data range is NaN, and Bokeh logs "could not set initial ranges" at every draw. The view
     # hides it once there is data (set_has_data), so the y range then follows the data alone.
@@ -77,6 +71,14 @@ def _trace_figure(metric, source, n_chains, x_range):
                     name="no-data")
     note.nonselection_glyph = note.muted_glyph = "auto"
     return fig
+
+
+def chain_legend(n_chains):
+    """One legend for the three trace figures (HTML above them): a Bokeh legend in each figure
+    is redrawn with it at every streamed update, which made tab switches while sampling about
+    twice as slow in the browser (benchmarks/app/tour.py)."""
+    return " ".join(f'<span style="color:{Category10_10[c % 10]};font-weight:bold">&#9644;</span> '
+                    f"chain {c}" for c in range(n_chains))
 
 
 def set_has_data(fig, has_data):
@@ -91,7 +93,7 @@ class GibbsView(pn.viewable.Viewer):
 
     lab = param.ClassSelector(class_=Lab)
     updates = param.Integer(0, doc="diagnostic batches shown so far")
-    period_ms = param.Integer(100)
+    period_ms = param.Integer(150, doc="how often the traces are refreshed while sampling (ms)")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -100,6 +102,7 @@ class GibbsView(pn.viewable.Viewer):
         self._doc = None
         self._poll_lock = threading.RLock()
         self._panes = {m: TracePane() for m in METRICS}
+        self.legend = pn.pane.HTML("", css_classes=["pc-chain-legend"], margin=(0, 10))
         self._fig_chains = None
         self.x_range = Range1d(0, 1)
         self._clear_history(1)
@@ -134,6 +137,7 @@ class GibbsView(pn.viewable.Viewer):
                             for m in METRICS}
             for m in METRICS:
                 self._panes[m].object = self.figures[m]
+            self.legend.object = chain_legend(self._n_chains)
             self._fig_chains = self._n_chains
         else:
             self.source.data = _empty_columns(self._n_chains)
@@ -448,7 +452,7 @@ class GibbsView(pn.viewable.Viewer):
             return pn.pane.Markdown("Private data: the sampler shows progress only. Cost and "
                                     "distance traces are computed on the raw data (switch on the "
                                     "data owner view to see them, not private).")
-        return pn.Column(pn.Row(self._panes["cost"], self._panes["test_statistic"]),
+        return pn.Column(self.legend, pn.Row(self._panes["cost"], self._panes["test_statistic"]),
                          self._panes["distance"])
 
     @param.depends("lab.mode", "lab.settings_changed", "lab.ledger.spent")

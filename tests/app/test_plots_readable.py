@@ -100,13 +100,13 @@ def test_gibbs_traces_have_a_chain_legend_and_one_shared_source(ledger_env):
     assert view.start()
     view.runner.join(60)
     view.poll()
+    # one legend above the three figures, in the lines' colours
+    assert [f"chain {c}" in view.legend.object for c in range(4)] == [True, True, True, False]
     for fig in view.figures.values():
-        legends = [m for m in fig.right if isinstance(m, Legend)]
-        assert len(legends) == 1
-        items = legends[0].items
-        assert [i.label.value for i in items] == ["chain 0", "chain 1", "chain 2"]
-        for c, item in enumerate(items):
-            (line,) = item.renderers
+        lines = [r for r in fig.renderers if (r.name or "").startswith("chain ")]
+        assert [r.name for r in lines] == ["chain 0", "chain 1", "chain 2"]
+        for c, line in enumerate(lines):
+            assert line.glyph.line_color in view.legend.object
             assert line.data_source is view.source and line.glyph.y == f"{fig_metric(view, fig)}_{c}"
         # the "no data yet" note (it keeps an empty y range defined) is gone once there is data
         note = fig.select_one({"name": "no-data"})

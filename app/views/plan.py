@@ -17,6 +17,7 @@ from ..safety import escape
 from ..server import session_hooks
 from ..state import Lab
 from ..state.plan import LABELS, PLAN_GRID, PlanModel
+from . import plots
 from .common import md, teach
 
 log = logging.getLogger(__name__)
@@ -68,8 +69,9 @@ def figure(result, metric, threshold=None):
     positive = values[np.isfinite(values)]
     # a wide positive range (relative SSE from ~1 to ~50) reads better on a log axis
     logy = bool(positive.size and positive.min() > 0 and positive.max() / positive.min() > 20)
-    return hv.Overlay(layers).opts(logx=True, logy=logy, width=860, height=380, title=title,
-                                   legend_position="right", show_grid=True, xlabel="ε")
+    return hv.Overlay(layers).opts(logx=True, logy=logy, responsive=True, min_width=500,
+                                   height=380, title=title, legend_position="right",
+                                   show_grid=True, xlabel="ε", hooks=plots.CANVAS)
 
 
 # ---- texts --------------------------------------------------------------------------------------

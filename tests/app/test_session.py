@@ -1,7 +1,7 @@
 """Server-side safety of one session, without a browser: the upload cap holds on the server
 (chunked FileDropper), fits run on the session's worker thread and stop with the session, a run
 that finishes after the data changed never unlocks raw displays, downloads withhold the hash of
-private data (issue 7 "Security")."""
+private data."""
 import threading
 import time
 

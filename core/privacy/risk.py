@@ -12,7 +12,7 @@ the bound holds except with probability about delta.
 """
 import math
 
-from ._validation import check_delta
+from ._validation import check_delta, check_epsilon
 
 __all__ = ["odds_factor", "max_posterior", "risk_table", "risk_sentence", "TABLE_EPSILONS"]
 
@@ -20,12 +20,7 @@ TABLE_EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 def _eps(epsilon):
-    if isinstance(epsilon, bool):
-        raise TypeError(f"epsilon must be a number, got {epsilon!r}")
-    eps = float(epsilon)
-    if not (math.isfinite(eps) and eps >= 0):
-        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
-    return eps
+    return check_epsilon(epsilon, allow_zero=True)
 
 
 def odds_factor(epsilon):
@@ -40,7 +35,7 @@ def odds_factor(epsilon):
     Returns
     -------
     float
-    
+
     References
     ----------
     Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 2.3.
@@ -62,7 +57,7 @@ def max_posterior(prior, epsilon):
     Returns
     -------
     float
-    
+
     References
     ----------
     Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 2.3.
@@ -87,7 +82,7 @@ def min_posterior(prior, epsilon):
     Returns
     -------
     float
-    
+
     References
     ----------
     Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 2.3.
@@ -112,7 +107,7 @@ def risk_table(epsilons=TABLE_EPSILONS, priors=(0.01, 0.5)):
     -------
     list of dict
         {epsilon, odds_factor, max_posterior_<prior> per prior}.
-    
+
     References
     ----------
     Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 2.3.

@@ -112,3 +112,10 @@ def browser_type_launch_args(browser_type_launch_args):
                         "(apt-get install chromium); the ui tests may not skip in CI")
         pytest.skip("chromium not installed (apt-get install chromium)")
     return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture
+def ledger_env(tmp_path, monkeypatch):
+    """A fresh ledger folder and a total budget of epsilon 3 for the dashboard's sessions."""
+    monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
+    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")

@@ -67,6 +67,8 @@ class DataModel(param.Parameterized):
         self.param.update(dataset=ds, error="")
 
     def _make_preset(self):
+        """The synthetic preset: public demo data, so its generator takes the page's data seed
+        (a public setting; nothing private is drawn here)."""
         from privclust.core import data
         d, k = self.n_features, self.n_clusters
         if self.preset == "union_of_subspaces":

@@ -18,13 +18,6 @@ BUDGET_EPSILON = 2.5
 
 
 @pytest.fixture
-def ledger_env(tmp_path, monkeypatch):
-    """A fresh ledger folder and a total budget of epsilon 3 for the dashboard's sessions."""
-    monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
-    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")
-
-
-@pytest.fixture
 def csv_payload():
     """Builds the text of a small numeric CSV: n records x d columns headed c0, c1, ..."""
     def build(n=120, d=4, seed=0):

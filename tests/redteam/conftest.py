@@ -6,13 +6,6 @@ import pytest
 
 
 @pytest.fixture
-def state(tmp_path, monkeypatch):
-    """A fresh ledger folder and a budget of epsilon 3 for the sessions of one test."""
-    monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
-    monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")
-
-
-@pytest.fixture
 def csv_bytes():
     """``csv_bytes(X)``: X as the bytes of an uploaded CSV with a header row."""
     def encode(X):

@@ -16,7 +16,7 @@ from privclust.core import DPLloyd
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
-def test_attack1_released_dplloyd_is_not_the_seeded_run_on_either_neighbour(state, csv_bytes):
+def test_attack1_released_dplloyd_is_not_the_seeded_run_on_either_neighbour(ledger_env, csv_bytes):
     rng = np.random.default_rng(1)
     X = np.clip(rng.normal(scale=0.4, size=(300, 2)) + rng.choice([-2.0, 2.0], (300, 1)), -4, 4)
     lab = Lab()

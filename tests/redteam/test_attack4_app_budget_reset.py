@@ -25,7 +25,7 @@ def _session(payload, name="records.csv"):
     return lab
 
 
-def test_attack4_reloads_and_a_reordered_upload_share_one_budget(state, csv_bytes):
+def test_attack4_reloads_and_a_reordered_upload_share_one_budget(ledger_env, csv_bytes):
     rng = np.random.default_rng(4)
     X = np.round(rng.normal(size=(120, 3)), 3)
     same, reordered = csv_bytes(X), csv_bytes(X[rng.permutation(len(X))])
@@ -56,7 +56,7 @@ def test_attack4_reloads_and_a_reordered_upload_share_one_budget(state, csv_byte
 
 
 @pytest.mark.realdata
-def test_attack4_registry_reloads_and_views_share_one_budget(data_dir, state):
+def test_attack4_registry_reloads_and_views_share_one_budget(data_dir, ledger_env):
     spent = []
     for n_iter, name in ((3, "yaleb5"), (4, "yaleb5"), (5, "yaleb")):
         lab = Lab()

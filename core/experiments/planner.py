@@ -61,7 +61,8 @@ from ..data import synthetic
 from .sweep import run_sweep, trial_seeds
 
 __all__ = ["PublicFacts", "Target", "PlanResult", "plan_utility", "build_twin", "FAMILIES",
-           "ALGORITHMS", "parse_target", "PRIORS", "draw_structure", "smoothing_bandwidth"]
+           "ALGORITHMS", "parse_target", "PRIORS", "draw_structure", "smoothing_bandwidth",
+           "SAMPLE_RULE", "class_subspaces"]
 
 FAMILIES = ("kmeans", "subspace", "onecluster", "cocluster")
 PRIMARY = {"kmeans": ("relative_sse", "<="), "subspace": ("wasserstein", "<="),
@@ -82,7 +83,19 @@ class PublicFacts:
     public box (k-means, 1-cluster; the subspace family uses the unit ball); ``delta`` for the
     approximate algorithms (default 1/(n ln n), n public); ``unit`` the ledger's unit;
     ``twin``: public settings of the twin (see :func:`build_twin`); ``public_sample``: an
-    optional array of public records (k-means: the twin is a bootstrap of it).
+    optional array of public records the owner publishes (any family; a scipy sparse count
+    matrix for co-clustering): the twins are then bootstraps of it (see :data:`SAMPLE_RULE`);
+    ``public_labels``: optional labels of those records (same length), published with them.
+    The subspace and co-clustering families need them with a sample: their utilities are
+    measured against the classes (the class subspaces; NMI with the class labels).
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter: a sample that is not a finite (m, n_features) array (m >= 2;
+        counts must be non-negative; subspace records must lie in the unit ball), labels that
+        are not a finite 1-D array of the sample's length, a subspace sample whose labels do
+        not give ``n_clusters`` classes of at least ``subspace_dim`` records each.
     """
 
     family: str
@@ -97,6 +110,7 @@ class PublicFacts:
     unit: str = "replace"
     twin: dict = field(default_factory=dict)
     public_sample: object = None
+    public_labels: object = None
 
     def __post_init__(self):
         if self.family not in FAMILIES:
@@ -118,11 +132,66 @@ class PublicFacts:
         if not 0 < self.delta < 1:
             raise ValueError(f"delta must be in (0, 1), got {self.delta!r}")
         if self.public_sample is not None:
-            sample = np.asarray(self.public_sample, dtype=np.float64)
-            if sample.ndim != 2 or sample.shape[1] != self.n_features or not np.all(
-                    np.isfinite(sample)):
-                raise ValueError(f"public_sample must be a finite (m, {self.n_features}) array")
-            self.public_sample = sample
+            self.public_sample = self._check_sample(self.public_sample)
+        if self.public_labels is not None:
+            self.public_labels = self._check_labels(self.public_labels)
+        elif self.public_sample is not None and self.family in ("subspace", "cocluster"):
+            what = "the class subspaces" if self.family == "subspace" else "the NMI"
+            raise ValueError(f"public_labels are needed with a public_sample of the "
+                             f"{self.family} family ({what} of the twin are measured against "
+                             "the sample's classes)")
+
+    def _check_sample(self, sample):
+        import scipy.sparse as sp
+
+        d = self.n_features
+        if sp.issparse(sample):
+            if self.family != "cocluster":
+                raise ValueError("public_sample may be sparse only for the cocluster family")
+            sample = sp.csr_matrix(sample, dtype=np.float64)
+            values = sample.data
+        else:
+            try:
+                sample = np.asarray(sample, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"public_sample must be a numeric (m, {d}) array: {exc}") \
+                    from None
+            values = sample
+        if sample.ndim != 2 or sample.shape[1] != d or sample.shape[0] < 2:
+            raise ValueError(f"public_sample must be a finite (m, {d}) array with m >= 2, got "
+                             f"shape {sample.shape}")
+        if not np.all(np.isfinite(values)):
+            raise ValueError("public_sample must be finite (NaN or inf found)")
+        if self.family == "cocluster" and np.any(values < 0):
+            raise ValueError("public_sample of the cocluster family holds counts: negative "
+                             "values found")
+        if self.family == "subspace" and np.any(np.linalg.norm(sample, axis=1) > 1.0 + 1e-9):
+            raise ValueError("public_sample of the subspace family must lie in the unit ball "
+                             "(the algorithms' public bound), as the private records do")
+        return sample
+
+    def _check_labels(self, labels):
+        if self.public_sample is None:
+            raise ValueError("public_labels were given without a public_sample")
+        labels = np.asarray(labels)
+        m = self.public_sample.shape[0]
+        if labels.ndim != 1 or labels.shape[0] != m:
+            raise ValueError(f"public_labels must be a 1-D array of the public_sample's length "
+                             f"{m}, got shape {labels.shape}")
+        if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
+            raise ValueError("public_labels must be finite (NaN or inf found)")
+        if labels.dtype.kind not in "biufUSO":
+            raise ValueError(f"public_labels must hold class labels, got dtype {labels.dtype}")
+        _, codes = np.unique(labels, return_inverse=True)
+        codes = codes.ravel()
+        if self.family == "subspace":
+            sizes = np.bincount(codes)
+            if len(sizes) != self.n_clusters or sizes.min() < self.subspace_dim:
+                raise ValueError(f"public_labels must give n_clusters={self.n_clusters} classes "
+                                 f"of at least subspace_dim={self.subspace_dim} records each "
+                                 f"(a class subspace is estimated per label); got class sizes "
+                                 f"{sizes.tolist()}")
+        return codes
 
     @property
     def shape(self):
@@ -271,6 +340,103 @@ def smoothing_bandwidth(sample):
     return sigma * (4.0 / ((d + 2.0) * m)) ** (1.0 / (d + 4.0))
 
 
+# ---- twins from a public sample -----------------------------------------------------------------
+# Which bootstrap a family's twins use, fixed from synthetic checks only, before any run on real
+# data (benchmarks/planner/sample_synthetic.py; no real data set is read there). The rule, the
+# same for every family: among the plain bootstrap, the smoothed bootstrap and the envelope of
+# both, take the narrowest interval (median relative width) that holds the private median in
+# >= 80 % of the synthetic cells; if none does, the envelope. See :func:`_sample_twin`.
+SAMPLE_RULE = {"kmeans": "envelope", "subspace": "envelope", "onecluster": "envelope",
+               "cocluster": "envelope"}
+
+
+def class_subspaces(X, labels, subspace_dim):
+    """Per-class linear subspaces: the top ``subspace_dim`` left singular vectors of each
+    class's records, uncentred (the linear subspaces of the model of Wang, Wang & Singh,
+    NIPS 2015, Sec. 2; the reference their Sec. 5 compares the released subspaces with).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    labels : ndarray of shape (n,)
+        Integer classes 0..k-1, each with at least ``subspace_dim`` records.
+    subspace_dim : int
+
+    Returns
+    -------
+    ndarray of shape (k, d, subspace_dim)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    labels = np.asarray(labels)
+    classes = np.unique(labels)
+    return np.stack([np.linalg.svd(X[labels == c].T, full_matrices=False)[0][:, :subspace_dim]
+                     for c in classes])
+
+
+def _sample_twin(facts, rng, smooth):
+    """A twin of n rows resampled from the public sample with replacement (the bootstrap of
+    Efron & Tibshirani, 1993, Ch. 6), with the sample's labels; ``smooth`` adds a kernel.
+
+    * kmeans, onecluster: rows (+ a Gaussian kernel of :func:`smoothing_bandwidth`, the
+      smoothed bootstrap of Efron & Tibshirani, 1993, Sec. 16.5), clipped to the public box.
+      For 1-cluster the reference is the non-private ball of the twin (the 2-approximation
+      of Nissim, Stemmer & Vadhan, PODS 2016, Sec. 1.1): its centre, and its t points as the
+      inliers whose coverage is measured.
+    * subspace: rows (+ the same Gaussian kernel, each row then rescaled to the norm of the
+      row it came from, so unit-norm data stay unit-norm). The reference subspaces are the
+      per-label subspaces of the twin's own rows (:func:`class_subspaces`), because the real
+      utility is the Wasserstein distance to the class subspaces of the private records,
+      computed the same way: the twin's per-label subspaces estimate exactly that quantity
+      from the public rows (a KPlanes fit of the twin would instead estimate the non-private
+      baseline, a different reference whose own error on the real data is large).
+    * cocluster: document rows of the count matrix (smoothed: every count replaced by a
+      Poisson draw with that mean, the parametric bootstrap of the counts of Efron &
+      Tibshirani, 1993, Sec. 6.5, the kernel of count data; zeros stay zero); NMI is measured
+      against the rows' labels, as the real run measures it against the class labels.
+    """
+    from ..data import Dataset
+
+    S, lab = facts.public_sample, facts.public_labels
+    n, fam = facts.n_samples, facts.family
+    idx = rng.integers(S.shape[0], size=n)
+    labels = None if lab is None else lab[idx]
+    kind = "smoothed bootstrap" if smooth else "bootstrap"
+    name = f"twin ({kind} of the public sample)"
+    if fam == "cocluster":
+        X = S[idx].tocsr() if hasattr(S, "tocsr") else S[idx].copy()
+        if smooth:
+            if hasattr(X, "data"):
+                X.data = rng.poisson(X.data).astype(np.float64)
+                X.eliminate_zeros()
+            else:
+                X = rng.poisson(X).astype(np.float64)
+        return Dataset(X, labels=labels, name=name, public=True,
+                       truth={"row_labels": labels, "source": "public_sample"})
+    X = S[idx]
+    if smooth:
+        X = X + rng.normal(size=X.shape) * smoothing_bandwidth(S)
+    if fam == "subspace":
+        if smooth:
+            norm = np.linalg.norm(X, axis=1, keepdims=True)
+            X = X * (np.linalg.norm(S[idx], axis=1, keepdims=True)
+                     / np.where(norm > 0, norm, 1.0))
+        return Dataset(X, labels=labels, name=name, public=True,
+                       truth={"subspaces": class_subspaces(X, labels, facts.subspace_dim),
+                              "source": "public_sample"})
+    lo, hi = _box(facts)
+    X = np.clip(X, lo, hi)
+    truth = {"source": "public_sample"}
+    if fam == "onecluster":
+        from ..onecluster.baseline import smallest_ball_2approx
+        t = int(facts.n_points or n // 2)
+        c, r = smallest_ball_2approx(X, t)
+        dist = np.linalg.norm(X - c, axis=1)
+        inl = np.zeros(n, dtype=bool)
+        inl[np.argsort(dist, kind="stable")[:t]] = True
+        truth.update(center=c, radius=float(r), inliers=inl)
+    return Dataset(X, labels=labels, name=name, public=True, truth=truth)
+
+
 # ---- twins -------------------------------------------------------------------------------------
 def build_twin(facts, random_state=None, settings=None):
     """A public synthetic twin of the declared data: a :class:`~privclust.core.data.Dataset`
@@ -280,8 +446,9 @@ def build_twin(facts, random_state=None, settings=None):
     * kmeans: ``separation`` (2.5, centre spread in cluster standard deviations, as Schellekens
       et al.); ``fill`` (scalar or per feature: the fraction of each box side spanned by the
       mixture) or else ``cluster_std`` (fraction of each box side; default 1/(10 k^(1/d)), so
-      the mixture fills the middle of the box); with ``public_sample`` the twin is a bootstrap
-      of it (n rows), clipped to the box.
+      the mixture fills the middle of the box).
+    * any family with ``public_sample``: a bootstrap of it (n rows, with its labels), see
+      :func:`_sample_twin` and :data:`SAMPLE_RULE`.
     * subspace: ``noise`` (0.05; the N(0, noise^2 I) of Wang, Wang & Singh).
     * onecluster: ``std`` of the planted ball as a fraction of the box side (0.01), ``n_points``.
     * cocluster: ``doc_length`` (mean row sum, 50), ``signal`` / ``background`` block means
@@ -292,8 +459,9 @@ def build_twin(facts, random_state=None, settings=None):
     facts : PublicFacts
     random_state : None, int or numpy.random.Generator
     settings : dict, optional
-        Twin settings (default ``facts.twin``); with a public sample, ``smooth`` (default
-        True) chooses the smoothed bootstrap (:func:`smoothing_bandwidth`).
+        Twin settings (default ``facts.twin``); with a public sample, ``smooth`` chooses the
+        smoothed bootstrap (default: True unless the family's :data:`SAMPLE_RULE` is
+        ``"plain"``; a plan with the ``"envelope"`` rule alternates both).
 
     Returns
     -------
@@ -312,18 +480,11 @@ def build_twin(facts, random_state=None, settings=None):
     rng = as_generator(random_state)
     tw = dict(facts.twin if settings is None else settings)
     n, d, k = facts.n_samples, facts.n_features, facts.n_clusters
+    if facts.public_sample is not None:
+        return _sample_twin(facts, rng, bool(tw.get("smooth", SAMPLE_RULE[facts.family]
+                                                      != "plain")))
     if facts.family == "kmeans":
         lo, hi = _box(facts)
-        if facts.public_sample is not None:
-            S = facts.public_sample
-            X = S[rng.integers(S.shape[0], size=n)]
-            if tw.get("smooth", True):
-                X = X + rng.normal(size=X.shape) * smoothing_bandwidth(S)
-            X = np.clip(X, lo, hi)
-            return Dataset(X, name="twin (smoothed bootstrap of the public sample)"
-                           if tw.get("smooth", True) else
-                           "twin (bootstrap of the public sample)", public=True,
-                           truth={"source": "public_sample"})
         sep = float(tw.get("separation", 2.5))
         if "fill" in tw:
             fill = np.broadcast_to(np.asarray(tw["fill"], dtype=np.float64), (d,))
@@ -736,7 +897,9 @@ class PlanResult:
         if s.empty:
             raise ValueError(f"metric {target.metric!r} was not measured; available: "
                              f"{sorted(self.summary.metric.unique())}")
-        if target.relative and self.prior is not None:
+        if target.relative and (self.prior is not None or (
+                "twin" in self.trials.columns and self.trials["twin"].nunique() > 1)):
+            # several twins (a prior, or bootstrap twins of a public sample): per twin
             rel = self._relative_summary(target)
             if rel is not None:
                 s = rel.assign(metric=target.metric)
@@ -942,7 +1105,10 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
     interval's pessimistic end, q90 or q10, to reach the target); ``None`` (the default, kept
     for backward compatibility) uses one fixed twin setting (``facts.twin`` and the
     defaults). With a
-    public sample (k-means) the twins are bootstraps of it and nothing is drawn.
+    public sample (any family) the twins are bootstraps of it and nothing is drawn; the
+    family's :data:`SAMPLE_RULE` says whether they are plain, smoothed or both (the interval
+    is then the envelope of the two arms' 10-90 % intervals); ``facts.twin["smooth"]``
+    declares one kind.
     ``n_twins``: the number of twins; ``n_trials``: runs per epsilon and twin. With the
     default ``n_twins=None`` and a prior, the ``n_trials`` runs per epsilon are spread over
     ``n_trials`` twins (one run each: the same number of fits as one twin, the interval taken
@@ -995,9 +1161,13 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
     if prior is not None and prior not in PRIORS:
         raise ValueError(f"prior must be None or one of {sorted(PRIORS)}, got {prior!r}")
     bracket = False
-    if facts.family == "kmeans" and facts.public_sample is not None:
+    arm = None
+    if facts.public_sample is not None:
         prior = None                  # the public sample is the structure: bootstrap twins
-        bracket = "smooth" not in facts.twin   # plain and smoothed twins, alternating
+        if "smooth" not in facts.twin:
+            rule = SAMPLE_RULE[facts.family]
+            bracket = rule == "envelope"       # plain and smoothed twins, alternating
+            arm = None if bracket else rule == "smoothed"
     if int(n_trials) < 1 or (n_twins is not None and int(n_twins) < 1):
         raise ValueError("n_twins and n_trials must be positive integers")
     if n_twins is None:
@@ -1023,6 +1193,8 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
         structure = draw_structure(facts, prior, np.random.default_rng([int(seeds[w, 0]), 1]))
         if bracket:
             structure["smooth"] = bool(w % 2)
+        elif arm is not None:
+            structure["smooth"] = arm
         twin = build_twin(facts, random_state=int(seeds[w, 0]), settings=structure)
         base = _baseline(facts, twin, int(seeds[w, 1]) % (2 ** 31))
         base_rows.append({k: v for k, v in base.items() if not k.startswith("_")})

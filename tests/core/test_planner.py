@@ -382,3 +382,125 @@ def test_a_public_sample_plans_on_plain_and_smoothed_twins_and_takes_the_envelop
     one = plan_utility(kmeans_facts(public_sample=sample, twin={"smooth": False}),
                        epsilons=(1.0,), algorithms=["dplloyd"], n_trials=2)
     assert "arm" not in one.trials.columns and one.trials.twin.nunique() == 1
+
+
+# ---- public samples for every family --------------------------------------------------------------
+def _unit_rows(rng, m, d, labels):
+    """Rows on the unit sphere near one random 2-dim subspace per label."""
+    bases = np.linalg.qr(rng.normal(size=(3, d, 2)))[0]
+    X = np.einsum("mdq,mq->md", bases[labels], rng.normal(size=(m, 2)))
+    X += 0.01 * rng.normal(size=X.shape)
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def _count_rows(rng, m, d, labels):
+    import scipy.sparse as sp
+    profile = rng.dirichlet(np.full(d, 0.3), size=3)[labels]
+    return sp.csr_matrix(np.vstack([rng.multinomial(40, p) for p in profile]).astype(float))
+
+
+def test_sample_twins_of_every_family_are_bootstraps_with_the_sample_labels():
+    from privclust.core.experiments.planner import class_subspaces
+    rng = np.random.default_rng(5)
+    labels = np.repeat(np.array([2, 0, 1]), 10)            # not sorted, not 0..k-1 in order
+    S = _unit_rows(rng, 30, 8, np.repeat([2, 0, 1], 10))
+    facts = PublicFacts("subspace", 200, 8, 3, subspace_dim=2, public_sample=S,
+                        public_labels=labels)
+    t = build_twin(facts, random_state=0, settings={"smooth": False})
+    assert t.X.shape == (200, 8)
+    # every twin row is a sample row, and carries that row's label
+    match = np.all(np.isclose(t.X[:, None, :], S[None, :, :]), axis=2)
+    assert np.all(match.any(axis=1))
+    src = match.argmax(axis=1)
+    codes = np.unique(labels, return_inverse=True)[1]
+    assert np.array_equal(t.labels, codes[src])
+    # the reference is the per-label subspaces of the twin's own rows
+    ref = class_subspaces(t.X, t.labels, 2)
+    assert ref.shape == (3, 8, 2)
+    assert np.allclose(np.einsum("kdq,keq->kde", t.truth["subspaces"], t.truth["subspaces"]),
+                       np.einsum("kdq,keq->kde", ref, ref))
+    # smoothed: no sample row repeated, rows keep their unit norm
+    ts = build_twin(facts, random_state=0, settings={"smooth": True})
+    assert np.allclose(np.linalg.norm(ts.X, axis=1), 1.0)
+    assert not np.any(np.all(np.isclose(ts.X[:, None, :], S[None, :, :]), axis=2))
+    # co-clustering: document rows with their labels; smoothed counts stay non-negative integers
+    C = _count_rows(rng, 30, 20, codes)
+    cf = PublicFacts("cocluster", 90, 20, 3, public_sample=C, public_labels=labels)
+    ct = build_twin(cf, random_state=1, settings={"smooth": False})
+    dense, Cd = ct.X.toarray(), C.toarray()
+    eq = np.all(dense[:, None, :] == Cd[None, :, :], axis=2)
+    assert ct.X.shape == (90, 20) and np.all(eq.any(axis=1))
+    assert np.array_equal(ct.truth["row_labels"], codes[eq.argmax(axis=1)])
+    cs = build_twin(cf, random_state=1, settings={"smooth": True}).X.toarray()
+    assert np.all(cs >= 0) and np.allclose(cs, np.round(cs)) and not np.array_equal(cs, dense)
+    # 1-cluster: rows of the sample; the reference ball is the twin's non-private one
+    B = rng.uniform(0.2, 0.4, (40, 2))
+    of = PublicFacts("onecluster", 300, 2, 1, bounds=(0.0, 1.0), public_sample=B)
+    ot = build_twin(of, random_state=2, settings={"smooth": False})
+    assert np.all(np.all(np.isclose(ot.X[:, None, :], B[None, :, :]), axis=2).any(axis=1))
+    assert ot.truth["inliers"].sum() == 150
+    assert np.all(np.linalg.norm(ot.X[ot.truth["inliers"]] - ot.truth["center"], axis=1)
+                  <= ot.truth["radius"] + 1e-12)
+
+
+def test_invalid_public_labels_are_refused_naming_the_parameter():
+    rng = np.random.default_rng(6)
+    S = _unit_rows(rng, 30, 8, np.repeat([0, 1, 2], 10))
+    kw = dict(subspace_dim=2, public_sample=S)
+    good = np.repeat([0, 1, 2], 10)
+    with pytest.raises(ValueError, match="public_labels"):
+        PublicFacts("subspace", 100, 8, 3, **kw)                          # needed
+    with pytest.raises(ValueError, match="public_labels.*length 30"):
+        PublicFacts("subspace", 100, 8, 3, public_labels=good[:-1], **kw)
+    with pytest.raises(ValueError, match="public_labels"):
+        PublicFacts("subspace", 100, 8, 3, public_labels=good.reshape(10, 3), **kw)
+    with pytest.raises(ValueError, match="public_labels must be finite"):
+        PublicFacts("subspace", 100, 8, 3, public_labels=np.where(good == 2, np.nan, good),
+                    **kw)
+    with pytest.raises(ValueError, match="public_labels must give n_clusters=3"):
+        PublicFacts("subspace", 100, 8, 3, public_labels=np.repeat([0, 1], 15), **kw)
+    with pytest.raises(ValueError, match="public_labels must give"):
+        PublicFacts("subspace", 100, 8, 3, public_labels=np.r_[np.zeros(28), 1, 2], **kw)
+    with pytest.raises(ValueError, match="public_labels were given without a public_sample"):
+        PublicFacts("subspace", 100, 8, 3, subspace_dim=2, public_labels=good)
+    with pytest.raises(ValueError, match="public_sample.*unit ball"):
+        PublicFacts("subspace", 100, 8, 3, subspace_dim=2, public_sample=2 * S,
+                    public_labels=good)
+    with pytest.raises(ValueError, match="public_sample.*negative"):
+        PublicFacts("cocluster", 100, 8, 3, public_sample=-np.ones((5, 8)),
+                    public_labels=np.arange(5))
+    with pytest.raises(ValueError, match="public_sample.*finite"):
+        PublicFacts("kmeans", 100, 8, 3, bounds=(-1, 1),
+                    public_sample=np.where(np.arange(8) == 3, np.inf, S))
+    facts = PublicFacts("subspace", 100, 8, 3, public_labels=good.astype(str), **kw)
+    assert np.array_equal(facts.public_labels, good)          # encoded 0..k-1
+
+
+@pytest.mark.parametrize("family", ["subspace", "cocluster", "onecluster"])
+def test_sample_plans_never_read_the_private_records_and_are_reproducible(family):
+    rng = np.random.default_rng(7)
+    labels = np.repeat([0, 1, 2], 10)
+    if family == "subspace":
+        S, kw, algs = _unit_rows(rng, 30, 8, labels), dict(n_clusters=3, subspace_dim=2), \
+            ["sulq"]
+    elif family == "cocluster":
+        S, kw, algs = _count_rows(rng, 30, 8, labels), dict(n_clusters=3), ["dp_taucc"]
+    else:
+        S, kw, algs = rng.uniform(0.2, 0.4, (30, 8)), dict(bounds=(0.0, 1.0)), ["onecluster"]
+    secret = RaisingData()
+    secret.shape, secret.n_features = (300, 8), 8
+    cur = Curator(np.zeros((300, 8)), Ledger(1.0))
+    cur._dataset = secret                                        # any read of X fails
+    facts = PublicFacts.from_curator(
+        cur, family, public_sample=S,
+        public_labels=None if family == "onecluster" else labels, **kw)
+    run = dict(epsilons=(1.0, 100.0), algorithms=algs, n_trials=1, n_twins=4, random_state=3)
+    a, b = plan_utility(facts, **run), plan_utility(facts, **run)
+    assert a.prior is None and set(a.trials.arm) == {"plain", "smoothed"}
+    assert len(a.trials) == 8 and a.trials["error"].fillna("").eq("").all()
+    cols = [c for c in a.trials.columns if c != "seconds"]
+    pd.testing.assert_frame_equal(a.trials[cols], b.trials[cols])
+    c = plan_utility(facts, **{**run, "random_state": 4})
+    metric = {"subspace": "wasserstein", "cocluster": "nmi", "onecluster": "centre_error"}[family]
+    assert not np.allclose(a.trials[metric], c.trials[metric])
+    assert cur.ledger.spent == (0.0, 0.0)

@@ -44,7 +44,8 @@ from threadpoolctl import threadpool_limits
 
 from privclust.core import metrics
 from privclust.core.data.registry import get_dataset
-from privclust.core.experiments.planner import ALGORITHMS, PublicFacts, parse_target, plan_utility
+from privclust.core.experiments.planner import (ALGORITHMS, PublicFacts, class_subspaces,
+                                                 parse_target, plan_utility)
 from privclust.core.experiments.sweep import trial_seeds
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "planner"
@@ -52,6 +53,32 @@ RESULTS = Path(__file__).resolve().parents[1] / "results" / "planner"
 IRIS_BOX = ([4.0, 2.0, 1.0, 0.0], [8.0, 4.5, 7.0, 2.5])
 WINE_BOX = ([11, 0, 1, 10, 70, 0, 0, 0, 0, 1, 0, 1, 250],
             [15, 6, 4, 30, 165, 4, 6, 1, 4, 13, 2, 4, 1700])
+
+# Held-out k-means set: scikit-learn's breast cancer data (569 x 30, 2 classes); the public box
+# is the Min / Max table of scikit-learn's documentation of the data set (breast_cancer.rst),
+# rounded outward to two significant digits of each feature's maximum.
+BC_MIN = [6.981, 9.71, 43.79, 143.5, 0.053, 0.019, 0.0, 0.0, 0.106, 0.05, 0.112, 0.36, 0.757,
+          6.802, 0.002, 0.002, 0.0, 0.0, 0.008, 0.001, 7.93, 12.02, 50.41, 185.2, 0.071, 0.027,
+          0.0, 0.0, 0.156, 0.055]
+BC_MAX = [28.11, 39.28, 188.5, 2501.0, 0.163, 0.345, 0.427, 0.201, 0.304, 0.097, 2.873, 4.885,
+          21.98, 542.2, 0.031, 0.135, 0.396, 0.053, 0.079, 0.03, 36.04, 49.54, 251.2, 4254.0,
+          0.223, 1.058, 1.252, 0.291, 0.664, 0.208]
+
+
+def outward_box(lo, hi):
+    """(lo, hi) rounded outward at two significant digits of each maximum."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    scale = 10.0 ** (np.floor(np.log10(hi)) - 1)
+    return (np.floor(lo / scale) * scale).tolist(), (np.ceil(hi / scale) * scale).tolist()
+
+
+# Held-out Yale B view: 5 subjects other than those of the default view (9, 11, 18, 22, 28),
+# fixed before the run.
+HELDOUT_SUBJECTS = [2, 7, 15, 26, 34]
+# Public fractions of the sample arm (a seeded random sample of every class, published with its
+# labels): 10 %; 20 % for the subspace family, because a q = 9 dimensional class subspace needs
+# at least 9 public records per class (10 % of Yale B's 64 images per subject is 6).
+SAMPLE_FRACTION = {"kmeans": 0.1, "subspace": 0.2, "onecluster": 0.1, "cocluster": 0.1}
 
 KM_EPS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 SUB_EPS = (1.0, 10.0, 100.0, 1000.0)
@@ -74,6 +101,47 @@ def configs():
         ("classic3", "cocluster", dict(n_clusters=3, n_col_clusters=3, twin={"doc_length": 60}),
          None, {}, CO_EPS, "nmi >= 0.8 x baseline"),
     ]
+
+
+def heldout_configs():
+    """Data sets NOT used to design the public-sample rule (a blind check, run once after the
+    rule was frozen): breast cancer (k-means, k = 2), Yale B with 5 other subjects (subspace),
+    digits as a count matrix (co-clustering: pixel values 0..16 are counts; k = 10 row
+    clusters, 10 column clusters -- a corpus-like table of another domain, unlike a re-split
+    of classic3 which would share its vocabulary and classes)."""
+    return [
+        ("breast_cancer", "kmeans", dict(n_clusters=2, bounds=outward_box(BC_MIN, BC_MAX)),
+         None, {}, KM_EPS, "relative_sse <= 1.2"),
+        ("yaleb5_other", "subspace", dict(n_clusters=5, subspace_dim=9), None,
+         {"gibbs": {"n_iter": 50}}, SUB_EPS, "wasserstein <= 5.0"),
+        ("digits_counts", "cocluster", dict(n_clusters=10, n_col_clusters=10), None, {}, CO_EPS,
+         "nmi >= 0.8 x baseline"),
+    ]
+
+
+def load(name):
+    """The data set of a configuration (held-out views built here)."""
+    if name == "breast_cancer":
+        from sklearn.datasets import load_breast_cancer
+        b = load_breast_cancer()
+        return SimpleNamespace(X=b.data, labels=b.target, shape=b.data.shape, truth=None)
+    if name == "yaleb5_other":
+        return get_dataset("yaleb5", subjects=HELDOUT_SUBJECTS)
+    if name == "digits_counts":
+        import scipy.sparse as sp
+        d = get_dataset("digits")
+        X = sp.csr_matrix(np.asarray(d.X, dtype=np.float64))
+        return SimpleNamespace(X=X, labels=d.labels, shape=X.shape, truth=None)
+    return get_dataset(name)
+
+
+def sample_split(labels, fraction, seed=2024):
+    """Seeded random split: ``fraction`` of every class is public (rounded), the rest private."""
+    rng = np.random.default_rng(seed)
+    pub = np.concatenate([rng.permutation(np.flatnonzero(labels == c))[
+        :max(1, int(round(fraction * np.sum(labels == c))))] for c in np.unique(labels)])
+    pub = np.sort(pub)
+    return pub, np.setdiff1d(np.arange(len(labels)), pub)
 
 
 def real_baseline(family, ds, seed):
@@ -195,10 +263,16 @@ def main():
     ap.add_argument("--quick", action="store_true", help="4 twins x 1 run, 3 real runs")
     ap.add_argument("--rewrite", action="store_true", help="rewrite the report from the JSON")
     ap.add_argument("--sample", action="store_true",
-                    help="k-means data sets with a public sample: a random 10 %% of the records "
-                         "is published, the planner bootstraps it, the private release runs on "
-                         "the other 90 %% (writes calibration_sample.json)")
+                    help="every data set with a public sample: a seeded random 10 %% of every "
+                         "class (20 %% for Yale B) is published with its labels, the planner "
+                         "bootstraps it, the private release runs on the rest (writes "
+                         "calibration_sample.json)")
+    ap.add_argument("--heldout", action="store_true",
+                    help="the blind check of the public-sample rule on held-out data sets "
+                         "(writes calibration_heldout.json)")
     args = ap.parse_args()
+    if args.heldout:
+        args.sample = True
     if args.rewrite:
         data = json.loads((RESULTS / "calibration.json").read_text())
         sm = data["summary"]
@@ -209,19 +283,23 @@ def main():
     warnings.simplefilter("ignore")
     cells, recs, timing, twin_info = [], [], {}, {}
     with threadpool_limits(1):
-        for name, family, kw, algs, settings, eps, target_text in configs():
-            if args.sample and family != "kmeans":
-                continue
+        for name, family, kw, algs, settings, eps, target_text in (
+                heldout_configs() if args.heldout else configs()):
             start = time.perf_counter()
-            ds = get_dataset(name)
+            ds = load(name)
             if args.sample:
-                # the owner publishes a random 10 % of the records; the rest stays private
-                perm = np.random.default_rng(2024).permutation(ds.shape[0])
-                m = max(2 * kw["n_clusters"], ds.shape[0] // 10)
-                pub, priv = perm[:m], perm[m:]
-                kw = {**kw, "public_sample": ds.X[pub]}
-                ds = SimpleNamespace(X=ds.X[priv], labels=ds.labels[priv],
-                                     shape=ds.X[priv].shape)
+                # the owner publishes a seeded random sample of every class WITH its labels;
+                # the rest stays private (and is what the private releases run on)
+                pub, priv = sample_split(np.asarray(ds.labels), SAMPLE_FRACTION[family])
+                kw = {**kw, "public_sample": ds.X[pub], "public_labels": ds.labels[pub]}
+                Xp = ds.X[priv]
+                truth = None
+                if family == "subspace":
+                    # the class subspaces of the private records, computed as the registry
+                    # computes them for the whole view (per-class top singular vectors)
+                    truth = {"subspaces": class_subspaces(Xp, ds.labels[priv],
+                                                          kw["subspace_dim"])}
+                ds = SimpleNamespace(X=Xp, labels=ds.labels[priv], shape=Xp.shape, truth=truth)
             n, d = (int(s) for s in ds.shape)           # the public shape
             facts = PublicFacts(family, n, d, **kw)
             plan = plan_utility(facts, epsilons=eps, algorithms=algs, n_trials=n_trials,
@@ -279,7 +357,8 @@ def main():
             print(f"{name}: {timing[name]} s; twin baseline {plan.baseline}; real baseline "
                   f"{ {k: v for k, v in base.items() if not k.startswith('_')} }")
     if args.sample:
-        (RESULTS / "calibration_sample.json").write_text(json.dumps(
+        (RESULTS / ("calibration_heldout.json" if args.heldout else
+                    "calibration_sample.json")).write_text(json.dumps(
             {"summary": {**stats(cells, recs), "seconds": timing}, "cells": cells,
              "recommendations": recs}, indent=1, default=float))
         return

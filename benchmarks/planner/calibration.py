@@ -66,10 +66,16 @@ BC_MAX = [28.11, 39.28, 188.5, 2501.0, 0.163, 0.345, 0.427, 0.201, 0.304, 0.097,
 
 
 def outward_box(lo, hi):
-    """(lo, hi) rounded outward at two significant digits of each maximum."""
+    """(lo, hi) widened by 1 % of the range (the documented values are themselves rounded to
+    three decimals) and rounded outward at two significant digits of each maximum; a lower
+    bound is not taken below 0 when the documented minimum is non-negative."""
     lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    pad = 0.01 * (hi - lo)
     scale = 10.0 ** (np.floor(np.log10(hi)) - 1)
-    return (np.floor(lo / scale) * scale).tolist(), (np.ceil(hi / scale) * scale).tolist()
+    out_lo = np.floor((lo - pad) / scale) * scale
+    out_lo = np.where(lo >= 0, np.maximum(out_lo, 0.0), out_lo)
+    return (np.round(out_lo, 12).tolist(), np.round(np.ceil((hi + pad) / scale) * scale,
+                                                    12).tolist())
 
 
 # Held-out Yale B view: 5 subjects other than those of the default view (9, 11, 18, 22, 28),

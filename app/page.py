@@ -61,4 +61,5 @@ if __name__.startswith("bokeh"):  # executed per session by `panel serve`
     # server log it is one line, not a warning with its source context
     logs.warnings_as_one_line()
     panel_compat.keep_stylesheets_local()
+    panel_compat.keep_text_pane_stylesheets()
     create_app().servable(title="privclust")

@@ -9,6 +9,8 @@ this module first.
 - :class:`TracePane`: ``pane.Bokeh._track_overrides`` (a served notebook's design on a figure).
 - :func:`keep_stylesheets_local`: ``panel.io.resources.patch_stylesheet`` (no CDN stylesheet URL
   on the served page).
+- :func:`keep_text_pane_stylesheets`: ``pane.markup.HTMLBasePane._update`` (a text pane's new
+  text leaves its stylesheets alone).
 - :func:`inline_updated_stylesheets`: the same function in a notebook kernel (stylesheets of a
   pane's later updates as ``data:`` URLs instead of cdn.holoviz.org; holoviz/panel#7073).
 - :func:`no_web_font`: ``template.EditableTemplate._resources`` (a served notebook's page asks
@@ -98,6 +100,41 @@ def keep_stylesheets_local():
 
     patch_stylesheet._privclust_local = True
     res.patch_stylesheet = reactive.patch_stylesheet = patch_stylesheet
+
+
+def keep_text_pane_stylesheets():
+    """Served page only: a text pane (HTML, Markdown, Alert...) whose ``object`` changes sends its
+    new text, not a new list of stylesheets.
+
+    Panel 1.9.4's ``HTMLBasePane._update`` re-sends every property of the pane on a new
+    ``object``, stylesheets included, computed as for a component outside a template (the whole
+    Bootstrap stylesheet added to its shadow root); the template's next design pass, run on every
+    tab switch for every rendered tab, takes them out again. The browser re-styled each such pane
+    twice: with the Gibbs sampler's info line updated every poll, a tab switch while sampling
+    spent 60-250 ms in style recalculation before showing the new tab (measured with
+    benchmarks/app/tour.py and Chromium's performance trace). A pane's stylesheets change
+    through its ``stylesheets`` parameter, which this leaves alone. Process-wide, idempotent.
+    """
+    from panel.pane.markup import HTMLBasePane
+    original = HTMLBasePane._update
+    if getattr(original, "_privclust_keep_stylesheets", False):
+        return
+
+    def _update(self, ref, model):
+        get_properties = self._get_properties
+
+        def without_stylesheets(doc):
+            props = get_properties(doc)
+            props.pop("stylesheets", None)
+            return props
+        self._get_properties = without_stylesheets
+        try:
+            original(self, ref, model)
+        finally:
+            del self._get_properties
+
+    _update._privclust_keep_stylesheets = True
+    HTMLBasePane._update = _update
 
 
 def inline_updated_stylesheets():

@@ -4,7 +4,7 @@
 The sampler runs off the server (:mod:`privclust.app.server.sampler`); a per-session periodic
 callback drains its queue and streams only the new points into one Bokeh ColumnDataSource
 (``ColumnDataSource.stream`` on the session's thread, Panel's "streaming_bokeh" pattern) shared by
-three figures, at most ``MAX_POINTS`` per chain (the stride between plotted records doubles when
+three figures built once with the view (a run only streams into them), at most ``MAX_POINTS`` per chain (the stride between plotted records doubles when
 the cap is reached). A ``hv.streams.Buffer`` + ``DynamicMap`` would rebuild three overlays and
 their ranges on every poll; the direct stream sends only the new rows.
 """
@@ -73,6 +73,13 @@ def _trace_figure(metric, source, n_chains, x_range):
     return fig
 
 
+def max_chains(lab):
+    """The most chains a Gibbs run of this page may have (the ``n_chains`` parameter's bound)."""
+    spec = next((s for s in lab.settings.specs if s.key == "gibbs"), None)
+    p = None if spec is None else spec.params.get("n_chains")
+    return int(p.bounds[1]) if p is not None and p.bounds else 1
+
+
 def chain_legend(n_chains):
     """One legend for the three trace figures (HTML above them): a Bokeh legend in each figure
     is redrawn with it at every streamed update, which made tab switches while sampling about
@@ -101,10 +108,17 @@ class GibbsView(pn.viewable.Viewer):
         self._cb = None
         self._doc = None
         self._poll_lock = threading.RLock()
-        self._panes = {m: TracePane() for m in METRICS}
-        self.legend = pn.pane.HTML("", css_classes=["pc-chain-legend"], margin=(0, 10))
-        self._fig_chains = None
+        # the figures are built once, with a line for every chain a run may have (lines of the
+        # chains a run does not have are hidden): a run streams data into the same Bokeh models
+        self._max_chains = max_chains(self.lab)
+        self._wide = wide_columns(self._max_chains)
+        self._has_data = {}
+        self.source = ColumnDataSource(data=_empty_columns(self._max_chains))
         self.x_range = Range1d(0, 1)
+        self.figures = {m: _trace_figure(m, self.source, self._max_chains, self.x_range)
+                        for m in METRICS}
+        self._panes = {m: TracePane(self.figures[m]) for m in METRICS}
+        self.legend = pn.pane.HTML("", css_classes=["pc-chain-legend"], margin=(0, 10))
         self._clear_history(1)
         self.start_btn = pn.widgets.Button(label="Start sampler", color="primary",
                                            css_classes=["pc-gibbs-start"])
@@ -116,31 +130,31 @@ class GibbsView(pn.viewable.Viewer):
         self.info = pn.pane.Markdown("", css_classes=["pc-gibbs-info"],
                                      sizing_mode="stretch_width")
         self.message = pn.pane.Alert("", alert_type="danger", visible=False)
+        self.spend_demo = pn.pane.Markdown(
+            "Demo data: the sampler spends nothing (the page seed applies).",
+            css_classes=["pc-gibbs-spend"])
+        self.spend_private = pn.pane.Alert("", alert_type="warning", visible=False,
+                                           css_classes=["pc-gibbs-spend"],
+                                           sizing_mode="stretch_width")
+        self._show_spend_note()
         self.runner.param.watch(self._on_running, "running")
         session_hooks.on_session_end(self._cleanup)
 
     # ---- data and plots ------------------------------------------------------------------------
     def _clear_history(self, n_chains, n_iter=1):
-        """A new run: empty history and plots, stride 1. One source for the three trace
-        figures (a row per record, a column per chain and metric; each poll streams only the
-        new rows); figures with one line per chain of the run (the browser redraws only those),
-        rebuilt when the number of chains changes, on one iteration axis spanning the run."""
-        self._n_chains = max(1, int(n_chains))
-        self._wide = wide_columns(self._n_chains)
+        """A new run: empty history and plots, stride 1, the run's chains shown on one iteration
+        axis spanning the run."""
+        self._n_chains = max(1, min(int(n_chains), self._max_chains))
         self._hist = []                  # one wide row (self._wide) per record
         self._last_rhat = None
         self._stride, self._sent, self._final_sent = 1, None, False
-        if self._fig_chains != self._n_chains:
-            self._has_data = {}
-            self.source = ColumnDataSource(data=_empty_columns(self._n_chains))
-            self.figures = {m: _trace_figure(m, self.source, self._n_chains, self.x_range)
-                            for m in METRICS}
-            for m in METRICS:
-                self._panes[m].object = self.figures[m]
-            self.legend.object = chain_legend(self._n_chains)
-            self._fig_chains = self._n_chains
-        else:
-            self.source.data = _empty_columns(self._n_chains)
+        self.source.data = _empty_columns(self._max_chains)
+        for fig in self.figures.values():
+            for c in range(self._max_chains):
+                line = fig.select_one({"name": f"chain {c}"})
+                if line.visible != (c < self._n_chains):
+                    line.visible = c < self._n_chains
+        self.legend.object = chain_legend(self._n_chains)
         self._mark_data(None)
         n = max(1, int(n_iter))
         self.x_range.update(start=0, end=n, reset_start=0, reset_end=n)
@@ -171,7 +185,7 @@ class GibbsView(pn.viewable.Viewer):
             c = int(r["chain"]) if np.isfinite(r["chain"]) else 0
             if 0 <= c < self._n_chains:
                 for j, m in enumerate(METRICS):
-                    out[1 + j * self._n_chains + c] = r[m]
+                    out[1 + j * self._max_chains + c] = r[m]
         return out
 
     def _columns(self, idx):
@@ -220,7 +234,7 @@ class GibbsView(pn.viewable.Viewer):
                 if self._raw_ok():
                     self._stream(final=not self.runner.running)
                 else:
-                    self.source.data = _empty_columns(self._n_chains)
+                    self.source.data = _empty_columns(self._max_chains)
                     self._mark_data(None)
                 if self._hist:
                     self._show_progress()
@@ -455,22 +469,24 @@ class GibbsView(pn.viewable.Viewer):
         return pn.Column(self.legend, pn.Row(self._panes["cost"], self._panes["test_statistic"]),
                          self._panes["distance"])
 
-    @param.depends("lab.mode", "lab.settings_changed", "lab.ledger.spent")
-    def _spend_note(self):
+    @param.depends("lab.mode", "lab.settings_changed", "lab.ledger.spent", watch=True)
+    def _show_spend_note(self):
+        """What Start spends, in two panes made once (a re-rendered pane made the next tab
+        switch re-style the tab while sampling): only their text and visibility change."""
         lab = self.lab
-        if lab.mode != "private":
-            return pn.pane.Markdown("Demo data: the sampler spends nothing (the page seed "
-                                    "applies).", css_classes=["pc-gibbs-spend"])
-        spec = lab.settings.spec
-        cost = lab.cost_note(spec) if spec is not None and spec.key == "gibbs" else \
-            "Choose the Gibbs sampler to see what Start charges."
-        return pn.pane.Alert(
-            "**Private data: Start is a release.** It is charged to this dataset's budget "
-            "before sampling starts (fresh randomness, the seed is ignored); **Stop** still "
-            f"releases the state reached so far, charged in full. {escape(cost)}",
-            alert_type="warning", css_classes=["pc-gibbs-spend"], sizing_mode="stretch_width")
+        private = lab.mode == "private"
+        if private:
+            spec = lab.settings.spec
+            cost = lab.cost_note(spec) if spec is not None and spec.key == "gibbs" else \
+                "Choose the Gibbs sampler to see what Start charges."
+            self.spend_private.object = (
+                "**Private data: Start is a release.** It is charged to this dataset's budget "
+                "before sampling starts (fresh randomness, the seed is ignored); **Stop** still "
+                f"releases the state reached so far, charged in full. {escape(cost)}")
+        self.spend_demo.visible, self.spend_private.visible = not private, private
 
     def __panel__(self):
         controls = pn.Row(self.start_btn, self.stop_btn)
-        return pn.Column(teach(teaching.GIBBS), self._spend_note, controls, self.progress,
-                         self.info, self.message, self._traces, sizing_mode="stretch_width")
+        return pn.Column(teach(teaching.GIBBS), self.spend_demo, self.spend_private, controls,
+                         self.progress, self.info, self.message, self._traces,
+                         sizing_mode="stretch_width")

@@ -39,3 +39,23 @@ def test_the_notebook_overrides_have_their_targets():
     assert "lato" in pn.template.EditableTemplate._resources["css"] or \
         "lato" not in str(pn.template.EditableTemplate._resources)   # already removed here
     assert hasattr(resources, "DIST_DIR") and hasattr(resources, "LOCAL_DIST")
+
+
+def test_a_text_pane_s_new_text_leaves_its_stylesheets_to_the_template():
+    """Panel 1.9.4 re-sent a text pane's stylesheets with each new text (the Bootstrap stylesheet
+    of a stand-alone component); the template's next pass, at every tab switch, took them out
+    again, so the browser re-styled the pane twice."""
+    from bokeh.document import Document
+    from panel.pane.markup import HTMLBasePane
+    assert list(inspect.signature(HTMLBasePane._update).parameters) == ["self", "ref", "model"]
+    panel_compat.keep_text_pane_stylesheets()
+    panel_compat.keep_text_pane_stylesheets()       # idempotent
+    text = pn.pane.Markdown("a")
+    tabs = pn.Tabs(("A", pn.Column(text)), ("B", pn.pane.Markdown("b")), dynamic=True)
+    pn.template.BootstrapTemplate(main=[tabs]).server_doc(Document())
+    model = next(iter(text._models.values()))[0]
+    rendered = list(model.stylesheets)
+    text.object = "new text"
+    assert "new text" in model.text and list(model.stylesheets) == rendered
+    tabs.active = 1
+    assert list(model.stylesheets) == rendered

@@ -103,7 +103,7 @@ def test_gibbs_traces_have_a_chain_legend_and_one_shared_source(ledger_env):
     # one legend above the three figures, in the lines' colours
     assert [f"chain {c}" in view.legend.object for c in range(4)] == [True, True, True, False]
     for fig in view.figures.values():
-        lines = [r for r in fig.renderers if (r.name or "").startswith("chain ")]
+        lines = [r for r in fig.renderers if (r.name or "").startswith("chain ") and r.visible]
         assert [r.name for r in lines] == ["chain 0", "chain 1", "chain 2"]
         for c, line in enumerate(lines):
             assert line.glyph.line_color in view.legend.object

@@ -184,9 +184,12 @@ class SettingsPanel(View):
         self.epsilon.visible = spec is not None and spec.uses_epsilon
         self.delta.visible = spec is not None and spec.uses_delta
 
-    @param.depends("lab.settings.algorithm", "lab.settings.algo")
+    @param.depends("lab.settings.algo")
     def _params(self):
-        """Parameter widgets generated from the spec (fresh objects on every render)."""
+        """Parameter widgets generated from the spec (fresh objects on every render). Rendered
+        when ``algo`` is replaced, which a new algorithm always does: rendered on the algorithm
+        too, the widgets were sent twice, and a slider moved in the browser between the two
+        renders was replaced by one showing (and using) the default."""
         s = self.lab.settings
         spec = s.spec
         if spec is None:

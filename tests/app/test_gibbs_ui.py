@@ -37,12 +37,18 @@ def updates(page):
     return int(m.group(1)) if m else 0
 
 
-def test_start_streams_into_the_tab_s_figures_and_a_tab_switch_restyles_nothing(page, server):
+def received_frames(page):
+    """A list that collects the text of every websocket frame the page receives from now on."""
     frames = []
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.enable")
     cdp.on("Network.webSocketFrameReceived",
            lambda e: frames.append(e["response"]["payloadData"]))
+    return frames
+
+
+def test_start_streams_into_the_tab_s_figures_and_a_tab_switch_restyles_nothing(page, server):
+    frames = received_frames(page)
     open_page(page, server)
     wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
     choose_long_gibbs_run(page)
@@ -62,3 +68,64 @@ def test_start_streams_into_the_tab_s_figures_and_a_tab_switch_restyles_nothing(
     assert page.get_by_role("button", name="Stop").is_enabled(), "the sampler ended early"
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=60_000)
+
+
+JS_EPSILON_LABEL = """() => {
+  for (const m of Bokeh.documents[0].all_models)
+    if (typeof m.text === 'string' && m.text.includes('log scale')) return m.text;
+  return null;
+}"""
+
+
+def slider(page, label):
+    return page.locator(".bk-input-group").filter(has_text=label).filter(visible=True).first
+
+
+def handle_value(group):
+    return float(group.locator(".noUi-handle").first.get_attribute("aria-valuenow"))
+
+
+def drag_to_end(page, group):
+    """Drag the slider's handle past the right end of its track (mouse down, move, up)."""
+    handle = group.locator(".noUi-handle").first.bounding_box()
+    track = group.locator(".noUi-base").first.bounding_box()
+    y = handle["y"] + handle["height"] / 2
+    page.mouse.move(handle["x"] + handle["width"] / 2, y)
+    page.mouse.down()
+    page.mouse.move(track["x"] + track["width"] + 20, y, steps=8)
+    page.mouse.up()
+
+
+def test_gibbs_sliders_set_by_keyboard_and_drag_hold_and_are_what_the_run_uses(page, server):
+    """The sliders are moved as soon as they appear after the algorithm is chosen (they were
+    rendered twice then, and a value set on the first render was replaced by the default):
+    label, handle and the value the run uses agree, by keyboard and by drag."""
+    frames = received_frames(page)
+    open_page(page, server)
+    wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
+    frames.clear()
+    page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
+    iterations, chains = slider(page, "iterations"), slider(page, "chains")
+    iterations.locator(".noUi-handle").first.press("End")               # keyboard
+    drag_to_end(page, chains)                                            # mouse
+    eps = page.locator(".pc-epsilon .noUi-handle").first
+    eps.press("ArrowRight")                                              # ε 1 -> 2 -> 5
+    eps.press("ArrowRight")
+    page.wait_for_timeout(1500)
+    sent = [f for f in frames if '"title":"iterations"' in f and '"title":"chains"' in f]
+    assert len(sent) == 1, f"the parameter sliders were sent {len(sent)} times"
+    assert (handle_value(iterations), handle_value(chains)) == (20000, 8)
+    assert "iterations: 20000" in iterations.inner_text()
+    assert "chains: 8" in chains.inner_text()
+    assert "<b>5</b>" in page.evaluate(JS_EPSILON_LABEL)
+    open_tab(page, "Gibbs")
+    page.get_by_role("button", name="Start sampler").click()
+    wait_for(page, lambda: updates(page) >= 1, what="a diagnostic update")
+    assert "of 20000" in text_of(page, ".pc-gibbs-info")                 # the run's n_iter
+    legend = text_of(page, ".pc-chain-legend")
+    assert "chain 7" in legend and "chain 8" not in legend               # the run's 8 chains
+    page.get_by_role("button", name="Stop").click()
+    expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=60_000)
+    open_tab(page, "Clusters")
+    wait_for(page, lambda: any("Gibbs" in t and "ε=5" in t for t in titles(page)),
+             what=f"the stopped run's state at the run's ε (titles: {titles(page)})")

@@ -210,6 +210,8 @@ class PlanView(pn.viewable.Viewer):
         self.progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width")
         self.status = md("", css_classes=["pc-plan-status"])
         self.facts_md = md("", css_classes=["pc-plan-facts"])
+        self.no_plan = md("The plan's predictions, recommendation and totals appear here.",
+                          css_classes=["pc-plan-none"])
         self.plot = pn.pane.HoloViews(None, visible=False, css_classes=["pc-plan-plot"])
         self.rec_md = md("", css_classes=["pc-plan-rec"])
         self.apply_choice = pn.widgets.Select(label="algorithm to apply", options={},
@@ -278,6 +280,7 @@ class PlanView(pn.viewable.Viewer):
     def _on_results(self, *events):
         m = self.model
         result, rec = m.result, m.recommendation
+        self.no_plan.visible = result is None
         if result is None:
             self.plot.param.update(object=None, visible=False)
             for pane in (self.rec_md, self.totals_md, self.risk_md):
@@ -306,10 +309,15 @@ class PlanView(pn.viewable.Viewer):
 
     def __panel__(self):
         target = pn.Row(self.metric, self.op, self.threshold, self.relative)
+        # the plan's results are busy (Panel's loading state) while a plan runs; Run, Stop and
+        # the progress bar stay outside, so Stop can be pressed
+        results = pn.Column(
+            self.no_plan, self.plot, self.rec_md, pn.Row(self.apply_choice, self.apply_btn),
+            self.totals_md, pn.Row(self.commit_choice, self.commit_btn), self.committed_md,
+            self.risk_md, self.risk_table, loading=self.model.param.running,
+            css_classes=["pc-plan-results"], sizing_mode="stretch_width")
         return pn.Column(
             teach(TEACH), md(FREE, css_classes=["pc-plan-free"]), self.facts_md,
             self.n_declared, pn.Row(self.eps, self.trials, sizing_mode="stretch_width"),
             "**Utility target**", target, pn.Row(self.run_btn, self.stop_btn), self.progress,
-            self.status, self.plot, self.rec_md, pn.Row(self.apply_choice, self.apply_btn),
-            self.totals_md, pn.Row(self.commit_choice, self.commit_btn), self.committed_md,
-            self.risk_md, self.risk_table, sizing_mode="stretch_width")
+            self.status, results, sizing_mode="stretch_width")

@@ -4,7 +4,7 @@ runs."""
 import pytest
 from playwright.sync_api import expect
 
-from browser import expect_text, open_page, text_of, titles, wait_for
+from browser import expect_text, open_page, open_tab, text_of, titles, wait_for
 
 pytestmark = pytest.mark.ui
 
@@ -21,6 +21,26 @@ def test_result_views_are_busy_while_a_result_computes(page, server):
     page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
     slider_end(page, "iterations")            # a demo fit of 20000 iterations: many seconds
     expect(page.locator(".pn-loading").first).to_be_visible(timeout=15_000)
+
+
+def test_plan_results_are_busy_while_a_plan_runs(page, server):
+    """The Plan tab's results carry Panel's loading state while the plan computes (Run and Stop
+    stay usable) and lose it when the plan is done."""
+    open_page(page, server)
+    wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
+    open_tab(page, "Plan")
+    results = page.locator(".pc-plan-results")
+    expect(results).to_be_visible()
+    expect(page.locator(".pc-plan-results.pn-loading")).to_have_count(0)
+    page.locator(".bk-input-group").filter(has_text="trials per").first.locator(
+        ".noUi-handle").first.press("End")              # 20 trials per ε: a plan of seconds
+    page.get_by_role("button", name="Run plan").click()
+    expect(page.locator(".pc-plan-results.pn-loading")).to_be_visible(timeout=10_000)
+    expect(page.get_by_role("button", name="Stop")).to_be_enabled()
+    assert "Done in" not in text_of(page, ".pc-plan-status")
+    expect_text(page, ".pc-plan-status", "Done in", timeout=120_000)
+    expect(page.locator(".pc-plan-results.pn-loading")).to_have_count(0)
+    wait_for(page, lambda: any("predicted" in t for t in titles(page)), what="the plan's curves")
 
 
 def test_demo_data_follow_the_task_before_anything_runs(page, server):

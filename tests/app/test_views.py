@@ -206,6 +206,22 @@ def test_plots_offer_png_download_in_their_toolbar(ledger_env):
     assert "PNG" in teaching.REPORT
 
 
+def test_gibbs_runs_show_their_chains_in_the_figures_built_with_the_view(ledger_env):
+    """A run with another number of chains reuses the view's figures and source (new Bokeh
+    models sent at Start made the next tab switch slow) and shows only its own chains' lines."""
+    from privclust.app.views import GibbsView
+    view = GibbsView(lab=Lab(schedule=lambda fn: None))
+    figures, source = dict(view.figures), view.source
+    for n in (5, 2):
+        view._reset(n)
+        assert view.figures == figures and view.source is source
+        for fig in view.figures.values():
+            shown = [r.name for r in fig.renderers if (r.name or "").startswith("chain ")
+                     and r.visible]
+            assert shown == [f"chain {c}" for c in range(n)]
+        assert f"chain {n - 1}" in view.legend.object and f"chain {n}" not in view.legend.object
+
+
 def test_gibbs_traces_stream_new_rows_and_thin_to_the_cap(ledger_env, monkeypatch):
     """Polls stream only the new records into the plots' source; when the cap (400 per chain)
     would be exceeded the stride doubles and the thinned trace replaces the plotted one (a

@@ -37,10 +37,11 @@ def max_upload_bytes():
     return config.max_upload_bytes()
 
 
-def parse_upload(filename, payload, max_bytes=None):
+def parse_upload(filename, payload, max_bytes=None, label_column=None):
     """Validate and parse one uploaded file into a private :class:`~privclust.core.data.Dataset`.
 
-    ``payload`` is bytes (or str: FileDropper decodes text mime types). Everything goes through
+    ``payload`` is bytes (or str: FileDropper decodes text mime types); ``label_column``: a
+    CSV/TSV column of labels by header name. Everything goes through
     ``privclust.core.data.load`` from an in-memory buffer (never a path built from the name, no
     pickle, no decompression). Any failure becomes :class:`UploadError` with an escaped message.
     """
@@ -63,7 +64,8 @@ def parse_upload(filename, payload, max_bytes=None):
                           f"use one of {', '.join(UPLOAD_EXTENSIONS)}")
     fmt = {".txt": "csv"}.get(ext, ext.lstrip("."))
     try:
-        dataset = load(bytes(payload), format=fmt, name=name, max_bytes=limit)
+        dataset = load(bytes(payload), format=fmt, name=name, max_bytes=limit,
+                       label_column=label_column)
     except (ValueError, TypeError, OSError, UnicodeDecodeError) as exc:
         text = str(exc)
         raise UploadError(text if name in text else f"{name}: {text}") from None

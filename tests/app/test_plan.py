@@ -1,16 +1,18 @@
 """The Plan tab: planning on private data reads no record and charges nothing; Apply sets the
 sidebar only; Stop stops; one browser run (private upload -> plan -> curves and recommendation,
 ledger untouched, nothing fetched from another host)."""
+import io
 import re
 import time
 
 import holoviews as hv
+import numpy as np
 import pytest
 from bokeh.document import Document
 
 from privclust.app.state import Lab
 from privclust.app.page import create_app
-from privclust.app.state.plan import PlanModel
+from privclust.app.state.plan import ENSEMBLE, ONE_TWIN, SAMPLE, PlanModel
 from privclust.app.views.plan import PlanView, figure
 from privclust.core.data import Dataset
 
@@ -123,7 +125,8 @@ def test_totals_compare_basic_and_tight_and_risk_is_in_words(ledger_env, csv_pay
 
 def test_apply_sets_the_sidebar_only(ledger_env, csv_payload):
     lab = private_kmeans_lab(csv_payload)
-    model = PlanModel(lab=lab, epsilons=[0.5, 2.0, 10.0], n_trials=2, threshold=1.5)
+    # one twin (median rule): the ensemble's pessimistic end reaches this target at no ε here
+    model = PlanModel(lab=lab, epsilons=[0.5, 2.0, 10.0], n_trials=2, twin=ONE_TWIN)
     assert model.start(wait=True), model.status
     before, runs = ledger_state(lab), lab.n_runs
     reached = model.reached()
@@ -199,7 +202,8 @@ def test_commit_charges_the_shown_tight_total_once_then_releases(ledger_env, csv
     monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "40")
     lab = private_kmeans_lab(csv_payload)
     view = PlanView(lab=lab)
-    view.model.param.update(epsilons=[0.5, 1.0, 2.0, 5.0], n_trials=2, threshold=5.0)
+    view.model.param.update(epsilons=[0.5, 1.0, 2.0, 5.0], n_trials=2, threshold=5.0,
+                            twin=ONE_TWIN)   # several algorithms reach the target
     assert view.model.start(wait=True), view.model.status
     assert ledger_state(lab) == ((0.0, 0.0), 0, 0)            # planning spent nothing
     choices = view.model.commit_choices()
@@ -229,7 +233,8 @@ def test_commit_charges_the_shown_tight_total_once_then_releases(ledger_env, csv
 
 def test_commit_over_budget_is_refused_before_anything_runs(ledger_env, csv_payload):
     lab = private_kmeans_lab(csv_payload)                     # budget ε 3
-    model = PlanModel(lab=lab, epsilons=[5.0, 20.0], n_trials=1, threshold=50.0)
+    model = PlanModel(lab=lab, epsilons=[5.0, 20.0], n_trials=1, twin=ONE_TWIN)
+    model.threshold = 50.0
     assert model.start(wait=True), model.status
     cost = dict(model.totals)[next(iter(model.commit_choices()))].charge
     assert cost[0] > 3.0
@@ -248,6 +253,132 @@ def test_commit_needs_a_plan_and_private_data(ledger_env, csv_payload):
     assert model.start(wait=True), model.status
     assert model.commit_choices() == {}
     assert not model.commit("best") and "private data" in model.status
+
+
+# ---- twins: ensemble, one twin, public sample ----------------------------------------------------
+def sample_csv(m=60, d=3, seed=7, labels=True):
+    """A public sample: m records x d features (c0, c1, ...) and, optionally, a 'cls' column."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d)) / 3
+    head = [f"c{j}" for j in range(d)] + (["cls"] if labels else [])
+    rows = [",".join(f"{v:.6f}" for v in x) + (f",g{i % 3}" if labels else "")
+            for i, x in enumerate(X)]
+    return "\n".join([",".join(head)] + rows) + "\n", X
+
+
+def spy_plan_utility(monkeypatch):
+    from privclust.core.experiments import planner
+    calls, real = [], planner.plan_utility
+
+    def spy(facts, **kw):
+        calls.append((facts, kw))
+        return real(facts, **kw)
+    monkeypatch.setattr(planner, "plan_utility", spy)
+    return calls
+
+
+def test_each_twin_mode_is_passed_to_the_planner_and_named_in_the_caveats(
+        ledger_env, csv_payload, monkeypatch):
+    lab = private_kmeans_lab(csv_payload)
+    calls = spy_plan_utility(monkeypatch)
+    model = PlanModel(lab=lab, epsilons=[1.0, 10.0], n_trials=4)
+    assert model.twin == ENSEMBLE and model.sample is None         # the default without a sample
+    expected = {ENSEMBLE: ("papers", 4, 1), ONE_TWIN: (None, None, 4), SAMPLE: (None, 4, 1)}
+    payload, X = sample_csv(labels=False)
+    for mode, (prior, n_twins, n_trials) in expected.items():
+        if mode == SAMPLE:
+            assert model.load_sample("public.csv", payload), model.sample_error
+            assert model.twin == SAMPLE                            # chosen when a sample loads
+        else:
+            model.twin = mode
+        assert model.start(wait=True), model.status
+        facts, kw = calls[-1]
+        assert (kw["prior"], kw["n_twins"], kw["n_trials"]) == (prior, n_twins, n_trials)
+        assert model.result.prior == prior
+        first = model.recommendation["caveats"][0]
+        assert "benchmarks/results/planner/calibration.md" in first
+        if mode == SAMPLE:
+            np.testing.assert_allclose(facts.public_sample, X, atol=1e-6)
+            assert facts.public_labels is None and len(set(model.result.trials.twin)) == 4
+            assert "public sample 'public.csv' (60 records)" in first
+            assert "THIS MODE, with a 10 % public sample" in first and "88 %" in first
+        else:
+            assert facts.public_sample is None
+            assert ("THIS MODE, facts alone" if mode == ENSEMBLE else
+                    "THIS MODE, one twin at defaults") in first
+            assert "22 %" in first and "geometry" in first
+    model.clear_sample()
+    assert model.twin == ENSEMBLE and model.sample is None
+    model.twin = SAMPLE
+    assert not model.start() and "load a public sample first" in model.status
+
+
+def test_public_sample_errors_name_the_file_row_and_column(ledger_env, csv_payload):
+    lab = private_kmeans_lab(csv_payload)                          # 3 features
+    model = PlanModel(lab=lab)
+    cases = [
+        ("wide.csv", sample_csv(d=4, labels=False)[0], "",
+         ["wide.csv", "4 feature columns", "has 3"]),
+        ("labelled.csv", sample_csv()[0], "",
+         ["labelled.csv", "row 2, column 4", "'g0' is not a number", "name it as the label"]),
+        ("numeric.csv", "c0,c1,c2,cls\n0.1,0.2,0.3,1\n0.4,0.5,0.6,0\n", "",
+         ["numeric.csv", "4 feature columns", "name its label column"]),
+        ("text.csv", "c0,c1,c2\n0.1,0.2,0.3\n0.4,oops,0.6\n", "",
+         ["text.csv", "row 3, column 2", "'oops' is not a number"]),
+        ("nolabel.csv", sample_csv(labels=False)[0], "cls",
+         ["nolabel.csv", "no column named 'cls'"]),
+        ("notes.pdf", "%PDF", "", ["notes.pdf", "unsupported file type"]),
+        ("empty.csv", "", "", ["empty.csv", "empty"]),
+    ]
+    for name, payload, label, words in cases:
+        model.sample_label = label
+        assert not model.load_sample(name, payload)
+        assert all(w in model.sample_error for w in words), model.sample_error
+        assert "Traceback" not in model.sample_error
+        assert model.sample is None and model.twin == ENSEMBLE
+    model.sample_label = "cls"                                     # the label column, by name
+    payload, X = sample_csv()
+    assert model.load_sample("labelled.csv", payload), model.sample_error
+    np.testing.assert_allclose(model.sample["X"], X, atol=1e-6)
+    assert list(model.sample["labels"][:4]) == ["g0", "g1", "g2", "g0"]
+    buf = io.BytesIO()                                             # .npy: features only
+    np.save(buf, X[:, :2])
+    assert not model.load_sample("two.npy", buf.getvalue())
+    assert "two.npy: 2 feature columns" in model.sample_error
+    assert model.sample["name"] == "labelled.csv"                  # the good one is kept
+    lab.data.param.update(source="preset", preset="gaussian_mixture")         # other data: sample dropped
+    assert model.sample is None and model.twin == ENSEMBLE
+
+
+def test_planning_from_a_public_sample_reads_no_record_and_charges_nothing(
+        ledger_env, csv_payload, monkeypatch):
+    lab = private_kmeans_lab(csv_payload)
+    view = PlanView(lab=lab)
+    before, runs = ledger_state(lab), lab.n_runs
+    calls = seal(lab, monkeypatch)                # from here on, reading the records fails
+    m = view.model
+    m.sample_label = "cls"
+    assert m.load_sample("public.csv", sample_csv(m=40)[0]), m.sample_error
+    m.param.update(epsilons=[1.0, 10.0], n_trials=4)
+    assert m.start(wait=True), m.status
+    assert m.result is not None and m.result.facts.public_sample.shape == (40, 3)
+    assert m.result.facts.shape == (600, 3) and len(m.result.trials) == 4 * 3 * 2
+    assert calls == [] and ledger_state(lab) == before == ((0.0, 0.0), 0, 0)
+    assert lab.result is None and lab.n_runs == runs
+    assert "bootstrap twins of the public sample" in m.status and "Nothing was charged" in m.status
+    assert "public sample" in view.rec_md.object
+    view.__panel__().get_root(Document())
+
+
+def test_a_sample_of_the_subspace_family_needs_its_labels(ledger_env, csv_payload):
+    lab = private_kmeans_lab(csv_payload)
+    lab.settings.param.update(task="subspace", n_clusters=2, subspace_dim=1)
+    model = PlanModel(lab=lab, epsilons=[1.0], n_trials=2)
+    payload = "c0,c1,c2\n" + "".join(f"{0.1 * (i % 5)},0.1,0.2\n" for i in range(10))
+    assert model.load_sample("unlabelled.csv", payload), model.sample_error
+    assert not model.start()
+    assert model.status.startswith("Cannot plan yet: unlabelled.csv: public_labels are needed")
+    assert lab.ledger.ledger.spent == (0.0, 0.0)
 
 
 # ---- browser --------------------------------------------------------------------------------------

@@ -13,10 +13,12 @@ import panel as pn
 import param
 
 from .. import catalogue
-from ..safety import escape
+from ..safety import escape, max_upload_bytes
 from ..server import session_hooks
+from ..server.panel_compat import BoundedFileDropper
 from ..state import Lab
-from ..state.plan import LABELS, PLAN_GRID, PlanModel
+from ..state.plan import (CALIBRATION_FILE, LABELS, PLAN_GRID, SAMPLE, SAMPLE_DECLARATION,
+                          PlanModel)
 from . import plots
 from .common import md, teach
 
@@ -25,10 +27,17 @@ log = logging.getLogger(__name__)
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
 ANALYTIC_FOR = {"analytic_relative_sse": "relative_sse", "good_radius_bound": "radius",
                 "guaranteed_count_fraction": "coverage"}
-TEACH = """**Plan before you spend.** The planner builds a synthetic *twin* of your data from
-public facts only (size, features, k, the public box) and runs every private algorithm on it at
-each epsilon, so you see which epsilon gives a usable result before any release. The curves are
-predictions on the twin, not measurements on your records."""
+TEACH = """**Plan before you spend.** The planner builds synthetic *twins* of your data from
+public facts only (size, features, k, the public box), or from a public sample you publish, and
+runs every private algorithm on them at each epsilon, so you see which epsilon gives a usable
+result before any release. The curves are predictions on the twins, not measurements on your
+records."""
+TWINS = ("**Twins.** From the public facts alone (one twin at default settings, or an ensemble "
+         "whose difficulty is drawn from the papers' ranges), or bootstraps of a **public "
+         "sample** you upload here. The facts do not state the data's geometry; a sample does: "
+         "on real data the predicted interval held the real median in 22 % of cells from facts "
+         f"alone and in 88 % with a 10 % public sample ({CALIBRATION_FILE}).")
+SAMPLE_TYPES = [".csv", ".tsv", ".txt", ".npy", ".npz"]
 FREE = ("**Planning is free:** it reads no record and charges nothing to the ledger; only "
         "Release spends budget.")
 
@@ -201,6 +210,16 @@ class PlanView(pn.viewable.Viewer):
         self.threshold = pn.widgets.FloatInput.from_param(m.param.threshold, step=0.05, width=120,
                                                          css_classes=["pc-plan-threshold"])
         self.relative = pn.widgets.Checkbox.from_param(m.param.relative)
+        self.twin = pn.widgets.Select.from_param(m.param.twin, width=240,
+                                                 css_classes=["pc-plan-twin"])
+        self.sample_label = pn.widgets.TextInput.from_param(
+            m.param.sample_label, placeholder="e.g. class", width=300,
+            css_classes=["pc-plan-sample-label"])
+        self.sample_file = self._new_dropper()
+        self.sample_md = md("", css_classes=["pc-plan-sample-info"])
+        self.forget_btn = pn.widgets.Button(label="Forget the sample", visible=False,
+                                            css_classes=["pc-plan-sample-forget"])
+        self.forget_btn.on_click(lambda e: m.clear_sample())
         self.run_btn = pn.widgets.Button(label="Run plan", color="primary",
                                          css_classes=["pc-plan-run"])
         self.stop_btn = pn.widgets.Button(label="Stop", color="danger", disabled=True,
@@ -232,6 +251,7 @@ class PlanView(pn.viewable.Viewer):
         m.param.watch(self._on_run_state, ["running", "progress", "status"])
         m.param.watch(self._on_results, ["result", "recommendation", "totals", "totals_error"])
         m.param.watch(self._on_committed, "committed")
+        m.param.watch(self._on_sample, ["sample", "sample_error", "twin"])
         s = self.lab.settings
         s.param.watch(self._on_facts, ["task", "n_clusters", "subspace_dim", "n_points",
                                        "n_row_clusters", "n_col_clusters", "lower", "upper",
@@ -242,6 +262,39 @@ class PlanView(pn.viewable.Viewer):
         session_hooks.on_session_end(m.stop)
         self._on_facts()
         self._on_run_state()
+        self._on_sample()
+
+    def _new_dropper(self):
+        dropper = BoundedFileDropper(
+            max_upload_bytes(), on_reject=self._on_reject, accepted_filetypes=SAMPLE_TYPES,
+            multiple=False, max_file_size=f"{max_upload_bytes() / 2**20:g}MB",
+            sizing_mode="stretch_width", css_classes=["pc-plan-sample"])
+        dropper.param.watch(self._on_sample_file, "value")
+        return dropper
+
+    def _on_sample_file(self, event):
+        if event.new:
+            name, payload = list(event.new.items())[-1]
+            self.model.load_sample(name, payload)
+
+    def _on_reject(self, name, message):
+        self.model.sample_error = message
+
+    def _on_sample(self, *events):
+        m = self.model
+        sample = m.sample
+        lines = [f"*{SAMPLE_DECLARATION}*"]
+        if sample is not None:
+            labels = sample["labels"]
+            lines.append(f"**Public sample loaded:** {escape(sample['name'])}, "
+                         f"{sample['X'].shape[0]} records x {sample['X'].shape[1]} features, "
+                         + ("with labels" if labels is not None else "no labels")
+                         + ("." if m.twin == SAMPLE else " (not used: choose the twins "
+                                                         "'public sample')."))
+        if m.sample_error:
+            lines.append(f"**Sample not loaded:** {escape(m.sample_error)}")
+        self.sample_md.object = "\n\n".join(lines)
+        self.forget_btn.visible = sample is not None
 
     def _on_facts(self, *events):
         m, s = self.model, self.lab.settings
@@ -316,8 +369,12 @@ class PlanView(pn.viewable.Viewer):
             self.totals_md, pn.Row(self.commit_choice, self.commit_btn), self.committed_md,
             self.risk_md, self.risk_table, loading=self.model.param.running,
             css_classes=["pc-plan-results"], sizing_mode="stretch_width")
+        twins = pn.Column(
+            md(TWINS, css_classes=["pc-plan-twins-help"]),
+            pn.Row(self.twin, self.sample_label, self.forget_btn), self.sample_file,
+            self.sample_md, sizing_mode="stretch_width")
         return pn.Column(
             teach(TEACH), md(FREE, css_classes=["pc-plan-free"]), self.facts_md,
-            self.n_declared, pn.Row(self.eps, self.trials, sizing_mode="stretch_width"),
+            self.n_declared, twins, pn.Row(self.eps, self.trials, sizing_mode="stretch_width"),
             "**Utility target**", target, pn.Row(self.run_btn, self.stop_btn), self.progress,
             self.status, results, sizing_mode="stretch_width")

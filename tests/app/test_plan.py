@@ -357,8 +357,11 @@ def test_planning_from_a_public_sample_reads_no_record_and_charges_nothing(
     before, runs = ledger_state(lab), lab.n_runs
     calls = seal(lab, monkeypatch)                # from here on, reading the records fails
     m = view.model
-    m.sample_label = "cls"
-    assert m.load_sample("public.csv", sample_csv(m=40)[0]), m.sample_error
+    assert "never a part of the private data" in view.sample_md.object
+    view.sample_label.value = "cls"
+    view.sample_file.value = {"public.csv": sample_csv(m=40)[0]}   # what the drop zone sets
+    assert m.sample is not None and m.twin == SAMPLE, m.sample_error
+    assert "Public sample loaded" in view.sample_md.object and view.forget_btn.visible
     m.param.update(epsilons=[1.0, 10.0], n_trials=4)
     assert m.start(wait=True), m.status
     assert m.result is not None and m.result.facts.public_sample.shape == (40, 3)

@@ -415,6 +415,41 @@ def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
     print(f"\n[timing] plan in the browser {plan_s:.2f}s, test body {time.perf_counter() - t0:.2f}s")
 
 
+@pytest.mark.ui
+def test_plan_from_a_public_sample_in_the_browser(page, server, tmp_path):
+    """On private data: upload a public sample in the Plan tab, plan from it; the caveats name
+    the sample mode and its calibration, and every row of the ledger file stays as it was."""
+    from browser import (assert_local_and_clean, expect_text, open_page, open_tab, upload,
+                         write_csv)
+    seen = []
+    page.on("request", lambda r: seen.append(r.url))
+    msgs, errors = open_page(page, server)
+    upload(page, write_csv(tmp_path / "plan-private-s.csv", n=900, d=3, seed=53))
+    expect_text(page, ".pc-private", "PRIVATE")
+    page.locator(".pc-task select").first.select_option(label="k-means")
+    open_tab(page, "Plan")
+    expect_text(page, ".pc-plan-facts", "n = 900")
+    expect_text(page, ".pc-plan-sample-info", "never a part of the private data")
+    before = ledger_rows(server)
+    payload, _ = sample_csv(m=50, d=3, seed=59)
+    sample = tmp_path / "public-sample.csv"
+    sample.write_text(payload)
+    page.locator(".pc-plan-sample-label input").fill("cls")
+    page.locator(".pc-plan-sample-label input").press("Enter")
+    page.locator('.pc-plan-sample input[type="file"]').set_input_files(str(sample))
+    expect_text(page, ".pc-plan-sample-info", "Public sample loaded")
+    expect_text(page, ".pc-plan-sample-info", "50 records x 3 features, with labels")
+    assert page.locator(".pc-plan-twin select").first.input_value() == SAMPLE
+    page.get_by_role("button", name="Run plan").click()
+    expect_text(page, ".pc-plan-status", "Done in", timeout=60_000)
+    expect_text(page, ".pc-plan-status", "bootstrap twins of the public sample")
+    expect_text(page, ".pc-plan-rec", "THIS MODE, with a 10 % public sample")
+    expect_text(page, ".pc-plan-rec", "public-sample.csv")
+    assert ledger_rows(server) == before                  # planning: the file is unchanged
+    expect_text(page, ".pc-ledger", "spent ε 0 ")
+    assert_local_and_clean(server, seen, msgs, errors)
+
+
 def ledger_rows(server):
     """Every row of the served ledger file (all datasets): charges and stored releases."""
     import sqlite3

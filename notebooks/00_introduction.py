@@ -459,6 +459,49 @@ pn.Column(pn.pane.DataFrame(choices, index=False),
                            + "\n".join(f"- {c}" for c in rec["caveats"])))
 
 # %% [markdown]
+# **Facts alone, or a public sample?** The public facts (n, d, k, the box) do not state the
+# data's *geometry*: how spread and how overlapping the clusters are, which decides how much the
+# same noise hurts. So a plan from facts alone either guesses one twin or, with
+# `prior="papers"`, draws an ensemble of twins whose difficulty spans the papers' experimental
+# ranges; its interval is wide and still often misses. If the owner can **publish** a few
+# records (a pilot study, an open subset; records that are never a part of the private data),
+# the twins are bootstraps of that sample instead (`PublicFacts(public_sample=...)`; Efron &
+# Tibshirani 1993) and carry its geometry. Measured on real data
+# (`benchmarks/results/planner/calibration.md`, 16 twins): the real median fell inside the
+# predicted interval in **22 %** of 78 (dataset, algorithm, ε) cells from facts alone, and in
+# **88 %** with a 10 % public sample (92 % on a blind held-out check). Below, the wine owner
+# publishes a random 10 % of each class and keeps the other 90 % private; both plans read only
+# the private part's public facts.
+
+# %%
+from privclust.core.data import Dataset
+
+split = np.random.default_rng(1)
+classes = np.asarray(wine.labels)
+published = np.concatenate([split.choice(np.flatnonzero(classes == c), replace=False,
+                                         size=round(0.1 * np.sum(classes == c)))
+                            for c in np.unique(classes)])
+kept = np.setdiff1d(np.arange(len(classes)), published)
+owner = Curator(Dataset(wine.X[kept], name="wine (private part)"),
+                privacy.Ledger(epsilon=10.0, delta=1e-5))
+arms = {"facts alone (ensemble)": ({}, "papers"),
+        f"public sample ({len(published)} wines)": ({"public_sample": wine.X[published]}, None)}
+bands = []
+for (arm, (sample, prior)), color in zip(arms.items(), ["grey", "darkorange"]):
+    arm_facts = PublicFacts.from_curator(owner, "kmeans", n_clusters=3, bounds=BOX, **sample)
+    arm_plan = plan_utility(arm_facts, epsilons=(1, 5, 20, 50), algorithms=["dplloyd_improved"],
+                            n_twins=16, n_trials=1, random_state=0, prior=prior)
+    part = arm_plan.summary.query("metric == 'relative_sse'")
+    bands.append(hv.Spread((part.epsilon, part["median"], part["median"] - part.q10,
+                            part.q90 - part["median"]), "ε", ["relative SSE", "lo", "hi"]
+                           ).opts(alpha=0.2, color=color))
+    bands.append(hv.Curve((part.epsilon, part["median"]), "ε", "relative SSE", label=arm
+                          ).opts(color=color))
+pn.panel(hv.Overlay(bands).opts(
+    logx=True, logy=True, width=620, height=340, legend_position="top_right", show_grid=True,
+    title="DPLloyd (sphere-packing init): predicted relative SSE, 10–90 % of 16 twins"))
+
+# %% [markdown]
 # **A plan costs less than its parts.** A *plan* is a list of releases fixed before any of
 # them runs. Nothing in it depends on an earlier output, so the whole plan is one mechanism
 # and may be charged by a tight composition theorem instead of the sum of its parts (basic

@@ -219,7 +219,11 @@ class PlanView(pn.viewable.Viewer):
         self.sample_md = md("", css_classes=["pc-plan-sample-info"])
         self.forget_btn = pn.widgets.Button(label="Forget the sample", visible=False,
                                             css_classes=["pc-plan-sample-forget"])
-        self.forget_btn.on_click(lambda e: m.clear_sample())
+        self.forget_btn.on_click(self._forget)
+        self.twins = pn.Column(
+            md(TWINS, css_classes=["pc-plan-twins-help"]),
+            pn.Row(self.twin, self.sample_label, self.forget_btn), self.sample_file,
+            self.sample_md, sizing_mode="stretch_width")
         self.run_btn = pn.widgets.Button(label="Run plan", color="primary",
                                          css_classes=["pc-plan-run"])
         self.stop_btn = pn.widgets.Button(label="Stop", color="danger", disabled=True,
@@ -272,13 +276,24 @@ class PlanView(pn.viewable.Viewer):
         dropper.param.watch(self._on_sample_file, "value")
         return dropper
 
+    def _reset_dropper(self):
+        """A refused or forgotten file must not stay listed: a fresh, empty drop zone."""
+        self.sample_file = self._new_dropper()
+        self.twins[2] = self.sample_file
+
     def _on_sample_file(self, event):
         if event.new:
             name, payload = list(event.new.items())[-1]
-            self.model.load_sample(name, payload)
+            if not self.model.load_sample(name, payload):
+                pn.state.execute(self._reset_dropper)   # after the dropper's own event
 
     def _on_reject(self, name, message):
         self.model.sample_error = message
+        pn.state.execute(self._reset_dropper)
+
+    def _forget(self, event):
+        self.model.clear_sample()
+        self._reset_dropper()
 
     def _on_sample(self, *events):
         m = self.model
@@ -369,12 +384,8 @@ class PlanView(pn.viewable.Viewer):
             self.totals_md, pn.Row(self.commit_choice, self.commit_btn), self.committed_md,
             self.risk_md, self.risk_table, loading=self.model.param.running,
             css_classes=["pc-plan-results"], sizing_mode="stretch_width")
-        twins = pn.Column(
-            md(TWINS, css_classes=["pc-plan-twins-help"]),
-            pn.Row(self.twin, self.sample_label, self.forget_btn), self.sample_file,
-            self.sample_md, sizing_mode="stretch_width")
         return pn.Column(
             teach(TEACH), md(FREE, css_classes=["pc-plan-free"]), self.facts_md,
-            self.n_declared, twins, pn.Row(self.eps, self.trials, sizing_mode="stretch_width"),
+            self.n_declared, self.twins, pn.Row(self.eps, self.trials, sizing_mode="stretch_width"),
             "**Utility target**", target, pn.Row(self.run_btn, self.stop_btn), self.progress,
             self.status, results, sizing_mode="stretch_width")

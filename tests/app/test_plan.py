@@ -362,6 +362,11 @@ def test_planning_from_a_public_sample_reads_no_record_and_charges_nothing(
     view.sample_file.value = {"public.csv": sample_csv(m=40)[0]}   # what the drop zone sets
     assert m.sample is not None and m.twin == SAMPLE, m.sample_error
     assert "Public sample loaded" in view.sample_md.object and view.forget_btn.visible
+    dropped = view.sample_file
+    dropped.value = {"wide.csv": sample_csv(d=4, labels=False)[0]}   # refused: a fresh drop zone
+    assert "wide.csv: row 1: no column named 'cls'" in view.sample_md.object
+    assert m.sample["name"] == "public.csv"                        # the loaded one is kept
+    assert view.sample_file is not dropped and view.twins[2] is view.sample_file
     m.param.update(epsilons=[1.0, 10.0], n_trials=4)
     assert m.start(wait=True), m.status
     assert m.result is not None and m.result.facts.public_sample.shape == (40, 3)

@@ -795,6 +795,11 @@ CAVEATS = {
               "wide when the public facts say little; real data outside these ranges (e.g. "
               "non-Gaussian clusters, curved or affine subspaces, heavy-tailed counts) can "
               "still fall outside it, and the recommendation uses its pessimistic end"),
+    "sample": ("predicted on bootstrap twins of the public sample (plain and smoothed): they "
+               "are as representative as the sample is; a small or unrepresentative sample "
+               "(e.g. few documents, so few distinct words) can make the twins easier or harder "
+               "than the private data; the interval is the envelope of both bootstraps' 10-90 % "
+               "intervals, not a confidence bound"),
     "grid": "the recommended epsilon is the smallest on the grid; a finer grid may find less",
     "gibbs": ("Gibbs: the guarantee is asymptotic (an exact sample of the exponential mechanism "
               "is epsilon-DP; a finite chain has no formal guarantee), and the twin ran short "
@@ -882,7 +887,8 @@ class PlanResult:
         with ``conservative`` the pessimistic quantile (q90 for "<=", q10 for ">=") must reach
         it. ``conservative=None`` (default) is True when the plan drew its twins from a
         structural prior (the interval then states what the data may be like, and the
-        recommendation must hold at its pessimistic end) and False for one fixed twin.
+        recommendation must hold at its pessimistic end) and False for one fixed twin or
+        bootstrap twins of a public sample (the median rule, as calibrated).
         A relative target on an ensemble is judged per twin (see ``_relative_summary``).
 
         Parameters
@@ -935,8 +941,13 @@ class PlanResult:
                    and v["cost"] is not None}
         best = min(reached, key=lambda a: (reached[a]["cost"][0], reached[a]["cost"][1])) \
             if reached else None
-        caveats = [CAVEATS["all"] if self.prior is None else
-                   CAVEATS["prior"].format(PRIOR_CITATIONS[self.facts.family]), CAVEATS["grid"]]
+        if self.facts.public_sample is not None:
+            first = CAVEATS["sample"]
+        elif self.prior is not None:
+            first = CAVEATS["prior"].format(PRIOR_CITATIONS[self.facts.family])
+        else:
+            first = CAVEATS["all"]
+        caveats = [first, CAVEATS["grid"]]
         caveats += [CAVEATS[a] for a in per if a in CAVEATS]
         uncounted = [a for a, v in per.items() if v["epsilon"] is not None and v["cost"] is None]
         if uncounted:

@@ -382,6 +382,11 @@ def test_a_public_sample_plans_on_plain_and_smoothed_twins_and_takes_the_envelop
     one = plan_utility(kmeans_facts(public_sample=sample, twin={"smooth": False}),
                        epsilons=(1.0,), algorithms=["dplloyd"], n_trials=2)
     assert "arm" not in one.trials.columns and one.trials.twin.nunique() == 1
+    # the caveat names the sample's twins, not twins "built from public facts"; median rule
+    rec = res.recommend("relative_sse <= 100")
+    assert rec["statistic"] == "median"
+    assert "bootstrap twins of the public sample" in rec["caveats"][0]
+    assert not any("built from public facts" in c for c in rec["caveats"])
 
 
 # ---- public samples for every family --------------------------------------------------------------

@@ -421,22 +421,6 @@ def stats(cells, recs):
             "decisions": len(recs)}
 
 
-def guard_cost(plan):
-    """Let ``plan.recommend`` survive a release whose cost the PLD accountant cannot compute:
-    ``PlanResult.cost`` raises OverflowError at epsilon ~ 1000 (exp(epsilon) overflows in
-    dp-accounting's ``from_privacy_parameters``), reached by the subspace grid's largest epsilon.
-    The cost is then None (as for a release the ledger cannot count); the recommended epsilon
-    per algorithm does not depend on the cost, only the choice of the cheapest one does."""
-    cost = plan.cost
-
-    def safe(algorithm, epsilon):
-        try:
-            return cost(algorithm, epsilon)
-        except OverflowError:
-            return None
-    plan.cost = safe
-
-
 def meets(op, value, threshold):
     """Does a real median meet ``op threshold``? (NaN: no.)"""
     return bool(value <= threshold if op == "<=" else value >= threshold)
@@ -633,7 +617,6 @@ def main():
                              "real_smallest_reaching": min(reachable) if reachable else None})
             # the fixed target grid, judged on the same plan and the same real runs
             public_base = {k: v for k, v in base.items() if not k.startswith("_")}
-            guard_cost(plan)
             for t_text in TARGET_GRID[family]:
                 tg = parse_target(t_text)
                 rg = plan.recommend(tg)         # the planner's default rule for this mode

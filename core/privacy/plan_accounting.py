@@ -112,7 +112,9 @@ class PlanEvent:
         if self.kind == "gaussian":
             return dp_accounting.GaussianDpEvent(self.noise_multiplier)
         if self.delta == 0:
-            return dp_accounting.RandomizedResponseDpEvent(2.0 / (1.0 + math.exp(self.epsilon)), 2)
+            # 2 / (1 + e^eps), written with e^-eps so that a large epsilon does not overflow
+            tail = math.exp(-self.epsilon)
+            return dp_accounting.RandomizedResponseDpEvent(2.0 * tail / (1.0 + tail), 2)
         return dp_accounting.UnsupportedDpEvent()
 
     def to_dict(self):
@@ -239,7 +241,9 @@ def compose_pld(events, delta, value_discretization_interval=1e-4):
     Returns
     -------
     float
-        0.0 for an empty plan.
+        0.0 for an empty plan; ``math.inf`` when a step's epsilon is too large for a PLD in
+        floating point (e^epsilon overflows, epsilon > ~709): no tight bound is computed and
+        the caller falls back to the basic sum.
 
     References
     ----------
@@ -251,17 +255,21 @@ def compose_pld(events, delta, value_discretization_interval=1e-4):
     from dp_accounting.pld import common, privacy_loss_distribution as pld
 
     delta = check_delta(delta, "delta")
+    step = value_discretization_interval
     total = None
-    for (kind, nm, eps, dlt), count in _grouped(events).items():
-        if kind == "laplace":
-            one = pld.from_laplace_mechanism(nm, value_discretization_interval=value_discretization_interval)
-        elif kind == "gaussian":
-            one = pld.from_gaussian_mechanism(nm, value_discretization_interval=value_discretization_interval)
-        else:
-            one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(eps, dlt),
-                                              value_discretization_interval=value_discretization_interval)
-        part = one.self_compose(count) if count > 1 else one
-        total = part if total is None else total.compose(part)
+    try:
+        for (kind, nm, eps, dlt), count in _grouped(events).items():
+            if kind == "laplace":
+                one = pld.from_laplace_mechanism(nm, value_discretization_interval=step)
+            elif kind == "gaussian":
+                one = pld.from_gaussian_mechanism(nm, value_discretization_interval=step)
+            else:
+                one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(eps, dlt),
+                                                  value_discretization_interval=step)
+            part = one.self_compose(count) if count > 1 else one
+            total = part if total is None else total.compose(part)
+    except OverflowError:
+        return math.inf
     if total is None:
         return 0.0
     return float(total.get_epsilon_for_delta(delta))
@@ -452,7 +460,10 @@ def account_guarantees(items, unit="replace", delta=None, accounting="pld",
             raise ValueError("RDP cannot account this plan (an approximate black-box step); use "
                              "accounting='pld'")
         charge_eps = min(tight, basic[0]) if basic_ok else tight
-        if basic_ok and basic[0] <= tight:
+        if pld_eps == math.inf and accounting == "pld":
+            notes.append("a step's epsilon is too large for a privacy loss distribution in "
+                         "floating point: no tight total, the basic sum is charged")
+        if basic_ok and basic[0] <= tight and math.isfinite(tight):
             notes.append("the basic sum is not larger than the tight total at this delta "
                          "(e.g. a pure plan at delta = 0): the plan is charged the sum")
     if not math.isfinite(charge_eps) or charge_eps <= 0:

@@ -15,6 +15,7 @@ from privclust.core.release import Curator
 from privclust.core.release.curator import PrivacyRefused
 from privclust.core.sketch.ckm import CompressiveKMeans
 from privclust.core.sketch.dplloyd import DPLloyd
+from privclust.core.subspace.gibbs import GibbsSubspaceClustering
 
 
 def gaussians(multiplier, k):
@@ -102,6 +103,21 @@ def test_pure_plan_at_delta_zero_is_charged_the_sum():
     acc = account_guarantees(items, "replace", delta=1e-6)
     assert acc.charge[0] <= 1.5 and acc.charge[1] == 1e-6
 
+
+
+def test_an_epsilon_too_large_for_a_pld_falls_back_to_the_basic_sum():
+    # e^1000 overflows a float: the PLD (and the RDP randomized-response event) must not raise,
+    # the plan is charged its basic sum, and the report says why
+    gib = GibbsSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1000.0)
+    acc = account_plan([gib, gib], (100, 5), delta=1e-3)
+    assert acc.pld_epsilon == math.inf and acc.charge == (2000.0, 1e-3)
+    assert any("too large for a privacy loss distribution" in note for note in acc.notes)
+    assert compose_rdp(acc.events, 1e-3) == math.inf
+    # a moderate epsilon keeps the tight PLD total (no fallback note)
+    small = account_plan([GibbsSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0)] * 3,
+                         (100, 5), delta=1e-3)
+    assert math.isfinite(small.pld_epsilon) and small.charge[0] < 3.0
+    assert not any("too large" in note for note in small.notes)
 
 # ---- events per algorithm --------------------------------------------------------------------
 def test_dplloyd_events_are_laplace_and_add_remove_doubles_on_replace():

@@ -799,7 +799,8 @@ CAVEATS = {
                "are as representative as the sample is; a small or unrepresentative sample "
                "(e.g. few documents, so few distinct words) can make the twins easier or harder "
                "than the private data; the interval is the envelope of both bootstraps' 10-90 % "
-               "intervals, not a confidence bound"),
+               "intervals, not a confidence bound, and the recommendation uses its pessimistic "
+               "end"),
     "grid": "the recommended epsilon is the smallest on the grid; a finer grid may find less",
     "gibbs": ("Gibbs: the guarantee is asymptotic (an exact sample of the exponential mechanism "
               "is epsilon-DP; a finite chain has no formal guarantee), and the twin ran short "
@@ -886,9 +887,11 @@ class PlanResult:
         string, see :func:`parse_target`) at that epsilon and every larger one of the grid;
         with ``conservative`` the pessimistic quantile (q90 for "<=", q10 for ">=") must reach
         it. ``conservative=None`` (default) is True when the plan drew its twins from a
-        structural prior (the interval then states what the data may be like, and the
-        recommendation must hold at its pessimistic end) and False for one fixed twin or
-        bootstrap twins of a public sample (the median rule, as calibrated).
+        structural prior or bootstrapped them from a public sample: the interval then states
+        what the real data may be like (it is what the calibration on real data measures, not
+        its median), so a recommendation meant to hold on the real data must hold at the
+        interval's pessimistic end. It is False (the median rule) for one fixed twin, whose
+        interval is only the spread of trials on that twin.
         A relative target on an ensemble is judged per twin (see ``_relative_summary``).
 
         Parameters
@@ -896,7 +899,8 @@ class PlanResult:
         target : Target or str
             E.g. ``"relative_sse <= 1.2"`` or ``"nmi >= 0.8 x baseline"``.
         conservative : bool, optional
-            Use the pessimistic end of the interval (default: True with a prior).
+            Use the pessimistic end of the interval (default: True with a prior or a public
+            sample, False for one fixed twin).
 
         Returns
         -------
@@ -907,7 +911,7 @@ class PlanResult:
         """
         target = parse_target(target)
         if conservative is None:
-            conservative = self.prior is not None
+            conservative = self.prior is not None or self.facts.public_sample is not None
         thr = target.threshold(self.baseline)
         stat = "median" if not conservative else ("q90" if target.op == "<=" else "q10")
         per = {}

@@ -262,6 +262,23 @@ def test_with_a_prior_the_recommendation_uses_the_pessimistic_end():
     assert r.recommend("relative_sse <= 1.2", conservative=False)["statistic"] == "median"
 
 
+def test_with_a_public_sample_the_recommendation_uses_the_pessimistic_end():
+    rows = [("dplloyd", 1.0, "relative_sse", 1.1, 1.0, 1.5, 5, 0),
+            ("dplloyd", 2.0, "relative_sse", 1.05, 1.0, 1.15, 5, 0)]
+    one = _result(rows)                          # one fixed twin: the median rule
+    assert one.recommend("relative_sse <= 1.2")["per_algorithm"]["dplloyd"]["epsilon"] == 1.0
+    r = _result(rows)
+    r.facts = PublicFacts("kmeans", 1000, 2, 2, bounds=(-1, 1),
+                          public_sample=np.random.default_rng(0).uniform(-1, 1, (20, 2)))
+    assert r.prior is None
+    rec = r.recommend("relative_sse <= 1.2")
+    # the median (1.1) meets 1.2 at epsilon 1, the q90 (1.5) does not: the default must wait
+    assert rec["statistic"] == "q90" and rec["per_algorithm"]["dplloyd"]["epsilon"] == 2.0
+    assert "pessimistic end" in rec["caveats"][0]
+    low = r.recommend("relative_sse <= 1.2", conservative=False)
+    assert low["statistic"] == "median" and low["per_algorithm"]["dplloyd"]["epsilon"] == 1.0
+
+
 def test_a_relative_target_on_an_ensemble_is_judged_twin_by_twin():
     # twin 0 is easy (baseline NMI 1.0), twin 1 hard (0.5); the private run reaches 0.9 x its
     # own twin's baseline on both, which the median baseline (0.75) would misjudge
@@ -382,9 +399,10 @@ def test_a_public_sample_plans_on_plain_and_smoothed_twins_and_takes_the_envelop
     one = plan_utility(kmeans_facts(public_sample=sample, twin={"smooth": False}),
                        epsilons=(1.0,), algorithms=["dplloyd"], n_trials=2)
     assert "arm" not in one.trials.columns and one.trials.twin.nunique() == 1
-    # the caveat names the sample's twins, not twins "built from public facts"; median rule
+    # the caveat names the sample's twins, not twins "built from public facts"; the
+    # recommendation uses the pessimistic end of the interval, as with a prior
     rec = res.recommend("relative_sse <= 100")
-    assert rec["statistic"] == "median"
+    assert rec["statistic"] == "q90"
     assert "bootstrap twins of the public sample" in rec["caveats"][0]
     assert not any("built from public facts" in c for c in rec["caveats"])
 

@@ -46,7 +46,7 @@ def figure(result, metric, threshold=None):
     """Predicted ``metric`` vs epsilon per algorithm: median (Curve), 10-90 % band (Area), the
     analytic predictor where one exists (dashed), the target (horizontal line); log x axis."""
     s = result.summary[result.summary.metric == metric] if result is not None else None
-    title = f"predicted {metric} vs ε (twin; 10–90 % band)"
+    title = f"predicted {metric} vs ε (twins; 10–90 % band)"
     if s is None or s.empty:
         return hv.Curve([], "epsilon", metric).opts(title=title, logx=True, width=640,
                                                     height=360)
@@ -78,9 +78,12 @@ def figure(result, metric, threshold=None):
     positive = values[np.isfinite(values)]
     # a wide positive range (relative SSE from ~1 to ~50) reads better on a log axis
     logy = bool(positive.size and positive.min() > 0 and positive.max() / positive.min() > 20)
+    # a tick at every planned ε: a log axis alone labels only the powers of ten
+    ticks = [(e, f"{e:g}") for e in sorted(set(s["epsilon"].astype(float)))]
     return hv.Overlay(layers).opts(logx=True, logy=logy, responsive=True, min_width=500,
                                    height=380, title=title, legend_position="right",
-                                   show_grid=True, xlabel="ε", hooks=plots.CANVAS)
+                                   show_grid=True, xlabel="ε", xticks=ticks, padding=0.05,
+                                   fontsize=plots.FONTS, hooks=plots.CANVAS)
 
 
 # ---- texts --------------------------------------------------------------------------------------
@@ -202,7 +205,7 @@ class PlanView(pn.viewable.Viewer):
         self.eps = pn.widgets.CheckButtonGroup.from_param(
             m.param.epsilons, options=PLAN_GRID, button_type="primary", button_style="outline",
             css_classes=["pc-plan-eps"])
-        self.trials = pn.widgets.IntSlider.from_param(m.param.n_trials)
+        self.trials = pn.widgets.IntSlider.from_param(m.param.n_trials, width=200)
         self.n_declared = pn.widgets.IntInput.from_param(m.param.n_declared,
                                                          css_classes=["pc-plan-n"])
         self.metric = pn.widgets.Select.from_param(m.param.metric, width=160)

@@ -304,6 +304,9 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             page.get_by_role("button", name="Run plan").click()
             _wait(page, lambda: "Done in" in page.evaluate(JS_TEXT, ".pc-plan-status"), timeout=300)
             page.wait_for_timeout(1500)
+            # the curves and the recommendation, not the controls above them
+            page.locator(".pc-plan-results").first.evaluate("e => e.scrollIntoView()")
+            page.wait_for_timeout(500)
             shot(page, "plan.png")
             csv = Path(state) / "records.csv"
             X = np.random.default_rng(0).normal(size=(300, 5)) / 3
@@ -315,7 +318,7 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             page.wait_for_timeout(1500)
             # ε is back at 1 after the slider measurements: the default budget is 3 per dataset
             page.get_by_role("button", name="Upload").click()
-            page.locator('input[type="file"]').set_input_files(str(csv))
+            page.locator('.pc-dropper input[type="file"]').set_input_files(str(csv))
             page.wait_for_timeout(3000)
             page.get_by_role("button", name="Release").click()
             _wait(page, lambda: "Released" in page.evaluate(JS_TEXT, ".pc-status"))

@@ -48,7 +48,7 @@ def write_csv(path, n=80, d=4, seed=0):
 
 def upload(page, path):
     page.get_by_role("button", name="Upload").click()
-    page.locator('input[type="file"]').set_input_files(str(path))
+    page.locator('.pc-dropper input[type="file"]').set_input_files(str(path))
 
 
 def expect_text(page, selector, text, timeout=30_000):

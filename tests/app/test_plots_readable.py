@@ -91,6 +91,19 @@ def test_tradeoff_plot_ticks_every_epsilon_pads_its_points_and_puts_the_legend_a
     assert not any(isinstance(m, Legend) for m in f.center)        # not over the data
 
 
+
+def test_plan_plot_ticks_every_planned_epsilon():
+    """A log axis alone labels only the powers of ten: 0.1, 0.5 and 2 would be unlabelled."""
+    from privclust.app.views.plan import figure
+    from privclust.core.experiments.planner import PublicFacts, plan_utility
+
+    eps = [0.1, 0.5, 2.0]
+    res = plan_utility(PublicFacts("kmeans", 300, 3, 3, bounds=(-1, 1)), epsilons=eps,
+                       algorithms=["dplloyd"], n_trials=2, random_state=0)
+    f = figures(figure(res, "relative_sse", 1.2))[0]
+    assert list(f.xaxis[0].ticker.ticks) == eps
+    assert [f.xaxis[0].major_label_overrides[e] for e in eps] == ["0.1", "0.5", "2"]
+
 def test_gibbs_traces_have_a_chain_legend_and_one_shared_source(ledger_env):
     lab = Lab()
     lab.data.param.update(n_samples=200)

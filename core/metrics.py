@@ -39,8 +39,9 @@ _ORTHONORMAL_ATOL = 1e-6
 # --------------------------------------------------------------------------------------------
 # validation helpers
 
-def _data_matrix(X, name="X"):
-    """Return X as float64 CSR or C-contiguous ndarray (n, d); finite, non-empty."""
+def data_matrix(X, name="X"):
+    """Return X as float64 CSR or C-contiguous ndarray (n, d); finite, non-empty (ValueError
+    naming ``name`` otherwise). Shared by the metrics and the planner's public sample."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
         values = X.data
@@ -222,7 +223,7 @@ def wasserstein_subspaces(A, B, return_matching=False):
 
 def _subspace_residuals(X, bases, chunk_size):
     """Yield (slice, (m, k) residuals ||x||^2 - ||U_l^T x||^2 clamped at 0) chunk by chunk."""
-    X = _data_matrix(X)
+    X = data_matrix(X)
     bases = _bases(bases, "bases", 3)
     k, d, q = bases.shape
     if X.shape[1] != d:
@@ -283,7 +284,7 @@ def class_subspaces(X, labels, subspace_dim):
     Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
         NIPS 2015, Sec. 5.
     """
-    X = _data_matrix(X)
+    X = data_matrix(X)
     if sp.issparse(X):
         X = X.toarray()
     labels = _labels(labels, "labels", n=X.shape[0])
@@ -315,8 +316,8 @@ def sse(X, centers, chunk_size=None):
         Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019, Sec. II,
         Eq. (1).
     """
-    X = _data_matrix(X)
-    C = _data_matrix(centers, "centers")
+    X = data_matrix(X)
+    C = data_matrix(centers, "centers")
     if C.shape[1] != X.shape[1]:
         raise ValueError(f"centers have {C.shape[1]} features but X has {X.shape[1]}")
     if sp.issparse(C):
@@ -409,7 +410,7 @@ def contingency_table(A, row_labels, col_labels, n_row_clusters=None, n_col_clus
     Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
         SDM 2025, Sec. 3.2.
     """
-    A = _data_matrix(A, "A")
+    A = data_matrix(A, "A")
     n, m = A.shape
     r, K = _cluster_index(row_labels, "row_labels", n, n_row_clusters)
     c, L = _cluster_index(col_labels, "col_labels", m, n_col_clusters)
@@ -439,7 +440,7 @@ def goodman_kruskal_tau(table, given="columns", normalized=False):
     """
     if given not in ("columns", "rows"):
         raise ValueError(f"given must be 'columns' or 'rows', got {given!r}")
-    T = _data_matrix(table, "table")
+    T = data_matrix(table, "table")
     T = T.toarray() if sp.issparse(T) else T
     if np.any(T < 0):
         raise ValueError("table has negative entries; clamp a noisy table at 0 first")

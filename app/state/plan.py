@@ -81,8 +81,6 @@ MODE_TEXT = {
 }
 
 
-
-
 def _box(settings):
     return (float(settings.lower), float(settings.upper))
 
@@ -301,6 +299,8 @@ class PlanModel(param.Parameterized):
         prior = "papers" if mode == ENSEMBLE else None
         n_twins, runs = (None, n_trials) if mode == ONE_TWIN else (n_trials, 1)
         sample = self.sample if mode == SAMPLE else None
+        where = {ONE_TWIN: "one twin", ENSEMBLE: f"{n_trials} ensemble twins",
+                 SAMPLE: f"{n_trials} bootstrap twins of the public sample"}[mode]
         self.clear()
         self._stop = stop = threading.Event()
         gen = self._generation
@@ -325,8 +325,6 @@ class PlanModel(param.Parameterized):
                             f"x {n_trials} trials on {where} of {facts.n_samples} x "
                             f"{facts.n_features}.") + " Nothing was charged.")
 
-        where = {ONE_TWIN: "one twin", ENSEMBLE: f"{n_trials} ensemble twins",
-                 SAMPLE: f"{n_trials} bootstrap twins of the public sample"}[mode]
         self.status = (f"Planning {len(eps)} ε values x {n_trials} trials on {where} of "
                        f"{facts.n_samples} x {facts.n_features}...")
         return self._launch(work, wait)

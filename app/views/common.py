@@ -1,12 +1,13 @@
 """What every view shares: the :class:`View` base (a ``pn.viewable.Viewer`` of one session's
-:class:`~privclust.app.state.Lab`), Markdown and teaching boxes, and the public size line of a
+:class:`~privclust.app.state.Lab`), Markdown and teaching boxes, the size-capped upload drop zone, and the public size line of a
 dataset."""
 import panel as pn
 import param
 
+from ..safety import max_upload_bytes
+from ..server.panel_compat import BoundedFileDropper
 from ..state import Lab
 from . import plots
-
 
 
 def md(text, **kw):
@@ -18,6 +19,22 @@ class View(pn.viewable.Viewer):
     """A view of one session's :class:`Lab`: it reads the models, never another view's members."""
 
     lab = param.ClassSelector(class_=Lab)
+
+
+def upload_dropper(on_file, on_reject, filetypes, css_class):
+    """A one-file drop zone capped at the server's upload limit (in the browser and on the
+    server): ``on_file(name, payload)`` on a complete file, ``on_reject(name, message)`` on one
+    over the limit."""
+    limit = max_upload_bytes()
+    dropper = BoundedFileDropper(limit, on_reject=on_reject, accepted_filetypes=list(filetypes),
+                                 multiple=False, max_file_size=f"{limit / 2**20:g}MB",
+                                 sizing_mode="stretch_width", css_classes=[css_class])
+
+    def changed(event):
+        if event.new:
+            on_file(*list(event.new.items())[-1])
+    dropper.param.watch(changed, "value")
+    return dropper
 
 
 def teach(text):

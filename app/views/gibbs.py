@@ -4,8 +4,8 @@
 The sampler runs off the server (:mod:`privclust.app.server.sampler`); a per-session periodic
 callback drains its queue and streams only the new points into one Bokeh ColumnDataSource
 (``ColumnDataSource.stream`` on the session's thread, Panel's "streaming_bokeh" pattern) shared by
-three figures built once with the view (a run only streams into them), at most ``MAX_POINTS`` per chain (the stride between plotted records doubles when
-the cap is reached). A ``hv.streams.Buffer`` + ``DynamicMap`` would rebuild three overlays and
+three figures built once with the view (a run only streams into them), at most ``MAX_POINTS`` per
+chain (the stride between plotted records doubles when the cap is reached). A ``hv.streams.Buffer`` + ``DynamicMap`` would rebuild three overlays and
 their ranges on every poll; the direct stream sends only the new rows.
 """
 import logging

@@ -13,14 +13,13 @@ import panel as pn
 import param
 
 from .. import catalogue
-from ..safety import escape, max_upload_bytes
+from ..safety import escape
 from ..server import session_hooks
-from ..server.panel_compat import BoundedFileDropper
 from ..state import Lab
 from ..state.plan import (CALIBRATION_FILE, LABELS, PLAN_GRID, SAMPLE, SAMPLE_DECLARATION,
                           PlanModel)
 from . import plots
-from .common import md, teach
+from .common import md, teach, upload_dropper
 
 log = logging.getLogger(__name__)
 
@@ -272,23 +271,17 @@ class PlanView(pn.viewable.Viewer):
         self._on_sample()
 
     def _new_dropper(self):
-        dropper = BoundedFileDropper(
-            max_upload_bytes(), on_reject=self._on_reject, accepted_filetypes=SAMPLE_TYPES,
-            multiple=False, max_file_size=f"{max_upload_bytes() / 2**20:g}MB",
-            sizing_mode="stretch_width", css_classes=["pc-plan-sample"])
-        dropper.param.watch(self._on_sample_file, "value")
-        return dropper
+        return upload_dropper(self._on_sample_file, self._on_reject, SAMPLE_TYPES,
+                              "pc-plan-sample")
 
     def _reset_dropper(self):
         """A refused or forgotten file must not stay listed: a fresh, empty drop zone."""
         self.sample_file = self._new_dropper()
         self.twins[2] = self.sample_file
 
-    def _on_sample_file(self, event):
-        if event.new:
-            name, payload = list(event.new.items())[-1]
-            if not self.model.load_sample(name, payload):
-                pn.state.execute(self._reset_dropper)   # after the dropper's own event
+    def _on_sample_file(self, name, payload):
+        if not self.model.load_sample(name, payload):
+            pn.state.execute(self._reset_dropper)   # after the dropper's own event
 
     def _on_reject(self, name, message):
         self.model.sample_error = message

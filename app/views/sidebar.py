@@ -7,10 +7,9 @@ import param
 
 from .. import catalogue
 from ..safety import UPLOAD_EXTENSIONS, escape, max_upload_bytes
-from ..server.panel_compat import BoundedFileDropper
 from ..state import PRESETS, relation_note
 from ..state.settings import EPSILON_GRID
-from .common import View, md, size_text
+from .common import View, md, size_text, upload_dropper
 
 
 class DataPanel(View):
@@ -48,25 +47,14 @@ class DataPanel(View):
         self._choice()
 
     def _new_dropper(self):
-        dropper = BoundedFileDropper(
-            max_upload_bytes(), on_reject=self._on_reject,
-            accepted_filetypes=list(UPLOAD_EXTENSIONS), multiple=False,
-            max_file_size=f"{max_upload_bytes() / 2**20:g}MB", sizing_mode="stretch_width",
-            css_classes=["pc-dropper"])
-        dropper.param.watch(self._on_upload, "value")
-        return dropper
+        return upload_dropper(self.lab.data.upload, self._on_reject, UPLOAD_EXTENSIONS,
+                              "pc-dropper")
 
     def _reset_dropper(self):
         """A rejected file must not stay listed as "Upload complete": the drop zone is
         replaced by a fresh, empty one (the error stays shown beside it)."""
         self.dropper = self._new_dropper()
         self.groups["upload"][0] = self.dropper
-
-    def _on_upload(self, event):
-        if not event.new:
-            return
-        name, payload = list(event.new.items())[-1]
-        self.lab.data.upload(name, payload)
 
     def _on_reject(self, name, message):
         self.lab.data.error = message

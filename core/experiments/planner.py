@@ -144,24 +144,16 @@ class PublicFacts:
     def _check_sample(self, sample):
         import scipy.sparse as sp
 
+        from ..metrics import data_matrix
+
         d = self.n_features
-        if sp.issparse(sample):
-            if self.family != "cocluster":
-                raise ValueError("public_sample may be sparse only for the cocluster family")
-            sample = sp.csr_matrix(sample, dtype=np.float64)
-            values = sample.data
-        else:
-            try:
-                sample = np.asarray(sample, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"public_sample must be a numeric (m, {d}) array: {exc}") \
-                    from None
-            values = sample
-        if sample.ndim != 2 or sample.shape[1] != d or sample.shape[0] < 2:
-            raise ValueError(f"public_sample must be a finite (m, {d}) array with m >= 2, got "
+        if sp.issparse(sample) and self.family != "cocluster":
+            raise ValueError("public_sample may be sparse only for the cocluster family")
+        sample = data_matrix(sample, "public_sample")
+        if sample.shape[1] != d or sample.shape[0] < 2:
+            raise ValueError(f"public_sample must be an (m, {d}) array with m >= 2, got "
                              f"shape {sample.shape}")
-        if not np.all(np.isfinite(values)):
-            raise ValueError("public_sample must be finite (NaN or inf found)")
+        values = sample.data if sp.issparse(sample) else sample
         if self.family == "cocluster" and np.any(values < 0):
             raise ValueError("public_sample of the cocluster family holds counts: negative "
                              "values found")

@@ -390,19 +390,27 @@ def test_a_sample_of_the_subspace_family_needs_its_labels(ledger_env, csv_payloa
 
 
 # ---- browser --------------------------------------------------------------------------------------
-@pytest.mark.ui
-def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
-    from browser import (assert_local_and_clean, expect_text, open_page, open_tab, titles,
-                         upload, wait_for, write_csv)
+def open_plan_on_private(page, server, path, n, d, seed):
+    """Open the page, upload a private CSV of n x d records, choose k-means and open the Plan
+    tab; returns (requests seen, console messages, page errors) for assert_local_and_clean."""
+    from browser import expect_text, open_page, open_tab, upload, write_csv
     seen = []
     page.on("request", lambda r: seen.append(r.url))
-    t0 = time.perf_counter()
     msgs, errors = open_page(page, server)
-    upload(page, write_csv(tmp_path / "plan-private.csv", n=1000, d=4, seed=31))
+    upload(page, write_csv(path, n=n, d=d, seed=seed))
     expect_text(page, ".pc-private", "PRIVATE")
     page.locator(".pc-task select").first.select_option(label="k-means")
     open_tab(page, "Plan")
-    expect_text(page, ".pc-plan-facts", "n = 1000")
+    expect_text(page, ".pc-plan-facts", f"n = {n}")
+    return seen, msgs, errors
+
+
+@pytest.mark.ui
+def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
+    from browser import assert_local_and_clean, expect_text, titles, wait_for
+    t0 = time.perf_counter()
+    seen, msgs, errors = open_plan_on_private(page, server, tmp_path / "plan-private.csv",
+                                              n=1000, d=4, seed=31)
     expect_text(page, ".pc-plan-free", "charges nothing")
     t1 = time.perf_counter()
     page.get_by_role("button", name="Run plan").click()
@@ -424,16 +432,9 @@ def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
 def test_plan_from_a_public_sample_in_the_browser(page, server, tmp_path):
     """On private data: upload a public sample in the Plan tab, plan from it; the caveats name
     the sample mode and its calibration, and every row of the ledger file stays as it was."""
-    from browser import (assert_local_and_clean, expect_text, open_page, open_tab, upload,
-                         write_csv)
-    seen = []
-    page.on("request", lambda r: seen.append(r.url))
-    msgs, errors = open_page(page, server)
-    upload(page, write_csv(tmp_path / "plan-private-s.csv", n=900, d=3, seed=53))
-    expect_text(page, ".pc-private", "PRIVATE")
-    page.locator(".pc-task select").first.select_option(label="k-means")
-    open_tab(page, "Plan")
-    expect_text(page, ".pc-plan-facts", "n = 900")
+    from browser import assert_local_and_clean, expect_text
+    seen, msgs, errors = open_plan_on_private(page, server, tmp_path / "plan-private-s.csv",
+                                              n=900, d=3, seed=53)
     expect_text(page, ".pc-plan-sample-info", "never a part of the private data")
     before = ledger_rows(server)
     payload, _ = sample_csv(m=50, d=3, seed=59)
@@ -473,16 +474,9 @@ def ledger_rows(server):
 def test_commit_plan_in_the_browser_charges_the_shown_total_once(page, server, tmp_path):
     """On private data the plan's curves leave every row of the ledger file as it was; Commit
     adds ONE charge of exactly the tight total shown in the table, and the releases it ran."""
-    from browser import (assert_local_and_clean, expect_text, open_page, open_tab, titles,
-                         upload, wait_for, write_csv)
-    seen = []
-    page.on("request", lambda r: seen.append(r.url))
-    msgs, errors = open_page(page, server)
-    upload(page, write_csv(tmp_path / "plan-commit.csv", n=800, d=3, seed=47))
-    expect_text(page, ".pc-private", "PRIVATE")
-    page.locator(".pc-task select").first.select_option(label="k-means")
-    open_tab(page, "Plan")
-    expect_text(page, ".pc-plan-facts", "n = 800")
+    from browser import assert_local_and_clean, expect_text, titles, wait_for
+    seen, msgs, errors = open_plan_on_private(page, server, tmp_path / "plan-commit.csv",
+                                              n=800, d=3, seed=47)
     before = ledger_rows(server)
     # a lax target: every algorithm reaches it at a small epsilon (the budget here is 2.5)
     page.locator(".pc-plan-threshold input").fill("1000")

@@ -14,7 +14,7 @@ attacks (Mironov 2012); see :mod:`privclust.core.privacy.laplace`.
 from . import audit
 from .accountant import BudgetAccountant
 from .composition import advanced_composition, basic_composition
-from .errors import BudgetExceeded, PrivacyWarning
+from .errors import BudgetExceeded, DuplicateRequest, PrivacyWarning
 from .exponential import (exponential_mechanism, exponential_probabilities, gumbel_max,
                           gumbel_perturbed)
 from .gaussian import analytic_gaussian_sigma, classic_gaussian_sigma, gaussian
@@ -22,7 +22,7 @@ from .guarantee import KINDS, NEIGHBOURINGS, Guarantee, Spend
 from .quantile import exponential_quantile_probabilities, exponential_quantiles
 from .histogram import stable_histogram, stable_histogram_threshold
 from .laplace import complex_laplace, laplace
-from .ledger import ChargeRecord, Ledger, charge
+from .ledger import ChargeRecord, Ledger
 from .relations import RelationError, convert
 from .random_matrices import haar_orthogonal, haar_stiefel, jl_matrix
 from .rng import as_generator
@@ -30,7 +30,7 @@ from .smooth import smooth_sensitivity_gaussian, smooth_sensitivity_parameters
 from .sparse_vector import above_threshold
 
 __all__ = [
-    "as_generator", "PrivacyWarning", "BudgetExceeded",
+    "as_generator", "PrivacyWarning", "BudgetExceeded", "DuplicateRequest",
     "laplace", "complex_laplace", "gaussian", "analytic_gaussian_sigma", "classic_gaussian_sigma",
     "exponential_mechanism", "exponential_probabilities", "gumbel_max", "gumbel_perturbed", "above_threshold",
     "exponential_quantiles", "exponential_quantile_probabilities",
@@ -38,5 +38,5 @@ __all__ = [
     "haar_orthogonal", "haar_stiefel", "jl_matrix",
     "smooth_sensitivity_parameters", "smooth_sensitivity_gaussian",
     "Spend", "Guarantee", "KINDS", "NEIGHBOURINGS", "BudgetAccountant",
-    "Ledger", "ChargeRecord", "charge", "audit", "RelationError", "convert",
+    "Ledger", "ChargeRecord", "audit", "RelationError", "convert",
 ]

@@ -1,8 +1,9 @@
 """The base of every private estimator: plan before data, charge before reading.
 
 A private estimator states, from its parameters alone, the :class:`Guarantee` it will have after
-``fit`` (its *plan*) and the names of the fitted attributes it releases. :meth:`fit` is written
-once, here:
+``fit`` (its *plan*) and the names of the fitted attributes it releases. :meth:`fit` is a thin
+caller of the one release pipeline
+(:class:`~privclust.core.release.prepared.PreparedRelease`):
 
     validate parameters -> plan -> charge the ledger -> read the data -> compute
 
@@ -13,7 +14,8 @@ so a default derived from n (e.g. delta = 1/(n ln n)) is refused under add/remov
 
 Subclasses implement ``_plan(n_samples, n_features)`` (validate every parameter, return the
 Guarantee) and ``_fit(X, rng)`` (compute; set the fitted attributes and ``privacy_``), and list
-their released attributes in ``_released``.
+their released attributes in ``_released``; a stepping estimator (the Gibbs sampler) also
+implements ``_steps(X, rng, **kwargs)``, a generator.
 """
 import math
 import numbers
@@ -24,11 +26,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from sklearn.base import BaseEstimator
 
+from ..release.prepared import PreparedRelease
 from ._validation import check_delta, check_epsilon
 from .guarantee import Guarantee
 from .rng import as_generator
-
-_RTOL = 1e-9
 
 
 class DataAccessError(RuntimeError):
@@ -168,45 +169,19 @@ class PrivateEstimator(BaseEstimator):
     # ---- the one fit ------------------------------------------------------------------------
     def fit(self, X, y=None):
         """Plan, charge ``ledger``, then read ``X`` and compute; returns self (``y`` is ignored)."""
-        self.check_data_kind(sp.issparse(X))
-        plan, rng = self._prepare(public_shape(X))
-        self._charge(plan)
-        return self._compute(X, rng, plan)
+        return self.prepared(X).run(X)
 
-    def _prepare(self, shape):
-        """Everything before the charge: the plan from the parameters and the public ``shape``,
-        the Generator, and the public preparation (:meth:`_before_charge`); returns (plan, rng).
-        The :class:`~privclust.core.release.Curator` calls it, charges, then :meth:`_compute`."""
-        plan = self.public_plan(shape)
-        rng = as_generator(self.random_state)
-        self._before_charge(shape, rng)
-        return plan, rng
+    def prepared(self, X):
+        """This estimator's request on ``X`` as a
+        :class:`~privclust.core.release.prepared.PreparedRelease`, from the public shape only
+        (nothing of ``X`` is read)."""
+        return PreparedRelease.for_fit(self, public_shape(X), sp.issparse(X))
 
-    def _charge(self, plan):
-        """Charge ``ledger`` (if any) the plan's cost in its unit; refuses plans of kind none."""
-        ledger = getattr(self, "ledger", None)
-        if ledger is None:
-            return
-        if not plan.is_private:
-            raise ValueError(f"{type(self).__name__} with these parameters is not private "
-                             f"({plan.summary()}): a ledger cannot pay for it")
-        ledger.charge(plan.epsilon, plan.delta, what=self.describe(),
-                      relation=plan.neighbouring, **self.ledger_options())
-
-    def _compute(self, X, rng, plan):
-        """After the charge: read the data, compute, check the spend against the plan."""
-        self._fit(self._check_data(X), rng)
-        self._finish(plan)
-        return self
-
-    def _start(self, X):
-        """:meth:`_prepare` and :meth:`_charge`, then read the data; returns (checked X, rng,
-        plan). For estimators that stream their fit (``iter_fit``); they call
-        :meth:`_finish` with the plan when they stop."""
-        self.check_data_kind(sp.issparse(X))
-        plan, rng = self._prepare(public_shape(X))
-        self._charge(plan)
-        return self._check_data(X), rng, plan
+    def _steps(self, X, rng, **kwargs):
+        """The run as a generator (after the charge, on checked data): by default the whole
+        :meth:`_fit`, yielding nothing; stepping estimators yield their progress."""
+        self._fit(X, rng)
+        yield from ()
 
     def _before_charge(self, shape, rng):
         """Public, data-independent preparation that may still fail on the parameters (e.g.
@@ -216,15 +191,6 @@ class PrivateEstimator(BaseEstimator):
     def _check_data(self, X):
         """Read the data (after the charge): a finite 2-D float64 array by default."""
         return check_finite_data(X)
-
-    def _finish(self, plan):
-        """Check that what was spent stays within the plan (a bug otherwise)."""
-        got = self.privacy_
-        if got.kind != plan.kind or got.neighbouring != plan.neighbouring or (
-                plan.is_private and (got.epsilon > plan.epsilon * (1 + _RTOL)
-                                     or got.delta > plan.delta * (1 + _RTOL))):
-            raise RuntimeError(f"{type(self).__name__} spent {got.summary()} against its plan "
-                               f"{plan.summary()}")
 
     def _plan(self, n_samples, n_features):
         raise NotImplementedError

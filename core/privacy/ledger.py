@@ -39,7 +39,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from .errors import BudgetExceeded
+from .errors import BudgetExceeded, DuplicateRequest
 from .relations import check_unit, convert
 
 _CTX = decimal.Context(prec=5000, Emin=-999999, Emax=999999,
@@ -56,6 +56,14 @@ _SCHEMA = (
     "at TEXT NOT NULL, what TEXT NOT NULL, epsilon TEXT NOT NULL, delta TEXT NOT NULL, "
     "relation TEXT, requested_epsilon TEXT, requested_delta TEXT)",
     "CREATE INDEX IF NOT EXISTS charges_by_dataset ON charges (dataset, id)",
+    # the releases a charge pays for, written in the charge's transaction and marked done by the
+    # release store in the transaction that stores the release: a crash in between leaves the
+    # request pending, to be completed at no new charge (privclust.core.release)
+    "CREATE TABLE IF NOT EXISTS pending_releases (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+    "dataset TEXT NOT NULL, charge_id INTEGER NOT NULL, key TEXT NOT NULL, "
+    "estimator TEXT NOT NULL, params TEXT NOT NULL, at TEXT NOT NULL, "
+    "done INTEGER NOT NULL DEFAULT 0)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS pending_by_key ON pending_releases (dataset, key)",
 )
 
 
@@ -175,6 +183,7 @@ class Ledger:
         self._lock = threading.Lock()
         self._spent = (_ZERO, _ZERO)
         self._records = []
+        self._pending = {}   # in memory: key -> pending request (see charge)
         if self.path is not None:
             if self.dataset is None:
                 raise ValueError("a persistent Ledger (path=...) needs dataset= (its fingerprint)")
@@ -266,9 +275,15 @@ class Ledger:
             return eps, dlt
         return convert(eps, dlt, relation, self.unit, row_cap=row_cap, cell_bound=cell_bound)
 
-    def charge(self, epsilon, delta=0.0, what="", relation=None, row_cap=None, cell_bound=1.0):
+    def charge(self, epsilon, delta=0.0, what="", relation=None, row_cap=None, cell_bound=1.0,
+               pending=()):
         """Spend the cost of an (epsilon, delta) release for ``what`` BEFORE releasing it;
         returns the ChargeRecord.
+
+        ``pending``: the requests this charge pays for, as (key, estimator name, parameters as
+        JSON text), written in the charge's own transaction (one record per key, ever): until
+        the release store marks one done, it is a paid release still to be made. A key already
+        recorded raises :class:`DuplicateRequest` and spends nothing.
 
         ``relation`` ("replace", "add_remove", "cell" or None = the ledger's unit) is the
         release's neighbouring relation; its cost is converted to the ledger's unit first
@@ -285,8 +300,12 @@ class Ledger:
         req = (float(requested[0]), float(requested[1]))
         what = str(what)
         now = datetime.now(timezone.utc)
+        pending = [(str(k), str(e), str(p)) for k, e, p in pending]
         with self._lock:
             if self.path is None:
+                for key, _, _ in pending:
+                    if key in self._pending:
+                        raise DuplicateRequest(key, self._pending[key]["done"])
                 if not self._fits(eps, dlt, self._spent):
                     self._refuse(eps, dlt, self._spent, what)
                 with decimal.localcontext(_CTX):
@@ -294,8 +313,16 @@ class Ledger:
                 record = ChargeRecord(now, what, float(eps), float(dlt), relation, req,
                                       len(self._records) + 1)
                 self._records.append(record)
+                for key, name, params in pending:
+                    self._pending[key] = {"charge_id": record.id, "key": key, "estimator": name,
+                                          "params": params, "at": now, "done": False}
                 return record
             with self._transaction() as conn:
+                for key, _, _ in pending:
+                    row = conn.execute("SELECT done FROM pending_releases WHERE dataset = ? AND "
+                                       "key = ?", (self.dataset, key)).fetchone()
+                    if row is not None:
+                        raise DuplicateRequest(key, row[0])
                 row = conn.execute("SELECT spent_epsilon, spent_delta FROM ledgers WHERE dataset = ?",
                                    (self.dataset,)).fetchone()
                 if row is None:
@@ -313,6 +340,11 @@ class Ledger:
                 charge_id = cur.lastrowid
                 conn.execute("UPDATE ledgers SET spent_epsilon = ?, spent_delta = ? WHERE dataset = ?",
                              (str(new[0]), str(new[1]), self.dataset))
+                conn.executemany(
+                    "INSERT INTO pending_releases (dataset, charge_id, key, estimator, params, at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [(self.dataset, charge_id, key, name, params, now.isoformat())
+                     for key, name, params in pending])
             return ChargeRecord(now, what, float(eps), float(dlt), relation, req, charge_id)
 
     def can_charge(self, epsilon, delta=0.0, relation=None, row_cap=None, cell_bound=1.0):
@@ -325,6 +357,77 @@ class Ledger:
                 raise
             return False
         return self._fits(eps, dlt, self.spent_exact)
+
+    # -- paid requests -----------------------------------------------------------------------
+    def pending(self, key=None):
+        """Requests paid for and not yet stored (all, or the one with ``key``), oldest first:
+        dicts with charge_id, key, estimator, params (JSON text), at."""
+        if self.path is None:
+            with self._lock:
+                rows = [dict(r) for r in self._pending.values() if not r["done"]]
+            return [r for r in rows if key is None or r["key"] == key]
+        sql = ("SELECT charge_id, key, estimator, params, at FROM pending_releases WHERE "
+               "dataset = ? AND done = 0" + ("" if key is None else " AND key = ?") + " ORDER BY id")
+        conn = self._connect()
+        try:
+            rows = conn.execute(sql, (self.dataset,) if key is None else (self.dataset, key))
+            return [dict(zip(("charge_id", "key", "estimator", "params", "at"), r)) for r in rows]
+        finally:
+            conn.close()
+
+    @contextlib.contextmanager
+    def settling(self, key):
+        """Mark the request ``key`` done inside one transaction (or lock, in memory); yields
+        the connection (None in memory) and whether it was still pending, so the caller stores
+        its release in the same transaction -- or, when another process stored it first,
+        stores nothing (at most one output per paid request)."""
+        if self.path is None:
+            with self._lock:
+                row = self._pending.get(key)
+                was_pending = row is not None and not row["done"]
+                yield None, was_pending
+                if row is not None:
+                    row["done"] = True
+            return
+        with self._transaction() as conn:
+            row = conn.execute("SELECT done FROM pending_releases WHERE dataset = ? AND key = ?",
+                               (self.dataset, key)).fetchone()
+            was_pending = row is not None and not row[0]
+            yield conn, was_pending
+            conn.execute("UPDATE pending_releases SET done = 1 WHERE dataset = ? AND key = ?",
+                         (self.dataset, key))
+
+    def abandon(self, key):
+        """Mark the pending request ``key`` failed: its charge stays spent, nothing is stored
+        for it, and its key is free for a new (newly charged) request. A request that failed
+        after its charge is not re-run for free: a free retry of a failure would let an analyst
+        repeat a data-dependent outcome at no cost."""
+        if self.path is None:
+            with self._lock:
+                row = self._pending.pop(key, None)
+                if row is not None:
+                    failed = f"{key}/failed/{row['charge_id']}"
+                    self._pending[failed] = dict(row, key=failed, done=True, failed=True)
+            return
+        with self._transaction() as conn:
+            conn.execute("UPDATE pending_releases SET key = key || '/failed/' || charge_id, "
+                         "done = 1 WHERE dataset = ? AND key = ? AND done = 0",
+                         (self.dataset, key))
+
+    def failed_charges(self):
+        """Ids of the charges whose request failed after the charge (nothing was released)."""
+        if self.path is None:
+            with self._lock:
+                return sorted({r["charge_id"] for r in self._pending.values()
+                               if r.get("failed")})
+        conn = self._connect()
+        try:
+            rows = conn.execute("SELECT DISTINCT charge_id FROM pending_releases WHERE dataset "
+                                "= ? AND key LIKE '%/failed/%' ORDER BY charge_id",
+                                (self.dataset,)).fetchall()
+            return [r[0] for r in rows]
+        finally:
+            conn.close()
 
     # -- reading -----------------------------------------------------------------------------
     @property
@@ -402,9 +505,3 @@ def _migrate(conn):
         if column not in have:
             conn.execute(f"ALTER TABLE charges ADD COLUMN {column} TEXT")
 
-
-def charge(ledger, epsilon, delta=0.0, what="", relation=None, **options):
-    """``ledger.charge(epsilon, delta, what, relation, ...)``, or nothing when ``ledger`` is None."""
-    if ledger is None:
-        return None
-    return ledger.charge(epsilon, delta, what=what, relation=relation, **options)

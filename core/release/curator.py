@@ -1,53 +1,40 @@
 """The Curator: the only door through which a computation on non-public data leaves.
 
-``Curator(dataset, ledger).release(estimator)``:
+``Curator(dataset, ledger).release(estimator)`` is a thin caller of the one release pipeline
+(:class:`~privclust.core.release.prepared.PreparedRelease`):
 
-1. refuses anything that is not a :class:`~privclust.core.privacy.estimator.PrivateEstimator`
-   or whose plan has kind "none" (non-private baselines, a Gibbs chain started from a
-   non-private solution): those run only through :meth:`Curator.owner_fit`, marked NOT PRIVATE;
-2. works on a clone whose ``random_state`` is None (fresh OS entropy: a seed is public, and
-   noise drawn from a public seed is no noise) and whose ``ledger`` is None (the curator pays);
+1. refuses anything that is not a private estimator of a trusted class (the algorithm
+   registry's private estimators, plus the operator's ``trusted``) or whose plan has kind
+   "none" (non-private baselines, a Gibbs chain started from a non-private solution): those run
+   only through :meth:`Curator.owner_fit`, marked NOT PRIVATE;
+2. rebuilds the estimator from parameters it can vouch for (exact built-in values, numeric
+   arrays, privclust's parameter classes), with fresh OS entropy and no ledger of its own;
 3. plans from the parameters and the public shape, converts the plan into the ledger's unit
    and refuses before anything runs when it cannot be counted or does not fit;
 4. answers an identical earlier request (same estimator, parameters, data and unit) from the
    release store, at no charge;
-5. charges the ledger in one transaction, then reads the data and fits;
-6. returns a frozen :class:`Release` holding copies of the released attributes only, and
-   stores it beside the ledger entry that paid for it.
+5. charges the ledger and records the request as pending in one transaction, then reads the
+   data and fits; warnings and errors raised from then on are withheld;
+6. returns a frozen :class:`Release` holding copies of the released attributes only, stored
+   in the transaction that marks its request done. A request whose run was lost (a crash) is
+   completed at no new charge by :meth:`recover` or by the next identical request.
 
 A failure after the charge is reported as :class:`ReleaseFailed`, whose message names only the
 type of the error (its text may describe the records); the data owner reads ``detail``.
 """
+import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from types import MappingProxyType
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import clone
 
 from ..data import Dataset
 from ..privacy.estimator import PrivateEstimator
-from .codec import decode, describe_params, encode
-from .record import Release
+from .codec import decode
+from .live import LiveRelease
+from .prepared import PreparedRelease, ReleaseFailed, charge, request_record
 from .store import ReleaseStore
-
-_RTOL = 1e-9
-
-
-class PrivacyRefused(ValueError):
-    """A request the curator refuses before anything is charged or run."""
-
-
-class ReleaseFailed(RuntimeError):
-    """A release that failed after its charge. ``str()`` names only the error's type; the
-    original message (which may describe the data) is in ``detail``, for the data owner."""
-
-    def __init__(self, kind, detail):
-        super().__init__(f"the release failed after it was charged ({kind}); its message may "
-                         "describe the private data and is withheld")
-        self.kind = kind
-        self.detail = detail
+from .vouch import PrivacyRefused
 
 
 @dataclass(frozen=True)
@@ -81,15 +68,6 @@ def core_parameter_classes():
     from ..onecluster import OneClusterAggregator
     from ..subspace.solvers import SOLVERS
     return frozenset(SOLVERS.values()) | {OneClusterAggregator}
-
-
-def _plain(value):
-    """Data-like parameter values (numbers, strings, arrays, tuples of them): no code."""
-    if value is None or isinstance(value, (bool, int, float, str, np.ndarray, np.generic)):
-        return True
-    if isinstance(value, (tuple, list)):
-        return all(_plain(v) for v in value)
-    return False
 
 
 def _check_dataset(dataset):
@@ -137,7 +115,7 @@ class Curator:
             raise ValueError("this ledger belongs to another dataset (its key differs from the "
                              "dataset's budget key)")
         self._ledger = ledger
-        self._store = ReleaseStore(key, ledger.path)
+        self._store = ReleaseStore(key, ledger)
         self._trusted = frozenset(trusted)
         for cls in self._trusted:
             if not (isinstance(cls, type) and issubclass(cls, PrivateEstimator)):
@@ -166,110 +144,81 @@ class Curator:
 
     # ---- releases ---------------------------------------------------------------------------
     def prepare(self, estimator):
-        """Check a request without running or charging it: returns (clone, plan, cost, key).
+        """The request ``estimator`` as a :class:`PreparedRelease` (a vouched clone with fresh
+        entropy, its plan, its cost in the ledger's unit, its request key), made once and
+        without reading any record; :meth:`release` and :meth:`live` take it as it is.
 
-        Raises :class:`PrivacyRefused` for anything that is not private, ValueError/TypeError
-        for invalid parameters and for a relation the ledger cannot count.
+        Raises :class:`PrivacyRefused` for anything that is not private or not trusted,
+        ValueError/TypeError for invalid parameters and for a relation the ledger cannot count.
         """
-        return self._prepare_request(estimator)[:4]
+        if isinstance(estimator, PreparedRelease):
+            if estimator.ledger is not self._ledger or estimator.key is None:
+                raise PrivacyRefused("this request was prepared by another curator")
+            return estimator
+        return PreparedRelease.at_door(
+            estimator, self._dataset.shape, self._dataset.is_sparse, self._ledger, self._store,
+            self._dataset.fingerprint, self._trusted | core_private_classes(),
+            core_parameter_classes())
 
-    def _prepare_request(self, estimator):
-        """:meth:`prepare`, plus the request's public parameters as stored values, captured
-        now, before any record is read: a parameter object (an aggregator, a solver) may keep
-        state from the fit in its attributes, and that state is not a released value."""
-        if not isinstance(estimator, PrivateEstimator):
-            raise PrivacyRefused(
-                f"{type(estimator).__name__} is not a private estimator: non-private baselines "
-                "run only in the data owner view (Curator.owner_fit), marked NOT PRIVATE")
-        self._check_trusted(estimator)
-        est = clone(estimator)
-        params = describe_params({k: v for k, v in est.get_params(deep=False).items()
-                                  if k not in ("random_state", "ledger")})
-        est.set_params(random_state=None, ledger=None)
-        plan = est.public_plan(self._dataset.shape)
-        est.check_data_kind(self._dataset.is_sparse)   # sparse or dense is public, like the shape
-        if not plan.is_private:
-            raise PrivacyRefused(f"{type(est).__name__} with these parameters is not private "
-                                 f"({plan.summary()}; {'; '.join(plan.warnings)}): it runs only "
-                                 "in the data owner view")
-        cost = self._ledger.cost(plan.epsilon, plan.delta, plan.neighbouring,
-                                 **est.ledger_options())
-        # keyed by the store's secret: a plain hash of the records would identify them
-        key = self._store.request_key(type(est).__name__, params, self._dataset.fingerprint,
-                                      self.unit)
-        return est, plan, (float(cost[0]), float(cost[1])), key, decode(encode(params))
+    def cost(self, request):
+        """(epsilon, delta) a release of ``request`` (an estimator or a prepared request) would
+        cost in the ledger's unit now: 0 when an identical release is stored or already paid
+        for."""
+        prepared = self.prepare(request)
+        if self._store.find(prepared.key) is not None or self._ledger.pending(prepared.key):
+            return (0.0, 0.0)
+        return prepared.cost
 
-    def _check_trusted(self, estimator):
-        """The curator limits what may run; it cannot contain code it runs. Only the exact
-        private estimator classes of ``privclust.core`` (and the classes the operator listed in
-        ``trusted``) are accepted, and their object parameters only when they are exact
-        privclust classes (a named solver, ``OneClusterAggregator``): a subclass or a callable
-        could read the records and release them, or state a plan it does not keep."""
-        cls = type(estimator)
-        if cls not in self._trusted and cls not in core_private_classes():
-            raise PrivacyRefused(
-                f"{cls.__module__}.{cls.__qualname__} is not one of privclust.core's private "
-                "estimators: the curator runs only code the operator trusts (Curator(..., "
-                "trusted=(YourClass,)) adds a class)")
-        for name, value in estimator.get_params(deep=False).items():
-            if name in ("ledger", "random_state") or _plain(value):
+    def release(self, request):
+        """Release ``request`` (an estimator or a request from :meth:`prepare`) fitted on the
+        data; returns a :class:`Release` (see the module docstring, step by step)."""
+        prepared = self.prepare(request)
+        return prepared.release(self._dataset.X, self._store, self.unit)
+
+    def live(self, request, reference=None, diagnostics=False, process=True, nice=0):
+        """A stepping release (the Gibbs sampler) as a :class:`~.live.LiveRelease`: charged
+        when it starts, it yields only progress (with ``diagnostics``: the evaluation-only
+        traces, NOT PRIVATE, for the data owner), and is stored however it ends -- finished,
+        stopped or abandoned. ``process``: sample in a child process (else a thread)."""
+        prepared = self.prepare(request)
+        if not hasattr(prepared.estimator, "iter_fit"):
+            raise PrivacyRefused(f"{type(prepared.estimator).__name__} has no stepping run: "
+                                 "use release()")
+        return LiveRelease(prepared, self._dataset.X, self._store, self.unit,
+                           reference=reference, diagnostics=diagnostics, process=process,
+                           nice=nice)
+
+    def recover(self):
+        """Complete every request of this source that was paid for but never stored (its run
+        was lost to a crash or a killed process), with fresh randomness at no new charge;
+        returns the releases made. A request whose estimator is no longer trusted stays
+        pending."""
+        done = []
+        for row in self._ledger.pending():
+            try:
+                estimator = self._rebuild(row["estimator"], decode(json.loads(row["params"])))
+                prepared = self.prepare(estimator)
+            except (PrivacyRefused, ValueError, TypeError):
                 continue
-            if type(value) not in core_parameter_classes():
-                raise PrivacyRefused(
-                    f"parameter {name}={type(value).__name__} is code the curator would run on "
-                    "the records: pass a solver by name or an exact privclust class")
+            if prepared.key == row["key"]:
+                done.append(prepared.complete(self._dataset.X, self._store, self.unit))
+        return done
 
-    def cost(self, estimator):
-        """(epsilon, delta) a release of ``estimator`` would cost in the ledger's unit (0 when
-        an identical release is stored)."""
-        _, _, cost, key = self.prepare(estimator)
-        return (0.0, 0.0) if self._store.find(key) is not None else cost
+    def _rebuild(self, name, params):
+        """An estimator of the trusted class ``name`` from stored parameters (parameter objects
+        stored as {"class", "params"} by the codec are rebuilt from privclust's classes)."""
+        classes = {cls.__name__: cls for cls in self._trusted | core_private_classes()}
+        objects = {cls.__qualname__: cls for cls in core_parameter_classes()}
 
-    def release(self, estimator, runner=None):
-        """Release ``estimator`` fitted on the data; returns a :class:`Release`.
+        def value(v):
+            if isinstance(v, dict) and set(v) == {"class", "params"} and v["class"] in objects:
+                return objects[v["class"]](**{k: value(x) for k, x in v["params"].items()})
+            return v
+        if name not in classes:
+            raise PrivacyRefused(f"{name} is not a trusted estimator")
+        return classes[name](**{k: value(v) for k, v in params.items()})
 
-        ``runner(estimator, X)`` (optional) computes the fit elsewhere (e.g. a worker process
-        streaming diagnostics to the data owner) and leaves the fitted attributes on
-        ``estimator``; by default the prepared clone (fresh entropy, no ledger) reads the data
-        and computes. ``runner`` receives that clone after the charge.
-        """
-        est, plan, cost, key, params = self._prepare_request(estimator)
-        stored = self._store.find(key)
-        if stored is not None:
-            return stored
-        # the estimator's public preparation (e.g. drawing a public operator and checking it
-        # against the bounds) may still refuse the parameters: it runs before the charge
-        plan, rng = est._prepare(self._dataset.shape)
-        record = self._ledger.charge(plan.epsilon, plan.delta, what=est.describe(),
-                                     relation=plan.neighbouring, **est.ledger_options())
-        try:
-            return self._run_and_store(est, plan, rng, key, params, record.id, cost, runner)
-        except Exception as exc:  # noqa: BLE001 -- the message may describe the records
-            # "from None": the message may describe the records, so it must not ride along in
-            # the exception chain (tracebacks, logs); the data owner reads ``detail``
-            raise ReleaseFailed(type(exc).__name__, f"{type(exc).__name__}: {exc}") from None
-
-    def _run_and_store(self, est, plan, rng, key, params, charge_id, cost, runner, notes=()):
-        """After the charge: fit (or ``runner``), check the spend against the plan, keep copies
-        of the released attributes only, store and return the :class:`Release` (with the
-        ``params`` captured before the fit)."""
-        if runner is None:
-            est._compute(self._dataset.X, rng, plan)
-        else:
-            runner(est, self._dataset.X)
-        got = est.privacy_
-        if got.kind != plan.kind or got.neighbouring != plan.neighbouring or \
-                got.epsilon > plan.epsilon * (1 + _RTOL) or got.delta > plan.delta * (1 + _RTOL):
-            raise RuntimeError(f"spent {got.summary()} against the plan {plan.summary()}")
-        attrs = {name: getattr(est, name) for name in est.released_attributes()
-                 if hasattr(est, name)}
-        return self._store.add(Release(
-            estimator=type(est).__name__, params=params,
-            attributes=MappingProxyType(decode(encode(attrs))), guarantee=got,
-            cost=(float(cost[0]), float(cost[1])), unit=self.unit, charge_id=charge_id,
-            time=datetime.now(timezone.utc), key=key, notes=tuple(notes)))
-
-    def release_plan(self, estimators, accounting="pld", delta=None, runner=None):
+    def release_plan(self, estimators, accounting="pld", delta=None):
         """Commit a fixed plan: charge it ONCE at its tight total, then run every release.
 
         A plan chosen before any of its releases runs is one mechanism, so its cost is the
@@ -280,9 +229,9 @@ class Curator:
         1. every estimator is prepared (:meth:`prepare`: parameters, privacy, relation) and the
            plan is accounted -- any refusal happens here, before anything is charged; a request
            listed twice, or already answered by a stored release, is refused (run it alone);
-        2. the plan's (epsilon, delta) is charged in ONE ledger entry, in the ledger's unit
-           (every release's events are converted to that unit first; one that cannot be is
-           refused); a plan that does not fit charges nothing and runs nothing;
+        2. every public preparation runs, then the plan's (epsilon, delta) is charged in ONE
+           ledger entry, in the ledger's unit, with every request recorded as pending; a plan
+           that does not fit charges nothing and runs nothing;
         3. the releases run in order (fresh entropy, no ledger) and are stored, each linked to
            the one charge id; their ``cost`` is the plan's total and ``notes`` say so.
 
@@ -296,38 +245,38 @@ class Curator:
         estimators = list(estimators)
         if not estimators:
             raise PrivacyRefused("a plan needs at least one release")
-        requests = [self._prepare_request(est) for est in estimators]
-        prepared = [request[:4] for request in requests]
-        keys = [key for _, _, _, key in prepared]
+        prepared = [self.prepare(est) for est in estimators]
+        keys = [p.key for p in prepared]
         if len(set(keys)) != len(keys):
             raise PrivacyRefused("the plan lists the same request twice (same estimator, "
                                  "parameters and data): list it once")
-        if any(self._store.find(key) is not None for key in keys):
+        if any(self._store.find(key) is not None or self._ledger.pending(key) for key in keys):
             raise PrivacyRefused("a request of the plan was already released and is stored: "
                                  "release it alone (it costs nothing) and plan the others")
         accounted = account_guarantees(
-            [(type(est).__name__, plan, est.ledger_options()) for est, plan, _, _ in prepared],
-            unit=self.unit, delta=delta, accounting=accounting)
-        # every public preparation (which may still refuse parameters) before the one charge
-        generators = [est._prepare(self._dataset.shape)[1] for est, _, _, _ in prepared]
+            [(type(p.estimator).__name__, p.plan, p.estimator.ledger_options())
+             for p in prepared], unit=self.unit, delta=delta, accounting=accounting)
+        for p in prepared:   # public preparations (which may still refuse) before the charge
+            p._public_preparation()
         eps, dlt = accounted.charge
-        names = ", ".join(type(est).__name__ for est, _, _, _ in prepared)
-        record = self._ledger.charge(
-            eps, dlt, relation=self.unit,
-            what=f"plan of {len(prepared)} releases ({names}) composed by {accounting}; basic "
-                 f"sum ({accounted.basic[0]!r}, {accounted.basic[1]!r})")
+        names = ", ".join(type(p.estimator).__name__ for p in prepared)
+        record = charge(
+            self._ledger, eps, dlt, self.unit,
+            f"plan of {len(prepared)} releases ({names}) composed by {accounting}; basic "
+            f"sum ({accounted.basic[0]!r}, {accounted.basic[1]!r})",
+            pending=[request_record(p.key, type(p.estimator).__name__, p.params)
+                     for p in prepared])
         note = (f"one of {len(prepared)} releases of a plan charged once (charge {record.id}) at "
                 f"its {accounting} total ({eps!r}, {dlt!r}); cost is that shared total")
         done, failures = [], []
-        for i, ((est, plan, _, key, params), rng) in enumerate(zip(requests, generators)):
+        for i, p in enumerate(prepared):
             try:
-                done.append(self._run_and_store(est, plan, rng, key, params, record.id,
-                                                (eps, dlt), runner, notes=(note,)))
-            except Exception as exc:  # noqa: BLE001 -- the message may describe the records
-                failures.append((i, type(exc).__name__, f"{type(exc).__name__}: {exc}"))
+                done.append(p.compute_and_store(self._dataset.X, self._store, self.unit,
+                                                record.id, (note,), cost=(eps, dlt)))
+            except ReleaseFailed as exc:
+                failures.append((i, exc.kind, f"release {i}: {exc.detail}"))
         if failures:
-            err = ReleaseFailed(failures[0][1], "; ".join(f"release {i}: {d}"
-                                                          for i, _, d in failures))
+            err = ReleaseFailed(failures[0][1], "; ".join(d for _, _, d in failures))
             err.releases = done
             err.failures = [(i, kind) for i, kind, _ in failures]
             raise err

@@ -48,11 +48,15 @@ def request_key(estimator_name, params, data_fingerprint, unit, secret=None):
 
 
 class ReleaseStore:
-    """The releases of one source (``dataset`` = its budget key), in ``path`` or in memory."""
+    """The releases of one source (``dataset`` = its budget key), in ``ledger``'s file or in
+    memory. A release paid for by a pending request (see
+    :meth:`~privclust.core.privacy.Ledger.charge`) is stored in the transaction that marks its
+    request done, once: a second output for the same paid request is never stored."""
 
-    def __init__(self, dataset, path=None):
+    def __init__(self, dataset, ledger):
         self.dataset = dataset
-        self.path = path
+        self.ledger = ledger
+        path = self.path = ledger.path
         self._lock = threading.Lock()
         self._memory = []
         if path is None:
@@ -77,25 +81,42 @@ class ReleaseStore:
     def _connect(self):
         return sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
 
-    def add(self, release):
-        """Store ``release``; returns it with its store id."""
+    def add(self, release, pending=False):
+        """Store ``release``; returns it with its store id. With ``pending`` (its request was
+        recorded by the charge), the request is marked done in the same transaction; when it
+        was done already (another process stored its output first), nothing is stored and the
+        stored release is returned instead."""
         payload = json.dumps(release.to_dict(), separators=(",", ":"), allow_nan=False)
-        with self._lock:
-            if self.path is None:
-                self._memory.append(payload)
-                new_id = len(self._memory)
-            else:
-                conn = self._connect()
-                try:
-                    cur = conn.execute(
-                        "INSERT INTO releases (dataset, key, charge_id, at, estimator, payload) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (self.dataset, release.key, release.charge_id, release.time.isoformat(),
-                         release.estimator, payload))
-                    new_id = cur.lastrowid
-                finally:
-                    conn.close()
+        if not pending:
+            with self._lock:
+                new_id = self._insert(None, release, payload)
+            return Release.from_dict(json.loads(payload), id=new_id)
+        with self.ledger.settling(release.key) as (conn, was_pending):
+            if was_pending:
+                with self._lock:
+                    new_id = self._insert(conn, release, payload)
+        if not was_pending:
+            stored = self.find(release.key)
+            if stored is None:
+                raise RuntimeError("a request marked done has no stored release")
+            return stored
         return Release.from_dict(json.loads(payload), id=new_id)
+
+    def _insert(self, conn, release, payload):
+        if self.path is None:
+            self._memory.append(payload)
+            return len(self._memory)
+        own = conn is None
+        conn = self._connect() if own else conn
+        try:
+            return conn.execute(
+                "INSERT INTO releases (dataset, key, charge_id, at, estimator, payload) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (self.dataset, release.key, release.charge_id, release.time.isoformat(),
+                 release.estimator, payload)).lastrowid
+        finally:
+            if own:
+                conn.close()
 
     def _rows(self, key=None):
         if self.path is None:

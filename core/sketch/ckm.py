@@ -2,7 +2,8 @@
 Sec. II-III; decoder of Keriven et al., ICASSP 2017)."""
 import numpy as np
 from ..data import clip_box
-from ..privacy import BudgetAccountant, as_generator, charge
+from ..privacy import BudgetAccountant, as_generator
+from ..release.prepared import PreparedRelease
 from ..privacy.estimator import CenterPredictorMixin, PrivateEstimator, delta_param, epsilon_param
 from .clompr import clompr
 from .frequencies import LAWS, _as_bounds, default_frequency_scale
@@ -214,11 +215,11 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
                              f"the estimator expects m={m}, r={r}")
         if sketch.operator.signature != self.signature:
             raise ValueError("sketch signature differs from the estimator's signature")
-        plan = self.plan(None, sketch.operator.n_features)
-        if plan.is_private:
-            charge(self.ledger, plan.epsilon, plan.delta, what=self.describe(),
-                   relation=plan.neighbouring)
-        return self._release_and_decode(sketch, as_generator(self.random_state), scale)
+        prepared = PreparedRelease.for_fit(self, (None, sketch.operator.n_features), False)
+        if prepared.plan.is_private:
+            prepared.charge()
+            self.__dict__.pop("_operator", None)   # the sketch brings its own operator
+        return self._release_and_decode(sketch, prepared.rng, scale)
 
     def _release_and_decode(self, sketch, rng, scale):
         op = sketch.operator

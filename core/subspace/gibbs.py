@@ -7,7 +7,6 @@ replace-one neighbours (Prop. 4.1: d^2 in [0, 1]); the Markov chain reaches the 
 the limit, so the guarantee is "asymptotic": there is no formal guarantee for a finite run.
 """
 import numbers
-import pickle
 import warnings
 
 import numpy as np
@@ -16,7 +15,7 @@ from .._threads import single_thread
 from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
 from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
-from ..privacy.estimator import PrivateEstimator, epsilon_param, public_shape
+from ..privacy.estimator import PrivateEstimator, epsilon_param
 from ._bingham import sample_vector_bingham
 from .solvers import make_solver
 
@@ -342,9 +341,14 @@ class GibbsSubspaceClustering(PrivateEstimator):
 
     def _fit(self, X, rng):
         """The whole run on checked data (for callers of the base class protocol)."""
-        self.privacy_ = self._privacy()
-        for _ in self._sample(X, rng, None):
+        for _ in self._steps(X, rng):
             pass
+
+    def _steps(self, X, rng, reference=None):
+        """The stepping run on checked data (after the charge): yields one record every
+        ``record_every`` iterations (see :meth:`iter_fit`)."""
+        self.privacy_ = self._privacy()
+        yield from self._sample(X, rng, reference)
 
     def iter_fit(self, X, reference=None):
         """Generator: plan, check ``reference``, charge ``ledger`` (all before any record is
@@ -354,19 +358,16 @@ class GibbsSubspaceClustering(PrivateEstimator):
         ``reference`` (k, d, q)). Fitted attributes are updated before each yield, so a consumer
         may stop early and use the current state. BLAS is pinned to one thread while sampling
         (never while the consumer runs between records). Nothing runs until the first
-        ``next()``.
+        ``next()``. A thin caller of the release pipeline
+        (:meth:`~privclust.core.release.prepared.PreparedRelease.steps`).
         """
-        shape = public_shape(X)
-        self.public_plan(shape)                    # parameters first, then the reference
-        reference = self._check_reference(reference, shape[1])
-        X, rng, plan = self._start(X)
+        prepared = self.prepared(X)                # parameters first, then the reference
+        reference = self._check_reference(reference, prepared.shape[1])
         if not self._random_init():
             warnings.warn(f"GibbsSubspaceClustering(init={self._init_label()}) starts from a "
                           "non-private solution on the same data: the result is NOT private",
                           PrivacyWarning, stacklevel=2)
-        self.privacy_ = self._privacy()
-        self._finish(plan)
-        yield from self._sample(X, rng, reference)
+        yield from prepared.steps(X, reference=reference)
 
     def _sample(self, X, rng, reference):
         k, q = self.n_clusters, self.subspace_dim
@@ -541,60 +542,3 @@ class _Trace:
         for v in out.values():
             v.flags.writeable = False
         return out
-
-
-#: the fitted state :func:`stream_fit` sends back to the parent process (what a release keeps of
-#: it is ``released_attributes()``; ``trace_`` and ``n_iter_`` are for the data owner only)
-STATE_ATTRIBUTES = ("subspaces_", "labels_", "released_chain_", "n_iter_", "trace_",
-                    "privacy_", "chain_subspaces_", "chain_labels_")
-
-
-def stream_fit(params, X, reference, conn, stop, nice=0):
-    """Child-process target: run ``GibbsSubspaceClustering(**params).iter_fit(X, reference)``
-    and send over ``conn`` (a multiprocessing Connection) ``("record", record)`` for each
-    record, then ``("state", {attribute: value})`` with the fitted state (STATE_ATTRIBUTES; also
-    after an early stop), then ``("done", "finished" | "stopped")``; or ``("error", exception)``.
-    ``stop`` (a multiprocessing Event) is checked after each record. ``params`` must carry
-    ``ledger=None``: the child never charges. On private data the parent calls
-    ``Curator.release(estimator, runner=...)``: the curator plans and charges, then calls the
-    runner with its prepared clone (``ledger=None``, ``random_state=None``: fresh entropy in the
-    child); the runner starts this process with ``clone.get_params()`` and sets the returned
-    state on the clone, whose ``privacy_`` the curator checks against the plan and whose
-    released attributes it keeps. A ledger never crosses the process boundary. ``nice`` > 0
-    first lowers this process's scheduling priority (``os.nice``), so an interactive parent (a
-    web server) keeps the CPU when both need it.
-    """
-    if params.get("ledger") is not None:
-        raise ValueError("stream_fit runs with ledger=None: the parent charges (through "
-                         "Curator.release) before it starts this process")
-    if nice:
-        import os
-        try:
-            os.nice(int(nice))
-        except (AttributeError, OSError):   # not on this platform: run at normal priority
-            pass
-    est = GibbsSubspaceClustering(**params)
-    status = "finished"
-    try:
-        gen = est.iter_fit(X, reference=reference)
-        try:
-            for record in gen:
-                conn.send(("record", record))
-                if stop.is_set():
-                    status = "stopped"
-                    break
-        finally:
-            gen.close()
-        conn.send(("state", {a: getattr(est, a) for a in STATE_ATTRIBUTES if hasattr(est, a)}))
-        conn.send(("done", status))
-    except BaseException as exc:  # noqa: BLE001 -- reported to the parent, never a traceback
-        try:
-            pickle.dumps(exc)
-        except Exception:
-            exc = RuntimeError(f"{type(exc).__name__}: {exc}")
-        try:
-            conn.send(("error", exc))
-        except (OSError, EOFError):
-            pass
-    finally:
-        conn.close()

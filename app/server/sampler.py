@@ -1,16 +1,15 @@
-"""The Gibbs sampler's run off the server: ``GibbsSubspaceClustering.iter_fit`` in a child
-process (multiprocessing, "forkserver" context where available, else "spawn"), so that the
-sampler's numpy work never competes with the Bokeh IO loop for this process's GIL.
+"""The Gibbs sampler's run off the server's IO loop, for the Gibbs view.
 
-On private data the run is a release through the dataset's Curator:
-``curator.release(estimator, runner=...)`` plans, refuses or charges the ledger first, then calls
-the runner, which starts the child with the prepared clone's parameters (``ledger=None``,
-``random_state=None``: fresh entropy) and sets the state the child returns (also after Stop) on
-that clone, from which the Curator builds the Release. On demo data the same child runs without
-a Curator (seeded, nothing charged). A reader thread puts each record's diagnostic rows on a
-queue, which the Gibbs view drains. Stop sets an Event: the child stops after its current record
-and returns its state, or is terminated after ``STOP_GRACE_S``; session end does the same with
-``CLOSE_GRACE_S``.
+On private data the run is the Curator's live release
+(:class:`privclust.core.release.LiveRelease`, started by the page's release service): the core
+charges, samples in a child process and stores the release however the run ends; the runner
+only follows it (:meth:`GibbsRunner.follow`), forwarding its progress. On demo data the runner
+starts the same child itself (:func:`privclust.core.release.live.stream_steps`, seeded, nothing
+charged), so that the sampler's numpy work never competes with the Bokeh IO loop for this
+process's GIL. A reader thread puts each record's diagnostic rows on a queue, which the Gibbs
+view drains. Stop sets an Event: the child stops after its current record and returns its state;
+a demo child that has not stopped after ``STOP_GRACE_S`` (``CLOSE_GRACE_S`` at session end) is
+terminated. A private run is never terminated by the page: it is stored when it stops.
 """
 import logging
 import queue
@@ -19,6 +18,7 @@ import time
 
 import numpy as np
 import param
+from privclust.core.release.live import mp_context, stream_steps
 
 log = logging.getLogger(__name__)
 
@@ -65,23 +65,11 @@ def _num(v):
         return np.nan
 
 
-def _mp_context():
-    """"forkserver" (children fork from a clean server that has the sampler module preloaded:
-    no fork of this threaded server, and a fast start after the first) or "spawn"."""
-    import multiprocessing as mp
-    if "forkserver" in mp.get_all_start_methods():
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["privclust.core.subspace.gibbs"])
-        return ctx
-    return mp.get_context("spawn")
-
-
 def start_sampler_server():
     """Start the forkserver (with the sampler module preloaded) now rather than at the first
     Start: the dashboard's warm-up calls it, so the first run of a server does not wait for
     a fresh interpreter to import numpy, scipy and the sampler. No-op under "spawn"."""
-    ctx = _mp_context()
-    if ctx.get_start_method() == "forkserver":
+    if mp_context().get_start_method() == "forkserver":
         from multiprocessing import forkserver
         forkserver.ensure_running()
 
@@ -89,7 +77,7 @@ def start_sampler_server():
 class GibbsRunner(param.Parameterized):
     """Runs ``iter_fit`` in a child process (``process=True``) or a daemon thread; diagnostics
     go to ``self.queue``, one list of rows per record. On private data the run is wrapped in
-    ``curator.release`` (:meth:`start_release`)."""
+    the Curator's live release (:meth:`follow`)."""
 
     running = param.Boolean(False)
     status = param.String("")
@@ -109,14 +97,14 @@ class GibbsRunner(param.Parameterized):
         self._thread = None
         self.estimator = None
         self.error = None
-        self.release = None
+        self.live = None
 
     def _reset_run(self, estimator):
         if self.running:
             raise RuntimeError("the sampler is already running")
         self._stop.clear()
         self._stop_at, self._closing, self._mp_stop, self._proc = None, False, None, None
-        self.estimator, self.error, self.release = estimator, None, None
+        self.estimator, self.error, self.live = estimator, None, None
 
     def _launch(self, target, args=()):
         self.param.update(running=True, status="running", produced=0)
@@ -133,40 +121,31 @@ class GibbsRunner(param.Parameterized):
         """Demo data: run ``estimator`` (its own seed, no ledger) on ``X`` in the background."""
         self._reset_run(estimator)
         if self.process:
-            params = dict(estimator.get_params(), ledger=None)
-            self._launch(self._run_process, (params, X, reference))
+            self._launch(self._run_process, (estimator, X, reference))
         else:
             self._launch(self._run_thread, (estimator, X, reference))
         return True
 
-    def start_release(self, curator, estimator, reference=None):
-        """Private data: ``curator.release(estimator, runner=...)`` in the background. The
-        Curator refuses or charges first; the runner then samples the prepared clone (no seed,
-        no ledger) in the child process and sets its returned state on the clone. A stopped
-        run still releases the state it reached (charged in full). ``release`` holds the
-        Release at the end, ``error`` what went wrong (ReleaseFailed after the charge)."""
-        self._reset_run(estimator)
-
-        def runner(est, X):
-            self.estimator = est
-            if self.process:
-                params = dict(est.get_params(), ledger=None, random_state=None)
-                self._run_process(params, X, reference)
-            else:
-                self._run_thread(est, X, reference)
-            if self.error is not None:
-                raise self.error
-            if getattr(est, "subspaces_", None) is None:
-                raise RuntimeError("the sampler ended before it reached a state")
+    def follow(self, live):
+        """Private data: follow a started live release (its progress goes to ``queue``); at the
+        end ``live`` holds the stored release or the error. Stop stops it after the current
+        record; it is never terminated by the page (the core stores it however it ends)."""
+        self._reset_run(None)
+        self.live = live
 
         def main():
-            try:
-                self.release = curator.release(estimator, runner=runner)
-            except Exception as exc:  # noqa: BLE001 -- reported by the view, never a traceback
-                self.error = exc
-                self.status = f"failed ({type(exc).__name__})"
+            while not live.join(0.1) or not live.queue.empty():
+                self._drain_live(live)
+            self.status = live.status
         self._launch(main)
         return True
+
+    def _drain_live(self, live):
+        while True:
+            try:
+                self._put(live.queue.get_nowait())
+            except queue.Empty:
+                return
 
     def _put(self, item):
         self.queue.put(diagnostic_rows(item))
@@ -192,19 +171,20 @@ class GibbsRunner(param.Parameterized):
             if gen is not None:
                 gen.close()
 
-    def _run_process(self, params, X, reference):
-        """Reader thread: start the child, forward its records, set the returned state."""
-        from privclust.core.subspace.gibbs import stream_fit
+    def _run_process(self, estimator, X, reference):
+        """Reader thread (demo data): start the child, forward its records, set the returned
+        state on ``estimator``."""
         status, state, proc, conn = None, None, None, None
         try:
             if self._stop.is_set():
                 self.status = "stopped"
                 return
-            ctx = _mp_context()
+            ctx = mp_context()
             conn, w = ctx.Pipe(duplex=False)
             self._mp_stop = ctx.Event()
-            proc = ctx.Process(target=stream_fit, daemon=True, name="privclust-gibbs-sampler",
-                               args=(params, X, reference, w, self._mp_stop, self.nice))
+            proc = ctx.Process(target=stream_steps, daemon=True, name="privclust-gibbs-sampler",
+                               args=(estimator.set_params(ledger=None), X, reference, w,
+                                     self._mp_stop, self.nice))
             try:
                 proc.start()
             finally:
@@ -220,17 +200,17 @@ class GibbsRunner(param.Parameterized):
                 if not conn.poll(0.2):
                     continue
                 try:
-                    kind, payload = conn.recv()
+                    message = conn.recv()
                 except EOFError:
                     break
-                if kind == "record":
-                    self._put(payload)
-                elif kind == "state":
-                    state = payload
-                elif kind == "done":
-                    status = payload
-                elif kind == "error":
-                    self.error = payload
+                if message[0] == "record":
+                    self._put(message[1])
+                elif message[0] == "state":
+                    state = message[1]
+                elif message[0] == "done":
+                    status = message[1]
+                elif message[0] == "error":
+                    self.error = RuntimeError(message[2])
             proc.join(10)
             if proc.is_alive():
                 proc.kill()
@@ -257,18 +237,23 @@ class GibbsRunner(param.Parameterized):
                 conn.close()
 
     def stop(self):
-        """Stop after the current record (the state so far is released); a child process that
-        has not stopped after STOP_GRACE_S is terminated (nothing is released then)."""
+        """Stop after the current record (the state so far is shown or, on private data,
+        released); a demo child that has not stopped after STOP_GRACE_S is terminated."""
         if self._stop_at is None:
             self._stop_at = time.monotonic()
         self._stop.set()
         if self._mp_stop is not None:
             self._mp_stop.set()
+        if self.live is not None:
+            self.live.stop()
 
     def close(self):
-        """Session end: stop; a child process still running after CLOSE_GRACE_S (a long
-        record) is terminated."""
+        """Session end: stop. A private run is abandoned -- it stops after its current record
+        and is stored all the same; a demo child still running after CLOSE_GRACE_S is
+        terminated."""
         self._closing = True
+        if self.live is not None:
+            self.live.abandon()
         self.stop()
 
     @property

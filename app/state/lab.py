@@ -17,6 +17,7 @@ import param
 from .. import catalogue
 from .data import PRESETS, DataModel
 from .ledger import LedgerModel, relation_note
+from . import releases
 from .results import Request, RunResult, random_state_for
 from .settings import SettingsModel
 
@@ -197,63 +198,43 @@ class Lab(param.Parameterized):
             self.say(f"Refused: {self.ledger.error or 'this dataset has no budget ledger'}. "
                       "Nothing was run or charged.", "danger")
             return None
-        spec, values = request.spec, request.settings
-        try:
-            kind = self.kind(spec, values)
-        except ValueError:
-            kind = None  # invalid settings: the release below refuses them before anything runs
-        if kind == "none":
-            if request.owner_view:
-                return self._owner_run(request)
-            self.say(f"Refused: {spec.label} with these settings is not private, so it is not "
-                      "offered on private data (only the data owner view runs it, marked NOT "
-                      "PRIVATE). Nothing was run or charged.", "danger")
-            return None
         return self._release(request)
 
     def _release(self, request):
-        from privclust.core.privacy import BudgetExceeded
-        from privclust.core.release import PrivacyRefused, ReleaseFailed
+        """A private release through the page's release service: the estimator is built once
+        and the Curator prepares it once (one clone, one plan); the outcome's words come from
+        :func:`.releases.describe`."""
         spec, values, curator = request.spec, request.settings, request.curator
         self.running = True
         t0 = time.perf_counter()
         try:
             # no seed and no ledger: the Curator draws fresh entropy and charges its ledger
-            est = spec.build(values, random_state=None, ledger=None)
-            fits, cost, plan = self.ledger.can_release(est)
-            if not fits:
-                return self.refuse(cost, plan)
-            release = curator.release(est)
-        except BudgetExceeded:  # another session spent the budget meanwhile
-            _, cost, plan = self.ledger.can_release(est)
-            return self.refuse(cost, plan)
-        except PrivacyRefused as exc:
-            self.say(f"Refused: {exc}. Nothing was run or charged.", "danger")
-            return None
-        except ReleaseFailed as exc:
-            log.warning("release failed: %s", exc.detail)
-            text = (f"The release failed ({exc.kind}) after it was charged; its message may "
-                    "describe the private data: the data owner view (not private) shows it. "
-                    "The budget charged for it stays spent.")
-            full = f"The release failed: {exc.detail}. The budget charged for it stays spent."
-            if request.owner_view:
-                self.say(full + " (data owner view: not private)", "danger")
+            try:
+                est = spec.build(values, random_state=None, ledger=None)
+            except (ValueError, TypeError) as exc:
+                outcome = releases.Outcome(releases.REFUSED, reason=str(exc))
             else:
-                self.say(text, "danger")
-                self._failure_detail = full
-            self.result = None
-            return None
-        except (ValueError, TypeError) as exc:  # parameters or relation, before any charge
-            self.say(f"Refused before anything ran ({type(exc).__name__}): {exc}. Nothing was "
-                      "run or charged.", "danger")
-            return None
-        except Exception as exc:  # noqa: BLE001 -- shown as a message, never a traceback
-            log.warning("release failed: %s", traceback.format_exc(limit=3))
-            self.say(f"The release failed ({type(exc).__name__}).", "danger")
-            return None
+                outcome = releases.release(curator, est)
         finally:
             self.running = False
             self.ledger.refresh()
+        if outcome.not_private and request.owner_view:
+            return self._owner_run(request)
+        if outcome.not_private:
+            self.say(f"Refused: {spec.label} with these settings is not private, so it is not "
+                     "offered on private data (only the data owner view runs it, marked NOT "
+                     "PRIVATE). Nothing was run or charged.", "danger")
+            return None
+        text, kind = releases.describe(outcome, spec.label, self.ledger, request.owner_view)
+        if not outcome.ok:
+            self.say(text, kind)
+            if outcome.status == releases.FAILED:
+                self.result = None
+                if not request.owner_view:
+                    self._failure_detail, _ = releases.describe(outcome, spec.label,
+                                                                self.ledger, True)
+            return None
+        release = outcome.release
         if not release.from_store:
             self.n_runs += 1
         result = RunResult(key=release.key, spec=spec, settings=values, estimator=release,
@@ -264,18 +245,7 @@ class Lab(param.Parameterized):
                       "releases of its dataset (the ledger panel lists them).", "warning")
             return None
         self.param.update(result=result, stale=False)
-        if release.from_store:
-            self.say("Identical request: answered from the release store. Nothing was "
-                      "charged.", "info")
-        else:
-            eps, delta = release.cost
-            note = relation_note(release.guarantee.neighbouring, release.guarantee.epsilon, eps,
-                                 release.unit)
-            self.say(f"Released {spec.label}: charged ε = {eps:g}" +
-                     (f", δ = {delta:g}" if delta else "") + (f" ({note})" if note else "") +
-                     " to the ledger before it ran; fresh randomness, the seed was ignored."
-                     + _warnings_text(release.guarantee),
-                     "warning" if release.guarantee.warnings else "success")
+        self.say(text, kind)
         return result
 
     def _owner_run(self, request):
@@ -328,23 +298,6 @@ class Lab(param.Parameterized):
         self.say(f"Re-opened release #{release.id} ({release.time:%Y-%m-%d %H:%M} UTC): "
                   "nothing was charged.", "info")
         return result
-
-    def refusal_text(self, cost, plan):
-        """Why a release of ``cost`` (its plan ``plan``) is refused: both its cost and what
-        remains, read from the ledger now (another session may have spent meanwhile)."""
-        self.ledger.refresh()
-        left = self.ledger.remaining
-        eps, delta = cost
-        note = relation_note(plan.neighbouring, plan.epsilon, eps, self.ledger.unit)
-        return (f"Refused: this release costs ε = {eps:g}" + (f", δ = {delta:g}" if delta else "")
-                + (f" ({note})" if note else "")
-                + f" but only ε = {left[0]:g}, δ = {left[1]:g} remain for this dataset. "
-                "Nothing was run or charged.")
-
-    def refuse(self, cost, plan):
-        """Say :meth:`refusal_text`; returns None (nothing was released)."""
-        self.say(self.refusal_text(cost, plan), "danger")
-        return None
 
     def _fit_demo(self, request):
         """Fit on public demo data (seeded by the page seed; no ledger)."""
@@ -440,23 +393,27 @@ class Lab(param.Parameterized):
         """What a release of the current settings would charge, in plain words, before it is
         asked for ("" on demo data): the Curator's exact cost in the ledger's unit and what
         remains, or why it would be refused. Reads only parameters and the ledger."""
-        from privclust.core.release import PrivacyRefused
         spec = spec or self.settings.spec
         if self.mode != "private" or spec is None or self.ledger.curator is None:
             return ""
         try:
-            if self.kind(spec) == "none":
-                return "Not private with these settings: Release refuses it on private data."
             est = spec.build(self.settings.values(spec), random_state=None, ledger=None)
-            fits, (eps, delta), plan = self.ledger.can_release(est)
-        except (PrivacyRefused, ValueError, TypeError) as exc:
+        except (ValueError, TypeError) as exc:
             return f"Refused with these settings: {exc}"
+        prepared = releases.prepare(self.ledger.curator, est)
+        if isinstance(prepared, releases.Outcome):
+            if prepared.not_private:
+                return "Not private with these settings: Release refuses it on private data."
+            return f"Refused with these settings: {prepared.reason}"
+        eps, delta = self.ledger.curator.cost(prepared)
         left = self.ledger.remaining
         if (eps, delta) == (0.0, 0.0):
             return "Identical to a stored release: answered from the store, nothing is charged."
-        note = relation_note(plan.neighbouring, plan.epsilon, eps, self.ledger.unit)
+        note = relation_note(prepared.plan.neighbouring, prepared.plan.epsilon, eps,
+                             self.ledger.unit)
         text = (f"Charges ε = {eps:g}" + (f", δ = {delta:g}" if delta else "")
                 + (f" ({note})" if note else "") + f"; ε = {left[0]:g} remain.")
+        fits = releases.budget_check(self.ledger.curator, prepared) is None
         return text if fits else text + " Not enough budget: it would be refused."
 
     def suggest_bounds(self):
@@ -464,8 +421,6 @@ class Lab(param.Parameterized):
         feature (PrivateBounds through the Curator: charged and recorded like any release)
         and set the public box to the widest of them. Returns the Release or None."""
         from privclust.core import PrivateBounds
-        from privclust.core.privacy import BudgetExceeded
-        from privclust.core.release import PrivacyRefused
         s, curator = self.settings, self.ledger.curator
         if self.mode != "private" or curator is None:
             self.say("Suggested bounds are for private data: on demo data the generator's box "
@@ -474,17 +429,14 @@ class Lab(param.Parameterized):
         est = PrivateBounds(epsilon=s.bounds_epsilon, outer_bounds=(s.outer_lower, s.outer_upper),
                             quantile=0.01, neighbouring=self.ledger.unit)
         try:
-            fits, cost, plan = self.ledger.can_release(est)
-            if not fits:
-                return self.refuse(cost, plan)
-            release = curator.release(est)
-        except BudgetExceeded:
-            return self.refuse(*self.ledger.can_release(est)[1:])
-        except (PrivacyRefused, ValueError, TypeError) as exc:
-            self.say(f"Refused before anything ran: {exc}. Nothing was run or charged.", "danger")
-            return None
+            outcome = releases.release(curator, est)
         finally:
             self.ledger.refresh()
+        if not outcome.ok:
+            self.say(*releases.describe(outcome, "Suggest bounds", self.ledger,
+                                        self.settings.owner_view))
+            return None
+        release = outcome.release
         lower, upper = float(release.lower_.min()), float(release.upper_.max())
         with self.quietly():
             s.param.update(lower=lower, upper=upper)

@@ -75,18 +75,6 @@ class LedgerModel(param.Parameterized):
         the number of records only under the replace-one unit); {} on demo data."""
         return {} if self.curator is None else self.curator.public_facts()
 
-    def can_release(self, estimator):
-        """(fits, (epsilon, delta) cost in the ledger's unit, plan) of releasing ``estimator``,
-        checked exactly (decimal) by the ledger; a stored identical release costs nothing.
-        Raises what ``Curator.prepare`` raises (PrivacyRefused, ValueError) before anything
-        runs."""
-        est, plan, cost, _ = self.curator.prepare(estimator)
-        if self.curator.cost(estimator) == (0.0, 0.0):
-            return True, (0.0, 0.0), plan
-        fits = self.ledger.can_charge(plan.epsilon, plan.delta, relation=plan.neighbouring,
-                                      **est.ledger_options())
-        return fits, cost, plan
-
 
 def budget_key(dataset):
     """The key of ``dataset``'s budget: its order-invariant budget key (a derived view shares

@@ -26,6 +26,7 @@ import threading
 
 import param
 
+from . import releases as releases_service
 from .lab import Lab
 from .settings import EPSILON_GRID
 
@@ -430,29 +431,20 @@ class PlanModel(param.Parameterized):
         gen = self._generation
 
         def work():
-            from privclust.core.privacy import BudgetExceeded
-            from privclust.core.release import PrivacyRefused, ReleaseFailed
             ledger = curator.ledger
             before, n_before = ledger.spent, len(ledger.history)
-            failed = ""
             try:
-                acc, released = result.commit(curator, releases, delta=delta)
-            except BudgetExceeded as exc:
-                text = str(exc).rstrip(".")
-                self.status = f"Refused: {text}." + (
-                    "" if "nothing was charged" in text else " Nothing was charged or run.")
-                return
-            except ReleaseFailed as exc:   # charged; str(exc) names only the error type
-                log.warning("a release of a committed plan failed: %s", exc.detail)
-                acc = result.account(releases, delta=delta)
-                released = getattr(exc, "releases", [])
-                failed = f" Some releases failed after the charge ({exc}); the budget stays spent."
-            except (PrivacyRefused, ValueError, TypeError) as exc:  # before any charge
-                self.status = (f"Refused ({type(exc).__name__}): {exc}. Nothing was charged "
-                               "or run.")
-                return
+                outcome = releases_service.commit_plan(curator, result, releases, delta)
             finally:
                 lab.ledger.refresh()
+            if outcome.status == releases_service.REFUSED:
+                self.status = f"Refused: {outcome.reason}. Nothing was charged or run."
+                return
+            failed = ""
+            if outcome.status == releases_service.FAILED:   # charged; details withheld
+                failed = (f" Some releases failed after the charge ({outcome.kind}); the budget "
+                          "stays spent.")
+            acc, released = outcome.accounting, outcome.releases
             after, history = ledger.spent, ledger.history
             entry = history[-1] if len(history) == n_before + 1 else None
             names = dict(releases)

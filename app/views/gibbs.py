@@ -20,10 +20,11 @@ from bokeh.models import ColumnDataSource, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
+from .. import config
 from ..server import session_hooks
 from ..server.panel_compat import TracePane
 from ..server.sampler import GibbsRunner
-from ..state import Lab, RunResult
+from ..state import Lab, RunResult, releases
 from ..safety import escape
 from . import plots, teaching
 from .common import teach
@@ -277,9 +278,8 @@ class GibbsView(pn.viewable.Viewer):
         return True
 
     def _start_private(self, request):
-        """Private data: a release through the dataset's Curator (see GibbsRunner.start_release).
-        Refusals come from the Curator and the ledger, before anything runs."""
-        from privclust.core.release import PrivacyRefused
+        """Private data: a live release through the page's release service (the Curator
+        refuses or charges first, then samples; the run is stored however it ends)."""
         lab = self.lab
         spec, values, curator = request.spec, request.settings, request.curator
         if curator is None:
@@ -287,39 +287,35 @@ class GibbsView(pn.viewable.Viewer):
                         "charged.")
             return False
         try:
-            kind = lab.kind(spec, values)
-        except ValueError as exc:  # the public settings, before anything runs
+            est = spec.build(values, random_state=None, ledger=None)
+        except (ValueError, TypeError) as exc:   # the public settings, before anything runs
             self._alert(f"Refused before anything ran: {exc}. Nothing was run or charged.")
             return False
-        if kind == "none":
-            if request.owner_view:  # NOT PRIVATE, through the Curator's owner path
+        reference = self._reference(request)
+        # the raw traces travel only to a server that offers the data owner view (an operator
+        # setting); the view shows them only while that view is on
+        started = releases.start_live(curator, est, reference, diagnostics=config.owner_view(),
+                                      process=self.runner.process, nice=self.runner.nice)
+        lab.ledger.refresh()
+        if isinstance(started, releases.Outcome):
+            if started.not_private and request.owner_view:  # NOT PRIVATE, the owner path
                 lab.do_release(request)
                 self._alert("A non-random initialisation is not private: it ran once through "
                             "the data owner path (NOT PRIVATE, no live traces, nothing "
                             "charged).", "warning")
-            else:
+            elif started.not_private:
                 self._alert("Refused: a Gibbs chain started from a non-private solution is not "
                             "private, so it is not offered on private data. Nothing was run or "
                             "charged.")
+            elif started.status == releases.FROM_STORE:
+                lab.do_release(request)
+                self._alert("Identical request: the stored release is shown, nothing was "
+                            "charged.", "info")
+            else:
+                self._alert(releases.describe(started, spec.label, lab.ledger)[0])
             return False
-        try:
-            est = spec.build(values, random_state=None, ledger=None)
-            fits, cost, plan = lab.ledger.can_release(est)
-        except (PrivacyRefused, ValueError, TypeError) as exc:
-            self._alert(f"Refused before anything ran: {exc}. Nothing was run or charged.")
-            return False
-        if cost == (0.0, 0.0):  # an identical release is stored: answered at no charge
-            lab.do_release(request)
-            self._alert("Identical request: the stored release is shown, nothing was charged.",
-                        "info")
-            return False
-        if not fits:
-            self._alert(lab.refusal_text(cost, plan))
-            return False
-        reference = self._reference(request)
         self._begin(request, None)
-        # the Curator charges the ledger before it calls the runner that starts the process
-        self.runner.start_release(curator, est, reference)
+        self.runner.follow(started)
         self._started()
         return True
 
@@ -418,25 +414,14 @@ class GibbsView(pn.viewable.Viewer):
                  "state is shown in the Clusters, Subspaces and Report tabs.")
 
     def _finish_private(self):
-        from privclust.core.privacy import BudgetExceeded
-        from privclust.core.release import ReleaseFailed
         lab, runner = self.lab, self.runner
-        release, exc = runner.release, runner.error
-        if release is None:
-            if isinstance(exc, ReleaseFailed):
-                owner = lab.raw_allowed(self._dataset)
-                text = (f"The sampler's release failed ({exc.kind}) after it was charged"
-                        + (f": {exc.detail}" if owner else
-                           "; its message may describe the private data (the data owner view "
-                           "shows it)") + ". The budget charged for it stays spent.")
-                self._alert(text)
-            elif isinstance(exc, BudgetExceeded):
-                self._alert("Refused: another release spent the budget first. Nothing was run "
-                            "or charged.")
-            else:
-                self._alert(f"Refused before anything ran ({type(exc).__name__}): {exc}. "
-                            "Nothing was run or charged.")
+        outcome = releases.live_outcome(runner.live)
+        if not outcome.ok:
+            self._alert(releases.describe(outcome, self._spec.label, lab.ledger,
+                                          lab.raw_allowed(self._dataset),
+                                          what="sampler's release")[0])
             return
+        release = outcome.release
         result = RunResult(key=release.key, spec=self._spec, settings=self._values,
                            estimator=release, dataset=self._dataset,
                            elapsed=time.perf_counter() - self._t0, private_mode=True,

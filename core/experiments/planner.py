@@ -1090,7 +1090,7 @@ class PlanResult:
         ests = self.estimators(releases)
         prepared = [curator.prepare(est) for est in ests]
         checked = account_guarantees(
-            [(type(est).__name__, plan, est.ledger_options()) for est, plan, _, _ in prepared],
+            [(type(p.estimator).__name__, p.plan, p.estimator.ledger_options()) for p in prepared],
             unit=curator.unit, delta=planned.delta, accounting=accounting)
         if checked.charge != planned.charge:
             raise ValueError(f"the plan costs {checked.charge} on this data but {planned.charge} "
@@ -1099,9 +1099,8 @@ class PlanResult:
         if not curator.ledger.can_charge(eps, dlt):
             left = curator.ledger.remaining
             raise BudgetExceeded(f"the plan costs epsilon {eps:.6g}, delta {dlt:.3g} but only "
-                                 f"epsilon {left[0]:.6g}, delta {left[1]:.3g} remain: nothing was "
-                                 "charged or run")
-        released = curator.release_plan(ests, accounting=accounting, delta=planned.delta)
+                                 f"epsilon {left[0]:.6g}, delta {left[1]:.3g} remain")
+        released = curator.release_plan(prepared, accounting=accounting, delta=planned.delta)
         return planned, released
 
 

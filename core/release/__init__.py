@@ -15,7 +15,7 @@ from importlib import import_module
 
 _EXPORTS = {
     "Curator": "curator", "NotPrivateResult": "curator",
-    "PrivacyRefused": "vouch", "ReleaseFailed": "prepared", "PreparedRelease": "prepared",
+    "PrivacyRefused": "vouch", "NotPrivate": "vouch", "ReleaseFailed": "prepared", "PreparedRelease": "prepared",
     "LiveRelease": "live", "Release": "record", "ReleaseStore": "store",
     "request_key": "store", "encode": "codec", "decode": "codec",
 }

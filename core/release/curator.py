@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 
 from ..data import Dataset
 from ..privacy.estimator import PrivateEstimator

@@ -39,7 +39,7 @@ from ..privacy.errors import DuplicateRequest
 from ..privacy.rng import as_generator
 from .codec import decode, describe_params, encode
 from .record import Release
-from .vouch import PrivacyRefused, vouched_clone
+from .vouch import NotPrivate, vouched_clone
 
 _RTOL = 1e-9
 
@@ -144,7 +144,8 @@ class PreparedRelease:
     def at_door(cls, estimator, shape, sparse, ledger, store, fingerprint, trusted,
                 parameter_classes):
         """The Curator's request: a clone rebuilt from vouched parameters (fresh entropy, no
-        ledger), refused (:class:`PrivacyRefused`) when not private; ValueError/TypeError for
+        ledger), refused (:class:`~.vouch.PrivacyRefused`; :class:`~.vouch.NotPrivate` when
+        its plan is not private); ValueError/TypeError for
         invalid parameters or a relation the ledger cannot count."""
         est = vouched_clone(estimator, trusted, parameter_classes)
         params = describe_params({k: v for k, v in est.get_params(deep=False).items()
@@ -152,7 +153,7 @@ class PreparedRelease:
         plan = est.public_plan(shape)
         est.check_data_kind(sparse)   # sparse or dense is public, like the shape
         if not plan.is_private:
-            raise PrivacyRefused(f"{type(est).__name__} with these parameters is not private "
+            raise NotPrivate(f"{type(est).__name__} with these parameters is not private "
                                  f"({plan.summary()}; {'; '.join(plan.warnings)}): it runs only "
                                  "in the data owner view")
         cost = _cost(ledger, plan, est)

@@ -9,6 +9,8 @@ of an exact trusted class from them. A subclass of ``float`` could compute its n
 another value than the one the plan and the ledger record; a callable or another class could
 read the records; neither passes.
 """
+import inspect
+
 import numpy as np
 
 _BUILTINS = (bool, int, float, str, type(None))
@@ -17,6 +19,11 @@ _NUMERIC_KINDS = "biuf"
 
 class PrivacyRefused(ValueError):
     """A request the curator refuses before anything is charged or run."""
+
+
+class NotPrivate(PrivacyRefused):
+    """A refused request whose plan is not private (a baseline, a Gibbs chain started from a
+    non-private solution): it may run only in the data owner view."""
 
 
 def vouch_value(value, name):
@@ -47,11 +54,17 @@ def vouch_params(params, parameter_classes, prefix=""):
     for key, value in params.items():
         name = prefix + key
         if type(value) in parameter_classes:
-            inner = vouch_params(value.get_params(deep=False), parameter_classes, name + ".")
-            out[key] = type(value)(**inner)
+            out[key] = type(value)(**vouch_params(_init_params(value), parameter_classes,
+                                                  name + "."))
         else:
             out[key] = vouch_value(value, name)
     return out
+
+
+def _init_params(obj):
+    """The constructor parameters of a parameter object, read from its attributes."""
+    names = [p for p in inspect.signature(type(obj)).parameters if p not in ("args", "kwargs")]
+    return {name: getattr(obj, name) for name in names}
 
 
 def vouched_clone(estimator, trusted, parameter_classes):
@@ -63,7 +76,7 @@ def vouched_clone(estimator, trusted, parameter_classes):
     """
     cls = type(estimator)
     if not callable(getattr(estimator, "public_plan", None)):
-        raise PrivacyRefused(
+        raise NotPrivate(
             f"{cls.__name__} is not a private estimator: non-private baselines run only in the "
             "data owner view (Curator.owner_fit), marked NOT PRIVATE")
     if cls not in trusted:

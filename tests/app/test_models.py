@@ -119,9 +119,9 @@ def test_ledger_persists_across_sessions(private_lab, tmp_path):
 def test_ledger_refusal_is_a_message_not_a_crash(private_lab, monkeypatch):
     lab = private_lab
     lab.ledger.ledger.charge(2.0, 0.0, what="elsewhere")  # another session spent it
-    real = type(lab.ledger).can_release
-    monkeypatch.setattr(type(lab.ledger), "can_release",  # skip the early check: the ledger
-                        lambda self, est: (True,) + real(self, est)[1:])  # refuses the charge
+    from privclust.app.state import releases
+    # skip the early check: the ledger itself refuses the charge
+    monkeypatch.setattr(releases, "budget_check", lambda curator, prepared: None)
     assert lab.do_release() is None
     assert "Refused" in lab.message and FakePrivate.fits == 0
     assert lab.ledger.spent[0] == pytest.approx(2.0)
@@ -302,18 +302,20 @@ def test_gibbs_runner_streams_and_stops():
     assert runner.status == "stopped" and not runner.running
 
 
-def test_gibbs_private_release_is_refused_before_sampling_over_budget():
-    """On private data the run goes through curator.release: a charge that does not fit is
-    refused before the runner (the sampler process) is ever called."""
-    from privclust.app.server.sampler import GibbsRunner
+def test_gibbs_private_release_is_refused_before_sampling_over_budget(monkeypatch):
+    """On private data the run is the Curator's live release: a charge that does not fit is
+    refused before any sampler process is started."""
+    import privclust.core.release.live as live_module
+    from privclust.app.state import releases
     from privclust.core import Curator, GibbsSubspaceClustering
     ledger = Ledger(1.0, 0.0)
     curator = Curator(np.random.default_rng(0).normal(size=(30, 3)) / 3, ledger)
     est = GibbsSubspaceClustering(2, 1, epsilon=2.0, n_iter=10, n_chains=1)
-    runner = GibbsRunner()
     calls = []
-    runner._run_process = lambda *a: calls.append(a)
-    runner.start_release(curator, est)
-    runner.join(30)
-    assert runner.status.startswith("failed") and runner.release is None
+    monkeypatch.setattr(live_module.LiveRelease, "_main", lambda self: calls.append(self))
+    outcome = releases.start_live(curator, est)
+    assert outcome.status == releases.REFUSED and outcome.budget is not None
+    monkeypatch.setattr(releases, "budget_check", lambda curator, prepared: None)
+    outcome = releases.start_live(curator, est)     # the ledger's own charge refuses it
+    assert outcome.status == releases.REFUSED and outcome.release is None
     assert ledger.spent[0] == 0.0 and not calls

@@ -193,19 +193,20 @@ def test_session_end_terminates_a_sampler_stuck_in_a_long_record(ledger_env, mon
 @needs_private_gibbs
 def test_private_gibbs_charges_in_the_server_before_the_process_starts(ledger_env,
                                                                        monkeypatch, csv_payload):
-    """The Curator charges the ledger in the server before its runner starts the sampler
-    process; the child gets the prepared clone's parameters (no ledger, no seed); only the
-    Release comes back, and the analyst view shows progress only."""
-    from privclust.app.server import sampler as gibbs_mod
+    """The Curator charges the ledger in the server before it starts the sampler process; the
+    child gets the prepared clone (no ledger, no seed); only the Release comes back, and the
+    analyst view shows progress only."""
     from privclust.app.views import GibbsView
+    from privclust.core.release import live as live_module
     seen = {}
-    real = gibbs_mod.GibbsRunner._run_process
+    real = live_module.LiveRelease._run_process
 
-    def spy(self, params, X, reference):
-        seen["ledger"], seen["random_state"] = params["ledger"], params["random_state"]
+    def spy(self):
+        est = self._prepared.estimator
+        seen["ledger"], seen["random_state"] = est.ledger, est.random_state
         seen["spent_before_start"] = lab.ledger.ledger.spent[0]
-        return real(self, params, X, reference)
-    monkeypatch.setattr(gibbs_mod.GibbsRunner, "_run_process", spy)
+        return real(self)
+    monkeypatch.setattr(live_module.LiveRelease, "_run_process", spy)
     lab = Lab()
     lab.data.upload("private.csv", csv_payload(n=150))
     view = GibbsView(lab=lab)
@@ -242,14 +243,11 @@ def test_gibbs_start_refused_by_the_ledger_runs_nothing(ledger_env, monkeypatch,
     lab.settings.algo.param.update(n_iter=30, record_every=5, n_chains=2)
     lab.ledger.ledger.charge(2.5, 0.0, what="earlier release")  # 0.5 of 3 left, ε = 1 asked
     lab.ledger.refresh()
-    real = type(lab.ledger).can_release
-    monkeypatch.setattr(type(lab.ledger), "can_release",
-                        lambda self, est: (True,) + real(self, est)[1:])
-    assert view.start()
-    view.runner.join(30)
-    view.poll()
+    from privclust.app.state import releases
+    # skip the early check: the ledger itself refuses the charge, before anything starts
+    monkeypatch.setattr(releases, "budget_check", lambda curator, prepared: None)
+    assert not view.start()
     assert view.runner.pid is None and not view.runner.running
-    assert view.runner.status == "failed (BudgetExceeded)"
     assert lab.ledger.spent[0] == pytest.approx(2.5) and "Refused" in view.message.object
     assert not view.start_btn.disabled
     assert lab.result is None

@@ -9,7 +9,8 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from privclust.core.privacy import BudgetExceeded, ChargeRecord, Ledger, charge
+from privclust.core.privacy import BudgetExceeded, ChargeRecord, Ledger
+from privclust.core.release.prepared import charge
 
 FP = "a" * 64
 
@@ -109,9 +110,10 @@ def test_history_and_summary():
 
 
 def test_charge_helper():
-    assert charge(None, 5.0, 0.0, "anything") is None
+    """The pipeline's one charging function: nothing without a ledger, the amount with one."""
+    assert charge(None, 5.0, 0.0, None, "anything") is None
     ledger = Ledger(1.0)
-    charge(ledger, 0.5, 0.0, "x")
+    charge(ledger, 0.5, 0.0, None, "x")
     assert ledger.spent == (0.5, 0.0)
 
 

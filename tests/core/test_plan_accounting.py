@@ -201,17 +201,14 @@ def test_committed_plan_charges_its_computed_cost_once():
     assert len(ledger.history) == 1
 
 
-def test_plan_that_does_not_fit_charges_nothing_and_runs_nothing():
+def test_plan_that_does_not_fit_charges_nothing_and_runs_nothing(monkeypatch):
+    from privclust.core.release.prepared import PreparedRelease
     ledger = Ledger(1.0, 1e-5)
     cur = Curator(_data(), ledger)
     ran = []
-
-    def runner(est, X):
-        ran.append(est)
-        est.fit(X)
-
+    monkeypatch.setattr(PreparedRelease, "compute", lambda self, X: ran.append(self))
     with pytest.raises(BudgetExceeded):
-        cur.release_plan(_plan(), runner=runner)
+        cur.release_plan(_plan())
     assert ledger.spent == (0.0, 0.0) and ledger.history == [] and ran == []
     assert cur.releases() == []
 

@@ -333,7 +333,8 @@ def test_release_through_the_curator_charges_exactly_the_plan():
     ledger = Ledger(1.0)
     curator = Curator(Dataset(X, name="private"), ledger)
     request = PrivateBounds(epsilon=0.1, outer_bounds=(-10, 10), quantile=0.02)
-    _, plan, cost, _ = curator.prepare(request)
+    prepared = curator.prepare(request)
+    plan, cost = prepared.plan, prepared.cost
     assert cost == (pytest.approx(0.1), 0.0) and plan.epsilon == pytest.approx(0.1)
     assert ledger.history == []
     release = curator.release(request)

@@ -53,6 +53,7 @@ class Spy(PrivateEstimator):
 
     _released = ("cluster_centers_",)
     calls = []  # ("check_data" | "fit" | "before_charge", ...) across instances (clones)
+    fitted = []  # (the estimator that fitted, the data it read), across instances
 
     def __init__(self, epsilon=1.0, delta=0.0, kind="pure", neighbouring="replace", fail=False,
                  random_state=None, ledger=None):
@@ -80,6 +81,7 @@ class Spy(PrivateEstimator):
 
     def _fit(self, X, rng):
         Spy.calls.append(("fit",))
+        Spy.fitted.append((self, X))
         if self.fail:
             raise ValueError(f"record 0 has the value {X[0, 0]!r}")
         self.cluster_centers_ = X.mean(axis=0, keepdims=True) + rng.laplace(
@@ -93,8 +95,10 @@ class Spy(PrivateEstimator):
 @pytest.fixture(autouse=True)
 def _reset_spy():
     Spy.calls.clear()
+    Spy.fitted.clear()
     yield
     Spy.calls.clear()
+    Spy.fitted.clear()
 
 
 def Curator(dataset, ledger):
@@ -232,15 +236,9 @@ def _reachable(root, limit=20000):
 
 def test_release_is_frozen_and_holds_copies_only():
     X = make_X()
-    seen = {}
-
-    def runner(est, data):
-        seen["est"], seen["X"] = est, data
-        est.fit(data)
-
     curator = Curator(X, Ledger(5.0))
-    release = curator.release(Spy(), runner=runner)
-    est, data = seen["est"], seen["X"]
+    release = curator.release(Spy())
+    [(est, data)] = Spy.fitted
     assert isinstance(est, Spy) and est.random_state is None and est.ledger is None
 
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -285,12 +283,11 @@ def test_budget_exceeded_runs_nothing():
     ledger = Ledger(1.0)
     ledger.charge(0.75, what="earlier release")
     curator = Curator(make_X(), ledger)
-    calls = []
     with pytest.raises(BudgetExceeded):
-        curator.release(Spy(epsilon=0.5), runner=lambda est, X: calls.append(est))
+        curator.release(Spy(epsilon=0.5))
     # only the public, data-independent preparation ran (it may refuse parameters, so it
     # comes before the charge); nothing read the data or fitted
-    assert calls == [] and [c[0] for c in Spy.calls] == ["before_charge"]
+    assert [c[0] for c in Spy.calls] == ["before_charge"]
     assert ledger.spent == (0.75, 0.0) and len(ledger.history) == 1 and curator.releases() == []
     assert curator.release(Spy(epsilon=0.25)).cost == (0.25, 0.0)  # still usable
     assert ledger.remaining_exact[0] == 0
@@ -301,12 +298,11 @@ def test_budget_exceeded_runs_nothing():
 def test_relation_the_ledger_cannot_count_runs_nothing(unit, relation):
     ledger = Ledger(10.0, unit=unit)
     curator = Curator(make_X(), ledger)
-    calls = []
     with pytest.raises(RelationError):
-        curator.release(Spy(neighbouring=relation), runner=lambda est, X: calls.append(est))
+        curator.release(Spy(neighbouring=relation))
     with pytest.raises(RelationError):
         curator.cost(Spy(neighbouring=relation))
-    assert calls == [] and Spy.calls == []
+    assert Spy.calls == []
     assert ledger.spent == (0.0, 0.0) and ledger.history == [] and curator.releases() == []
 
 

@@ -45,7 +45,7 @@ class LedgerModel(param.Parameterized):
         eps, delta = config.budget()
         path = self._path or os.path.join(config.state_dir(), "ledger.sqlite")
         try:
-            ledger = Ledger(eps, delta, path=path, dataset=budget_key(dataset))
+            ledger = Ledger(eps, delta, path=path, dataset=dataset)
             self.curator = Curator(dataset, ledger, trusted=trusted)
         except (ValueError, TypeError) as exc:
             self.param.update(active=False, history=[], releases=[],

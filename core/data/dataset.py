@@ -4,6 +4,8 @@ import hashlib
 import numpy as np
 import scipy.sparse as sp
 
+from .record_key import record_key
+
 _FINGERPRINT_VERSION = b"privclust-dataset-v1"
 _BUDGET_KEY_VERSION = b"privclust-budget-key-v1"
 
@@ -94,9 +96,9 @@ class Dataset:
     --------
     ``fingerprint``: SHA-256 of the exact canonical bytes of X, order-sensitive (row order,
     dense/sparse kind and shape enter it). For caching and for naming exactly these values.
-    ``budget_key``: the key of the privacy budget (the ledger). Order-invariant -- rows are put in
-    a canonical order before hashing, so a reordered copy of the same records has the same key --
-    and equal to ``source`` for a derived view, so loads, reorderings and views of one source
+    ``budget_key``: the key of the privacy budget (the ledger). Canonical -- the same for any row
+    order, column order, dtype and storage (dense or sparse) of the same records -- and equal to
+    ``source`` for a derived view, so loads, reorderings, conversions and views of one source
     share one budget. It cannot link a modified copy (rows dropped or changed) to its original.
     """
 
@@ -124,6 +126,7 @@ class Dataset:
         self.source = _check_source(source)
         self._fingerprint = None
         self._record_key = None
+        self._legacy_key = None
 
     @property
     def n_samples(self):
@@ -174,14 +177,22 @@ class Dataset:
 
     @property
     def record_key(self):
-        """Order-invariant SHA-256 hex digest of the records (the multiset of rows of X).
-
-        Dense: rows sorted lexicographically by their canonical float64 values (``np.lexsort``,
-        first column most significant), then hashed with the shape. Sparse (canonical CSR): rows
-        ordered by the SHA-256 of their own (column indices, values), then hashed with the shape.
-        Labels, names and truth do not enter it.
-        """
+        """Canonical key of the records (:func:`~privclust.core.data.record_key.record_key`):
+        the same for any row order, column order, dtype and storage (dense or sparse), and for
+        the same records streamed in blocks. Labels, names and truth do not enter it."""
         if self._record_key is None:
+            self._record_key = record_key(self.X)
+        return self._record_key
+
+    @property
+    def legacy_budget_keys(self):
+        """Budget keys earlier versions gave these records (a ledger file written by them is
+        adopted under :attr:`budget_key`, never started afresh): the row-order-invariant key of
+        version 1 (rows sorted, or sparse rows ordered by their digests, hashed with the shape
+        and the storage kind)."""
+        if self.source is not None:
+            return ()
+        if self._legacy_key is None:
             h = self._shape_hash(_BUDGET_KEY_VERSION)
             n, d = self.X.shape
             if self.is_sparse:
@@ -190,8 +201,8 @@ class Dataset:
             elif n:
                 order = np.lexsort(self.X.T[::-1]) if d else np.arange(n)
                 h.update(np.ascontiguousarray(self.X[order], dtype="<f8").data)
-            self._record_key = h.hexdigest()
-        return self._record_key
+            self._legacy_key = h.hexdigest()
+        return (self._legacy_key,)
 
     def toarray(self):
         """Dense float64 copy of X."""

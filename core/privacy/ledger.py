@@ -179,6 +179,7 @@ class Ledger:
         self._total = _check_amounts(epsilon, delta, "budget")
         self.unit = check_unit(unit)
         self.dataset = _fingerprint(dataset)
+        self._aliases = tuple(getattr(dataset, "legacy_budget_keys", ()))
         self.path = None if path is None else str(path)
         self._lock = threading.Lock()
         self._spent = (_ZERO, _ZERO)
@@ -231,6 +232,9 @@ class Ledger:
             _migrate(conn)
             row = conn.execute("SELECT total_epsilon, total_delta, unit FROM ledgers "
                                "WHERE dataset = ?", (self.dataset,)).fetchone()
+            if row is None and self._adopt(conn):
+                row = conn.execute("SELECT total_epsilon, total_delta, unit FROM ledgers "
+                                   "WHERE dataset = ?", (self.dataset,)).fetchone()
             if row is None:
                 conn.execute("INSERT INTO ledgers (dataset, total_epsilon, total_delta, "
                              "spent_epsilon, spent_delta, created, unit) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -245,6 +249,21 @@ class Ledger:
                 raise ValueError(
                     f"ledger file {self.path!r} counts this dataset's budget in unit {row[2]!r}; "
                     f"refusing to open it with unit {self.unit!r}")
+
+    def _adopt(self, conn):
+        """A budget an earlier version kept under another key of the same records (its
+        ``legacy_budget_keys``) moves to this key, with its charges and releases: an upgrade
+        never starts a source's budget afresh. True when one was adopted."""
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = "
+                                             "'table'")}
+        for old in self._aliases:
+            if conn.execute("SELECT 1 FROM ledgers WHERE dataset = ?", (old,)).fetchone():
+                for table in ("ledgers", "charges", "releases", "pending_releases"):
+                    if table in tables:
+                        conn.execute(f"UPDATE {table} SET dataset = ? WHERE dataset = ?",
+                                     (self.dataset, old))
+                return True
+        return False
 
     def _read(self, sql):
         conn = self._connect()

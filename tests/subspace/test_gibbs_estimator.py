@@ -1,5 +1,5 @@
 """GibbsSubspaceClustering (Wang, Wang & Singh, NIPS 2015, Sec. 4.1): privacy labels, ledger,
-released chain, iter_fit, the release protocol, stream_fit, utility."""
+released chain, iter_fit, the release protocol, stream_steps, utility."""
 import numpy as np
 import pytest
 
@@ -228,33 +228,36 @@ def test_released_attributes_depend_on_release():
         "subspaces_", "labels_", "released_chain_", "chain_subspaces_", "chain_labels_")
 
 
-def test_stream_fit_sends_records_then_the_released_state(two_planes):
-    """The child-process target, driven here through a pipe in this process: records, then
-    the fitted state (equal to an in-process fit with the same seed), then "done"; a set stop
-    event ends it after the first record with that record's state."""
+def test_stream_steps_sends_records_then_the_released_state(two_planes):
+    """The child-process target, driven here through a pipe in this process: records (with the
+    state reached now and then), the final state (equal to an in-process fit with the same
+    seed), then "done"; a set stop event ends it after the first record with that record's
+    state."""
     import multiprocessing as mp
     import threading
-    from privclust.core.subspace.gibbs import stream_fit
+    from privclust.core.release.live import stream_steps
     params = GibbsSubspaceClustering(2, 2, epsilon=3.0, n_iter=20, n_chains=2, record_every=5,
                                      random_state=7).get_params()
 
     def run(stop, p=params):
         r, w = mp.Pipe(duplex=False)
-        child = threading.Thread(target=stream_fit, args=(p, two_planes.X, None, w, stop))
+        est = GibbsSubspaceClustering(**p)
+        child = threading.Thread(target=stream_steps, args=(est, two_planes.X, None, w, stop))
         child.start()
         out = []
         while True:
             try:
                 out.append(r.recv())
-            except EOFError:          # stream_fit closed its end
+            except EOFError:          # stream_steps closed its end
                 break
         child.join()
         return out
     msgs = run(threading.Event())
     kinds = [m[0] for m in msgs]
-    assert kinds == ["record"] * 4 + ["state", "done"] and msgs[-1][1] == "finished"
+    assert kinds.count("record") == 4 and kinds[-2:] == ["state", "done"]
+    assert msgs[-1][1] == "finished" and msgs[-1][2] == []
     ref = GibbsSubspaceClustering(**params).fit(two_planes.X)
-    state = msgs[4][1]
+    state = msgs[-2][1]
     np.testing.assert_array_equal(state["subspaces_"], ref.subspaces_)
     np.testing.assert_array_equal(state["labels_"], ref.labels_)
     np.testing.assert_array_equal(state["trace_"]["cost"], ref.trace_["cost"])
@@ -262,55 +265,31 @@ def test_stream_fit_sends_records_then_the_released_state(two_planes):
     stop = threading.Event()
     stop.set()
     msgs = run(stop)
-    assert [m[0] for m in msgs] == ["record", "state", "done"] and msgs[-1][1] == "stopped"
-    assert msgs[1][1]["n_iter_"] == 5
+    assert [m[0] for m in msgs] == ["record", "state", "state", "done"]
+    assert msgs[-1][1] == "stopped" and msgs[-2][1]["n_iter_"] == 5
     with pytest.raises(ValueError, match="ledger=None"):
-        stream_fit(dict(params, ledger=Ledger(1.0)), two_planes.X, None, None, stop)
-    [(kind, exc)] = run(threading.Event(), dict(params, epsilon=-1.0))
-    assert kind == "error" and isinstance(exc, ValueError) and "epsilon" in str(exc)
+        stream_steps(GibbsSubspaceClustering(ledger=Ledger(1.0)), two_planes.X, None, None,
+                     stop)
+    [(kind, name, text)] = run(threading.Event(), dict(params, epsilon=-1.0))
+    assert kind == "error" and name == "ValueError" and "epsilon" in text
 
 
-def _stream_runner(states):
-    """A Curator runner as the dashboard uses it: the chains run in stream_fit (here in a thread
-    through a pipe) with the prepared clone's parameters, and the returned state is copied onto
-    the clone."""
-    import multiprocessing as mp
-    import threading
-    from privclust.core.subspace.gibbs import stream_fit
-
-    def runner(est, X):
-        params = est.get_params()
-        states.append(dict(params))
-        r, w = mp.Pipe(duplex=False)
-        child = threading.Thread(target=stream_fit,
-                                 args=(params, X, None, w, threading.Event()))
-        child.start()
-        msgs = []
-        while True:
-            try:
-                msgs.append(r.recv())
-            except EOFError:
-                break
-        child.join()
-        (state,) = [payload for kind, payload in msgs if kind == "state"]
-        if msgs[-1][0] != "done":
-            raise msgs[-1][1]
-        for name, value in state.items():
-            setattr(est, name, value)
-    return runner
-
-
-def test_curator_release_runs_the_chains_through_stream_fit(two_planes):
+@pytest.mark.parametrize("process", [False, True])
+def test_curator_live_release_samples_the_vouched_clone(two_planes, process):
     from privclust.core import Curator
     ledger = Ledger(5.0)
-    seen = []
-    release = Curator(two_planes.X, ledger).release(
+    live = Curator(two_planes.X, ledger).live(
         GibbsSubspaceClustering(2, 2, epsilon=0.5, n_iter=10, n_chains=2, record_every=5,
-                                release="all", random_state=3), runner=_stream_runner(seen))
-    # the child got the clone's parameters: no ledger, no seed (fresh entropy)
-    assert seen[0]["ledger"] is None and seen[0]["random_state"] is None
-    # charged once, in the parent, the whole amount (2 chains x 0.5)
+                                release="all", random_state=3), process=process).start()
+    # charged once, in the parent, the whole amount (2 chains x 0.5), before sampling ends
     assert [(r.epsilon, r.relation) for r in ledger.history] == [(1.0, "replace")]
+    assert live.join(60) and live.status == "finished", live.error
+    # the sampled clone: no ledger, no seed (fresh entropy)
+    assert live._prepared.estimator.ledger is None
+    assert live._prepared.estimator.random_state is None
+    progress = [live.queue.get_nowait() for _ in range(live.queue.qsize())]
+    assert progress == [{"iteration": 5, "n_iter": 10}, {"iteration": 10, "n_iter": 10}]
+    release = live.release
     assert set(release.attributes) == {"subspaces_", "labels_", "released_chain_",
                                        "chain_subspaces_", "chain_labels_"}
     assert release.guarantee.kind == "asymptotic" and release.guarantee.epsilon == 1.0

@@ -438,7 +438,7 @@ class PlanModel(param.Parameterized):
             finally:
                 lab.ledger.refresh()
             if outcome.status == releases_service.REFUSED:
-                self.status = f"Refused: {outcome.reason}. Nothing was charged or run."
+                self.status = f"Refused: {outcome.reason}"
                 return
             failed = ""
             if outcome.status == releases_service.FAILED:   # charged; details withheld

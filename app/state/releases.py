@@ -125,17 +125,18 @@ def live_outcome(live):
 
 def commit_plan(curator, result, releases, delta):
     """Commit a planned set of releases (charged once at its tight total): an
-    :class:`Outcome` with the releases made and the accounting charged."""
+    :class:`Outcome` with the releases made and the accounting charged (a refusal's
+    ``reason`` is a whole sentence)."""
     try:
         accounting, made = result.commit(curator, releases, delta=delta)
-    except BudgetExceeded as exc:
-        return Outcome(REFUSED, reason=str(exc).rstrip("."))
+    except BudgetExceeded as exc:   # the planner's words say that nothing was charged
+        return Outcome(REFUSED, reason=str(exc).rstrip(".") + ".")
     except ReleaseFailed as exc:
         out = _failed(exc)
         return Outcome(FAILED, kind=out.kind, detail=out.detail, releases=out.releases,
                        accounting=result.account(releases, delta=delta))
     except (PrivacyRefused, ValueError, TypeError) as exc:
-        return _refused(exc)
+        return Outcome(REFUSED, reason=f"{exc}. Nothing was charged or run.")
     return Outcome(RELEASED, releases=list(made), accounting=accounting)
 
 

@@ -1,12 +1,12 @@
 """DPTauCoClustering: the scikit-learn style estimator around DP-tauCC (Battaglia & Pensa,
 "Differentially private co-clustering with the Goodman-Kruskal tau", SDM 2025, Sec. 4), on the
 release protocol (:class:`~privclust.core.privacy.estimator.PrivateEstimator`)."""
-import math
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..privacy import BudgetAccountant, Guarantee
+from ..privacy.relations import cell_steps
 from ..privacy.estimator import PrivateEstimator, check_positive_int
 from ._aggregate import compact
 from .dp_taucc import _check_params, budget_schedule, run_validated
@@ -23,11 +23,12 @@ EVAL_WARNING = ("eval_row_labels_ (nearest noisy prototype on the raw data) is N
 
 
 def row_cap_note(row_cap, cell_bound):
-    """The warning attached to a fit whose rows were clipped to ``row_cap``."""
+    """The warning attached to a fit whose rows were clipped to ``row_cap``; its factor is
+    the one the ledger charges (:func:`~privclust.core.privacy.relations.cell_steps`)."""
     return (f"rows clipped to integer counts summing to at most row_cap={row_cap} before the "
             f"fit: on a record-level (replace-one) ledger one record costs "
-            f"ceil(2 row_cap / cell_bound) = {math.ceil(2 * row_cap / cell_bound)} x epsilon "
-            "(group privacy)")
+            f"2 floor(row_cap) ceil(1 / cell_bound) = {cell_steps(row_cap, cell_bound)} x "
+            "epsilon (group privacy)")
 
 
 class DPTauCoClustering(PrivateEstimator):
@@ -63,8 +64,8 @@ class DPTauCoClustering(PrivateEstimator):
         Public per-record cap L. When given, each row is clipped before anything else
         (:func:`~privclust.core.cocluster._inputs.clip_row_sums`: a row whose sum s exceeds L is
         scaled by L / s and floored; per record, deterministic), non-integer counts are refused,
-        and a record-level ledger is charged ceil(2 L / cell_bound) * epsilon (two clipped rows
-        differ in at most 2 L units; group privacy). Without it, a replace-one ledger refuses the
+        and a record-level ledger is charged 2 floor(L) ceil(1 / cell_bound) * epsilon (two
+        clipped rows differ in at most 2 L units; group privacy). Without it, a replace-one ledger refuses the
         release.
     random_state : None, int or numpy.random.Generator
     ledger : privclust.core.privacy.Ledger or None

@@ -798,7 +798,7 @@ CAVEATS = {
               "is epsilon-DP; a finite chain has no formal guarantee), and the twin ran short "
               "chains"),
     "dp_taucc": ("DP-tauCC protects one unit of one cell, not a row: on a record-level ledger "
-                 "it costs ceil(2 row_cap / cell_bound) x epsilon, and the twin's block signal "
+                 "it costs 2 floor(row_cap) ceil(1 / cell_bound) x epsilon, and the twin's block signal "
                  "is a declaration"),
     "sample_aggregate": ("sample-and-aggregate: the NRS07 calibration is proven for small "
                          "epsilon; its utility depends on the blocks' agreement, which the twin "
@@ -1099,7 +1099,8 @@ class PlanResult:
         if not curator.ledger.can_charge(eps, dlt):
             left = curator.ledger.remaining
             raise BudgetExceeded(f"the plan costs epsilon {eps:.6g}, delta {dlt:.3g} but only "
-                                 f"epsilon {left[0]:.6g}, delta {left[1]:.3g} remain")
+                                 f"epsilon {left[0]:.6g}, delta {left[1]:.3g} remain: nothing was "
+                                 "charged or run")
         released = curator.release_plan(prepared, accounting=accounting, delta=planned.delta)
         return planned, released
 

@@ -65,7 +65,8 @@ Converting to the ledger's unit (the same group-privacy rules as
 :mod:`privclust.core.privacy.relations`): an add/remove release on a replace-one ledger has
 twice the sensitivity (replace = remove + add), so Laplace and Gaussian noise multipliers are
 halved and an ``epsilon_delta`` step costs (2 eps, (1 + e^eps) delta); a cell-level release with
-a public row cap L has ceil(2L/c) times the sensitivity (pure steps only); a replace-one release
+a public row cap L has 2 floor(L) ceil(1/c) times the sensitivity (the ledger's factor,
+:func:`~privclust.core.privacy.relations.cell_steps`) (pure steps only); a replace-one release
 cannot be counted on an add/remove ledger (refused).
 """
 import math
@@ -75,7 +76,7 @@ from decimal import Decimal
 from ._validation import check_delta
 from .gaussian import analytic_gaussian_sigma
 from .guarantee import Guarantee
-from .relations import RelationError, check_unit, convert
+from .relations import RelationError, cell_steps, check_unit, convert
 
 __all__ = ["PlanEvent", "PlanAccounting", "events_for_guarantee", "convert_events",
            "compose_pld", "compose_rdp", "account_plan", "account_guarantees",
@@ -198,7 +199,7 @@ def convert_events(events, unit="replace", row_cap=None, cell_bound=1.0):
                                     "counted on a record-level ledger")
             if ev.delta != 0:
                 raise RelationError("cell-level releases are converted for pure steps only")
-            factor = math.ceil(2 * float(row_cap) / float(cell_bound))
+            factor = cell_steps(row_cap, cell_bound)   # the ledger's own factor
         else:
             raise RelationError(f"unknown neighbouring relation {rel!r}")
         if ev.kind in ("laplace", "gaussian"):

@@ -118,6 +118,7 @@ class Curator:
         self._ledger = ledger
         self._store = ReleaseStore(key, ledger)
         self._trusted = frozenset(trusted)
+        self._withheld = {}   # release id -> warnings raised after its charge (data owner only)
         for cls in self._trusted:
             if not (isinstance(cls, type) and issubclass(cls, PrivateEstimator)):
                 raise TypeError(f"trusted must hold PrivateEstimator classes, got {cls!r}")
@@ -174,7 +175,10 @@ class Curator:
         """Release ``request`` (an estimator or a request from :meth:`prepare`) fitted on the
         data; returns a :class:`Release` (see the module docstring, step by step)."""
         prepared = self.prepare(request)
-        return prepared.release(self._dataset.X, self._store, self.unit)
+        done = prepared.release(self._dataset.X, self._store, self.unit)
+        if prepared.withheld:
+            self._withheld[done.id] = tuple(prepared.withheld)
+        return done
 
     def live(self, request, reference=None, diagnostics=False, process=True, nice=0):
         """A stepping release (the Gibbs sampler) as a :class:`~.live.LiveRelease`: charged
@@ -301,6 +305,12 @@ class Curator:
             est.set_params(ledger=None)
         est.fit(self._dataset.X, **fit_params)
         return NotPrivateResult(est, f"{type(est).__name__} on the raw data")
+
+    def owner_warnings(self, release_id):
+        """The warnings a release of this curator raised after its charge, withheld from the
+        release because they may describe the records (data owner only, NOT PRIVATE)."""
+        return NotPrivateResult(self._withheld.get(release_id, ()),
+                                f"warnings withheld from release #{release_id}")
 
     def owner_evaluate(self, function):
         """``function(dataset)`` on the raw data, for the data owner only (NOT PRIVATE)."""

@@ -126,7 +126,7 @@ class LiveRelease:
         if stored is not None:
             return self._finish_with(stored, "from store")
         try:
-            record = p.charge(pending=True)
+            record = p.pay(pending=True)
             self._charge_id = record.id
         except DuplicateRequest as dup:
             if dup.done:

@@ -171,7 +171,7 @@ class PreparedRelease:
             self.estimator._before_charge(self.shape, self.rng)
             self._prepared = True
 
-    def charge(self, what=None, pending=False):
+    def pay(self, what=None, pending=False):
         """Public preparation, then the charge (with the pending request at the door)."""
         self._public_preparation()
         record = None if not pending else request_record(
@@ -195,7 +195,7 @@ class PreparedRelease:
         read ``X``, then yield what the estimator's stepping run (``_steps``) yields; the spend
         is checked against the plan before the first item."""
         if not charged:
-            self.charge()
+            self.pay()
         est = self.estimator
         first = True
         for item in est._steps(est._check_data(X), self.rng, **kwargs):
@@ -208,7 +208,7 @@ class PreparedRelease:
 
     def run(self, X):
         """``fit``: charge, read, compute; returns the estimator."""
-        self.charge()
+        self.pay()
         return self.compute(X)
 
     # ---- at the door ------------------------------------------------------------------------
@@ -220,7 +220,7 @@ class PreparedRelease:
         if stored is not None:
             return stored
         try:
-            record = self.charge(pending=True)
+            record = self.pay(pending=True)
         except DuplicateRequest as dup:
             if dup.done:
                 return _stored(store, self.key)

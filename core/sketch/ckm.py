@@ -217,7 +217,7 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
             raise ValueError("sketch signature differs from the estimator's signature")
         prepared = PreparedRelease.for_fit(self, (None, sketch.operator.n_features), False)
         if prepared.plan.is_private:
-            prepared.charge()
+            prepared.pay()
             self.__dict__.pop("_operator", None)   # the sketch brings its own operator
         return self._release_and_decode(sketch, prepared.rng, scale)
 

@@ -1,11 +1,15 @@
 """The Curator and the persistent budget ledger of the session's private dataset, as the page
 shows them."""
 import dataclasses
+import logging
 import os
+import threading
 
 import param
 
 from .. import config
+
+log = logging.getLogger(__name__)
 
 
 class LedgerModel(param.Parameterized):
@@ -52,8 +56,19 @@ class LedgerModel(param.Parameterized):
                               error=f"no release is possible on this dataset: {exc}")
             return
         self.ledger = ledger
+        if ledger.pending():
+            # paid requests whose run was lost (a crash, a killed server): completed at no new
+            # charge, off the caller's thread
+            threading.Thread(target=self._recover, args=(self.curator,), daemon=True,
+                             name="privclust-recover").start()
         self.refresh(force=True)
         self.param.update(active=True, unit=ledger.unit, error="")
+
+    def _recover(self, curator):
+        try:
+            curator.recover()
+        except Exception:  # noqa: BLE001 -- logged for the operator; the page goes on
+            log.warning("completing paid releases failed", exc_info=True)
 
     def refresh(self, force=False):
         """Re-read the ledger file (other sessions and servers spend from it too). Without
@@ -66,8 +81,10 @@ class LedgerModel(param.Parameterized):
         if not force and spent == tuple(self.spent) and len(self.history) == len(lg.history) \
                 and len(self.releases) == len(self.curator.releases()):
             return
+        failed = set(lg.failed_charges())
+        pending = {p["charge_id"] for p in lg.pending()}
         self.param.update(total=lg.total, spent=spent, remaining=lg.remaining,
-                          history=[charge_row(h, lg.unit) for h in lg.history],
+                          history=[charge_row(h, lg.unit, failed, pending) for h in lg.history],
                           releases=[release_row(r) for r in self.curator.releases()])
 
     def public_facts(self):
@@ -90,10 +107,14 @@ def release_row(release):
             "delta": float(delta), "unit": release.unit}
 
 
-def charge_row(charge, unit):
-    """A ledger charge as a plain dict: when, what, relation, and the requested and charged
-    (converted to the ledger's ``unit``) epsilon and delta."""
+def charge_row(charge, unit, failed=(), pending=()):
+    """A ledger charge as a plain dict: when, what, relation, the requested and charged
+    (converted to the ledger's ``unit``) epsilon and delta, and ``result``: "failed" when its
+    release failed after the charge (nothing was released), "pending" while its release is
+    still to be stored (running, or to be completed at no new charge), else "" ."""
     row = dataclasses.asdict(charge)
+    row["result"] = ("failed" if charge.id in failed else
+                     "pending" if charge.id in pending else "")
     row["relation"] = charge.relation or unit
     # a charge recorded before relations were stored was requested in the ledger's unit
     requested = charge.requested or (charge.epsilon, charge.delta)

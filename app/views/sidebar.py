@@ -303,9 +303,11 @@ class LedgerPanel(View):
                 note = relation_note(h["relation"], h["requested_epsilon"], h["epsilon"],
                                      lg.unit)
                 what = str(h.get("what", "")).split("(")[0]
+                result = {"failed": " — failed: nothing released",
+                          "pending": " — release pending"}.get(h.get("result"), "")
                 rows.append({"UTC": f"{h['when']:%H:%M}" if h.get("when") else "",
                              "ε": f"{h['epsilon']:.4g}", "δ": f"{h['delta']:.2g}",
-                             "what": what[:40] + (f" ({note})" if note else "")})
+                             "what": what[:40] + (f" ({note})" if note else "") + result})
             # the sidebar is narrow: few columns, the rest scrolls inside the table's box
             items.append(pn.pane.DataFrame(pd.DataFrame(rows), escape=True, index=False,
                                            sizing_mode="stretch_width", max_height=220,

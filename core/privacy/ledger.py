@@ -31,6 +31,8 @@ data (new fingerprint) can reset it.
 import contextlib
 import decimal
 import numbers
+import os
+import socket
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -62,7 +64,7 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS pending_releases (id INTEGER PRIMARY KEY AUTOINCREMENT, "
     "dataset TEXT NOT NULL, charge_id INTEGER NOT NULL, key TEXT NOT NULL, "
     "estimator TEXT NOT NULL, params TEXT NOT NULL, at TEXT NOT NULL, "
-    "done INTEGER NOT NULL DEFAULT 0)",
+    "done INTEGER NOT NULL DEFAULT 0, runner TEXT)",
     "CREATE UNIQUE INDEX IF NOT EXISTS pending_by_key ON pending_releases (dataset, key)",
 )
 
@@ -334,7 +336,8 @@ class Ledger:
                 self._records.append(record)
                 for key, name, params in pending:
                     self._pending[key] = {"charge_id": record.id, "key": key, "estimator": name,
-                                          "params": params, "at": now, "done": False}
+                                          "params": params, "at": now, "done": False,
+                                          "runner": _runner()}
                 return record
             with self._transaction() as conn:
                 for key, _, _ in pending:
@@ -360,9 +363,9 @@ class Ledger:
                 conn.execute("UPDATE ledgers SET spent_epsilon = ?, spent_delta = ? WHERE dataset = ?",
                              (str(new[0]), str(new[1]), self.dataset))
                 conn.executemany(
-                    "INSERT INTO pending_releases (dataset, charge_id, key, estimator, params, at) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    [(self.dataset, charge_id, key, name, params, now.isoformat())
+                    "INSERT INTO pending_releases (dataset, charge_id, key, estimator, params, at, "
+                    "runner) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(self.dataset, charge_id, key, name, params, now.isoformat(), _runner())
                      for key, name, params in pending])
             return ChargeRecord(now, what, float(eps), float(dlt), relation, req, charge_id)
 
@@ -380,19 +383,27 @@ class Ledger:
     # -- paid requests -----------------------------------------------------------------------
     def pending(self, key=None):
         """Requests paid for and not yet stored (all, or the one with ``key``), oldest first:
-        dicts with charge_id, key, estimator, params (JSON text), at."""
+        dicts with charge_id, key, estimator, params (JSON text), at, and ``running``: whether
+        the process that charged it is still alive on this machine (its run may still end)."""
         if self.path is None:
             with self._lock:
                 rows = [dict(r) for r in self._pending.values() if not r["done"]]
-            return [r for r in rows if key is None or r["key"] == key]
-        sql = ("SELECT charge_id, key, estimator, params, at FROM pending_releases WHERE "
-               "dataset = ? AND done = 0" + ("" if key is None else " AND key = ?") + " ORDER BY id")
-        conn = self._connect()
-        try:
-            rows = conn.execute(sql, (self.dataset,) if key is None else (self.dataset, key))
-            return [dict(zip(("charge_id", "key", "estimator", "params", "at"), r)) for r in rows]
-        finally:
-            conn.close()
+            rows = [r for r in rows if key is None or r["key"] == key]
+        else:
+            sql = ("SELECT charge_id, key, estimator, params, at, runner FROM pending_releases "
+                   "WHERE dataset = ? AND done = 0" + ("" if key is None else " AND key = ?")
+                   + " ORDER BY id")
+            conn = self._connect()
+            try:
+                rows = conn.execute(sql, (self.dataset,) if key is None else (self.dataset, key))
+                rows = [dict(zip(("charge_id", "key", "estimator", "params", "at", "runner"), r))
+                        for r in rows]
+            finally:
+                conn.close()
+        for row in rows:
+            row["running"] = _alive(row.pop("runner", None))
+            row.pop("done", None)
+        return rows
 
     @contextlib.contextmanager
     def settling(self, key):
@@ -514,11 +525,39 @@ class Ledger:
         return f"Ledger({self.summary()}; {where})"
 
 
+def _runner():
+    """Who charges a request: this machine and process (a pending request whose runner is alive
+    may still be stored by it; one whose runner died is completed by the next request or a
+    restart)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _alive(runner):
+    """Whether ``runner`` ("host:pid") is a live process on this machine."""
+    if not runner:
+        return False
+    host, _, pid = runner.rpartition(":")
+    if host != socket.gethostname():
+        return False
+    if int(pid) == os.getpid():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _migrate(conn):
     """Add the columns of the unit/relation schema to a ledger file written before them."""
     have = {row[1] for row in conn.execute("PRAGMA table_info(ledgers)")}
     if "unit" not in have:
         conn.execute("ALTER TABLE ledgers ADD COLUMN unit TEXT NOT NULL DEFAULT 'replace'")
+    have = {row[1] for row in conn.execute("PRAGMA table_info(pending_releases)")}
+    if have and "runner" not in have:
+        conn.execute("ALTER TABLE pending_releases ADD COLUMN runner TEXT")
     have = {row[1] for row in conn.execute("PRAGMA table_info(charges)")}
     for column in ("relation", "requested_epsilon", "requested_delta"):
         if column not in have:

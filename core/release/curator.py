@@ -200,6 +200,8 @@ class Curator:
         pending."""
         done = []
         for row in self._ledger.pending():
+            if row["running"]:          # its own process may still store it
+                continue
             try:
                 estimator = self._rebuild(row["estimator"], decode(json.loads(row["params"])))
                 prepared = self.prepare(estimator)

@@ -20,6 +20,7 @@ import time
 
 from ..privacy.errors import DuplicateRequest
 from .prepared import ReleaseFailed, withheld
+from .vouch import PrivacyRefused
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +135,9 @@ class LiveRelease:
             pending = p.ledger.pending(p.key)
             if not pending:
                 return self._finish_with(self._store.find(p.key), "from store")
+            if pending[0]["running"]:
+                raise PrivacyRefused("an identical run is sampling now (paid for, not yet "
+                                     "stored): ask again when it is done; nothing was charged")
             self._charge_id = pending[0]["charge_id"]
             self._notes = ("completed after the first run of this paid request was lost; fresh "
                            "randomness, no new charge",)

@@ -39,7 +39,7 @@ from ..privacy.errors import DuplicateRequest
 from ..privacy.rng import as_generator
 from .codec import decode, describe_params, encode
 from .record import Release
-from .vouch import NotPrivate, vouched_clone
+from .vouch import NotPrivate, PrivacyRefused, vouched_clone
 
 _RTOL = 1e-9
 
@@ -233,6 +233,9 @@ class PreparedRelease:
         pending = self.ledger.pending(self.key)
         if not pending:
             return _stored(store, self.key)
+        if pending[0]["running"]:
+            raise PrivacyRefused("an identical request is being computed now (paid for, not "
+                                 "yet stored): ask again when it is done; nothing was charged")
         self._public_preparation()
         note = ("completed after the first run of this paid request was lost; fresh "
                 "randomness, no new charge")

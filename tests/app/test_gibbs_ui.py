@@ -129,3 +129,30 @@ def test_gibbs_sliders_set_by_keyboard_and_drag_hold_and_are_what_the_run_uses(p
     open_tab(page, "Clusters")
     wait_for(page, lambda: any("Gibbs" in t and "ε=5" in t for t in titles(page)),
              what=f"the stopped run's state at the run's ε (titles: {titles(page)})")
+
+
+def test_reload_while_a_private_gibbs_run_samples_keeps_its_paid_release(page, server,
+                                                                        tmp_path):
+    """Red team, finding 5 of the one-pipeline review: a private Gibbs run is charged in full
+    at Start; reloading the page while it samples used to kill the sampler (2 s grace) and lose
+    the paid release. Now the run stops after its current record and is stored: after the
+    reload it is listed under past releases, and nothing more was charged."""
+    from browser import upload, write_csv
+    from test_journey import spent
+    data = write_csv(tmp_path / "gibbs_reload.csv", n=200, seed=77)
+    open_page(page, server)
+    upload(page, data)
+    expect(page.locator(".pc-private").first).to_be_visible()
+    page.locator(".pc-task select").first.select_option(label="Subspace clustering")
+    choose_long_gibbs_run(page)
+    open_tab(page, "Gibbs")
+    page.get_by_role("button", name="Start sampler").click()
+    wait_for(page, lambda: spent(page) == pytest.approx(1.0), what="the charge at Start")
+    expect(page.get_by_role("button", name="Stop")).to_be_enabled()
+    page.reload()                                # the run's page goes away while it samples
+    page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
+    upload(page, data)
+    expect(page.locator(".pc-private").first).to_be_visible()
+    wait_for(page, lambda: "GibbsSubspaceClustering" in text_of(page, ".pc-releases"),
+             timeout=90, what="the abandoned run among the past releases")
+    assert spent(page) == pytest.approx(1.0)

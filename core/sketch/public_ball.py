@@ -1,0 +1,91 @@
+"""The public region of the records for the coreset and DPHD k-means: a box or a Euclidean ball.
+
+Both algorithms clip each record (free: a per-record transformation) to a public ball of centre
+c and radius r, so one record moves a sum by at most r in L2 norm. A public box [lo, hi] gives
+c = (lo + hi) / 2 and r = ||hi - lo|| / 2 (the box is inside that ball); a public ``radius``
+gives the ball around the origin. Dense and scipy.sparse records are handled without
+densifying: a clipped, centred record is s_i (x_i - c) with a per-record scale s_i <= 1.
+
+References
+----------
+Chang, A. and Kamath, P. (2021). Practical differentially private clustering. Google
+    Research (public radius; records clipped to it).
+Balcan, M.-F., Dick, T., Liang, Y., Mou, W. and Zhang, H. (2017). Differentially private
+    clustering in high-dimensional Euclidean spaces. ICML 2017, Sec. 2 (data in a ball of
+    public radius).
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from ..privacy._validation import check_box
+
+
+def public_ball(bounds, radius, n_features):
+    """(lo, hi, centre, r) from exactly one of a public box ``bounds`` and a public ``radius``
+    (lo, hi are None with a radius). ValueError naming the parameter otherwise."""
+    if (bounds is None) == (radius is None):
+        raise ValueError("give exactly one public region: bounds=(lower, upper) (a box) or "
+                         "radius=r (a ball around the origin); it is never computed from the data")
+    if bounds is not None:
+        lo, hi = check_box(bounds, n_features, contains="the records")
+        return lo, hi, (lo + hi) / 2.0, float(np.linalg.norm(hi - lo) / 2.0)
+    if isinstance(radius, (bool, np.bool_)) or not np.isscalar(radius):
+        raise ValueError(f"radius must be a positive finite number, got {radius!r}")
+    r = float(radius)
+    if not (np.isfinite(r) and r > 0):
+        raise ValueError(f"radius must be a positive finite number, got {radius!r}")
+    return None, None, np.zeros(n_features), r
+
+
+def check_sparse_region(sparse, lo, hi):
+    """Sparse records keep their implicit zeros only when 0 is inside the box (a public fact):
+    ValueError before any charge otherwise."""
+    if sparse and lo is not None and not np.all((lo <= 0.0) & (hi >= 0.0)):
+        raise ValueError("sparse records need a box that contains 0 in every coordinate "
+                         "(bounds), or radius=")
+
+
+def clip_records(X, lo, hi, centre, r):
+    """Clip the records to the box (if any) and return (X_box, s): the clipped, centred record i
+    is s_i (x_i - centre) with ||.|| <= r. X_box stays sparse when X is."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        if lo is not None:
+            cols = X.indices
+            X.data = np.clip(X.data, lo[cols], hi[cols])
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        sq = sq - 2.0 * np.asarray(X @ centre).ravel() + float(centre @ centre)
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        if lo is not None:
+            X = np.clip(X, lo, hi)
+        diff = X - centre
+        sq = np.einsum("ij,ij->i", diff, diff)
+    norm = np.sqrt(np.maximum(sq, 0.0))
+    s = np.where(norm > r, r / np.maximum(norm, np.finfo(float).tiny), 1.0)
+    return X, s
+
+
+def project_centred(X, s, centre, G):
+    """(s_i (x_i - centre)) @ G for all records, dense (n, G.shape[1])."""
+    return s[:, None] * (np.asarray(X @ G) - centre @ G)
+
+
+def group_sums(X, s, centre, groups, n_groups):
+    """Sums of the clipped, centred records per group (labels in [0, n_groups), -1 ignored);
+    dense (n_groups, d)."""
+    rows = np.flatnonzero(groups >= 0)
+    g = groups[rows]
+    ind = sp.csr_matrix((s[rows], (g, rows)), shape=(n_groups, X.shape[0]))
+    sums = ind @ X
+    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
+    weight = np.bincount(g, weights=s[rows], minlength=n_groups)
+    return sums - weight[:, None] * centre[None, :]
+
+
+def back_to_region(points, lo, hi, centre, r):
+    """Post-processing: map centred points back (add the centre) and into the public region."""
+    norm = np.linalg.norm(points, axis=1, keepdims=True)
+    points = points * np.minimum(1.0, r / np.maximum(norm, np.finfo(float).tiny))
+    out = points + centre
+    return out if lo is None else np.clip(out, lo, hi)

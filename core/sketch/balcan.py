@@ -47,12 +47,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..privacy import BudgetAccountant, exponential_mechanism, jl_matrix
-from ..privacy._validation import check_rng, check_size
+from ..privacy._validation import check_rng
 from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_choice,
                                  check_positive_int, delta_param, epsilon_param)
 from .lsh_coreset import KEEP_SIGMAS, LEAVES_PER_CLUSTER, weighted_kmeans
-from .prefix_tree import gdp_mu, grow_tree
-from .public_ball import (back_to_region, check_sparse_region, clip_records, group_sums,
+from .prefix_tree import gdp_mu, grow_tree, noisy_counts
+from .public_ball import (back_to_region, check_sparse_region, clip_records, noisy_group_sums,
                           project_centred, public_ball)
 
 TRUNCATION = 0.5          # tau = TRUNCATION * r
@@ -170,11 +170,8 @@ def choose_swap(Y, pool, chosen, tau2, epsilon, em_range, rng, size=None):
 def recovery_stats(X, s, centre, labels, k, sigma_count, sigma_sum, rng, size=None):
     """Noisy counts (k,) and noisy sums (k, d) of the clipped, centred records per cluster
     (Gaussian); ``size=N`` prepends a batch axis."""
-    counts = np.bincount(labels, minlength=k).astype(np.float64)
-    sums = group_sums(X, s, centre, labels, k)
-    shape = check_size(size)
-    return (counts + rng.normal(0.0, sigma_count, size=shape + counts.shape),
-            sums + rng.normal(0.0, sigma_sum, size=shape + sums.shape))
+    return (noisy_counts(labels, k, sigma_count, "gaussian", rng, size=size),
+            noisy_group_sums(X, s, centre, labels, k, sigma_sum, "gaussian", rng, size=size))
 
 
 class BalcanKMeans(CenterPredictorMixin, PrivateEstimator):

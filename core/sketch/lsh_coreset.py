@@ -39,7 +39,7 @@ from ..privacy import BudgetAccountant
 from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_choice,
                                  check_positive_int, delta_param, epsilon_param)
 from .prefix_tree import NOISES, gdp_mu, grow_tree
-from .public_ball import (back_to_region, check_sparse_region, clip_records, group_sums,
+from .public_ball import (back_to_region, check_sparse_region, clip_records, noisy_group_sums,
                           project_centred, public_ball)
 
 #: public tuning constants (ours, chosen on UCI Letter; see benchmarks/sketch/lsh_balcan.py)
@@ -225,9 +225,8 @@ class LSHCoresetKMeans(CenterPredictorMixin, PrivateEstimator):
                          lambda root: max(floor, root / (LEAVES_PER_CLUSTER * k)), rng)
         weights = tree.leaf_counts
         m = weights.size
-        sums = group_sums(Xb, s, centre, tree.record_leaf, m)
-        sums = sums + (rng.normal(0.0, sum_scale, size=sums.shape) if self.mechanism == "gaussian"
-                       else rng.laplace(0.0, sum_scale, size=sums.shape))
+        sums = noisy_group_sums(Xb, s, centre, tree.record_leaf, m, sum_scale, self.mechanism,
+                                rng)
         points = back_to_region(sums / np.maximum(weights, keep)[:, None], lo, hi, centre, r)
         self.coreset_points_, self.coreset_weights_ = points, weights
         self.cluster_centers_ = weighted_kmeans(points, weights, k, centre, self.n_init, rng)

@@ -17,7 +17,7 @@ Balcan, M.-F., Dick, T., Liang, Y., Mou, W. and Zhang, H. (2017). Differentially
 import numpy as np
 import scipy.sparse as sp
 
-from ..privacy._validation import check_box
+from ..privacy._validation import check_box, check_size
 
 
 def public_ball(bounds, radius, n_features):
@@ -81,6 +81,15 @@ def group_sums(X, s, centre, groups, n_groups):
     sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
     weight = np.bincount(g, weights=s[rows], minlength=n_groups)
     return sums - weight[:, None] * centre[None, :]
+
+
+def noisy_group_sums(X, s, centre, groups, n_groups, scale, noise, rng, size=None):
+    """:func:`group_sums` plus i.i.d. Gaussian (``scale`` = sigma) or Laplace (``scale`` = b)
+    noise on every coordinate of every group; ``size=N`` prepends a batch axis (audits)."""
+    sums = group_sums(X, s, centre, groups, n_groups)
+    shape = check_size(size) + sums.shape
+    draw = rng.normal if noise == "gaussian" else rng.laplace
+    return sums + draw(0.0, scale, size=shape)
 
 
 def back_to_region(points, lo, hi, centre, r):

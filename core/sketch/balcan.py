@@ -193,7 +193,7 @@ class BalcanKMeans(CenterPredictorMixin, PrivateEstimator):
         JL dimension p; None = :func:`default_projection_dim` (public).
     max_depth : int or None, default=None
         Partition levels L (one axis halved per level); None = 3 p.
-    n_swaps : int, default=2
+    n_swaps : int, default=5
         Local-search swaps T (each an exponential mechanism), >= 0.
     shares : (float, float, float), default=(0.2, 0.1, 0.7)
         Budget shares of the partition, the local search and the recovery (sum 1).
@@ -228,7 +228,7 @@ class BalcanKMeans(CenterPredictorMixin, PrivateEstimator):
     _accepts_sparse = True
 
     def __init__(self, n_clusters=8, epsilon=1.0, delta=1e-6, bounds=None, radius=None,
-                 projection_dim=None, max_depth=None, n_swaps=2, shares=(0.2, 0.1, 0.7),
+                 projection_dim=None, max_depth=None, n_swaps=5, shares=(0.2, 0.1, 0.7),
                  neighbouring="add_remove", n_init=10, random_state=None, ledger=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon

@@ -44,7 +44,6 @@ Dong, J., Roth, A. and Su, W. J. (2022). Gaussian differential privacy. J. R. St
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..privacy import BudgetAccountant, exponential_mechanism, jl_matrix
 from ..privacy._validation import check_rng
@@ -52,7 +51,7 @@ from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_c
                                  check_positive_int, delta_param, epsilon_param)
 from .lsh_coreset import KEEP_SIGMAS, LEAVES_PER_CLUSTER, weighted_kmeans
 from .prefix_tree import gdp_mu, grow_tree, noisy_counts
-from .public_ball import (back_to_region, check_sparse_region, clip_records, noisy_group_sums,
+from .public_ball import (BallRecordsMixin, back_to_region, clip_records, noisy_group_sums,
                           project_centred, public_ball)
 
 TRUNCATION = 0.5          # tau = TRUNCATION * r
@@ -174,7 +173,7 @@ def recovery_stats(X, s, centre, labels, k, sigma_count, sigma_sum, rng, size=No
             noisy_group_sums(X, s, centre, labels, k, sigma_sum, "gaussian", rng, size=size))
 
 
-class BalcanKMeans(CenterPredictorMixin, PrivateEstimator):
+class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
     """DPHD: private k-means by JL projection, private candidates, private local search and
     noisy-mean recovery (Balcan, Dick, Liang, Mou & Zhang, ICML 2017).
 
@@ -225,7 +224,6 @@ class BalcanKMeans(CenterPredictorMixin, PrivateEstimator):
     """
 
     _released = ("cluster_centers_",)
-    _accepts_sparse = True
 
     def __init__(self, n_clusters=8, epsilon=1.0, delta=1e-6, bounds=None, radius=None,
                  projection_dim=None, max_depth=None, n_swaps=5, shares=(0.2, 0.1, 0.7),
@@ -287,20 +285,6 @@ class BalcanKMeans(CenterPredictorMixin, PrivateEstimator):
     def _plan(self, n_samples, n_features):
         return self._account(self._settings(n_samples, n_features)).guarantee(
             "approx", self.neighbouring)
-
-    def check_data_kind(self, sparse):
-        super().check_data_kind(sparse)
-        if sparse and self.bounds is not None:
-            lo, hi = np.broadcast_arrays(*[np.asarray(b, dtype=float) for b in self.bounds])
-            check_sparse_region(True, lo, hi)
-
-    def _check_data(self, X):
-        if sp.issparse(X):
-            X = sp.csr_matrix(X, dtype=np.float64)
-            if not np.all(np.isfinite(X.data)):
-                raise ValueError("X contains NaN or infinite values")
-            return X
-        return super()._check_data(X)
 
     def _fit(self, X, rng):
         n, d = X.shape

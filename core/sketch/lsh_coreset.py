@@ -39,7 +39,7 @@ from ..privacy import BudgetAccountant
 from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_choice,
                                  check_positive_int, delta_param, epsilon_param)
 from .prefix_tree import NOISES, gdp_mu, grow_tree
-from .public_ball import (back_to_region, check_sparse_region, clip_records, noisy_group_sums,
+from .public_ball import (BallRecordsMixin, back_to_region, clip_records, noisy_group_sums,
                           project_centred, public_ball)
 
 #: public tuning constants (ours, chosen on UCI Letter; see benchmarks/sketch/lsh_balcan.py)
@@ -64,10 +64,10 @@ def lsh_noise(epsilon, delta, depth, count_share, radius, sum_l1, mechanism, nei
         mu_c, mu_s = mu * math.sqrt(count_share), mu * math.sqrt(1.0 - count_share)
         count_sens = math.sqrt(2.0) if replace else 1.0
         sum_sens = (2.0 if replace else 1.0) * radius
-        name = (f"Gaussian noisy counts on {levels} tree levels (sigma {count_sens * math.sqrt(levels) / mu_c:.4g}) "
-                f"and leaf sums (sigma {sum_sens / mu_s:.4g}), composed as {mu:.4g}-GDP")
-        return (count_sens * math.sqrt(levels) / mu_c, sum_sens / mu_s,
-                [(name, epsilon, delta, None)])
+        sigma_c, sigma_s = count_sens * math.sqrt(levels) / mu_c, sum_sens / mu_s
+        name = (f"Gaussian noisy counts on {levels} tree levels (sigma {sigma_c:.4g}) and leaf "
+                f"sums (sigma {sigma_s:.4g}), composed as {mu:.4g}-GDP")
+        return sigma_c, sigma_s, [(name, epsilon, delta, None)]
     eps_c, eps_s = count_share * epsilon, (1.0 - count_share) * epsilon
     count_sens = 2.0 if replace else 1.0
     sum_sens = (2.0 if replace else 1.0) * sum_l1
@@ -77,7 +77,7 @@ def lsh_noise(epsilon, delta, depth, count_share, radius, sum_l1, mechanism, nei
     return count_sens * levels / eps_c, sum_sens / eps_s, spends
 
 
-class LSHCoresetKMeans(CenterPredictorMixin, PrivateEstimator):
+class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
     """Private k-means by an LSH prefix-tree coreset (Chang & Kamath 2021).
 
     Parameters
@@ -131,7 +131,6 @@ class LSHCoresetKMeans(CenterPredictorMixin, PrivateEstimator):
     """
 
     _released = ("cluster_centers_", "coreset_points_", "coreset_weights_")
-    _accepts_sparse = True
 
     def __init__(self, n_clusters=8, epsilon=1.0, delta=1e-6, bounds=None, radius=None,
                  max_depth=DEFAULT_DEPTH, count_share=0.2, mechanism="gaussian",
@@ -160,7 +159,8 @@ class LSHCoresetKMeans(CenterPredictorMixin, PrivateEstimator):
         if self.mechanism == "gaussian":
             delta = delta_param(self.delta, positive=True)
         elif self.delta not in (0, 0.0):
-            raise ValueError(f"delta must be 0 with mechanism='laplace' (pure DP), got {self.delta!r}")
+            raise ValueError(f"delta must be 0 with mechanism='laplace' (pure DP), got "
+                             f"{self.delta!r}")
         else:
             delta = 0.0
         depth = check_positive_int(self.max_depth, "max_depth")
@@ -182,21 +182,6 @@ class LSHCoresetKMeans(CenterPredictorMixin, PrivateEstimator):
     def _plan(self, n_samples, n_features):
         *_, (_, _, spends), eps, delta = self._settings(n_features)
         return self._account(spends, eps, delta).guarantee(self._kind(), self.neighbouring)
-
-    def check_data_kind(self, sparse):
-        super().check_data_kind(sparse)
-        if sparse and self.bounds is not None:
-            lo, hi = np.broadcast_arrays(*[np.asarray(b, dtype=float) for b in self.bounds])
-            check_sparse_region(True, lo, hi)
-
-    def _check_data(self, X):
-        import scipy.sparse as sp
-        if sp.issparse(X):
-            X = sp.csr_matrix(X, dtype=np.float64)
-            if not np.all(np.isfinite(X.data)):
-                raise ValueError("X contains NaN or infinite values")
-            return X
-        return super()._check_data(X)
 
     def _kind(self):
         return "approx" if self.mechanism == "gaussian" else "pure"

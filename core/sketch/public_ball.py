@@ -37,12 +37,32 @@ def public_ball(bounds, radius, n_features):
     return None, None, np.zeros(n_features), r
 
 
-def check_sparse_region(sparse, lo, hi):
-    """Sparse records keep their implicit zeros only when 0 is inside the box (a public fact):
-    ValueError before any charge otherwise."""
-    if sparse and lo is not None and not np.all((lo <= 0.0) & (hi >= 0.0)):
-        raise ValueError("sparse records need a box that contains 0 in every coordinate "
-                         "(bounds), or radius=")
+class BallRecordsMixin:
+    """Data checks of the estimators that clip records to a public ball or box: dense arrays
+    and scipy.sparse matrices; sparse records only with ``radius`` or a box containing 0 (the
+    implicit zeros must stay inside), refused before any charge."""
+
+    _accepts_sparse = True
+
+    def check_data_kind(self, sparse):
+        super().check_data_kind(sparse)
+        if sparse and self.bounds is not None:
+            try:
+                lo, hi = np.broadcast_arrays(*[np.asarray(b, dtype=float) for b in self.bounds])
+            except (TypeError, ValueError):
+                raise ValueError(f"bounds must be a pair (lower, upper), got {self.bounds!r}") \
+                    from None
+            if not np.all((lo <= 0.0) & (hi >= 0.0)):
+                raise ValueError("sparse records need a box that contains 0 in every "
+                                 "coordinate (bounds), or radius=")
+
+    def _check_data(self, X):
+        if sp.issparse(X):
+            X = sp.csr_matrix(X, dtype=np.float64)
+            if not np.all(np.isfinite(X.data)):
+                raise ValueError("X contains NaN or infinite values")
+            return X
+        return super()._check_data(X)
 
 
 def clip_records(X, lo, hi, centre, r):

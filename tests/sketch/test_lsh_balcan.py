@@ -143,6 +143,7 @@ def test_lsh_validation(params, match, sealed):
     (dict(shares=(0.5, 0.5, 0.5)), "shares"), (dict(shares=(0.5, 0.5)), "shares"),
     (dict(shares=(0.0, 0.3, 0.7)), "shares"), (dict(n_swaps=-1), "n_swaps"),
     (dict(projection_dim=0), "projection_dim"), (dict(max_depth=0), "max_depth"),
+    (dict(n_refine=-1), "n_refine"),
 ])
 def test_balcan_validation(params, match, sealed):
     with pytest.raises(ValueError, match=match):

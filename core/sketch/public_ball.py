@@ -16,6 +16,7 @@ Balcan, M.-F., Dick, T., Liang, Y., Mou, W. and Zhang, H. (2017). Differentially
 """
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
 
 from ..privacy._validation import check_box, check_size
 
@@ -55,6 +56,22 @@ class BallRecordsMixin:
             if not np.all((lo <= 0.0) & (hi >= 0.0)):
                 raise ValueError("sparse records need a box that contains 0 in every "
                                  "coordinate (bounds), or radius=")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def predict(self, X):
+        """The index of the nearest released centre for each row (dense or sparse X)."""
+        if not sp.issparse(X):
+            return super().predict(X)
+        check_is_fitted(self, "cluster_centers_")
+        X = self._check_data(X)
+        C = self.cluster_centers_
+        if X.shape[1] != C.shape[1]:
+            raise ValueError(f"X has {X.shape[1]} features; the centres have {C.shape[1]}")
+        return np.argmin((C * C).sum(1)[None, :] - 2.0 * np.asarray(X @ C.T), axis=1)
 
     def _check_data(self, X):
         if sp.issparse(X):

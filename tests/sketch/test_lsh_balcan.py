@@ -196,6 +196,23 @@ def test_tree_leaves_are_disjoint_and_pruned_buckets_have_no_leaf(rng):
     assert np.all(tree.leaf_counts >= 5.0)
 
 
+def test_balcan_cell_centres_lie_in_their_cells(rng):
+    """DPHD's candidates: the centre of each leaf cell hashes to the leaf's own prefix, i.e. it
+    lies in the cell that holds the leaf's records."""
+    p, depth = 3, 9
+    Y = rng.uniform(-1.0, 1.0, size=(2000, p))
+    low, side = -1.0 - rng.uniform(0.0, 1.0, size=p), 3.0
+    bits = bal.grid_bits(Y, low, side, depth)
+    tree = grow_tree(bits, 1e-6, "gaussian", 0.5, lambda root: 20.0, rng)
+    centres = bal.cell_centres(tree, low, side, p)
+    levels = np.array([lv for lv, _ in tree.leaves])
+    assert centres.shape == (len(levels), p) and levels.max() > p
+    centre_bits = bal.grid_bits(centres, low, side, depth)
+    for r in np.flatnonzero(tree.record_leaf >= 0):
+        j = tree.record_leaf[r]
+        assert np.array_equal(bits[r, :levels[j]], centre_bits[j, :levels[j]])
+
+
 # ---------------------------------------------------------------------------------- audits
 def _count_audit(scale, seed):
     """One tree level: D has 3 records in a branching bucket (children 0 and 1), D' adds one in

@@ -8,7 +8,7 @@ methods (diffprivlib is pure DP). SSE divided by scikit-learn k-means++'s best o
 sd over ``--runs`` seeds; seconds per fit (wall clock, single thread).
 
 Run: PRIVCLUST_DATA_DIR=... OMP_NUM_THREADS=1 python benchmarks/sketch/lsh_balcan.py [--runs 5]
-Writes benchmarks/results/sketch/lsh_balcan.{json,md}.
+Writes benchmarks/results/sketch/lsh_balcan_eps<eps>.{json,md}.
 """
 import argparse
 import os
@@ -103,7 +103,7 @@ def main():
     lines += ["", "Google: differential-privacy `learning/clustering` README plots (eps = 1, "
               "delta = 1e-6, 20 runs), read approximately. diffprivlib is pure eps-DP and its "
               "mechanisms receive somewhat more than the eps it reports (see peers.py)."]
-    write("lsh_balcan", {"rows": rows, "args": vars(args), "machine": machine_note()}, lines)
+    write(f"lsh_balcan_eps{args.eps:g}", {"rows": rows, "args": vars(args), "machine": machine_note()}, lines)
     print("\n".join(lines))
 
 

@@ -102,7 +102,9 @@ def main():
                          f" | {'~%.2fx' % google if google and args.eps == 1.0 else '-'} |")
     lines += ["", "Google: differential-privacy `learning/clustering` README plots (eps = 1, "
               "delta = 1e-6, 20 runs), read approximately. diffprivlib is pure eps-DP and its "
-              "mechanisms receive somewhat more than the eps it reports (see peers.py)."]
+              "mechanisms receive somewhat more than the eps it reports (see peers.py).",
+              f"Machine: {os.cpu_count()} cores shared with other jobs, load average "
+              f"{os.getloadavg()[1]:.1f} at the end: seconds include that contention."]
     write(f"lsh_balcan_eps{args.eps:g}", {"rows": rows, "args": vars(args), "machine": machine_note()}, lines)
     print("\n".join(lines))
 

@@ -7,7 +7,10 @@ differential-privacy ``learning/clustering``).
    independently of the data.
 3. Private prefix tree (:mod:`.prefix_tree`): level by level, noisy counts of the two children of
    every branching bucket; children below a public threshold are pruned, those above a second
-   one are refined, the rest are leaves.
+   one are refined, the rest are leaves. Thresholds (ours, public): keep a bucket when its noisy
+   count is >= 2 noise sd; refine it while its noisy count is >= the largest of 4 noise sd, the
+   count at which a leaf mean's noise (sum sd * sqrt(d) / count) is r / 4, and the root's noisy
+   count / (4 k) (Google's library also ties its branching threshold to n / k).
 4. Each leaf releases a noisy sum of its clipped records; its coreset point is noisy sum / noisy
    count (back in the ball), weighted by the noisy count.
 5. scikit-learn's k-means++ / Lloyd on the weighted coreset (post-processing) gives the centres.
@@ -118,8 +121,8 @@ class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator)
 
     Notes
     -----
-    Labels of the private records are never released (no ``fit_predict``); ``predict`` assigns
-    new rows to the released centres. If fewer than k leaves survive, the missing centres repeat
+    Accepts dense arrays and scipy.sparse matrices. Labels of the private records are never
+    released (no ``fit_predict``); ``predict`` assigns new rows to the released centres. If fewer than k leaves survive, the missing centres repeat
     the coreset's centres (post-processing); with no leaf at all every centre is the ball's centre.
 
     References

@@ -10,7 +10,7 @@ differential-privacy ``learning/clustering``).
    one are refined, the rest are leaves. Thresholds (ours, public): keep a bucket when its noisy
    count is >= 2 noise sd; refine it while its noisy count is >= the largest of 4 noise sd, the
    count at which a leaf mean's noise (sum sd * sqrt(d) / count) is r / 4, and the root's noisy
-   count / (4 k) (Google's library also ties its branching threshold to n / k).
+   count / (4 k); chosen on UCI Letter.
 4. Each leaf releases a noisy sum of its clipped records; its coreset point is noisy sum / noisy
    count (back in the ball), weighted by the noisy count.
 5. scikit-learn's k-means++ / Lloyd on the weighted coreset (post-processing) gives the centres.

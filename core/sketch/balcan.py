@@ -345,11 +345,12 @@ class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
         # recovery in the original space
         labels = np.argmin(_truncated_sq(Y, centres_p, np.inf), axis=1)
         floor = max(1.0, 2.0 * sigma_rc)
-        for _ in range(1 + st["n_refine"]):
+        for round_ in range(1 + st["n_refine"]):
+            if round_:
+                labels = nearest_centre(Xb, s, centre, centres)
             counts, sums = recovery_stats(Xb, s, centre, labels, k, sigma_rc, sigma_rs, rng)
             centres = back_to_region(sums / np.maximum(counts, floor)[:, None], lo, hi, centre,
                                      r)
-            labels = nearest_centre(Xb, s, centre, centres)
         self.cluster_centers_ = centres
         self.privacy_ = acc.guarantee("approx", self.neighbouring)
         self.n_features_in_ = d

@@ -17,7 +17,7 @@ differential-privacy ``learning/clustering``).
 
 Budget: a share ``count_share`` of it pays the L + 1 levels of counts (the leaves' weights are
 their counts), the rest the leaves' sums. With ``mechanism="gaussian"`` (default; Google's
-implementation also uses Gaussian noise and delta = 1e-6) everything is one composition of
+published benchmark runs at delta = 1e-6) everything is one composition of
 Gaussian mechanisms, accounted exactly as mu-GDP: mu^2 = mu_counts^2 + mu_sums^2,
 mu_counts^2 = count_share * mu^2 where mu is the GDP parameter of (epsilon, delta).
 ``mechanism="laplace"`` is pure epsilon-DP by basic composition (count_share * epsilon split

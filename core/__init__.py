@@ -21,6 +21,9 @@ _EXPORTS = {
     # compressive k-means (Schellekens et al., SPARS 2019)
     "CompressiveKMeans": "sketch",
     "DPLloyd": "sketch",
+    # published private k-means competitors (Chang & Kamath 2021; Balcan et al., ICML 2017)
+    "LSHCoresetKMeans": "sketch",
+    "BalcanKMeans": "sketch",
     "Sketch": "sketch",
     # locating a small cluster (Nissim, Stemmer & Vadhan, PODS 2016)
     "OneCluster": "onecluster",

@@ -21,6 +21,8 @@ ESTIMATORS = [
     # private
     core.CompressiveKMeans(n_clusters=2, epsilon=1.0, bounds=BOX, n_replicates=1, random_state=0),
     core.DPLloyd(n_clusters=2, epsilon=1.0, bounds=BOX, n_iter=2, random_state=0),
+    core.LSHCoresetKMeans(n_clusters=2, epsilon=1.0, bounds=BOX, random_state=0),
+    core.BalcanKMeans(n_clusters=2, epsilon=1.0, bounds=BOX, random_state=0),
     core.SampleAggregateSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5,
                                            random_state=0),
     core.GibbsSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0, n_iter=20, n_chains=1,
@@ -100,6 +102,8 @@ ONECLUSTER = {
 EXPECTED_FAILURES = {
     "CompressiveKMeans": {**EMPTY_DATA_MESSAGE, **CENTRE_PREDICT},
     "DPLloyd": {**EMPTY_DATA_MESSAGE, **CENTRE_PREDICT},
+    "LSHCoresetKMeans": {**EMPTY_DATA_MESSAGE, **CENTRE_PREDICT},
+    "BalcanKMeans": {**EMPTY_DATA_MESSAGE, **CENTRE_PREDICT},
     "OneCluster": {**EMPTY_DATA_MESSAGE, **ONECLUSTER},
     "PrivateKBalls": {**EMPTY_DATA_MESSAGE, **ONECLUSTER},
     "DPTauCoClustering": {**EMPTY_DATA_MESSAGE, **COUNTS},

@@ -56,6 +56,9 @@ TABLE = {
     "CompressiveKMeans": (dict(n_clusters=2, epsilon=1.0, bounds=(-1.0, 1.0), n_replicates=1),
                           _mixture),
     "DPLloyd": (dict(n_clusters=2, epsilon=1.0, bounds=(-1.0, 1.0), n_iter=2), _mixture),
+    "LSHCoresetKMeans": (dict(n_clusters=2, epsilon=1.0, delta=1e-6, bounds=(-1.0, 1.0)),
+                         _mixture),
+    "BalcanKMeans": (dict(n_clusters=2, epsilon=1.0, delta=1e-6, bounds=(-1.0, 1.0)), _mixture),
     "SampleAggregateSubspaceClustering": (dict(n_clusters=2, subspace_dim=1, epsilon=1.0,
                                                delta=1e-5), _subspaces),
     "GibbsSubspaceClustering": (dict(n_clusters=2, subspace_dim=1, epsilon=1.0, n_iter=20,
@@ -289,7 +292,8 @@ def test_fit_predict_only_returns_released_labels(name):
                   f"attributes {est.released_attributes()}")
 
 
-@pytest.mark.parametrize("name", ["CompressiveKMeans", "DPLloyd"])
+@pytest.mark.parametrize("name", ["CompressiveKMeans", "DPLloyd", "LSHCoresetKMeans",
+                                  "BalcanKMeans"])
 def test_centre_estimators_advertise_no_fit_predict(name):
     """They release centres, not per-record labels (predict on new rows is post-processing)."""
     assert not hasattr(getattr(core, name), "fit_predict")

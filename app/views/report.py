@@ -56,6 +56,11 @@ class ReportView(View):
             pn.widgets.FileDownload(callback=lambda: export.as_file(export.report_csv(result)),
                                     filename="privclust_result.csv", color="success",
                                     label="Download released outputs (CSV)"),
+            *([pn.widgets.FileDownload(
+                callback=lambda: export.as_file(export.release_script(result)),
+                filename="privclust_release.py", color="success",
+                label="Download a script to rerun it (Python)")]
+              if result.release is not None else []),
             pn.widgets.FileDownload(callback=lambda: export.plot_html(
                                         ClustersView(lab=lab).figure(analyst=True)),
                                     filename="privclust_clusters.html", color="light",

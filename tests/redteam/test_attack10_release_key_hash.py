@@ -40,9 +40,15 @@ def _hashes(X, download):
     """Every hash the attacker can compute for a candidate dataset: its fingerprint, its budget
     key and the request key rebuilt from the download's public fields."""
     ds = Dataset(X, public=False)
-    rel = download["release"] if "release" in download else download
-    rebuilt = request_key(rel["estimator"], decode(rel["params"]), ds.fingerprint, rel["unit"])
-    return {ds.fingerprint, ds.record_key, rebuilt}
+    if "parameters" in download:          # the dashboard's plain download
+        params = download["parameters"]
+        tupled = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
+        rebuilt = {request_key(download["class"], p, ds.fingerprint, download["cost"]["unit"])
+                   for p in (params, tupled)}
+    else:                                 # Release.to_dict()
+        rebuilt = {request_key(download["estimator"], decode(download["params"]),
+                               ds.fingerprint, download["unit"])}
+    return {ds.fingerprint, ds.record_key, *ds.legacy_budget_keys, *rebuilt}
 
 
 def _membership_test(download, candidates):

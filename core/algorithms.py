@@ -103,7 +103,8 @@ class Algorithm:
         The class is accepted as an estimator parameter by the release door (a non-private
         solver run on blocks inside sample-and-aggregate, an aggregation rule).
     planner : tuple of PlannerVariant
-        How the planner runs it on twins (empty: not planned).
+        How the planner runs it on twins: a private entry's variants are the algorithms a plan
+        compares; a baseline's first variant gives the settings of the twins' reference run.
     """
 
     key: str
@@ -154,7 +155,7 @@ def _v(name, label=None, **params):
 REGISTRY = (
     # subspace clustering (Wang, Wang & Singh, NIPS 2015)
     Algorithm("kplanes", ".subspace:KPlanes", "subspace", "subspace", "k-plane clustering",
-              parameter=True),
+              parameter=True, planner=(_v("kplanes", n_init=3),)),
     Algorithm("tsc", ".subspace:ThresholdSubspaceClustering", "subspace", "subspace",
               "Thresholding subspace clustering", parameter=True),
     Algorithm("ssc", ".subspace:SparseSubspaceClustering", "subspace", "subspace",
@@ -263,14 +264,15 @@ def build(key, **params):
 
 
 def planner_variants(task):
-    """[(entry, variant)] the planner runs for ``task``, in registry order."""
-    return [(a, v) for a in for_task(task) for v in a.planner]
+    """[(entry, variant)] the planner compares for ``task`` (the variants of its private
+    entries), in registry order."""
+    return [(a, v) for a in for_task(task) if a.private for v in a.planner]
 
 
 def planner_variant(name):
-    """(entry, variant) of the planner's algorithm ``name``; KeyError otherwise."""
-    try:
-        return _VARIANTS[name]
-    except KeyError:
-        raise KeyError(f"unknown planner algorithm {name!r}; known: {sorted(_VARIANTS)}") \
-            from None
+    """(entry, variant) of the planner's algorithm ``name`` (a private entry's variant);
+    KeyError otherwise."""
+    found = _VARIANTS.get(name)
+    if found is None or not found[0].private:
+        raise KeyError(f"unknown planner algorithm {name!r}")
+    return found

@@ -558,31 +558,29 @@ def makers(family):
 
 # ---- baselines and scores ----------------------------------------------------------------------
 def _baseline(facts, twin, seed):
-    """Non-private reference on the twin: {metric: value} plus what the scores need."""
+    """Non-private reference on the twin: {metric: value} plus what the scores need. The
+    estimator is the family's registry baseline (:func:`privclust.core.algorithms.task_baseline`)
+    with its planner parameters."""
+    from .. import algorithms as registry
     from .. import metrics
 
     X = twin.X
+    entry = registry.task_baseline(facts.family)
+    params = entry.planner[0].arguments() if entry.planner else {}
+    est = entry.build(**_fact_arguments(entry.cls, facts, None, seed), **params).fit(X)
     if facts.family == "kmeans":
-        from sklearn.cluster import KMeans
-        km = KMeans(facts.n_clusters, n_init=3, random_state=seed).fit(X)
-        return {"relative_sse": 1.0, "sse": float(metrics.sse(X, km.cluster_centers_)),
-                "_centers": km.cluster_centers_}
+        return {"relative_sse": 1.0, "sse": float(metrics.sse(X, est.cluster_centers_)),
+                "_centers": est.cluster_centers_}
     if facts.family == "subspace":
-        from ..subspace import KPlanes
-        kp = KPlanes(facts.n_clusters, facts.subspace_dim, n_init=3, random_state=seed).fit(X)
-        return {"wasserstein": float(metrics.wasserstein_subspaces(kp.subspaces_,
+        return {"wasserstein": float(metrics.wasserstein_subspaces(est.subspaces_,
                                                                    twin.truth["subspaces"]))}
     if facts.family == "onecluster":
-        from ..onecluster.baseline import smallest_ball_2approx
-        t = int(facts.n_points or facts.n_samples // 2)
-        c, r = smallest_ball_2approx(X, t)
+        c, r = est.center_, est.radius_
         inl = twin.truth["inliers"]
         cover = float(np.mean(np.linalg.norm(X[inl] - c, axis=1) <= r))
         return {"centre_error": float(np.linalg.norm(c - twin.truth["center"])), "radius": r,
                 "coverage": cover}
-    from ..cocluster.fast_taucc import TauCoClustering
-    tc = TauCoClustering(facts.n_clusters, facts.n_col_clusters, random_state=seed).fit(X)
-    return {"nmi": float(metrics.nmi(twin.truth["row_labels"], tc.row_labels_))}
+    return {"nmi": float(metrics.nmi(twin.truth["row_labels"], est.row_labels_))}
 
 
 def _scorer(facts, twin, base):

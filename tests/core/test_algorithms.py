@@ -82,6 +82,9 @@ def test_lookups_and_build():
         registry.get("nope")
     with pytest.raises(KeyError, match="unknown planner algorithm 'nope'"):
         registry.planner_variant("nope")
+    with pytest.raises(KeyError, match="unknown planner algorithm 'kplanes'"):
+        registry.planner_variant("kplanes")       # a baseline's twin settings, not compared
+    assert core.algorithms is registry
 
 
 def test_entries_are_checked_when_written():
@@ -140,3 +143,27 @@ def test_every_planner_variant_is_a_private_entry_of_its_task():
             assert variant.label
             params = set(inspect.signature(entry.cls).parameters)
             assert set(variant.params) | set(variant.own) <= params, variant.name
+
+
+def test_the_planner_baselines_are_the_registry_baselines_with_their_twin_settings():
+    from sklearn.cluster import KMeans
+
+    from privclust.core import metrics
+    from privclust.core.experiments.planner import _baseline, build_twin
+    from privclust.core.onecluster import smallest_ball_2approx
+    from privclust.core.subspace import KPlanes
+
+    facts = PublicFacts("kmeans", n_samples=300, n_features=2, n_clusters=3, bounds=(-1.0, 1.0))
+    twin = build_twin(facts, random_state=1)
+    km = KMeans(3, n_init=3, random_state=5).fit(twin.X)
+    assert _baseline(facts, twin, 5)["sse"] == float(metrics.sse(twin.X, km.cluster_centers_))
+
+    facts = PublicFacts("subspace", n_samples=120, n_features=4, n_clusters=2, subspace_dim=1)
+    twin = build_twin(facts, random_state=1)
+    kp = KPlanes(2, 1, n_init=3, random_state=5).fit(twin.X)
+    assert _baseline(facts, twin, 5)["wasserstein"] == float(
+        metrics.wasserstein_subspaces(kp.subspaces_, twin.truth["subspaces"]))
+
+    facts = PublicFacts("onecluster", n_samples=200, n_features=2, bounds=(0.0, 1.0))
+    twin = build_twin(facts, random_state=1)
+    assert _baseline(facts, twin, 5)["radius"] == smallest_ball_2approx(twin.X, 100)[1]

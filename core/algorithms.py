@@ -8,7 +8,16 @@ imported only when it is used. Whether an entry is private is read from its clas
 :class:`~privclust.core.privacy.estimator.PrivateEstimator`), never restated.
 
 The planner (:mod:`privclust.core.experiments.planner`), the dashboard's catalogue and the
-release door read this table: adding an estimator is adding one entry to :data:`REGISTRY`.
+release door read this table: adding an estimator is adding one entry to :data:`REGISTRY`, e.g.::
+
+    Algorithm("lsh_kmeans", ".sketch:LSHCoresetKMeans", "kmeans", "kmeans",
+              "LSH-coreset k-means", baseline="kmeans", planner=(_variant("lsh_kmeans"),))
+
+(the page then offers it in its task, without widgets until the catalogue gives some; the
+planner compares it; the release door trusts it when its class is private). A variant of an
+existing estimator is one more :class:`PlannerVariant` of its entry, e.g.
+``PlannerVariant("onecluster_recconcave", {"radius_variant": "rec_concave"},
+selects=("radius_variant",))``.
 """
 from dataclasses import dataclass, field, replace
 from importlib import import_module
@@ -148,14 +157,14 @@ class Algorithm:
         return self.cls(**{**self.fixed, **params})
 
 
-def _v(name, label=None, **params):
+def _variant(name, label=None, **params):
     return PlannerVariant(name, params, label=label)
 
 
 REGISTRY = (
     # subspace clustering (Wang, Wang & Singh, NIPS 2015)
     Algorithm("kplanes", ".subspace:KPlanes", "subspace", "subspace", "k-plane clustering",
-              parameter=True, planner=(_v("kplanes", n_init=3),)),
+              parameter=True, planner=(_variant("kplanes", n_init=3),)),
     Algorithm("tsc", ".subspace:ThresholdSubspaceClustering", "subspace", "subspace",
               "Thresholding subspace clustering", parameter=True),
     Algorithm("ssc", ".subspace:SparseSubspaceClustering", "subspace", "subspace",
@@ -169,16 +178,16 @@ REGISTRY = (
                                       own=("n_iter", "n_chains", "record_every", "init"),
                                       same_as={"record_every": "n_iter"}),)),
     Algorithm("sulq", ".subspace:SuLQSubspaceClustering", "subspace", "subspace",
-              "SuLQ k-planes", baseline="kplanes", planner=(_v("sulq"),)),
+              "SuLQ k-planes", baseline="kplanes", planner=(_variant("sulq"),)),
     Algorithm("sample_aggregate", ".subspace:SampleAggregateSubspaceClustering", "subspace",
               "subspace", "Sample-and-aggregate", baseline="kplanes",
-              planner=(_v("sample_aggregate", solver="tsc"),)),
+              planner=(_variant("sample_aggregate", solver="tsc"),)),
     # k-means (Schellekens et al., SPARS 2019; Su et al., 2016)
     Algorithm("kmeans", "sklearn.cluster:KMeans", "kmeans", "kmeans",
               "Lloyd k-means (scikit-learn)", fixed={"n_init": 3}),
     Algorithm("compressive", ".sketch:CompressiveKMeans", "kmeans", "kmeans",
               "Compressive k-means (DP sketch)", baseline="kmeans",
-              planner=(_v("ckm", label="Compressive k-means"),)),
+              planner=(_variant("ckm", label="Compressive k-means"),)),
     Algorithm("dplloyd", ".sketch:DPLloyd", "kmeans", "kmeans", "DPLloyd", baseline="kmeans",
               planner=(PlannerVariant("dplloyd", {"init": "uniform"}, selects=("init",),
                                       label="DPLloyd (uniform init)"),
@@ -190,7 +199,7 @@ REGISTRY = (
               "smallest ball holding t points (2-approx.)"),
     Algorithm("onecluster", ".onecluster:OneCluster", "onecluster", "onecluster",
               "1-cluster (GoodRadius + GoodCenter)", baseline="smallest_ball",
-              planner=(_v("onecluster", label="1-cluster"),)),
+              planner=(_variant("onecluster", label="1-cluster"),)),
     Algorithm("kballs", ".onecluster:PrivateKBalls", "onecluster", "onecluster",
               "k balls (repeated 1-cluster)", baseline="smallest_ball"),
     Algorithm("onecluster_aggregator", ".onecluster:OneClusterAggregator", "onecluster", None,
@@ -198,7 +207,7 @@ REGISTRY = (
     # co-clustering (Battaglia & Pensa, SDM 2025)
     Algorithm("fasttaucc", ".cocluster:TauCoClustering", "cocluster", "cocluster", "Fast-τCC"),
     Algorithm("dptaucc", ".cocluster:DPTauCoClustering", "cocluster", "cocluster", "DP-τCC",
-              baseline="fasttaucc", planner=(_v("dp_taucc"),)),
+              baseline="fasttaucc", planner=(_variant("dp_taucc"),)),
     # public bounds from private quantiles (Smith, STOC 2011)
     Algorithm("private_bounds", ".privacy.bounds:PrivateBounds", "bounds", None,
               "Private bounds (quantiles)"),

@@ -1,10 +1,13 @@
-"""The algorithm catalogue of the dashboard: which estimator each task offers, under which label,
-and which of its constructor parameters the page shows as widgets.
+"""The algorithm catalogue of the dashboard: the widgets the page shows for each estimator's
+constructor parameters, and the order in which a task lists its estimators.
 
-Everything else is read from the estimator itself, so each fact has one home: whether it is
-private (a :class:`~privclust.core.PrivateEstimator`), its privacy kind for given settings (the
-kind of :meth:`~privclust.core.PrivateEstimator.public_plan`, e.g. "none" for a Gibbs chain
-started from a non-private solution), the attributes a release carries
+What an estimator is -- its task, label, class, non-private baseline -- is described once, in
+the algorithm registry :mod:`privclust.core.algorithms`; every registry entry with a task is
+offered here (an entry the page does not order comes last in its task). The rest is read from
+the estimator itself, so each fact has one home: whether it is private (a
+:class:`~privclust.core.PrivateEstimator`), its privacy kind for given settings (the kind of
+:meth:`~privclust.core.PrivateEstimator.public_plan`, e.g. "none" for a Gibbs chain started from
+a non-private solution), the attributes a release carries
 (:meth:`~privclust.core.PrivateEstimator.released_attributes`), and whether it takes epsilon,
 delta, a public box or a task parameter (its constructor's signature).
 """
@@ -13,10 +16,8 @@ from functools import cached_property
 import inspect
 
 import param
-from sklearn.base import BaseEstimator
-from sklearn.cluster import KMeans
 
-from privclust import core
+from privclust.core import algorithms as registry
 from privclust.core.privacy.estimator import PrivateEstimator
 
 TASKS = {
@@ -45,21 +46,6 @@ KIND_LABEL = {"cell": "cell-level", "none": "non-private"}
 NOMINAL_SHAPE = (1000, 10)
 
 
-class SmallestBall(BaseEstimator):
-    """The non-private reference of the 1-cluster task: the smallest ball holding ``n_points``
-    records, to within a factor of 2 (Nissim, Stemmer & Vadhan, PODS 2016, Sec. 1). An
-    estimator, so that the Curator's data owner path can clone it."""
-
-    def __init__(self, n_points, random_state=None):
-        self.n_points = n_points
-        self.random_state = random_state
-
-    def fit(self, X):
-        from privclust.core.onecluster import smallest_ball_2approx
-        self.center_, self.radius_ = smallest_ball_2approx(X, self.n_points)
-        return self
-
-
 @dataclass(frozen=True)
 class AlgorithmSpec:
     """One estimator as the page offers it: ``params`` maps constructor names to ``param``
@@ -71,6 +57,14 @@ class AlgorithmSpec:
     estimator: type
     params: dict = field(default_factory=dict, hash=False, compare=False)
     fixed: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @classmethod
+    def registered(cls, key, params=None):
+        """The spec of registry entry ``key`` (:mod:`privclust.core.algorithms`) with the
+        widgets ``params``."""
+        entry = registry.get(key)
+        return cls(key, entry.label, entry.task, entry.cls, params=dict(params or {}),
+                   fixed=dict(entry.fixed))
 
     @cached_property
     def _signature(self):
@@ -156,71 +150,58 @@ def _grid_step():
     return param.Number(2.0 ** -16, bounds=(1e-12, 1.0), label="public grid step")
 
 
-SPECS = [
-    # subspace clustering (Wang, Wang & Singh, NIPS 2015)
-    AlgorithmSpec("kplanes", "k-plane clustering", "subspace", core.KPlanes),
-    AlgorithmSpec("tsc", "Thresholding subspace clustering", "subspace",
-                  core.ThresholdSubspaceClustering),
-    AlgorithmSpec("ssc", "Sparse subspace clustering", "subspace", core.SparseSubspaceClustering,
-                  params={"preset": _preset("SSC: faces = sparse errors (Elhamifar & Vidal "
-                                            "2013, faces); motion = affine subspaces")}),
-    AlgorithmSpec("lrr", "Low-rank representation", "subspace", core.LowRankRepresentation,
-                  params={"preset": _preset("LRR: the lambda of Liu et al. 2013 for faces or "
-                                            "motion")}),
-    AlgorithmSpec("sample_aggregate", "Sample-and-aggregate", "subspace",
-                  core.SampleAggregateSubspaceClustering,
-                  params={"solver": param.Selector(default="tsc",
-                                                   objects=["tsc", "ssc", "lrr", "kplanes"],
-                                                   label="solver on each subset")}),
-    AlgorithmSpec("gibbs", "Gibbs sampler", "subspace", core.GibbsSubspaceClustering,
-                  params={"n_iter": _int(200, 10, 20000, "iterations"),
-                          "n_chains": _int(3, 1, 8, "chains"),
-                          "record_every": _int(10, 1, 1000, "record every"),
-                          "init": param.Selector(default="random",
-                                                 objects=["random", "ssc", "lrr", "tsc",
-                                                          "kplanes"],
-                                                 label="initialisation")}),
-    AlgorithmSpec("sulq", "SuLQ k-planes", "subspace", core.SuLQSubspaceClustering,
-                  params={"n_iter": _int(10, 1, 100, "iterations")}),
-    # k-means (Schellekens et al., SPARS 2019)
-    AlgorithmSpec("kmeans", "Lloyd k-means (scikit-learn)", "kmeans", KMeans,
-                  fixed={"n_init": 3}),
-    AlgorithmSpec("compressive", "Compressive k-means (DP sketch)", "kmeans",
-                  core.CompressiveKMeans,
-                  params={"sketch_size": _int(500, 10, 20000, "sketch size m"),
-                          "mechanism": param.Selector(default="laplace",
-                                                      objects=["laplace", "gaussian"],
-                                                      label="noise (gaussian: uses δ)"),
-                          "signature": param.Selector(default="complex_exp",
-                                                      objects=["complex_exp", "quantized"],
-                                                      label="signature"),
-                          "n_replicates": _int(3, 1, 10, "decoder replicates")}),
-    AlgorithmSpec("dplloyd", "DPLloyd", "kmeans", core.DPLloyd,
-                  params={"n_iter": _int(5, 1, 50, "iterations"),
-                          "init": param.Selector(default="uniform",
-                                                 objects=["uniform", "sphere_packing"],
-                                                 label="initialisation")}),
-    # a small cluster (Nissim, Stemmer & Vadhan, PODS 2016)
-    AlgorithmSpec("smallest_ball", "smallest ball holding t points (2-approx.)", "onecluster",
-                  SmallestBall),
-    AlgorithmSpec("onecluster", "1-cluster (GoodRadius + GoodCenter)", "onecluster",
-                  core.OneCluster, params={"grid_step": _grid_step()}),
-    AlgorithmSpec("kballs", "k balls (repeated 1-cluster)", "onecluster", core.PrivateKBalls,
-                  params={"grid_step": _grid_step()}),
-    # co-clustering (Battaglia & Pensa, SDM 2025)
-    AlgorithmSpec("fasttaucc", "Fast-τCC", "cocluster", core.TauCoClustering),
-    AlgorithmSpec("dptaucc", "DP-τCC", "cocluster", core.DPTauCoClustering,
-                  params={"n_iter": _int(4, 1, 50, "iterations I"),
-                          "row_cap": param.Integer(
-                              None, bounds=(1, 10**9), allow_None=True,
-                              label="public cap L on a row's total count",
-                              doc="rows are clipped to total count L; a record-level ledger "
-                                  "needs it (one record costs 2L ceil(1/c) x ε) and refuses "
-                                  "the release without it")}),
-]
+# the widgets of each registry entry's constructor parameters (none: only the task's settings)
+WIDGETS = {
+    "ssc": {"preset": _preset("SSC: faces = sparse errors (Elhamifar & Vidal 2013, faces); "
+                              "motion = affine subspaces")},
+    "lrr": {"preset": _preset("LRR: the lambda of Liu et al. 2013 for faces or motion")},
+    "sample_aggregate": {"solver": param.Selector(default="tsc",
+                                                  objects=["tsc", "ssc", "lrr", "kplanes"],
+                                                  label="solver on each subset")},
+    "gibbs": {"n_iter": _int(200, 10, 20000, "iterations"),
+              "n_chains": _int(3, 1, 8, "chains"),
+              "record_every": _int(10, 1, 1000, "record every"),
+              "init": param.Selector(default="random",
+                                     objects=["random", "ssc", "lrr", "tsc", "kplanes"],
+                                     label="initialisation")},
+    "sulq": {"n_iter": _int(10, 1, 100, "iterations")},
+    "compressive": {"sketch_size": _int(500, 10, 20000, "sketch size m"),
+                    "mechanism": param.Selector(default="laplace", objects=["laplace", "gaussian"],
+                                                label="noise (gaussian: uses δ)"),
+                    "signature": param.Selector(default="complex_exp",
+                                                objects=["complex_exp", "quantized"],
+                                                label="signature"),
+                    "n_replicates": _int(3, 1, 10, "decoder replicates")},
+    "dplloyd": {"n_iter": _int(5, 1, 50, "iterations"),
+                "init": param.Selector(default="uniform", objects=["uniform", "sphere_packing"],
+                                       label="initialisation")},
+    "onecluster": {"grid_step": _grid_step()},
+    "kballs": {"grid_step": _grid_step()},
+    "dptaucc": {"n_iter": _int(4, 1, 50, "iterations I"),
+                "row_cap": param.Integer(
+                    None, bounds=(1, 10**9), allow_None=True,
+                    label="public cap L on a row's total count",
+                    doc="rows are clipped to total count L; a record-level ledger needs it (one "
+                        "record costs 2L ceil(1/c) x ε) and refuses the release without it")},
+}
 
-BASELINE = {"subspace": "kplanes", "kmeans": "kmeans", "onecluster": "smallest_ball",
-            "cocluster": "fasttaucc"}
+# the order in which the page lists a task's estimators (the non-private reference first)
+ORDER = {
+    "subspace": ["kplanes", "tsc", "ssc", "lrr", "sample_aggregate", "gibbs", "sulq"],
+    "kmeans": ["kmeans", "compressive", "dplloyd", "lsh_kmeans", "balcan_kmeans"],
+    "onecluster": ["smallest_ball", "onecluster", "kballs"],
+    "cocluster": ["fasttaucc", "dptaucc"],
+}
+
+
+def _ordered(task):
+    order = ORDER.get(task, [])
+    return sorted(registry.for_task(task),
+                  key=lambda a: order.index(a.key) if a.key in order else len(order))
+
+
+SPECS = [AlgorithmSpec.registered(a.key, WIDGETS.get(a.key)) for task in TASKS
+         for a in _ordered(task)]
 
 
 def by_key(key, specs=None):

@@ -53,7 +53,7 @@ __all__ = sorted(_EXPORTS) + ["privacy", "data", "metrics", "release"]
 
 def __getattr__(name):
     if name in ("privacy", "data", "metrics", "subspace", "sketch", "onecluster", "cocluster",
-                "experiments", "release"):
+                "experiments", "release", "algorithms"):
         return import_module(f"{__name__}.{name}")
     try:
         module = _EXPORTS[name]

@@ -26,6 +26,8 @@ import threading
 
 import param
 
+from privclust.core import algorithms as registry
+
 from . import releases as releases_service
 from .lab import Lab
 from .settings import EPSILON_GRID
@@ -34,22 +36,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0]   # a subset of the sidebar's slider grid
 PLAN_GRID = [e for e in EPSILON_GRID if e <= 100.0]
-
-# planner algorithm -> (sidebar spec key, sidebar parameters that select this variant)
-SIDEBAR = {"ckm": ("compressive", {}),
-           "dplloyd": ("dplloyd", {"init": "uniform"}),
-           "dplloyd_improved": ("dplloyd", {"init": "sphere_packing"}),
-           "gibbs": ("gibbs", {}), "sulq": ("sulq", {}),
-           "sample_aggregate": ("sample_aggregate", {}),
-           "onecluster": ("onecluster", {}), "dp_taucc": ("dptaucc", {})}
-LABELS = {"ckm": "Compressive k-means", "dplloyd": "DPLloyd (uniform init)",
-          "dplloyd_improved": "DPLloyd (sphere-packing init)", "gibbs": "Gibbs sampler",
-          "sulq": "SuLQ k-planes", "sample_aggregate": "Sample-and-aggregate",
-          "onecluster": "1-cluster", "dp_taucc": "DP-τCC"}
-# sidebar parameters the planner does not take over: the twin runs short Gibbs chains (a plan
-# takes seconds), and the DPLloyd variant is chosen by the planner algorithm itself
-NOT_PASSED = {"gibbs": ("n_iter", "n_chains", "record_every", "init"), "dplloyd": ("init",),
-              "dplloyd_improved": ("init",)}
 
 # target metrics per task (what the planner measures), the default target, and the direction
 METRICS = {"kmeans": ["relative_sse"], "subspace": ["wasserstein"],
@@ -88,18 +74,27 @@ def _box(settings):
 
 def planner_settings(settings, family):
     """{planner algorithm: parameters} taken from the sidebar's current algorithm (e.g. the
-    sketch size of compressive k-means, DP-τCC's row cap), for the planner algorithms it maps to."""
+    sketch size of compressive k-means, DP-τCC's row cap), for the planner variants of its
+    registry entry (:mod:`privclust.core.algorithms`), without the parameters a variant sets
+    itself (``PlannerVariant.not_passed``)."""
     spec = settings.spec
     out = {}
-    if spec is None or settings.algo is None:
+    if spec is None or settings.algo is None or spec.task != family:
         return out
-    for name, (key, fixed) in SIDEBAR.items():
-        if key != spec.key or spec.task != family:
-            continue
-        values = {p: getattr(settings.algo, p) for p in spec.params}
-        out[name] = {p: v for p, v in values.items()
-                     if v is not None and p not in NOT_PASSED.get(name, ()) and p not in fixed}
+    values = {p: getattr(settings.algo, p) for p in spec.params}
+    for entry, variant in registry.planner_variants(family):
+        if entry.key == spec.key:
+            out[variant.name] = {p: v for p, v in values.items()
+                                 if v is not None and p not in variant.not_passed}
     return out
+
+
+def algorithm_label(algorithm):
+    """The label of a planner algorithm (its registry variant's), or None when unknown."""
+    try:
+        return registry.planner_variant(algorithm)[1].label
+    except KeyError:
+        return None
 
 
 class PlanModel(param.Parameterized):
@@ -488,19 +483,20 @@ class PlanModel(param.Parameterized):
             self.status = "Nothing to apply: no algorithm reaches the target on this plan."
             return False
         eps = rec["per_algorithm"][algorithm]["epsilon"]
-        key, fixed = SIDEBAR[algorithm]
+        entry, variant = registry.planner_variant(algorithm)
+        key, fixed = entry.key, {p: variant.params[p] for p in variant.selects}
         s = self.lab.settings
         if s.task != result.facts.family:
             s.task = result.facts.family
         if key not in s.param.algorithm.objects:
-            self.status = f"{LABELS[algorithm]} is not offered here."
+            self.status = f"{variant.label} is not offered here."
             return False
         s.algorithm = key
         for name, value in fixed.items():
             if s.algo is not None and name in s.algo.param:
                 setattr(s.algo, name, value)
         s.epsilon = float(eps)
-        self.status = (f"Applied: {LABELS[algorithm]} at ε = {eps:g} in the sidebar. Nothing was "
+        self.status = (f"Applied: {variant.label} at ε = {eps:g} in the sidebar. Nothing was "
                        "released or charged" + (": press Release to spend it." if
                                                 self.lab.mode == "private" else "."))
         return True
@@ -513,7 +509,7 @@ def plan_choices(result, rec):
     out = []
     best = result.recommended_releases(rec, "best")
     if best:
-        out.append((f"{LABELS.get(rec['best'], rec['best'])} alone", "best", best))
+        out.append((f"{algorithm_label(rec['best']) or rec['best']} alone", "best", best))
     every = result.recommended_releases(rec, "all")
     if len(every) > 1:
         out.append((f"all {len(every)} recommended releases", "all", every))

@@ -2,6 +2,8 @@
 import numpy as np
 import param
 
+from privclust.core import algorithms as registry
+
 from .. import catalogue, config
 
 # the epsilon slider's log-spaced grid
@@ -87,7 +89,10 @@ class SettingsModel(param.Parameterized):
 
     @property
     def baseline_spec(self):
-        key = catalogue.BASELINE.get(self.task)
+        """The spec of the task's non-private baseline (the registry's ``task_baseline``), or
+        None when this session's specs do not hold it."""
+        entry = registry.task_baseline(self.task)
+        key = None if entry is None else entry.key
         for spec in self._specs:
             if spec.task == self.task and spec.key == key:
                 return spec

@@ -16,8 +16,8 @@ from .. import catalogue
 from ..safety import escape
 from ..server import session_hooks
 from ..state import Lab
-from ..state.plan import (CALIBRATION_FILE, LABELS, PLAN_GRID, SAMPLE, SAMPLE_DECLARATION,
-                          PlanModel)
+from ..state.plan import (CALIBRATION_FILE, PLAN_GRID, SAMPLE, SAMPLE_DECLARATION,
+                          PlanModel, algorithm_label)
 from . import plots
 from .common import md, teach, upload_dropper
 
@@ -55,7 +55,7 @@ def figure(result, metric, threshold=None):
         g = g.sort_values("epsilon")
         color = PALETTE[i % len(PALETTE)]
         eps = g["epsilon"].to_numpy(float)
-        label = LABELS.get(alg, alg)
+        label = algorithm_label(alg) or alg
         layers.append(hv.Area((eps, g["q10"].to_numpy(float), g["q90"].to_numpy(float)),
                               "epsilon", [metric, "q90"]).opts(color=color, alpha=0.18,
                                                                line_alpha=0))
@@ -102,18 +102,20 @@ def recommendation_text(result, rec):
              f"{rec['statistic']} of the trials)."]
     rows = []
     for alg, v in rec["per_algorithm"].items():
+        name = algorithm_label(alg) or escape(alg)
         if v["epsilon"] is None:
-            rows.append(f"- {LABELS.get(alg, escape(alg))}: does not reach the target on this grid")
+            rows.append(f"- {name}: does not reach the target on this grid")
         else:
             med, lo, hi = v["predicted"]
-            rows.append(f"- {LABELS.get(alg, escape(alg))}: smallest ε **{v['epsilon']:g}** "
+            rows.append(f"- {name}: smallest ε **{v['epsilon']:g}** "
                         f"(predicted {med:.3g}, 10–90 %: {lo:.3g}–{hi:.3g}); costs "
                         f"{_cost_text(v['cost'], unit)}")
     lines.append("\n".join(rows))
     best = rec["best"]
     if best is not None:
         v = rec["per_algorithm"][best]
-        lines.append(f"**Cheapest: {LABELS.get(best, escape(best))} at ε = {v['epsilon']:g}**, "
+        name = algorithm_label(best) or escape(best)
+        lines.append(f"**Cheapest: {name} at ε = {v['epsilon']:g}**, "
                      f"costing {_cost_text(v['cost'], unit)}.")
     elif any(v["epsilon"] is not None for v in rec["per_algorithm"].values()):
         lines.append("**Reached, but not at a cost this ledger can count.** A cell-level "
@@ -155,7 +157,7 @@ def committed_text(info):
     eps, dlt = acc.charge
     before, after = info["before"], info["after"]
     rows = ["| release | algorithm | ε as set | estimator |", "|---|---|---|---|"]
-    rows += [f"| #{r['id']} | {LABELS.get(r['algorithm'], escape(r['algorithm']))} | "
+    rows += [f"| #{r['id']} | {algorithm_label(r['algorithm']) or escape(r['algorithm'])} | "
              f"{r['epsilon']:g} | {escape(r['estimator'])} |" for r in info["releases"]]
     return (f"**Plan committed** (ledger entry #{info['charge_id']}): charged **ε {eps:.6g}, "
             f"δ {dlt:.3g}** once ({acc.accounting.upper()}; the basic sum would be ε "
@@ -356,7 +358,7 @@ class PlanView(pn.viewable.Viewer):
         self.plot.param.update(object=figure(result, m.metric, thr), visible=True)
         self.rec_md.object = recommendation_text(result, rec)
         reached = m.reached()
-        self.apply_choice.options = {f"{LABELS.get(a, a)} at ε "
+        self.apply_choice.options = {f"{algorithm_label(a) or a} at ε "
                                      f"{rec['per_algorithm'][a]['epsilon']:g}": a for a in reached}
         if reached:
             self.apply_choice.value = reached[0]

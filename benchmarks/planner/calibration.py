@@ -57,7 +57,7 @@ from threadpoolctl import threadpool_limits
 
 from privclust.core import metrics
 from privclust.core.data.registry import get_dataset
-from privclust.core.experiments.planner import (ALGORITHMS, PublicFacts, class_subspaces,
+from privclust.core.experiments.planner import (PublicFacts, class_subspaces, makers,
                                                  parse_target, plan_utility)
 from privclust.core.experiments.sweep import trial_seeds
 
@@ -734,7 +734,7 @@ def main():
             # ---- the real private runs, outside the planner ----
             base = real_baseline(family, ds, 0, facts.n_clusters)
             real_thr = target.threshold({k: v for k, v in base.items() if not k.startswith("_")})
-            make_all = ALGORITHMS[family]()
+            make_all = makers(family)
             names = list(make_all) if algs is None else algs
             seeds = trial_seeds(12345, len(names) * len(eps), n_real)
             real = {}

@@ -37,7 +37,7 @@ from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
 from privclust.core import metrics
-from privclust.core.experiments.planner import (ALGORITHMS, PRIMARY, QUANTILES, PublicFacts,
+from privclust.core.experiments.planner import (PRIMARY, QUANTILES, PublicFacts, makers,
                                                  class_subspaces, plan_utility)
 from privclust.core.experiments.sweep import trial_seeds
 
@@ -211,13 +211,13 @@ def main():
                                          random_state=int(smooth), settings=settings).trials
             metric = PRIMARY[family][0]
             ref = real_reference(family, Xp, yp, kw, k)
-            makers = ALGORITHMS[family]()
-            seeds = trial_seeds(99, len(makers) * len(eps), 5)
-            for a, alg in enumerate(makers):
+            table = makers(family)
+            seeds = trial_seeds(99, len(table) * len(eps), 5)
+            for a, alg in enumerate(table):
                 for e_i, e in enumerate(eps):
                     vals = []
                     for s in seeds[a * len(eps) + e_i]:
-                        est = makers[alg](facts, e, int(s), **settings.get(alg, {})).fit(Xp)
+                        est = table[alg](facts, e, int(s), **settings.get(alg, {})).fit(Xp)
                         vals.append(real_utility(family, Xp, yp, est, ref))
                     real = float(np.median(vals))
                     cell = {"family": family, "case": name, "algorithm": alg, "epsilon": e,

@@ -61,7 +61,7 @@ from ..data import synthetic
 from .sweep import run_sweep, trial_seeds
 
 __all__ = ["PublicFacts", "Target", "PlanResult", "plan_utility", "build_twin", "FAMILIES",
-           "ALGORITHMS", "parse_target", "PRIORS", "draw_structure", "smoothing_bandwidth",
+           "makers", "parse_target", "PRIORS", "draw_structure", "smoothing_bandwidth",
            "SAMPLE_RULE", "class_subspaces"]
 
 FAMILIES = ("kmeans", "subspace", "onecluster", "cocluster")
@@ -529,98 +529,58 @@ def build_twin(facts, random_state=None, settings=None):
 
 
 # ---- algorithms --------------------------------------------------------------------------------
-def _kmeans_algorithms():
-    from ..sketch.ckm import CompressiveKMeans
-    from ..sketch.dplloyd import DPLloyd
+def _fact_arguments(cls, facts, epsilon, seed):
+    """The public facts as constructor arguments of ``cls`` (those its signature takes)."""
+    import inspect
 
-    def ckm(f, eps, seed, **kw):
-        return CompressiveKMeans(n_clusters=f.n_clusters, epsilon=eps, bounds=f.bounds,
-                                 random_state=seed, **kw)
-
-    def lloyd(f, eps, seed, **kw):
-        return DPLloyd(n_clusters=f.n_clusters, epsilon=eps, bounds=f.bounds,
-                       random_state=seed, **{"init": "uniform", **kw})
-
-    def improved(f, eps, seed, **kw):
-        return DPLloyd(n_clusters=f.n_clusters, epsilon=eps, bounds=f.bounds,
-                       random_state=seed, **{"init": "sphere_packing", **kw})
-
-    return {"ckm": ckm, "dplloyd": lloyd, "dplloyd_improved": improved}
+    values = {"n_clusters": facts.n_clusters, "n_row_clusters": facts.n_clusters,
+              "n_col_clusters": facts.n_col_clusters, "subspace_dim": facts.subspace_dim,
+              "n_points": int(facts.n_points or facts.n_samples // 2), "epsilon": epsilon,
+              "delta": facts.delta, "bounds": facts.bounds, "random_state": seed}
+    return {name: values[name] for name in inspect.signature(cls).parameters if name in values}
 
 
-def _subspace_algorithms():
-    from ..subspace import (GibbsSubspaceClustering, SampleAggregateSubspaceClustering,
-                            SuLQSubspaceClustering)
+def makers(family):
+    """{planner algorithm: make(facts, epsilon, seed, **settings)} of a family, in order: the
+    planner variants of the registry (:mod:`privclust.core.algorithms`) whose task is
+    ``family``; an estimator gets the public facts its constructor takes, then the variant's
+    parameters updated by ``settings``."""
+    from .. import algorithms as registry
 
-    def gibbs(f, eps, seed, **kw):
-        kw = {"n_iter": 100, "n_chains": 1, "release": "first", **kw}
-        kw.setdefault("record_every", kw["n_iter"])
-        return GibbsSubspaceClustering(f.n_clusters, f.subspace_dim, epsilon=eps,
-                                       random_state=seed, **kw)
+    def maker(entry, variant):
+        def make(f, eps, seed, **kw):
+            return entry.build(**_fact_arguments(entry.cls, f, eps, seed),
+                               **variant.arguments(kw))
+        return make
 
-    def sulq(f, eps, seed, **kw):
-        return SuLQSubspaceClustering(f.n_clusters, f.subspace_dim, epsilon=eps, delta=f.delta,
-                                      random_state=seed, **kw)
-
-    def sa(f, eps, seed, **kw):
-        return SampleAggregateSubspaceClustering(f.n_clusters, f.subspace_dim, epsilon=eps,
-                                                 delta=f.delta, random_state=seed,
-                                                 **{"solver": "tsc", **kw})
-
-    return {"gibbs": gibbs, "sulq": sulq, "sample_aggregate": sa}
-
-
-def _onecluster_algorithms():
-    from ..onecluster.one_cluster import OneCluster
-
-    def one(f, eps, seed, **kw):
-        return OneCluster(n_points=int(f.n_points or f.n_samples // 2), epsilon=eps,
-                          delta=f.delta, bounds=f.bounds, random_state=seed, **kw)
-
-    return {"onecluster": one}
-
-
-def _cocluster_algorithms():
-    from ..cocluster.dp_estimator import DPTauCoClustering
-
-    def tau(f, eps, seed, **kw):
-        return DPTauCoClustering(f.n_clusters, f.n_col_clusters, epsilon=eps, random_state=seed,
-                                 **kw)
-
-    return {"dp_taucc": tau}
-
-
-ALGORITHMS = {"kmeans": _kmeans_algorithms, "subspace": _subspace_algorithms,
-              "onecluster": _onecluster_algorithms, "cocluster": _cocluster_algorithms}
+    return {v.name: maker(a, v) for a, v in registry.planner_variants(family)}
 
 
 # ---- baselines and scores ----------------------------------------------------------------------
 def _baseline(facts, twin, seed):
-    """Non-private reference on the twin: {metric: value} plus what the scores need."""
+    """Non-private reference on the twin: {metric: value} plus what the scores need. The
+    estimator is the family's registry baseline (:func:`privclust.core.algorithms.task_baseline`)
+    with its planner parameters."""
+    from .. import algorithms as registry
     from .. import metrics
 
     X = twin.X
+    entry = registry.task_baseline(facts.family)
+    params = entry.planner[0].arguments() if entry.planner else {}
+    est = entry.build(**_fact_arguments(entry.cls, facts, None, seed), **params).fit(X)
     if facts.family == "kmeans":
-        from sklearn.cluster import KMeans
-        km = KMeans(facts.n_clusters, n_init=3, random_state=seed).fit(X)
-        return {"relative_sse": 1.0, "sse": float(metrics.sse(X, km.cluster_centers_)),
-                "_centers": km.cluster_centers_}
+        return {"relative_sse": 1.0, "sse": float(metrics.sse(X, est.cluster_centers_)),
+                "_centers": est.cluster_centers_}
     if facts.family == "subspace":
-        from ..subspace import KPlanes
-        kp = KPlanes(facts.n_clusters, facts.subspace_dim, n_init=3, random_state=seed).fit(X)
-        return {"wasserstein": float(metrics.wasserstein_subspaces(kp.subspaces_,
+        return {"wasserstein": float(metrics.wasserstein_subspaces(est.subspaces_,
                                                                    twin.truth["subspaces"]))}
     if facts.family == "onecluster":
-        from ..onecluster.baseline import smallest_ball_2approx
-        t = int(facts.n_points or facts.n_samples // 2)
-        c, r = smallest_ball_2approx(X, t)
+        c, r = est.center_, est.radius_
         inl = twin.truth["inliers"]
         cover = float(np.mean(np.linalg.norm(X[inl] - c, axis=1) <= r))
         return {"centre_error": float(np.linalg.norm(c - twin.truth["center"])), "radius": r,
                 "coverage": cover}
-    from ..cocluster.fast_taucc import TauCoClustering
-    tc = TauCoClustering(facts.n_clusters, facts.n_col_clusters, random_state=seed).fit(X)
-    return {"nmi": float(metrics.nmi(twin.truth["row_labels"], tc.row_labels_))}
+    return {"nmi": float(metrics.nmi(twin.truth["row_labels"], est.row_labels_))}
 
 
 def _scorer(facts, twin, base):
@@ -845,7 +805,7 @@ class PlanResult:
         """(epsilon, delta) of one release of ``algorithm`` at ``epsilon`` in the ledger's unit
         (group-privacy conversion; a cell-level release needs ``row_cap`` in its settings)."""
         from ..privacy.plan_accounting import account_plan
-        make = ALGORITHMS[self.facts.family]()[algorithm]
+        make = makers(self.facts.family)[algorithm]
         est = make(self.facts, float(epsilon), None, **self.settings.get(algorithm, {}))
         plan = getattr(est, "public_plan", None)
         if plan is None:                 # an estimator not yet on the release protocol
@@ -995,13 +955,13 @@ class PlanResult:
         list of PrivateEstimator
             Unfitted, ``random_state=None`` (a release draws fresh entropy), in order.
         """
-        makers = ALGORITHMS[self.facts.family]()
+        table = makers(self.facts.family)
         out = []
         for i, (alg, eps) in enumerate(releases):
-            if alg not in makers:
+            if alg not in table:
                 raise ValueError(f"releases[{i}]: unknown algorithm {alg!r} for family "
-                                 f"{self.facts.family!r}; available: {list(makers)}")
-            out.append(makers[alg](self.facts, float(eps), None, **self.settings.get(alg, {})))
+                                 f"{self.facts.family!r}; available: {list(table)}")
+            out.append(table[alg](self.facts, float(eps), None, **self.settings.get(alg, {})))
         return out
 
     def account(self, releases, delta=None, accounting="pld"):
@@ -1111,7 +1071,7 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
                  prior=None):
     """Predict utility versus epsilon for every applicable algorithm on twins of ``facts``.
 
-    ``algorithms``: names among :data:`ALGORITHMS` of the family (default: all);
+    ``algorithms``: names among :func:`makers` of the family (default: all);
     ``settings``: {algorithm: {parameter: value}} passed to the estimators (e.g.
     ``{"gibbs": {"n_iter": 200}}``, ``{"dp_taucc": {"row_cap": 100}}``); ``random_state``
     seeds everything (the twins are public); ``progress(done, total)`` and ``should_stop()`` as
@@ -1141,7 +1101,7 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
     epsilons : sequence of float
         The grid.
     algorithms : list of str, optional
-        Names among ``ALGORITHMS[facts.family]()``; default all.
+        Names among ``makers(facts.family)``; default all.
     n_trials, n_twins : int
         Runs per epsilon and twin; number of twins (see above).
     settings : dict, optional
@@ -1169,7 +1129,7 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
     if not isinstance(facts, PublicFacts):
         raise TypeError("facts must be a PublicFacts (public declarations only)")
     start = time.perf_counter()
-    available = ALGORITHMS[facts.family]()
+    available = makers(facts.family)
     names = list(available) if algorithms is None else list(algorithms)
     unknown = [a for a in names if a not in available]
     if unknown:

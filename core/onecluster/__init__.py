@@ -9,7 +9,7 @@ NoisyAVG, the 1-cluster estimator (GoodRadius + GoodCenter, Thm. 3.2), the k-bal
 predicate (Sec. 1.1) and the non-private 2-approximate baseline.
 """
 from .aggregator import OneClusterAggregator, one_cluster_aggregate
-from .baseline import smallest_ball_2approx
+from .baseline import SmallestBall, smallest_ball_2approx
 from .k_balls import PrivateKBalls
 from .one_cluster import OneCluster
 from .screening import inside_ball, screen_outliers
@@ -17,4 +17,4 @@ from .screening import inside_ball, screen_outliers
 # The building blocks live in their modules (good_radius, good_center, noisy_avg, one_cluster);
 # they are not re-exported here so that the function names do not shadow the module names.
 __all__ = ["OneCluster", "PrivateKBalls", "OneClusterAggregator", "one_cluster_aggregate",
-           "smallest_ball_2approx", "inside_ball", "screen_outliers"]
+           "SmallestBall", "smallest_ball_2approx", "inside_ball", "screen_outliers"]

@@ -8,6 +8,7 @@ r_opt <= r_2 <= 2 r_opt (the optimal ball has diameter 2 r_opt and holds an inpu
 NONPRIVATE: for evaluation and reference only.
 """
 import numpy as np
+from sklearn.base import BaseEstimator
 
 _CHUNK_ENTRIES = 1 << 21
 
@@ -41,3 +42,31 @@ def smallest_ball_2approx(X, n_points):
         if kth[i] < best_d2:
             best_i, best_d2 = s + i, float(kth[i])
     return X[best_i].copy(), float(np.sqrt(max(best_d2, 0.0)))
+
+
+class SmallestBall(BaseEstimator):
+    """The non-private reference of the 1-cluster task: the smallest ball holding ``n_points``
+    records, to within a factor of 2 (:func:`smallest_ball_2approx`). An estimator, so that the
+    data owner's path of the release door can clone it.
+
+    Parameters
+    ----------
+    n_points : int
+        t, the number of records the ball holds.
+    random_state : None
+        Unused (the computation is deterministic); kept for the estimators' common interface.
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Sec. 1.1.
+    """
+
+    def __init__(self, n_points, random_state=None):
+        self.n_points = n_points
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Set ``center_`` and ``radius_``."""
+        self.center_, self.radius_ = smallest_ball_2approx(X, self.n_points)
+        return self

@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
+from ..algorithms import parameter_classes, private_classes
 from ..data import Dataset
 from ..privacy.estimator import PrivateEstimator
 from .codec import decode
@@ -52,23 +53,16 @@ class NotPrivateResult:
 
 
 def core_private_classes():
-    """The private estimator classes exported by ``privclust.core`` (exact classes)."""
-    import privclust.core as core
-    out = set()
-    for name in core.__all__:
-        obj = getattr(core, name, None)
-        if isinstance(obj, type) and issubclass(obj, PrivateEstimator) \
-                and obj is not PrivateEstimator:
-            out.add(obj)
-    return frozenset(out)
+    """The private estimator classes the door trusts: the algorithm registry's
+    (:func:`privclust.core.algorithms.private_classes`)."""
+    return private_classes()
 
 
 def core_parameter_classes():
-    """Exact privclust classes accepted as parameter objects: the non-private solvers (run on
-    blocks inside sample-and-aggregate) and the 1-cluster aggregator."""
-    from ..onecluster import OneClusterAggregator
-    from ..subspace.solvers import SOLVERS
-    return frozenset(SOLVERS.values()) | {OneClusterAggregator}
+    """Exact privclust classes accepted as parameter objects: the registry's parameter classes
+    (the non-private solvers run on blocks inside sample-and-aggregate, the 1-cluster
+    aggregator)."""
+    return parameter_classes()
 
 
 def _check_dataset(dataset):

@@ -63,17 +63,18 @@ class _Problem:
         cos, sin = self.parts(centers)
         return self.s_re - weights @ cos, self.s_im - weights @ sin
 
-    def correlation(self, c, r_re, r_im):
-        """-g(c) = -Re<a(c), r> and its gradient (step 1)."""
-        cos, sin = self.parts(c[None, :])
-        value = cos[0] @ r_re + sin[0] @ r_im
-        grad = (cos[0] * r_im - sin[0] * r_re) @ self.omega_t
-        return -value, -grad
+    def correlations(self, flat, r_re, r_im, single=False):
+        """-sum_b g(c_b), g(c) = Re<a(c), r>, and its gradient, for B points flattened to (B d,)
+        (step 1 for B starts at once; the terms are independent)."""
+        cos, sin = self.parts(flat.reshape(-1, self.d), single)
+        value = cos @ r_re + sin @ r_im
+        grad = (cos * r_im - sin * r_re) @ self.omega_t
+        return -float(value.sum()), -grad.ravel()
 
-    def objective(self, theta, k):
+    def objective(self, theta, k, single=False):
         """F(C, alpha) = ||s - A alpha||^2 and its gradient (step 5)."""
         centers, weights = theta[:k * self.d].reshape(k, self.d), theta[k * self.d:]
-        cos, sin = self.parts(centers)
+        cos, sin = self.parts(centers, single)
         r_re = self.s_re - weights @ cos
         r_im = self.s_im - weights @ sin
         value = r_re @ r_re + r_im @ r_im
@@ -82,50 +83,90 @@ class _Problem:
         return value, np.concatenate([g_c.ravel(), g_w])
 
 
-def _new_atom(prob, r_re, r_im, rng, n_restarts, n_candidates):
-    """Step 1: maximise Re<a(c), r> over the box.  ``n_candidates`` uniform draws are scored in
-    one product and L-BFGS-B starts from the ``n_restarts`` best of them."""
-    bounds = list(zip(prob.lo, prob.hi))
-    candidates = rng.uniform(prob.lo, prob.hi, size=(max(n_candidates, n_restarts), prob.d))
+def _local_maxima(prob, r_re, r_im, starts):
+    """Step 1 for many starts at once: one L-BFGS-B run on the sum of the (separable) negative
+    correlations of every start, so each evaluation is one (B x d)(d x m) product."""
+    n, d = starts.shape
+    bounds = list(zip(np.tile(prob.lo, n), np.tile(prob.hi, n)))
+    res = minimize(prob.correlations, starts.ravel(), args=(r_re, r_im, True), jac=True,
+                   method="L-BFGS-B", bounds=bounds,
+                   options={"ftol": 1e-9, "gtol": 1e-10, "maxiter": 200})
+    points = res.x.reshape(n, d)
+    cos, sin = prob.parts(points)
+    return points, cos @ r_re + sin @ r_im
+
+
+def _new_atoms(prob, r_re, r_im, rng, n_new, n_restarts, n_candidates, separation):
+    """Step 1, batched: score ``n_candidates`` uniform draws in one product, climb from the
+    ``n_restarts * n_new`` best together, keep the ``n_new`` highest maxima that are at least
+    ``separation`` apart (so one bump of the residual yields one atom)."""
+    n_starts = n_restarts * n_new
+    candidates = rng.uniform(prob.lo, prob.hi, size=(n_candidates * n_new, prob.d))
     cos, sin = prob.parts(candidates, single=True)
-    starts = candidates[np.argsort(-(cos @ r_re + sin @ r_im))[:n_restarts]]
-    best_c, best_v = None, np.inf
-    for c0 in starts:
-        res = minimize(prob.correlation, c0, args=(r_re, r_im), jac=True, method="L-BFGS-B",
-                       bounds=bounds, options={"ftol": 1e-9, "maxiter": 200})
-        if res.fun < best_v:
-            best_c, best_v = res.x, res.fun
-    return best_c
+    starts = candidates[np.argsort(-(cos @ r_re + sin @ r_im))[:n_starts]]
+    points, values = _local_maxima(prob, r_re, r_im, starts)
+    keep = []
+    for i in np.argsort(-values):
+        if not keep or np.min(np.linalg.norm(points[keep] - points[i], axis=1)) >= separation:
+            keep.append(i)
+            if len(keep) == n_new:
+                break
+    return points[keep]
 
 
-def _refine(prob, centers, weights, ftol, maxiter):
+def _refine(prob, centers, weights, ftol, maxiter, single=False):
     """Step 5: joint L-BFGS-B over (C, alpha), centroids in the box, weights in [1e-9, 2]."""
     k = centers.shape[0]
     bounds = list(zip(np.tile(prob.lo, k), np.tile(prob.hi, k))) + [_WEIGHT_BOUNDS] * k
     theta0 = np.concatenate([centers.ravel(), np.clip(weights, *_WEIGHT_BOUNDS)])
-    res = minimize(prob.objective, theta0, args=(k,), jac=True, method="L-BFGS-B",
+    res = minimize(prob.objective, theta0, args=(k, single), jac=True, method="L-BFGS-B",
                    bounds=bounds, options={"ftol": ftol, "gtol": 1e-10, "maxiter": maxiter})
     return res.x[:k * prob.d].reshape(k, prob.d), res.x[k * prob.d:]
 
 
+def default_replicates(n_clusters):
+    """Decoder replicates from k: 3 up to k = 16 (Keriven et al.'s and our measured default),
+    then fewer so that the decoding time stays about flat in k: 2 up to k = 32, 1 beyond."""
+    return 3 if n_clusters <= 16 else (2 if n_clusters <= 32 else 1)
+
+
+def atoms_per_step(n_clusters):
+    """Atoms added per CL-OMPR iteration: 1 up to k = 15, then about k / 8 (so 2k atoms are
+    tried in about 16 iterations whatever k; our batching of Keriven et al.'s Alg. 1)."""
+    return max(1, int(n_clusters) // 8) if n_clusters >= 16 else 1
+
+
 def _single_run(prob, n_clusters, rng, n_restarts, n_candidates=N_CANDIDATES):
-    """One CL-OMPR run (T = 2K iterations, replacement of the weakest atom; Keriven et al.
-    2017, Alg. 1)."""
+    """One CL-OMPR run with replacement (Keriven et al. 2017, Alg. 1: 2K atoms tried), atoms
+    searched ``atoms_per_step(K)`` at a time; when more than K atoms are held, the ones with the
+    smallest NNLS coefficients are dropped."""
+    step = atoms_per_step(n_clusters)
+    separation = _separation(prob)
     centers = np.empty((0, prob.d))
     weights = np.empty(0)
     r_re, r_im = prob.s_re, prob.s_im
-    for _ in range(2 * n_clusters):
-        centers = np.vstack([centers, _new_atom(prob, r_re, r_im, rng, n_restarts, n_candidates)])
-        if centers.shape[0] > n_clusters:
+    for _ in range(-(-2 * n_clusters // step)):
+        found = _new_atoms(prob, r_re, r_im, rng, step, n_restarts, n_candidates, separation)
+        centers = np.vstack([centers, found])
+        excess = centers.shape[0] - n_clusters
+        if excess > 0:
             beta = prob.nnls(centers)          # atoms are unit-norm
-            drop = centers.shape[0] - 1 if not np.any(beta > 0) else int(np.argmin(beta))
-            centers = np.delete(centers, drop, axis=0)
+            order = np.argsort(beta, kind="stable") if np.any(beta > 0) else \
+                np.arange(centers.shape[0])[::-1]
+            centers = np.delete(centers, order[:excess], axis=0)
         weights = prob.nnls(centers)
-        centers, weights = _refine(prob, centers, weights, ftol=FTOL, maxiter=MAXITER)
+        centers, weights = _refine(prob, centers, weights, ftol=FTOL, maxiter=MAXITER,
+                                   single=True)
         r_re, r_im = prob.residual(centers, weights)
     centers, weights = _refine(prob, centers, weights, ftol=1e-9, maxiter=1000)
     r_re, r_im = prob.residual(centers, weights)
     return centers, weights, float(np.sqrt(r_re @ r_re + r_im @ r_im))
+
+
+def _separation(prob):
+    """Length scale below which two maxima of the correlation are one bump: the inverse of the
+    median frequency norm (the width of an atom's correlation peak)."""
+    return 1.0 / float(np.median(np.linalg.norm(prob.omega, axis=0)))
 
 
 def clompr(sketch, operator, n_clusters, bounds, n_replicates=3, n_restarts=3,

@@ -17,7 +17,7 @@ LAWS = ("adapted_radius", "gaussian", "folded_gaussian")
 SCALE_DIVISOR = 7.5
 # Default sketch size m = SIZE_FACTOR * k * d, at least MIN_SKETCH_SIZE.
 SIZE_FACTOR = 2
-MIN_SKETCH_SIZE = 64
+MIN_SKETCH_SIZE = 128
 
 
 def _as_bounds(bounds, n_features):
@@ -46,7 +46,7 @@ def default_frequency_scale(bounds, n_clusters, n_features):
 
 
 def default_sketch_size(n_clusters, n_features):
-    """Default number of frequencies m from public k and d: m = max(2 k d, 64).
+    """Default number of frequencies m from public k and d: m = max(2 k d, 128).
 
     Rule (ours, measured): CL-OMPR fits k (d + 1) real parameters to 2m real measurements, so
     m must exceed about k d / 2, and Keriven et al. recover mixtures from m of the order of
@@ -55,7 +55,9 @@ def default_sketch_size(n_clusters, n_features):
     larger sketch only adds noise.  m = 2 k d is the smallest factor that did not lose quality
     on UCI Letter (k = 8, 16, 64) with the private refinement of
     :class:`~privclust.core.sketch.ckm.CompressiveKMeans` (m = 10 k d of Schellekens et al.,
-    Fig. 1, was 5x slower to decode and noisier at eps = 1, n = 20,000).
+    Fig. 1, was 5x slower to decode and noisier at eps = 1, n = 20,000).  The floor of 128 keeps
+    small problems exact: a noiseless sketch of four 3-D clusters decoded to relative SSE
+    1.09 with m = 64 and 1.01 with m = 128 (measured).
 
     References
     ----------

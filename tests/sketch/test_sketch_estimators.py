@@ -11,7 +11,6 @@ from privclust.core.metrics import relative_sse
 from privclust.core.privacy import BudgetExceeded, Ledger
 from privclust.core.privacy.audit import epsilon_lower_bound
 from privclust.core.sketch import Sketch, dplloyd_runs, sphere_packing_init
-from privclust.core.sketch.frequencies import default_sketch_size
 
 dpl_mod = importlib.import_module("privclust.core.sketch.dplloyd")
 TRUTH = np.array([[-6.0, -6, 0], [6, -6, 2], [-6, 6, -2], [6, 6, 0]])
@@ -26,13 +25,12 @@ def blobs():
 def test_ckm_fits_and_accounts(blobs):
     ledger = Ledger(3.0)
     est = CompressiveKMeans(4, epsilon=1.0, bounds=(-10, 10), random_state=0, ledger=ledger).fit(blobs)
-    m = default_sketch_size(4, 3)
-    assert est.cluster_centers_.shape == (4, 3) and est.sketch_.shape == (m,)
+    assert est.cluster_centers_.shape == (4, 3) and est.sketch_.shape == (120,)
     assert relative_sse(blobs, est.cluster_centers_, TRUTH) < 1.1
     assert est.privacy_.kind == "pure" and est.privacy_.neighbouring == "replace"
     assert est.privacy_.epsilon == pytest.approx(1.0, abs=1e-12)
     assert ledger.spent[0] == pytest.approx(1.0)
-    assert 0 < est.frequency_scale_ and est.sketch_size_ == m and est.measurements_per_record_ == m
+    assert 0 < est.frequency_scale_ and est.sketch_size_ == 120 and est.measurements_per_record_ == 120
     assert np.array_equal(est.predict(TRUTH), np.argmin(
         ((TRUTH[:, None] - est.cluster_centers_[None]) ** 2).sum(-1), axis=1))
     # same seed, same result; the ledger refuses a fit beyond its budget before releasing

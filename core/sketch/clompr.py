@@ -16,12 +16,11 @@ from .._threads import single_thread
 from .frequencies import _as_bounds
 
 _WEIGHT_BOUNDS = (1e-9, 2.0)
-_TWO_PI = 2.0 * np.pi
 FTOL = 1e-6            # step 5 tolerance; the final polish uses 1e-9 (our defaults, not the
                        # paper's: a loose tolerance inside the loop, a tight one once at the end)
 MAXITER = 100
-# Step-1 screening (our addition to CL-OMPR): score this many uniform draws in one product and
-# start L-BFGS-B from the best n_restarts.  Measured on the Gaussian mixture of Schellekens et
+# Step-1 screening (our addition to CL-OMPR): score this many uniform draws per atom sought in
+# one product and climb from the best n_restarts per atom (all starts in one L-BFGS-B call).  Measured on the Gaussian mixture of Schellekens et
 # al., SPARS 2019, Fig. 1 (n = 1e5, m = 1000):
 # plain uniform starts decoded a noiseless sketch correctly in 6 of 15 runs (3 datasets); screened
 # starts in 15 of 15.
@@ -190,7 +189,9 @@ def clompr(sketch, operator, n_clusters, bounds, n_replicates=3, n_restarts=3,
     ICASSP 2017).
 
     Runs ``n_replicates`` independent decodes and keeps the one with the smallest sketch
-    residual ||s - A alpha|| (post-processing: uses the sketch only).
+    residual ||s - A alpha|| (post-processing: uses the sketch only).  From k = 16 on, each
+    iteration adds :func:`atoms_per_step` atoms found by one batched search (our change, for
+    speed at large k; 2k atoms are still tried, Keriven et al.'s T = 2K).
     Returns ``(centers (K, d), weights (K,) summing to 1, residual)``.
 
     References

@@ -50,9 +50,9 @@ def test_gradients_are_analytic_and_correct(rng):
     assert check_grad(lambda t: prob.objective(t, 2)[0], lambda t: prob.objective(t, 2)[1],
                       theta) < 1e-5
     r_re, r_im = prob.s_re, prob.s_im
-    c = rng.normal(size=3)
-    assert check_grad(lambda v: prob.correlation(v, r_re, r_im)[0],
-                      lambda v: prob.correlation(v, r_re, r_im)[1], c) < 1e-5
+    c = rng.normal(size=3 * 4)              # four points at once (the batched step 1)
+    assert check_grad(lambda v: prob.correlations(v, r_re, r_im)[0],
+                      lambda v: prob.correlations(v, r_re, r_im)[1], c) < 1e-5
 
 
 def test_replicates_keep_the_smallest_residual(monkeypatch, rng):

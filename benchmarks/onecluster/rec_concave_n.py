@@ -24,7 +24,8 @@ from scipy.spatial import cKDTree
 from privclust.core.data import make_planted_ball
 from privclust.core.onecluster import smallest_ball_2approx
 from privclust.core.onecluster.good_radius import good_radius
-from privclust.core.onecluster.rec_concave import _plan, good_radius_rec_concave, radius_domain
+from privclust.core.onecluster.rec_concave import (budget_split, good_radius_rec_concave,
+                                                   radius_domain)
 from privclust.core.privacy import BudgetAccountant
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "onecluster"
@@ -36,7 +37,7 @@ ROWS = ("em_geometric", "above_threshold", "rec_concave (paper's promise)",
 def stability_promise(n):
     """Twice the stability choice's threshold at the per-mechanism budget (public)."""
     T = len(radius_domain((0.0, 1.0), STEP, D, 1024))
-    eps_m, delta_m, _ = _plan(EPS, 1.0 / n ** 2, T)
+    eps_m, delta_m, _ = budget_split(EPS, 1.0 / n ** 2, T)
     return 2.0 * (2.0 + 2.0 / eps_m * math.log(1.0 / (2.0 * delta_m)))
 
 

@@ -21,8 +21,9 @@ import numpy as np
 from ..privacy import above_threshold, exponential_mechanism, laplace
 from .ball_counts import capped_top_means, check_grid_step, min_grid_step, multiplicity_top_mean
 
-__all__ = ["VARIANTS", "APPROX_VARIANTS", "GoodRadiusResult", "radius_grid", "em_gamma", "at_gamma", "quality",
-           "count_profile", "release_index", "good_radius", "min_grid_step", "check_grid_step"]
+__all__ = ["VARIANTS", "APPROX_VARIANTS", "GoodRadiusResult", "radius_grid", "em_gamma",
+           "at_gamma", "quality", "count_profile", "release_index", "good_radius", "min_grid_step",
+           "check_grid_step"]
 
 VARIANTS = ("em_geometric", "above_threshold")
 APPROX_VARIANTS = ("rec_concave",)      # need delta > 0; not offered by the pure-radius callers
@@ -175,7 +176,7 @@ def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
     See docs/algorithms.md, section 5.
     """
     if variant == "rec_concave":
-        from .rec_concave import good_radius_rec_concave
+        from .rec_concave import good_radius_rec_concave   # it imports this module
         return good_radius_rec_concave(X, t, epsilon, delta, bounds, grid_step, rng, accountant,
                                        beta=beta, method=method)
     if variant not in VARIANTS:

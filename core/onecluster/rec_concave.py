@@ -19,10 +19,11 @@ import numpy as np
 
 from ..privacy import exponential_mechanism, laplace
 from .ball_counts import check_grid_step
+from .good_radius import GoodRadiusResult, count_profile
 
 __all__ = ["BASE_SIZE", "log_star", "levels", "rec_concave_promise", "exponent_quality",
-           "choose_stable", "rec_concave", "radius_domain", "good_radius_rec_concave",
-           "release_rec_concave"]
+           "choose_stable", "rec_concave", "radius_domain", "budget_split",
+           "good_radius_rec_concave", "release_rec_concave"]
 
 BASE_SIZE = 32          # domains of at most this size go to the exponential mechanism
 
@@ -148,7 +149,7 @@ def radius_domain(bounds, grid_step, d, n_radii):
     return step * np.arange(1, max(1, math.ceil(diameter / step)) + 1)
 
 
-def _plan(epsilon, delta, T):
+def budget_split(epsilon, delta, T):
     """(eps per mechanism, delta per stability choice, recursion levels D) of the RecConcave
     half (epsilon / 2, delta) of GoodRadius on a domain of T radii."""
     D = len(levels(T)) - 1
@@ -174,13 +175,12 @@ def good_radius_rec_concave(X, t, epsilon, delta, bounds, grid_step, rng, accoun
     Beimel, A., Nissim, K. and Stemmer, U. (2013). Private learning and sanitization: pure vs.
         approximate differential privacy. APPROX-RANDOM 2013.
     """
-    from .good_radius import GoodRadiusResult, count_profile
     if not (isinstance(delta, (int, float)) and 0.0 < delta < 1.0):
         raise ValueError(f"delta must be in (0, 1) for variant='rec_concave'; got {delta!r}")
     d = X.shape[1]
     grid_step = check_grid_step(grid_step, bounds[0], bounds[1], d)
     grid = radius_domain(bounds, grid_step, d, n_radii)
-    eps_m, delta_m, D = _plan(epsilon, delta, len(grid))
+    eps_m, delta_m, D = budget_split(epsilon, delta, len(grid))
     gamma = float(promise) if promise is not None else rec_concave_promise(
         len(grid), eps_m, delta_m if D else delta, beta)
     accountant.spend("GoodRadius zero-radius test (Laplace on L(0))", epsilon / 2.0, 0.0, 2.0)
@@ -205,7 +205,7 @@ def release_rec_concave(L0, q, t, gamma, epsilon, delta, rng, beta=0.05):
     """The private part of :func:`good_radius_rec_concave` given L(0) and the qualities ``q`` on
     the radius domain: an index, -1 (zero-radius test fired) or -2 (a stability check failed).
     The zero test is that of the ``em_geometric`` variant (Laplace, epsilon / 2)."""
-    eps_m, delta_m, D = _plan(epsilon, delta, len(q))
+    eps_m, delta_m, D = budget_split(epsilon, delta, len(q))
     if laplace(float(L0), 2.0, epsilon / 2.0, rng) > \
             t - 2.0 * gamma - 4.0 / epsilon * math.log(1.0 / (2.0 * beta)):
         return -1

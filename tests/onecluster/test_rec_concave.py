@@ -138,7 +138,7 @@ def _exact_release_law(data):
     """P(zero test), then P(index), then P(stability failed): the exact law of
     release_rec_concave."""
     L0, q = _qualities(data)
-    eps_m, delta_m, D = rc._plan(EPS, DELTA, len(q))
+    eps_m, delta_m, D = rc.budget_split(EPS, DELTA, len(q))
     p_zero = _p_laplace_at_least(T_PTS - 2 * PROMISE - 4 / EPS * math.log(1 / (2 * BETA)) - L0,
                                  4 / EPS)                      # P(L0 + Lap(4/eps) > threshold)
     law = brute_law(q, PROMISE, eps_m, delta_m)

@@ -149,8 +149,8 @@ def u_update(U, A, counts, kappa, rng, fused=None):
     A = A.reshape(B, d, d)
     eye = np.broadcast_to(np.eye(d), (B, d, d))
     fused = _fused.AVAILABLE if fused is None else fused
-    p = d - q + 1
-    NV, a = np.empty((B, d, p)), np.empty((B, p))
+    if fused:
+        NV, a = np.empty((B, d, d - q + 1)), np.empty((B, d - q + 1))   # filled per column
     for r in rng.permutation(q):
         if fused:
             _fused.column_setup(U, A, r, kappa, NV, a)

@@ -375,3 +375,25 @@ orthonormalise = _jit(_orthonormalise)
 column_setup = _jit(_column_setup)
 acg_parameters = _jit(_acg_parameters)
 acg_round = _jit(_acg_round)
+
+
+def warm_up():
+    """Compile every kernel (or load it from numba's on-disk cache) on tiny inputs, so that the
+    first sampling run does not pay the compilation (several CPU seconds uncached). Does nothing
+    without numba."""
+    if not AVAILABLE:
+        return
+    rng = np.random.default_rng(0)
+    U = np.linalg.qr(rng.standard_normal((3, 4, 2)))[0]
+    A = np.einsum("bij,bkj->bik", U, U) + np.eye(4)
+    NV, a = np.empty((3, 4, 3)), np.empty((3, 3))
+    column_setup(U, A, 0, 1.0, NV, a)
+    lam = a.max(axis=1, keepdims=True) - a
+    b, omega, log_m = np.empty(3), np.empty((3, 3)), np.empty(3)
+    acg_parameters(lam, b, omega, log_m)
+    acg_round(rng.standard_normal((3, 2, 3)), rng.random((3, 2)), np.arange(3), lam, omega,
+              log_m, np.empty((3, 3)), np.empty(3, dtype=np.bool_))
+    z, onehot, counts = np.empty((1, 5), np.int64), np.empty((1, 2, 5)), np.zeros(3, np.int64)
+    z_labels(rng.standard_normal((6, 5)), np.ones(5), 1.0, np.zeros((1, 3, 5)), z, onehot,
+             counts)
+    orthonormalise(U.copy())

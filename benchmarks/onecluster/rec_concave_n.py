@@ -9,8 +9,8 @@ em_geometric, above_threshold, rec_concave with the paper's promise, and rec_con
 promise set to twice its stability threshold (not the paper's: no utility theorem; privacy is
 the same, since the promise only shapes the quality function).
 
-Run:  OMP_NUM_THREADS=1 nice -n 10 python benchmarks/onecluster/rec_concave_n.py [trials] [n,...]
-Writes benchmarks/results/onecluster/rec_concave_n.{csv,md}.
+Run:  OMP_NUM_THREADS=1 nice -n 10 python benchmarks/onecluster/rec_concave_n.py [trials] [n,...] [tag]
+Writes benchmarks/results/onecluster/rec_concave_n[tag].{csv,md} (after each n).
 """
 import csv
 import math
@@ -51,7 +51,7 @@ def run_one(row, X, t, n, rng):
     return good_radius(X, t, EPS, bounds, STEP, rng, acc, variant=row)
 
 
-def main(trials=20, ns=(250, 500, 1000, 2000, 4000)):
+def main(trials=20, ns=(250, 500, 1000, 2000, 4000), tag=""):
     OUT.mkdir(parents=True, exist_ok=True)
     records = []
     for n in ns:
@@ -71,7 +71,11 @@ def main(trials=20, ns=(250, 500, 1000, 2000, 4000)):
                                 "useful": int(0 < r <= 4 * r2 and best >= 0.9 * t),
                                 "seconds": time.perf_counter() - t0})
         print(f"n={n} done", flush=True)
-    with open(OUT / "rec_concave_n.csv", "w", newline="") as fh:
+        write(records, trials, tuple(m for m in ns if m <= n), tag)   # partial runs keep rows
+
+
+def write(records, trials, ns, tag):
+    with open(OUT / f"rec_concave_n{tag}.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(records[0]))
         w.writeheader()
         w.writerows(records)
@@ -101,8 +105,8 @@ def main(trials=20, ns=(250, 500, 1000, 2000, 4000)):
     md += [f"- {row}: {'none up to n = %d' % ns[-1] if v is None else f'n = {v}'}"
            for row, v in smallest.items()]
     md += ["", f"Re-run: `OMP_NUM_THREADS=1 nice -n 10 python benchmarks/onecluster/"
-           f"rec_concave_n.py {trials} {','.join(map(str, ns))}`"]
-    (OUT / "rec_concave_n.md").write_text("\n".join(md) + "\n")
+           f"rec_concave_n.py {trials} {','.join(map(str, ns))} {tag}`"]
+    (OUT / f"rec_concave_n{tag}.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
 
 
@@ -110,4 +114,5 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     main(int(args[0]) if args else 20,
          tuple(int(v) for v in args[1].split(",")) if len(args) > 1 else (250, 500, 1000, 2000,
-                                                                             4000))
+                                                                             4000),
+         args[2] if len(args) > 2 else "")

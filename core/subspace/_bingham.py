@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _gibbs_fused as _fused
 
+_MAX_PROPOSALS = 100_000     # per row, before Hoff's coordinate update takes over
 _ROUND = 16         # proposals drawn per pending row and round (p = 8, concentrated: ~99 %
                     # of rows accept in the first round; acceptance >= ~0.13 up to p = 42)
 
@@ -46,11 +47,12 @@ def acg_parameters(lam):
     return b, omega, log_m
 
 
-def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000, fused=None):
+def sample_vector_bingham(a, rng, y0=None, max_proposals=None, fused=None):
     """One exact draw y (B, p), density proportional to exp(sum_j a_j y_j^2) per row of a (B, p).
 
     ``y0`` (B, p), optional, is the current state used only by the Hoff fallback (or a callable
-    ``y0(rows)`` returning those rows, evaluated only if the fallback runs). ``fused`` (None:
+    ``y0(rows)`` returning those rows, evaluated only if the fallback runs), which takes over
+    after ``max_proposals`` proposals per row (default ``_MAX_PROPOSALS``). ``fused`` (None:
     when numba is installed) runs the envelope and the acceptance tests in compiled kernels
     (:mod:`._gibbs_fused`); the random draws, and so the draw for a given seed, are the same.
 
@@ -72,6 +74,7 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000, fused=None):
     """
     a = np.asarray(a, dtype=float)
     B, p = a.shape
+    max_proposals = _MAX_PROPOSALS if max_proposals is None else max_proposals
     lam = a.max(axis=1, keepdims=True) - a
     if _fused.AVAILABLE if fused is None else fused:
         out = _sample_fused(lam, rng, max_proposals)
@@ -106,24 +109,11 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000, fused=None):
 
 
 def _sample_fused(lam, rng, max_proposals):
-    """The ACG rejection loop of :func:`sample_vector_bingham` with the envelope and the
-    acceptance tests compiled; same draws in the same order. Rows still pending after
+    """The ACG rejection loop of :func:`sample_vector_bingham` in one compiled call, drawing
+    from ``rng`` the same numbers in the same order. Rows still pending after
     ``max_proposals`` are NaN."""
-    B, p = lam.shape
-    b = np.empty(B)
-    omega = np.empty((B, p))
-    log_m = np.empty(B)
-    _fused.acg_parameters(lam, b, omega, log_m)
-    out = np.full((B, p), np.nan)
-    pending = np.arange(B)
-    hit = np.empty(B, dtype=np.bool_)
-    used = 0
-    while pending.size and used < max_proposals:
-        g = rng.standard_normal((pending.size, _ROUND, p))
-        u = rng.random((pending.size, _ROUND))
-        _fused.acg_round(g, u, pending, lam, omega, log_m, out, hit)
-        pending = pending[~hit[:pending.size]]
-        used += _ROUND
+    out = np.full(lam.shape, np.nan)
+    _fused.acg_sample(np.ascontiguousarray(lam), rng, -(-max_proposals // _ROUND), _ROUND, out)
     return out
 
 

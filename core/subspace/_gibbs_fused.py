@@ -370,11 +370,72 @@ def _orthonormalise(U):
                 U[b, h, j] /= norm
 
 
+def _acg_sample(lam, rng, rounds, R, out):
+    """The whole ACG rejection loop of the numpy path for rows of lam (B, p): the envelope, then
+    up to ``rounds`` rounds; each round draws, like the numpy path, R * p standard normals per
+    pending row (row-major) and then R uniforms per pending row, from the same Generator. The
+    first accepted proposal of a row goes to out; returns the rows still pending."""
+    B, p = lam.shape
+    b = np.empty(B)
+    omega = np.empty((B, p))
+    log_m = np.empty(B)
+    acg_parameters(lam, b, omega, log_m)
+    pending = np.arange(B)
+    hit = np.empty(B, dtype=np.bool_)
+    for _ in range(rounds):
+        P = pending.size
+        if P == 0:
+            break
+        g = np.empty((P, R, p))
+        for j in range(P):
+            for t in range(R):
+                for h in range(p):
+                    g[j, t, h] = rng.standard_normal()
+        u = np.empty((P, R))
+        for j in range(P):
+            for t in range(R):
+                u[j, t] = rng.random()
+        acg_round(g, u, pending, lam, omega, log_m, out, hit)
+        pending = pending[~hit[:P]]
+    return pending
+
+
+def _u_sweep(U, A, perm, start, kappa, rng, rounds, R, NV, a, y):
+    """Columns perm[start:] of the column-wise sweep, in place on U (B, d, q): set-up
+    (:func:`column_setup`), ACG draw (:func:`acg_sample`, rows of y), U[:, :, r] = NV y. Stops
+    at the first column with rows still pending after ``rounds`` rounds and returns its
+    position in perm (the caller finishes it with Hoff's update), else -1."""
+    B, d, q = U.shape
+    p = NV.shape[2]
+    lam = np.empty((B, p))
+    for pos in range(start, perm.size):
+        r = perm[pos]
+        column_setup(U, A, r, kappa, NV, a)
+        for b in range(B):
+            top = a[b, 0]
+            for h in range(1, p):
+                top = max(top, a[b, h])
+            for h in range(p):
+                lam[b, h] = top - a[b, h]
+                y[b, h] = np.nan
+        if acg_sample(lam, rng, rounds, R, y).size:
+            return pos
+        for b in range(B):
+            for h in range(d):
+                acc = 0.0
+                for s in range(p):
+                    acc += NV[b, h, s] * y[b, s]
+                U[b, h, r] = acc
+    return -1
+
+
 z_labels = _jit(_z_labels)
 orthonormalise = _jit(_orthonormalise)
 column_setup = _jit(_column_setup)
 acg_parameters = _jit(_acg_parameters)
 acg_round = _jit(_acg_round)
+acg_sample = _jit(_acg_sample)
+u_sweep = _jit(_u_sweep)
 
 
 def warm_up():
@@ -386,13 +447,9 @@ def warm_up():
     rng = np.random.default_rng(0)
     U = np.linalg.qr(rng.standard_normal((3, 4, 2)))[0]
     A = np.einsum("bij,bkj->bik", U, U) + np.eye(4)
-    NV, a = np.empty((3, 4, 3)), np.empty((3, 3))
-    column_setup(U, A, 0, 1.0, NV, a)
-    lam = a.max(axis=1, keepdims=True) - a
-    b, omega, log_m = np.empty(3), np.empty((3, 3)), np.empty(3)
-    acg_parameters(lam, b, omega, log_m)
-    acg_round(rng.standard_normal((3, 2, 3)), rng.random((3, 2)), np.arange(3), lam, omega,
-              log_m, np.empty((3, 3)), np.empty(3, dtype=np.bool_))
+    NV, a, y = np.empty((3, 4, 3)), np.empty((3, 3)), np.empty((3, 3))
+    u_sweep(U.copy(), A, rng.permutation(2), 0, 1.0, rng, 10, 16, NV, a, y)
+    acg_sample(np.ones((2, 3)), rng, 1, 16, np.empty((2, 3)))
     z, onehot, counts = np.empty((1, 5), np.int64), np.empty((1, 2, 5)), np.zeros(3, np.int64)
     z_labels(rng.standard_normal((6, 5)), np.ones(5), 1.0, np.zeros((1, 3, 5)), z, onehot,
              counts)

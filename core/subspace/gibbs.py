@@ -18,7 +18,8 @@ from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserste
 from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
 from ..privacy.estimator import PrivateEstimator, epsilon_param, public_shape
 from . import _gibbs_fused as _fused
-from ._bingham import sample_vector_bingham
+from . import _bingham
+from ._bingham import _hoff_fallback, sample_vector_bingham
 from ._gibbs_fused import canonical_signs
 from .solvers import make_solver
 
@@ -147,17 +148,24 @@ def u_update(U, A, counts, kappa, rng, fused=None):
     B = C * k
     U = U.reshape(B, d, q).copy()
     A = A.reshape(B, d, d)
-    eye = np.broadcast_to(np.eye(d), (B, d, d))
     fused = _fused.AVAILABLE if fused is None else fused
+    perm = rng.permutation(q)
     if fused:
-        NV, a = np.empty((B, d, d - q + 1)), np.empty((B, d - q + 1))   # filled per column
-    for r in rng.permutation(q):
-        if fused:
-            _fused.column_setup(U, A, r, kappa, NV, a)
-            y = sample_vector_bingham(a, rng, y0=lambda rows, NV=NV, r=r: np.matmul(
-                NV[rows].transpose(0, 2, 1), U[rows, :, r:r + 1])[:, :, 0], fused=True)
-            U[:, :, r] = np.matmul(NV, y[:, :, None])[:, :, 0]
-            continue
+        _u_sweep_fused(U, np.ascontiguousarray(A), perm, kappa, rng)
+    else:
+        U = _u_sweep_numpy(U, A, perm, kappa, rng)
+    empty = np.flatnonzero(counts.reshape(B) == 0)
+    if empty.size:
+        U[empty] = haar_stiefel(d, q, rng, size=empty.size)
+    return U.reshape(C, k, d, q)
+
+
+def _u_sweep_numpy(U, A, perm, kappa, rng):
+    """The column loop of :func:`u_update` and the re-orthonormalisation, with numpy and
+    LAPACK; returns the new U (B, d, q)."""
+    B, d, q = U.shape
+    eye = np.broadcast_to(np.eye(d), (B, d, d))
+    for r in perm:
         if q == 1:
             N = eye
         else:
@@ -173,16 +181,30 @@ def u_update(U, A, counts, kappa, rng, fused=None):
 
         y = sample_vector_bingham((0.5 * kappa) * mu, rng, y0=current, fused=False)
         U[:, :, r] = np.matmul(NV, y[:, :, None])[:, :, 0]
-    if fused:
-        _fused.orthonormalise(U)                                               # drift control
-    else:
-        Q, R = np.linalg.qr(U)
-        signs = np.sign(np.diagonal(R, axis1=1, axis2=2))
-        U = Q * np.where(signs == 0, 1.0, signs)[:, None, :]
-    empty = np.flatnonzero(counts.reshape(B) == 0)
-    if empty.size:
-        U[empty] = haar_stiefel(d, q, rng, size=empty.size)
-    return U.reshape(C, k, d, q)
+    Q, R = np.linalg.qr(U)                                                     # drift control
+    signs = np.sign(np.diagonal(R, axis1=1, axis2=2))
+    return Q * np.where(signs == 0, 1.0, signs)[:, None, :]
+
+
+def _u_sweep_fused(U, A, perm, kappa, rng):
+    """The column loop of :func:`u_update` and the re-orthonormalisation in compiled code (U
+    (B, d, q) in place), leaving a column to Hoff's update here only when its ACG draw ran out
+    of proposals."""
+    B, d, q = U.shape
+    NV, a, y = np.empty((B, d, d - q + 1)), np.empty((B, d - q + 1)), np.empty((B, d - q + 1))
+    max_proposals = _bingham._MAX_PROPOSALS
+    rounds = -(-max_proposals // _bingham._ROUND)
+    pos = 0
+    while pos < q:
+        pos = _fused.u_sweep(U, A, perm, pos, kappa, rng, rounds, _bingham._ROUND, NV, a, y)
+        if pos < 0:
+            break
+        r = perm[pos]
+        _hoff_fallback(a, y, np.flatnonzero(np.isnan(y[:, 0])), rng, np.matmul(
+            NV.transpose(0, 2, 1), U[:, :, r:r + 1])[:, :, 0], max_proposals)
+        U[:, :, r] = np.matmul(NV, y[:, :, None])[:, :, 0]
+        pos += 1
+    _fused.orthonormalise(U)                                                   # drift control
 
 
 class GibbsSubspaceClustering(PrivateEstimator):

@@ -91,3 +91,20 @@ def test_u_update_has_the_reference_distribution(fused):
     assert min(ks_2samp(ref[:, j], new[:, j]).pvalue for j in range(4)) > 0.01 / 4
     wrong = _one_sweep(u_update, 16.0, fused=fused, seed=2)
     assert min(ks_2samp(ref[:, j], wrong[:, j]).pvalue for j in range(4)) < 1e-4
+
+
+@needs_numba
+def test_compiled_path_hands_the_same_rows_to_hoffs_update(monkeypatch):
+    """With one proposal allowed per row, many column draws fall back to Hoff's update; the
+    compiled path hands over the same rows at the same point of the random stream."""
+    import privclust.core.subspace._bingham as bingham
+    monkeypatch.setattr(bingham, "_MAX_PROPOSALS", 1)
+    monkeypatch.setattr(bingham, "_ROUND", 1)
+    X, sq, outer = _problem(q=3)
+    with pytest.warns(RuntimeWarning, match="Hoff"):
+        Uf, zf, nf = _chain(X, sq, outer, True, 3, 20, kappa=20.0)
+    with pytest.warns(RuntimeWarning, match="Hoff"):
+        Un, zn, nn = _chain(X, sq, outer, False, 3, 20, kappa=20.0)
+    np.testing.assert_array_equal(zf, zn)
+    np.testing.assert_allclose(Uf, Un, atol=1e-9)
+    assert nf == nn

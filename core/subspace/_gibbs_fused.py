@@ -3,10 +3,10 @@
 Optional: used by :func:`~privclust.core.subspace.gibbs.z_update`,
 :func:`~privclust.core.subspace.gibbs.u_update` and
 :func:`~privclust.core.subspace._bingham.sample_vector_bingham` when numba is installed
-(``pip install privclust[fast]``); ``AVAILABLE`` says whether it is. Every random number is still
-drawn by the caller's numpy Generator, in the same calls and order as the numpy path, and the
-kernels only do the deterministic arithmetic between draws, so both paths give the same chain
-for the same seed (to rounding; a test checks it).
+(``pip install privclust[fast]``); ``AVAILABLE`` says whether it is. Every random number comes
+from the caller's numpy Generator in the same order as on the numpy path (the compiled ACG loop
+draws from it directly: numba's Generator methods produce numpy's streams), so both paths give
+the same chain for the same seed (to rounding; tests check it, Generator state included).
 
 The one computation done differently is the eigendecomposition of the compressed scatter matrix
 in the column update: tridiagonalisation and implicit QL here, LAPACK ``syevd`` on the numpy path.

@@ -153,6 +153,49 @@ pn.Column(eps_radius, pn.bind(good_radius_view, eps_radius))
 
 
 # %% [markdown]
+# **The paper's radius step: RecConcave.** NSV16 choose the radius with RecConcave (Beimel,
+# Nissim & Stemmer 2013), an (ε, δ)-DP recursion for quasi-concave qualities whose error grows
+# only like 8^{log* T} with the number T of radii (`good_radius(..., variant="rec_concave",
+# delta=...)`). Its guarantee needs the promise Γ inside Q to be
+# 8^{log* T} · 36 log* T / (αε) · ln(12 log* T / (βδ)) (per-mechanism ε and δ, α = ½), and
+# GoodRadius is only useful when t is well above 2Γ. The table compares Γ of the three variants
+# with t at this notebook's sizes.
+
+# %%
+from privclust.core.onecluster.good_radius import at_gamma
+from privclust.core.onecluster.rec_concave import (budget_split, radius_domain,
+                                                   rec_concave_promise)
+
+eps_r = budget_plan(1.0, DELTA, 2)[0]             # GoodRadius's share of eps = 1
+T_RC = len(radius_domain((LO, HI), STEP, 2, 1024))
+eps_m, delta_m, depth = budget_split(eps_r, DELTA, T_RC)
+gammas = [em_gamma(eps_r, len(GRID), 0.05), at_gamma(eps_r, len(GRID), 0.05),
+          rec_concave_promise(T_RC, eps_m, delta_m, 0.05)]
+pd.DataFrame({"variant": ["em_geometric", "above_threshold", "rec_concave"],
+              "radii": [len(GRID), len(GRID), T_RC],
+              "Gamma": [f"{g:.3g}" for g in gammas], "t": T})
+
+# %% [markdown]
+# Measured (`benchmarks/onecluster/rec_concave_n.py`: planted ball in [0, 1]², t = n/2 points
+# of std 0.01, GoodRadius ε = 1, δ = 1/n², 20 trials per n; a radius is *useful* when
+# 0 < r ≤ 4 r₂ and a ball of radius r around a data point holds ≥ 0.9 t points):
+#
+# | variant | Γ (n = 4000) | n = 250 | 500 | 1000 | 2000 | 4000 | 8000 (5 trials) |
+# |---|---|---|---|---|---|---|---|
+# | em_geometric | 24.5 | 0.95 | 1.00 | 1.00 | 1.00 | 1.00 | 1.00 |
+# | above_threshold | 52.6 | 0.00 | 1.00 | 1.00 | 1.00 | 1.00 | 1.00 |
+# | rec_concave, the paper's promise | 2.3e8 | 0.00 | 0.00 | 0.00 | 0.00 | 0.00 | 0.00 |
+# | rec_concave, promise = 2 x its stability threshold | 535 | 0.00 | 0.00 | 0.00 | 0.00 | 0.45 | 1.00 |
+#
+# Smallest tested n from which at least 90 % of the radii were useful: 250 for `em_geometric`,
+# 500 for `above_threshold`, none up to 8000 for `rec_concave` with the paper's promise (t ≥ 2 Γ
+# would take n of about 1e9), and 8000 with the promise set to twice the stability threshold
+# (which has no utility theorem; privacy does not depend on the promise).
+#
+# With the paper's promise the zero-radius test always fires (t − 2Γ < 0), so RecConcave is
+# for fidelity only: the default stays `em_geometric`.
+
+# %% [markdown]
 # ## 3. GoodCenter, step by step
 #
 # Given the radius r̂, GoodCenter finds a centre:

@@ -13,6 +13,15 @@ import pytest
 os.environ.setdefault("PRIVCLUST_OWNER_VIEW", "1")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_gibbs_kernels():
+    """Compile the optional numba Gibbs kernels once, before any test (and any dashboard server
+    a test starts, which then loads them from numba's on-disk cache): the first sampling run of
+    a test would otherwise pay several seconds of compilation inside its timeouts."""
+    from privclust.core.subspace import _gibbs_fused
+    _gibbs_fused.warm_up()
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The real-data folder named by PRIVCLUST_DATA_DIR.

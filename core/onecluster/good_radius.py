@@ -5,7 +5,10 @@ Two practical variants over the geometric grid F = {r_min 2^j : j = 0..J}, both 
 - ``"em_geometric"`` (default): a zero-radius test (Laplace, eps/2) and the exponential
   mechanism (eps/2) on Q(r) = 1/2 min{L(r) - t + 4 Gamma, t - L(r/2)} (sensitivity 1).
 - ``"above_threshold"``: AboveThreshold (eps) scanning F upwards on L(r)/2 (sensitivity 1).
-The paper's RecConcave version is not implemented (its promise Gamma is astronomically large).
+- ``"rec_concave"`` ((eps, delta)-DP, the paper's version): the zero-radius test, then
+  RecConcave (Beimel, Nissim & Stemmer 2013) over a linear radius domain; see
+  :mod:`.rec_concave` for it and for the measured n it needs (its promise Gamma is
+  astronomically large).
 """
 import contextlib
 import hashlib
@@ -18,10 +21,12 @@ import numpy as np
 from ..privacy import above_threshold, exponential_mechanism, laplace
 from .ball_counts import capped_top_means, check_grid_step, min_grid_step, multiplicity_top_mean
 
-__all__ = ["VARIANTS", "GoodRadiusResult", "radius_grid", "em_gamma", "at_gamma", "quality",
-           "count_profile", "release_index", "good_radius", "min_grid_step", "check_grid_step"]
+__all__ = ["VARIANTS", "APPROX_VARIANTS", "GoodRadiusResult", "radius_grid", "em_gamma",
+           "at_gamma", "quality", "count_profile", "release_index", "good_radius", "min_grid_step",
+           "check_grid_step"]
 
 VARIANTS = ("em_geometric", "above_threshold")
+APPROX_VARIANTS = ("rec_concave",)      # need delta > 0; not offered by the pure-radius callers
 
 
 @dataclass
@@ -153,8 +158,10 @@ def release_index(L0, L, t, epsilon, rng, beta=0.05, variant="em_geometric", siz
 
 
 def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
-                variant="em_geometric", method="auto"):
-    """Run GoodRadius on the (clipped, quantised) rows of X with pure budget ``epsilon``.
+                variant="em_geometric", method="auto", delta=0.0):
+    """Run GoodRadius on the (clipped, quantised) rows of X with pure budget ``epsilon``
+    (``variant="rec_concave"``: (``epsilon``, ``delta``), see
+    :func:`.rec_concave.good_radius_rec_concave`).
 
     Each mechanism is charged to ``accountant`` (a BudgetAccountant) before it runs; the data
     are read only after the charge. ``grid_step`` must be at least ``min_grid_step(*bounds, d)``
@@ -168,8 +175,12 @@ def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
     McSherry, F. and Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
     See docs/algorithms.md, section 5.
     """
+    if variant == "rec_concave":
+        from .rec_concave import good_radius_rec_concave   # it imports this module
+        return good_radius_rec_concave(X, t, epsilon, delta, bounds, grid_step, rng, accountant,
+                                       beta=beta, method=method)
     if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        raise ValueError(f"variant must be one of {VARIANTS + APPROX_VARIANTS}, got {variant!r}")
     d = X.shape[1]
     grid_step = check_grid_step(grid_step, bounds[0], bounds[1], d)
     grid = radius_grid(bounds, grid_step, d)

@@ -12,6 +12,9 @@ import warnings
 
 import numpy as np
 
+from . import _gibbs_fused as _fused
+
+_MAX_PROPOSALS = 100_000     # per row, before Hoff's coordinate update takes over
 _ROUND = 16         # proposals drawn per pending row and round (p = 8, concentrated: ~99 %
                     # of rows accept in the first round; acceptance >= ~0.13 up to p = 42)
 
@@ -44,11 +47,14 @@ def acg_parameters(lam):
     return b, omega, log_m
 
 
-def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
+def sample_vector_bingham(a, rng, y0=None, max_proposals=None, fused=None):
     """One exact draw y (B, p), density proportional to exp(sum_j a_j y_j^2) per row of a (B, p).
 
     ``y0`` (B, p), optional, is the current state used only by the Hoff fallback (or a callable
-    ``y0(rows)`` returning those rows, evaluated only if the fallback runs).
+    ``y0(rows)`` returning those rows, evaluated only if the fallback runs), which takes over
+    after ``max_proposals`` proposals per row (default ``_MAX_PROPOSALS``). ``fused`` (None:
+    when numba is installed) runs the envelope and the acceptance tests in compiled kernels
+    (:mod:`._gibbs_fused`); the random draws, and so the draw for a given seed, are the same.
 
     ACG rejection (Kent, Ganeiber & Mardia 2018): a proposal y = w/||w||, w ~ N(0, diag(1/omega)), is
     accepted when ln U <= -sum lam_j y_j^2 + (p/2) ln(sum omega_j y_j^2) - log M. The three sums
@@ -68,7 +74,14 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
     """
     a = np.asarray(a, dtype=float)
     B, p = a.shape
+    max_proposals = _MAX_PROPOSALS if max_proposals is None else max_proposals
     lam = a.max(axis=1, keepdims=True) - a
+    if _fused.AVAILABLE if fused is None else fused:
+        out = _sample_fused(lam, rng, max_proposals)
+        pending = np.flatnonzero(np.isnan(out[:, 0]))
+        if pending.size:
+            _hoff_fallback(a, out, pending, rng, y0, max_proposals)
+        return out
     _, omega, log_m = acg_parameters(lam)
     scale = 1.0 / np.sqrt(omega)
     weights = np.stack([np.ones_like(lam), lam, omega], axis=2)            # (B, p, 3)
@@ -91,18 +104,32 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
         pending = pending[~hit]
         used += _ROUND
     if pending.size:
-        warnings.warn(f"ACG rejection sampler exceeded {max_proposals} proposals for "
-                      f"{pending.size} row(s); used Hoff's coordinate Gibbs update instead",
-                      RuntimeWarning, stacklevel=2)
-        if y0 is None:
-            start = rng.standard_normal((pending.size, p))
-            start /= np.linalg.norm(start, axis=1, keepdims=True)
-        elif callable(y0):
-            start = np.asarray(y0(pending), dtype=float)
-        else:
-            start = np.asarray(y0, dtype=float)[pending]
-        out[pending] = hoff_coordinate_update(a[pending], start, rng)
+        _hoff_fallback(a, out, pending, rng, y0, max_proposals)
     return out
+
+
+def _sample_fused(lam, rng, max_proposals):
+    """The ACG rejection loop of :func:`sample_vector_bingham` in one compiled call, drawing
+    from ``rng`` the same numbers in the same order. Rows still pending after
+    ``max_proposals`` are NaN."""
+    out = np.full(lam.shape, np.nan)
+    _fused.acg_sample(np.ascontiguousarray(lam), rng, -(-max_proposals // _ROUND), _ROUND, out)
+    return out
+
+
+def _hoff_fallback(a, out, pending, rng, y0, max_proposals):
+    """Rows ``pending`` of ``out`` by Hoff's coordinate update, with a warning."""
+    warnings.warn(f"ACG rejection sampler exceeded {max_proposals} proposals for "
+                  f"{pending.size} row(s); used Hoff's coordinate Gibbs update instead",
+                  RuntimeWarning, stacklevel=3)
+    if y0 is None:
+        start = rng.standard_normal((pending.size, a.shape[1]))
+        start /= np.linalg.norm(start, axis=1, keepdims=True)
+    elif callable(y0):
+        start = np.asarray(y0(pending), dtype=float)
+    else:
+        start = np.asarray(y0, dtype=float)[pending]
+    out[pending] = hoff_coordinate_update(a[pending], start, rng)
 
 
 def _theta(A, kp, rng, max_tries=1_000_000):

@@ -16,7 +16,10 @@ from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
 from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
 from ..privacy.estimator import PrivateEstimator, epsilon_param
-from ._bingham import sample_vector_bingham
+from . import _gibbs_fused as _fused
+from . import _bingham
+from ._bingham import _hoff_fallback, sample_vector_bingham
+from ._gibbs_fused import canonical_signs
 from .solvers import make_solver
 
 _CHUNK_FLOATS = 2_000_000      # rows per z-update chunk: about this many floats per temporary
@@ -49,7 +52,7 @@ def _gumbel_argmax_middle(logits, rng):
     return z
 
 
-def z_update(X, sq_norms, outer, U, kappa, rng):
+def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
     """Sample all labels of all chains from Eq. (11) by Gumbel-max and accumulate the scatter
     matrices A[c, l] = sum_{z_ci = l} x_i x_i^T. ``outer`` holds the x_i x_i^T, either as
     upper triangles (n, d(d+1)/2) (:func:`triu_outer`, what :class:`GibbsSubspaceClustering`
@@ -58,7 +61,9 @@ def z_update(X, sq_norms, outer, U, kappa, rng):
 
     Layout: one (q*C*k, d) @ (d, m) product puts the rows on the last (long, contiguous) axis;
     the sum over q adds q contiguous blocks and the Gumbel argmax compares k contiguous
-    slices, so no reduction runs over a tiny trailing axis.
+    slices, so no reduction runs over a tiny trailing axis. ``fused`` (None: when numba is
+    installed) does everything after that product and the Exp(1) draws in one compiled kernel
+    (:mod:`._gibbs_fused`): the same labels for the same seed.
 
     References
     ----------
@@ -74,10 +79,30 @@ def z_update(X, sq_norms, outer, U, kappa, rng):
     A_tri = np.zeros((C * k, n_tri))
     labels = np.arange(k)[None, :, None]
     step = max(1, _CHUNK_FLOATS // (C * k * max(q, d)))
+    fused = _fused.AVAILABLE if fused is None else fused
+    counts = np.zeros(C * k, dtype=np.int64)
     for start in range(0, n, step):
         Xc = X[start:start + step]
         m = len(Xc)
         P = Wt @ Xc.T                                                    # (q*C*k, m)
+        if outer is None:
+            oc = triu_outer(Xc)
+        elif outer.shape[1] == n_tri:
+            oc = outer[start:start + m]
+        else:
+            oc = outer[start:start + m][:, iu[0] * d + iu[1]]
+        if fused:
+            log_e = rng.standard_exponential((C, k, m))   # gumbel_perturbed's draws, in order
+            np.maximum(log_e, np.finfo(np.float64).tiny, out=log_e)
+            np.log(log_e, out=log_e)
+            zc, onehot = np.empty((C, m), dtype=np.int64), np.empty((C, k - 1, m))
+            _fused.z_labels(P, sq_norms[start:start + m], kappa, log_e, zc, onehot, counts)
+            z[:, start:start + m] = zc
+            part = (onehot.reshape(C * (k - 1), m) @ oc).reshape(C, k - 1, n_tri)
+            At = A_tri.reshape(C, k, n_tri)                   # the last cluster: total - others
+            At[:, :k - 1] += part
+            At[:, k - 1] += oc.sum(axis=0) - part.sum(axis=1)
+            continue
         np.multiply(P, P, out=P)
         proj2 = P.reshape(q, C * k, m).sum(axis=0)                       # ||U^T x||^2
         proj2 -= sq_norms[start:start + m]
@@ -86,26 +111,27 @@ def z_update(X, sq_norms, outer, U, kappa, rng):
         zc = _gumbel_argmax_middle(proj2.reshape(C, k, m), rng)          # (C, m)
         z[:, start:start + m] = zc
         onehot = (zc[:, None, :] == labels).reshape(C * k, m).astype(float)
-        if outer is None:
-            oc = triu_outer(Xc)
-        elif outer.shape[1] == n_tri:
-            oc = outer[start:start + m]
-        else:
-            oc = outer[start:start + m][:, iu[0] * d + iu[1]]
         A_tri += onehot @ oc
+        counts += np.bincount((zc + k * np.arange(C)[:, None]).ravel(), minlength=C * k)
     A = np.empty((C * k, d, d))
     A[:, iu[0], iu[1]] = A_tri
     A[:, iu[1], iu[0]] = A_tri
-    counts = np.bincount((z + k * np.arange(C)[:, None]).ravel(), minlength=C * k)
     return z, A.reshape(C, k, d, d), counts.reshape(C, k)
 
 
-def u_update(U, A, counts, kappa, rng):
+def u_update(U, A, counts, kappa, rng, fused=None):
     """One column-wise Gibbs sweep (Hoff 2009) of every U[c, l] under the matrix Bingham
     exp(kappa tr(U^T A U)), batched over chains and clusters; each column is an exact
     vector-Bingham draw (ACG rejection) in the eigenbasis of N^T A N, N spanning the complement of
     the other columns (recomputed by a full QR for every column). Empty clusters
     get a Haar basis. Returns the new U (C, k, d, q).
+
+    The eigenvectors (as vectors N v of R^d) are signed so that their largest-magnitude entry is
+    positive: the draw depends on the eigenbasis only through these signs, and the ACG proposal
+    is symmetric under each sign flip, so the rule leaves the distribution unchanged and makes
+    the result independent of how the eigenproblem is solved. ``fused`` (None: when numba is
+    installed) builds N, solves the eigenproblem and runs the ACG tests in compiled
+    kernels (:mod:`._gibbs_fused`); same draws, same chain for the same seed.
 
     References
     ----------
@@ -121,8 +147,24 @@ def u_update(U, A, counts, kappa, rng):
     B = C * k
     U = U.reshape(B, d, q).copy()
     A = A.reshape(B, d, d)
+    fused = _fused.AVAILABLE if fused is None else fused
+    perm = rng.permutation(q)
+    if fused:
+        _u_sweep_fused(U, np.ascontiguousarray(A), perm, kappa, rng)
+    else:
+        U = _u_sweep_numpy(U, A, perm, kappa, rng)
+    empty = np.flatnonzero(counts.reshape(B) == 0)
+    if empty.size:
+        U[empty] = haar_stiefel(d, q, rng, size=empty.size)
+    return U.reshape(C, k, d, q)
+
+
+def _u_sweep_numpy(U, A, perm, kappa, rng):
+    """The column loop of :func:`u_update` and the re-orthonormalisation, with numpy and
+    LAPACK; returns the new U (B, d, q)."""
+    B, d, q = U.shape
     eye = np.broadcast_to(np.eye(d), (B, d, d))
-    for r in rng.permutation(q):
+    for r in perm:
         if q == 1:
             N = eye
         else:
@@ -130,21 +172,38 @@ def u_update(U, A, counts, kappa, rng):
             N = np.linalg.qr(U[:, :, others], mode="complete")[0][:, :, q - 1:]   # (B, d, p)
         M = np.matmul(N.transpose(0, 2, 1), np.matmul(A, N))
         mu, V = np.linalg.eigh(M + M.transpose(0, 2, 1))   # symmetrised 2M: halve mu below
-        NV = np.matmul(N, V)                                                   # (B, d, p)
+        NV = canonical_signs(np.matmul(N, V))                                  # (B, d, p)
         col = U[:, :, r:r + 1]
 
         def current(rows, NV=NV, col=col):                 # y0 for the Hoff fallback only
             return np.matmul(NV[rows].transpose(0, 2, 1), col[rows])[:, :, 0]
 
-        y = sample_vector_bingham((0.5 * kappa) * mu, rng, y0=current)
+        y = sample_vector_bingham((0.5 * kappa) * mu, rng, y0=current, fused=False)
         U[:, :, r] = np.matmul(NV, y[:, :, None])[:, :, 0]
     Q, R = np.linalg.qr(U)                                                     # drift control
     signs = np.sign(np.diagonal(R, axis1=1, axis2=2))
-    U = Q * np.where(signs == 0, 1.0, signs)[:, None, :]
-    empty = np.flatnonzero(counts.reshape(B) == 0)
-    if empty.size:
-        U[empty] = haar_stiefel(d, q, rng, size=empty.size)
-    return U.reshape(C, k, d, q)
+    return Q * np.where(signs == 0, 1.0, signs)[:, None, :]
+
+
+def _u_sweep_fused(U, A, perm, kappa, rng):
+    """The column loop of :func:`u_update` and the re-orthonormalisation in compiled code (U
+    (B, d, q) in place), leaving a column to Hoff's update here only when its ACG draw ran out
+    of proposals."""
+    B, d, q = U.shape
+    NV, a, y = np.empty((B, d, d - q + 1)), np.empty((B, d - q + 1)), np.empty((B, d - q + 1))
+    max_proposals = _bingham._MAX_PROPOSALS
+    rounds = -(-max_proposals // _bingham._ROUND)
+    pos = 0
+    while pos < q:
+        pos = _fused.u_sweep(U, A, perm, pos, kappa, rng, rounds, _bingham._ROUND, NV, a, y)
+        if pos < 0:
+            break
+        r = perm[pos]
+        _hoff_fallback(a, y, np.flatnonzero(np.isnan(y[:, 0])), rng, np.matmul(
+            NV.transpose(0, 2, 1), U[:, :, r:r + 1])[:, :, 0], max_proposals)
+        U[:, :, r] = np.matmul(NV, y[:, :, None])[:, :, 0]
+        pos += 1
+    _fused.orthonormalise(U)                                                   # drift control
 
 
 class GibbsSubspaceClustering(PrivateEstimator):

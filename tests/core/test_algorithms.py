@@ -70,7 +70,8 @@ def test_the_release_door_and_the_registry_trust_the_same_classes():
 
 
 def test_lookups_and_build():
-    assert [a.key for a in registry.for_task("kmeans")] == ["kmeans", "compressive", "dplloyd"]
+    assert [a.key for a in registry.for_task("kmeans")] == ["kmeans", "compressive", "dplloyd",
+                                                           "lsh_kmeans", "balcan_kmeans"]
     km = registry.build("kmeans", n_clusters=4)
     assert type(km).__name__ == "KMeans" and km.n_init == 3 and km.n_clusters == 4
     assert registry.build("kmeans", n_clusters=2, n_init=1).n_init == 1

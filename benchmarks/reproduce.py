@@ -273,7 +273,8 @@ def run(paper, figure, quick=False, fresh=False):
     report = [f"# {fig.title} ({'quick' if quick else 'paper'} setting)", "",
               f"Command: `python benchmarks/reproduce.py {paper} {figure}"
               f"{' --quick' if quick else ''}`; total {total:.0f} s wall on a shared 2-core "
-              "machine.", "", "| step | command | wall s |", "|---|---|---|"]
+              "machine (a step whose script resumed from its own partial results records only the "
+              "time of the resumed part).", "", "| step | command | wall s |", "|---|---|---|"]
     report += [f"| {k} | `{v['command']}` | {v['seconds']} |" for k, v in state.items()]
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                    if p.suffix in (".csv", ".png"))

@@ -13,11 +13,14 @@ permuted before each run, K0 = L0 = number of classes. Methods:
 - DPNMF (``DPNMF``, Saha & Imtiaz 2024): delta = 1e-5 and eps < 1 as in the paper's protocol
   (the grid's 1.0 becomes 0.99999), labels = argmax of the (non-private) coefficients.
 
+``--nmf-lr 0.01 1.0`` adds DPNMF runs with other step sizes of its noisy basis update (its
+NMI is mostly that of its non-private start; the step size sets how far the noise moves it).
+
 Resumable: every finished (dataset, method, eps, run) is appended to the CSV at once, and a rerun
 skips what the CSV already holds (``--fresh`` starts over).
 
 Run:  PRIVCLUST_DATA_DIR=/path/to/data python benchmarks/cocluster/fig2_competitors.py
-          [--runs 10] [--quick] [--fresh]
+          [--runs 10] [--quick] [--fresh] [--nmf-lr LR ...]
 Writes benchmarks/results/cocluster/fig2_competitors.csv, fig2_competitors.md and
 competitors_fig2.png.
 """
@@ -60,14 +63,18 @@ def dphd_labels(X, k, eps, seed):
     return np.argmin((Z * Z).sum(1)[:, None] - 2 * Z @ C.T + (C * C).sum(1)[None], axis=1)
 
 
-def tasks(runs, quick):
+def nmf_name(lr):
+    return NMF if lr is None else f"{NMF} (learning_rate={lr:g})"
+
+
+def tasks(runs, quick, nmf_lr=()):
     """Every (dataset, method, eps, run) of the protocol, in the order they run."""
     out = []
     for name in DATASETS:
         km_eps, km_runs = KMEANS[name]
         for run in range(runs):
             out += [(name, TAUCC_EVAL, eps, run) for eps in EPS]
-            out += [(name, NMF, eps, run) for eps in NMF_EPS]
+            out += [(name, nmf_name(lr), eps, run) for lr in (None, *nmf_lr) for eps in NMF_EPS]
             if BalcanKMeans is not None:
                 out += [(name, DPHD, eps, run) for eps in EPS]
             if run < (1 if quick else km_runs):
@@ -88,21 +95,22 @@ def run_task(X, y, k, method, eps, run):
     if method == TAUCC_EVAL:
         est = DPTauCoClustering(k, k, epsilon=eps, n_iter=4, random_state=run).fit(X)
         return [(TAUCC_EVAL, nmi(y, est.eval_row_labels_)), (TAUCC_DP, nmi(y, est.row_labels_))]
-    if method == NMF:
-        est = DPNMF(k, epsilon=eps, delta=DELTA, n_iter=4, random_state=run).fit(X)
-        return [(NMF, nmi(y, est.row_labels_))]
+    if method.startswith(NMF):
+        lr = {} if method == NMF else {"learning_rate": float(method.split("=")[1][:-1])}
+        est = DPNMF(k, epsilon=eps, delta=DELTA, n_iter=4, random_state=run, **lr).fit(X)
+        return [(method, nmi(y, est.row_labels_))]
     if method == DPHD:
         return [(DPHD, nmi(y, dphd_labels(X, k, eps, run)))]
     return [(KMEANS_NAME, nmi(y, dp_kmeans(X, k, eps, run)))]
 
 
-def main(runs=10, quick=False, fresh=False):
+def main(runs=10, quick=False, fresh=False, nmf_lr=()):
     from tqdm import tqdm
     RESULTS.mkdir(parents=True, exist_ok=True)
     if fresh and CSV.exists():
         CSV.unlink()
     done = done_keys()
-    todo = [t for t in tasks(runs, quick) if t not in done]
+    todo = [t for t in tasks(runs, quick, nmf_lr) if t not in done]
     new = not CSV.exists()
     data = {}
     with open(CSV, "a", newline="") as fh:
@@ -141,6 +149,7 @@ def summarise():
 
     rows = read_rows()
     methods = [TAUCC_EVAL, TAUCC_DP, KMEANS_NAME, DPHD, NMF]
+    methods += sorted({r[1] for r in rows} - set(methods))
     lines = ["# [BP25] Fig. 2 with its competitors: NMI of the row partition vs epsilon", "",
              "Protocol: I = 4, K0 = L0 = #classes, rows/columns permuted per run; DPNMF with "
              "delta = 1e-5 and eps < 1 (1.0 -> 0.99999). Mean NMI (median, runs). Paper values "
@@ -188,5 +197,7 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="one DP-KMeans run per eps")
     parser.add_argument("--fresh", action="store_true", help="discard the partial CSV")
+    parser.add_argument("--nmf-lr", type=float, nargs="*", default=[],
+                        help="extra DPNMF step sizes (default step size 0.1 always runs)")
     args = parser.parse_args()
-    main(args.runs, args.quick, args.fresh)
+    main(args.runs, args.quick, args.fresh, tuple(args.nmf_lr))

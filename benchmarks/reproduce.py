@@ -1,6 +1,6 @@
 """One command per seed figure: run the existing benchmark scripts with the papers' settings.
 
-    python benchmarks/reproduce.py <paper> <figure> [--quick] [--fresh] [--list]
+    python benchmarks/reproduce.py <paper> <figure> [--quick] [--fresh] [--report] [--list]
 
     papers and figures:
       subspace   fig2 fig3    Wang, Wang & Singh (NIPS 2015), Figs. 2 and 3
@@ -226,7 +226,7 @@ def _slug(label):
     return label.replace(" ", "_")
 
 
-def run(paper, figure, quick=False, fresh=False):
+def run(paper, figure, quick=False, fresh=False, report_only=False):
     from tqdm import tqdm
     fig = FIGURES[paper, figure]
     mode = _MODES.get(paper, ("paper", "quick"))[quick]
@@ -236,7 +236,7 @@ def run(paper, figure, quick=False, fresh=False):
     folder.mkdir(parents=True, exist_ok=True)
     state_path = folder / "state.json"
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
-    bar = tqdm(fig.steps, desc=f"{paper} {figure}", unit="step")
+    bar = tqdm([] if report_only else fig.steps, desc=f"{paper} {figure}", unit="step")
     for step in bar:
         if step.label in state:
             continue
@@ -276,6 +276,10 @@ def run(paper, figure, quick=False, fresh=False):
               "machine (a step whose script resumed from its own partial results records only the "
               "time of the resumed part).", "", "| step | command | wall s |", "|---|---|---|"]
     report += [f"| {k} | `{v['command']}` | {v['seconds']} |" for k, v in state.items()]
+    missing = [s.label for s in fig.steps if s.label not in state]
+    if missing:
+        report += ["", f"**Partial**: not finished yet: {', '.join(missing)} (rerun the command "
+                   "to resume); the tables below cover the finished steps only."]
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                    if p.suffix in (".csv", ".png"))
     report += ["", "Files here: " + ", ".join(f"`{f}`" for f in files) + f"; main table "
@@ -292,6 +296,8 @@ def main():
     p.add_argument("--quick", action="store_true", help="each script's reduced setting")
     p.add_argument("--fresh", action="store_true", help="discard finished steps")
     p.add_argument("--list", action="store_true", help="list the figures and exit")
+    p.add_argument("--report", action="store_true",
+                   help="only write report.md from the steps finished so far")
     a = p.parse_args()
     if a.list or a.paper is None:
         for (paper, figure), fig in FIGURES.items():
@@ -300,7 +306,7 @@ def main():
     if (a.paper, a.figure) not in FIGURES:
         p.error(f"unknown figure {a.figure!r} for {a.paper}; "
                 f"choose from {[f for (q, f) in FIGURES if q == a.paper]}")
-    run(a.paper, a.figure, a.quick, a.fresh)
+    run(a.paper, a.figure, a.quick, a.fresh, a.report)
 
 
 if __name__ == "__main__":

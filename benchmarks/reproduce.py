@@ -13,8 +13,9 @@ The figure is split into steps (one invocation of an existing script each). A pr
 over the steps; each finished step is recorded with its wall time in
 ``benchmarks/results/reproduce/<paper>_<figure>_<mode>/state.json`` and its output files are
 copied there, so an interrupted run resumes at the first unfinished step (``--fresh`` starts
-over). Scripts that are resumable themselves (``fig2_competitors.py``, ``onecluster/grid.py``)
-also keep their partial rows inside a step. At the end the driver writes, in that folder, the
+over; ``--report`` writes the report from the steps finished so far). Inside a step,
+``cocluster/fig2_competitors.py`` also resumes from its partial rows; ``onecluster/grid.py``
+keeps its partial rows but restarts. At the end the driver writes, in that folder, the
 CSV and PNG of the figure and ``report.md``: the settings, the time of every step and a table
 with the paper's numbers or statements beside ours.
 

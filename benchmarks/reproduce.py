@@ -118,7 +118,7 @@ def compare_subspace_fig2(folder, quick):
     mod = _module("subspace/fig2.py")
     mode = "quick" if quick else "full"
     rows = []
-    for part in sorted(folder.glob("column_*")):
+    for part in sorted(p for p in folder.glob("column_*") if p.is_dir()):
         rows += [(int(r[0]),) + tuple(r[1:]) for r in mod.read_rows(part / f"fig2_{mode}.csv")]
     merged = folder / f"fig2_{mode}.csv"
     with open(merged, "w", newline="") as fh:

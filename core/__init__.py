@@ -31,6 +31,7 @@ _EXPORTS = {
     # co-clustering (Battaglia & Pensa, SDM 2025)
     "TauCoClustering": "cocluster",
     "DPTauCoClustering": "cocluster",
+    "DPNMF": "cocluster",   # benchmark competitor (Saha & Imtiaz 2024); plan kind "none"
     # the release protocol: the one door to non-public data
     "Curator": "release",
     "Release": "release",

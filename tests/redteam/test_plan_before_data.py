@@ -74,6 +74,9 @@ TABLE = {
     "PrivateBounds": (dict(epsilon=1.0, outer_bounds=(-1.0, 1.0), quantile=0.05), _mixture),
 }
 KNOWN = sorted(TABLE)
+# exported PrivateEstimator subclasses whose plan is never private (kind "none"): no ledger can
+# pay for them, so the charge checks here do not apply; their own tests check the refusal
+NOT_PRIVATE = {"DPNMF"}
 
 
 def exported_private():
@@ -181,7 +184,7 @@ def test_known_private_estimators_derive_from_the_base(name):
 
 
 def test_every_exported_private_estimator_is_in_the_table():
-    missing = sorted(set(exported_private()) - set(TABLE))
+    missing = sorted(set(exported_private()) - set(TABLE) - NOT_PRIVATE)
     assert not missing, f"add {missing} to TABLE with small valid parameters"
 
 

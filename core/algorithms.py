@@ -213,6 +213,8 @@ REGISTRY = (
     Algorithm("fasttaucc", ".cocluster:TauCoClustering", "cocluster", "cocluster", "Fast-τCC"),
     Algorithm("dptaucc", ".cocluster:DPTauCoClustering", "cocluster", "cocluster", "DP-τCC",
               baseline="fasttaucc", planner=(_variant("dp_taucc"),)),
+    # a benchmark competitor of DP-tauCC, not private as a whole (Saha & Imtiaz, TKDD 2024)
+    Algorithm("dpnmf", ".cocluster:DPNMF", "cocluster", None, "DPNMF (Saha & Imtiaz 2024)"),
     # public bounds from private quantiles (Smith, STOC 2011)
     Algorithm("private_bounds", ".privacy.bounds:PrivateBounds", "bounds", None,
               "Private bounds (quantiles)"),

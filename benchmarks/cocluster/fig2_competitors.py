@@ -58,7 +58,7 @@ CSV = RESULTS / "fig2_competitors.csv"
 def dphd_labels(X, k, eps, seed):
     """DPHD on the rows scaled to unit norm (radius 1 is public); nearest released centre."""
     Z = normalize(X).toarray()
-    est = BalcanKMeans(n_clusters=k, epsilon=eps, random_state=seed).fit(Z)
+    est = BalcanKMeans(n_clusters=k, epsilon=eps, radius=1.0, random_state=seed).fit(Z)
     C = est.cluster_centers_
     return np.argmin((Z * Z).sum(1)[:, None] - 2 * Z @ C.T + (C * C).sum(1)[None], axis=1)
 

@@ -543,7 +543,8 @@ def _kmeans_algorithms():
 
     def improved(f, eps, seed, **kw):
         return DPLloyd(n_clusters=f.n_clusters, epsilon=eps, bounds=f.bounds,
-                       random_state=seed, **{"init": "sphere_packing", **kw})
+                       expected_n_samples=f.n_samples, random_state=seed,
+                       **{"init": "sphere_packing", **kw})
 
     return {"ckm": ckm, "dplloyd": lloyd, "dplloyd_improved": improved}
 
@@ -699,12 +700,9 @@ def _analytic(facts, twin, base, algorithm, make, eps_grid):
             rows.append((algorithm, e, "sketch_snr", float(snr_complex_exp(z, n, op.sketch_size,
                                                                            r, s))))
     elif algorithm.startswith("dplloyd"):
-        from ..sketch.dplloyd import noise_scales
-        from ..sketch.frequencies import _as_bounds
         for e in eps_grid:
             est = make(facts, e, 0)
-            lo, hi = _as_bounds(est.bounds, d)
-            _, b_sum, _ = noise_scales(e, est.n_iter, lo, hi, est.init, est.neighbouring)
+            _, _, b_sum, _ = est.schedule(d, n)
             # last iteration: a centre is a noisy sum over ~n/k points; Lap(b) has var 2 b^2
             err2 = 2.0 * b_sum ** 2 * d * (k / n) ** 2
             rows.append((algorithm, e, "centre_noise_std", math.sqrt(err2)))

@@ -21,6 +21,7 @@ _EXPORTS = {
     # compressive k-means (Schellekens et al., SPARS 2019)
     "CompressiveKMeans": "sketch",
     "DPLloyd": "sketch",
+    "recommend_kmeans": "sketch",
     "Sketch": "sketch",
     # locating a small cluster (Nissim, Stemmer & Vadhan, PODS 2016)
     "OneCluster": "onecluster",

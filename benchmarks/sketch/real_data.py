@@ -3,7 +3,7 @@
 
     python benchmarks/sketch/real_data.py [--datasets letter digits yaleb] [--k 8 16 64]
         [--eps 0.5 1 2] [--runs 5] [--methods dplloyd diffprivlib ...] [--ckm-max-k 16]
-        [--ckm-max-d 64] [--summary-only]
+        [--ckm-max-d 64] [--summary-only] [--evidence]
 
 Every fit is appended to benchmarks/results/sketch/real_data_runs.jsonl as soon as it ends, and
 fits already there are skipped, so the long grid can be run in pieces; the tables
@@ -17,6 +17,10 @@ Data and public boxes (documented ranges, never read from the data):
   Kriegman 2005), 2,432 cropped 48 x 42 images, block means of 3 x 3 pixels (16 x 14 = 224
   features, a public transformation), grey levels / 255 in [0, 1];
   ``$PRIVCLUST_DATA_DIR/extended_yaleb_crop_48x42.npz``.
+
+"DPLloyd (declared n)" is DPLloyd given the number of records as a declared public estimate
+(``expected_n_samples``, as :func:`privclust.core.recommend_kmeans` configures it): it then skips
+the private-box initialisation where that would be too noisy (digits, Yale B).
 
 Every method runs under add/remove neighbours with delta <= 1e-6 (all of privclust's methods here
 are pure epsilon-DP; delta = 1e-6 is passed to those that take one).  diffprivlib's KMeans is
@@ -89,8 +93,10 @@ def _make(cls, k, eps, lo, hi, seed, **fixed):
     return cls(**{key: v for key, v in kw.items() if key in accepted})
 
 
-def fit_privclust(cls, **fixed):
+def fit_privclust(cls, declared_n=False, **fixed):
     def fit(X, k, eps, lo, hi, seed):
+        if declared_n:
+            fixed["expected_n_samples"] = X.shape[0]
         est = _make(cls, k, eps, lo, hi, seed, **fixed).fit(X)
         g = est.privacy_
         return est.cluster_centers_, {"eps_spent": g.epsilon, "delta": g.delta,
@@ -120,6 +126,7 @@ def fit_diffprivlib(X, k, eps, lo, hi, seed):
 
 METHODS = {
     "dplloyd": fit_privclust(core.DPLloyd),
+    "dplloyd_n": fit_privclust(core.DPLloyd, declared_n=True),
     "dplloyd_sphere": fit_privclust(core.DPLloyd, init="sphere_packing"),
     "dplloyd_old_default": fit_privclust(core.DPLloyd, init="uniform", n_iter=5),
     "ckm": fit_privclust(core.CompressiveKMeans, delta=0.0),
@@ -128,7 +135,8 @@ METHODS = {
 for _label, _name in (("lsh_coreset", "LSHCoresetKMeans"), ("balcan", "BalcanKMeans")):
     if _optional(_name) is not None:
         METHODS[_label] = fit_privclust(_optional(_name))
-LABELS = {"dplloyd": "DPLloyd (defaults)", "dplloyd_sphere": "DPLloyd (sphere packing)",
+LABELS = {"dplloyd": "DPLloyd (defaults)", "dplloyd_n": "DPLloyd (declared n)",
+          "dplloyd_sphere": "DPLloyd (sphere packing)",
           "dplloyd_old_default": "DPLloyd (old default: uniform, T=5)", "ckm": "CKM (add/remove)",
           "diffprivlib": "diffprivlib 0.6.6 KMeans", "lsh_coreset": "LSH coreset",
           "balcan": "Balcan et al. (DPHD)"}
@@ -231,6 +239,27 @@ def summarise():
     print("\n".join(lines))
 
 
+def evidence():
+    """Print the rows and the docstring table of privclust.core.sketch.recommend.EVIDENCE."""
+    cells = json.loads((RESULTS / "real_data.json").read_text())["cells"]
+    rows = [(c["dataset"], c["n"], c["d"], c["k"], c["eps"], c["method"], round(c["mean"], 3),
+             None if c["runs"] < 2 else round(c["sd"], 3), c["runs"], round(c["seconds"], 2))
+            for c in cells]
+    print("EVIDENCE = (")
+    for r in rows:
+        print(f"    {r!r},")
+    print(")")
+    methods = [m for m in LABELS if any(r[5] == m for r in rows)]
+    by = {r[:6]: r for r in rows}
+    print("| data (n x d), k, eps | " + " | ".join(methods) + " |")
+    print("|---" * (len(methods) + 1) + "|")
+    for key in sorted({r[:5] for r in rows}):
+        print(f"| {key[0]} ({key[1]} x {key[2]}), {key[3]}, {key[4]:g} | " + " | ".join(
+            "-" if key + (m,) not in by else f"{by[key + (m,)][6]:.2f}"
+            + ("" if by[key + (m,)][8] >= 5 else f" [{by[key + (m,)][8]}]") for m in methods)
+            + " |")
+
+
 def plot(table, methods):
     import matplotlib
     matplotlib.use("Agg")
@@ -274,7 +303,11 @@ def main():
     p.add_argument("--ckm-max-d", type=int, default=64,
                    help="skip CKM above this dimension (one Yale B fit, d = 224, took > 8 min)")
     p.add_argument("--summary-only", action="store_true")
+    p.add_argument("--evidence", action="store_true",
+                   help="print the evidence rows of privclust.core.sketch.recommend and stop")
     args = p.parse_args()
+    if args.evidence:
+        return evidence()
     if not args.summary_only:
         run_grid(args)
     summarise()

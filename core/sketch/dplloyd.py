@@ -225,6 +225,20 @@ def moment_box(count, sums, squares, b_count, b_sum, lo, hi, width=2.0):
     return np.maximum(mid + mean - width * sd, lo), np.minimum(mid + mean + width * sd, hi)
 
 
+def box_is_useful(n_samples, epsilon, lo, hi, neighbouring="add_remove"):
+    """Whether :func:`moment_box` at ``epsilon`` can use the noisy moments of ``n_samples``
+    records: n reaches :func:`min_update_count` for the moments' noise scales (otherwise it
+    would almost always fall back to the public box, and the budget would be wasted)."""
+    b_count, b_sum = (sens / e for _, e, sens in moment_spends(epsilon, lo, hi, neighbouring)[:2])
+    return n_samples >= min_update_count(b_count, b_sum, lo, hi)
+
+
+def _uses_private_box(init, epsilon, lo, hi, neighbouring, n_samples):
+    return (isinstance(init, str) and init == "private_box"
+            and (n_samples is None
+                 or box_is_useful(n_samples, INIT_SHARE * epsilon, lo, hi, neighbouring)))
+
+
 def private_box_init(Xc, n_clusters, epsilon, lo, hi, rng, neighbouring="add_remove"):
     """Sphere packing (:func:`sphere_packing_init`) in the private box of :func:`moment_box`
     computed from :func:`noisy_moments` at ``epsilon``: data-independent in shape, but it lands
@@ -281,10 +295,13 @@ def schedule(epsilon, n_clusters, lo, hi, n_iter="auto", init="private_box",
              neighbouring="add_remove", n_samples=None):
     """The public plan of a DPLloyd run: (T, b_count, b_sum, spends), where spends lists
     (name, epsilon, sensitivity) of every Laplace release in order.  ``init="private_box"``
-    spends ``INIT_SHARE`` of epsilon on :func:`noisy_moments` first; ``n_iter="auto"`` takes
+    spends ``INIT_SHARE`` of epsilon on :func:`noisy_moments` first, unless a public
+    ``n_samples`` shows that the noisy mean would be too noisy to use (:func:`box_is_useful`:
+    then it is plain sphere packing with the whole budget); ``n_iter="auto"`` takes
     :func:`su_iterations` on the rest (``n_samples`` only when it is public).
     """
-    init_eps = INIT_SHARE * epsilon if isinstance(init, str) and init == "private_box" else 0.0
+    init_eps = INIT_SHARE * epsilon if _uses_private_box(init, epsilon, lo, hi, neighbouring,
+                                                         n_samples) else 0.0
     eps_iter = epsilon - init_eps
     if isinstance(n_iter, str):
         n_iter = SULQ_ITERATIONS if _is_sulq(init) else su_iterations(eps_iter, n_clusters,
@@ -342,7 +359,7 @@ def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter="auto", init="private_bo
         centers = np.broadcast_to(np.asarray(initial_centers, dtype=float), (n_runs, k, d)).copy()
     elif init == "uniform":
         centers = rng.uniform(lo, hi, size=(n_runs, k, d))
-    elif init == "sphere_packing":
+    elif not _uses_private_box(init, epsilon, lo, hi, neighbouring, n_samples):
         centers = np.stack([sphere_packing_init(k, lo, hi, rng) for _ in range(n_runs)])
     else:
         centers = np.stack([private_box_init(Xc, k, INIT_SHARE * epsilon, lo, hi, rng, neighbouring)
@@ -383,7 +400,8 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         2), and 5 for ``init="uniform"``.
     init : {"private_box", "sphere_packing", "uniform"} or array of shape (k, d), default="private_box"
         "private_box": sphere packing in the box [m - 2 s, m + 2 s] from a noisy mean m and
-        standard deviation s of the records (:func:`private_box_init`, 10 % of epsilon);
+        standard deviation s of the records (:func:`private_box_init`, 10 % of epsilon; not
+        spent when a public number of records shows it too noisy, :func:`box_is_useful`);
         "sphere_packing": sphere packing in the public box (data-independent); "uniform": SuLQ
         k-means (uniform centres, joint count/sum noise, update whenever the noisy count
         reaches 1); an array: these public initial centres (e.g. decoded by another release).

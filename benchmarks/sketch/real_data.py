@@ -269,6 +269,7 @@ def evidence():
 
 def plot(table, methods):
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     panels = sorted({(t["dataset"], t["k"]) for t in table})
@@ -281,19 +282,22 @@ def plot(table, methods):
                          if t["dataset"] == name and t["k"] == k and t["method"] == m)
             if pts:
                 e, mu, sd = (np.array(c) for c in zip(*pts))
-                ax.errorbar(e, mu, yerr=np.nan_to_num(sd), marker="o", capsize=3, label=LABELS[m])
+                ax.errorbar(e, mu, yerr=np.nan_to_num(sd), marker="o", capsize=3, label=LABELS[m],
+                            color=f"C{methods.index(m)}")
         g = [(e, v) for (dn, kk, e), v in GOOGLE.items() if dn == name and kk == k]
         if g:
             ax.plot(*zip(*g), "k*", markersize=12, label="Google (published)")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xticks([0.5, 1, 2], ["0.5", "1", "2"])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_title(f"{name}, k = {k}")
         ax.set_xlabel("epsilon (add/remove)")
         ax.set_ylabel("SSE / k-means++ SSE")
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
-    axes.flat[0].legend(fontsize=7)
+    handles = {label: h for ax in axes.flat for h, label in zip(*ax.get_legend_handles_labels())}
+    axes.flat[0].legend(handles.values(), handles.keys(), fontsize=7)
     fig.tight_layout()
     fig.savefig(RESULTS / "real_data.png", dpi=110)
 

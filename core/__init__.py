@@ -24,6 +24,7 @@ _EXPORTS = {
     # published private k-means competitors (Chang & Kamath 2021; Balcan et al., ICML 2017)
     "LSHCoresetKMeans": "sketch",
     "BalcanKMeans": "sketch",
+    "recommend_kmeans": "sketch",
     "Sketch": "sketch",
     # locating a small cluster (Nissim, Stemmer & Vadhan, PODS 2016)
     "OneCluster": "onecluster",

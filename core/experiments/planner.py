@@ -536,7 +536,8 @@ def _fact_arguments(cls, facts, epsilon, seed):
     values = {"n_clusters": facts.n_clusters, "n_row_clusters": facts.n_clusters,
               "n_col_clusters": facts.n_col_clusters, "subspace_dim": facts.subspace_dim,
               "n_points": int(facts.n_points or facts.n_samples // 2), "epsilon": epsilon,
-              "delta": facts.delta, "bounds": facts.bounds, "random_state": seed}
+              "delta": facts.delta, "bounds": facts.bounds, "random_state": seed,
+              "expected_n_samples": facts.n_samples}
     return {name: values[name] for name in inspect.signature(cls).parameters if name in values}
 
 
@@ -659,12 +660,9 @@ def _analytic(facts, twin, base, algorithm, make, eps_grid):
             rows.append((algorithm, e, "sketch_snr", float(snr_complex_exp(z, n, op.sketch_size,
                                                                            r, s))))
     elif algorithm.startswith("dplloyd"):
-        from ..sketch.dplloyd import noise_scales
-        from ..sketch.frequencies import _as_bounds
         for e in eps_grid:
             est = make(facts, e, 0)
-            lo, hi = _as_bounds(est.bounds, d)
-            _, b_sum, _ = noise_scales(e, est.n_iter, lo, hi, est.init, est.neighbouring)
+            _, _, b_sum, _ = est.schedule(d, n)
             # last iteration: a centre is a noisy sum over ~n/k points; Lap(b) has var 2 b^2
             err2 = 2.0 * b_sum ** 2 * d * (k / n) ** 2
             rows.append((algorithm, e, "centre_noise_std", math.sqrt(err2)))

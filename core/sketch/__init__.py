@@ -16,6 +16,7 @@ from .clompr import clompr
 from .distributed import sketch_dask
 from .dplloyd import DPLloyd, dplloyd_runs, sphere_packing_init
 from .lsh_coreset import LSHCoresetKMeans
+from .recommend import recommend_kmeans
 from .frequencies import default_frequency_scale, draw_dither, draw_frequencies
 from .operator import C_F, SketchOperator
 from .release import l1_sensitivity, l2_sensitivity, release_sketch
@@ -25,7 +26,7 @@ from .snr import (empirical_snr, gmm_true_sketch, noise_std_for_snr, sigma_xi,
 
 __all__ = [
     "CompressiveKMeans", "DPLloyd", "LSHCoresetKMeans", "BalcanKMeans", "Sketch", "SketchOperator", "C_F",
-    "clompr", "sketch_dask", "dplloyd_runs", "sphere_packing_init",
+    "clompr", "sketch_dask", "dplloyd_runs", "sphere_packing_init", "recommend_kmeans",
     "default_frequency_scale", "draw_dither", "draw_frequencies",
     "l1_sensitivity", "l2_sensitivity", "release_sketch", "iter_file_blocks",
     "empirical_snr", "gmm_true_sketch", "noise_std_for_snr", "sigma_xi", "snr_complex_exp",

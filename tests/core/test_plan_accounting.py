@@ -121,7 +121,7 @@ def test_an_epsilon_too_large_for_a_pld_falls_back_to_the_basic_sum():
 
 # ---- events per algorithm --------------------------------------------------------------------
 def test_dplloyd_events_are_laplace_and_add_remove_doubles_on_replace():
-    est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(-1, 1), n_iter=4)
+    est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(-1, 1), n_iter=4, init="uniform")
     g = est.public_plan((100, 2))
     events = events_for_guarantee(g, "DPLloyd")
     assert [e.kind for e in events] == ["laplace"] * 4

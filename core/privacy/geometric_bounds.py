@@ -129,7 +129,8 @@ class BoundsForecast:
     ``outside_share``: 2 * tail_records / n, the share of a feature's records a release may
     leave outside (None when n is not public); ``reliable``: whether a feature whose records
     span a few adjacent buckets is found with most of its records inside (None when n is not
-    public).
+    public); ``epsilon_needed``: the smallest total epsilon for which the forecast says
+    reliable (None when n is not public).
     """
 
     epsilon_per_feature: float
@@ -140,6 +141,7 @@ class BoundsForecast:
     n_samples: int | None
     outside_share: float | None
     reliable: bool | None
+    epsilon_needed: float | None
 
     def message(self):
         """The forecast in plain words."""
@@ -155,8 +157,8 @@ class BoundsForecast:
                     f"{100 * self.outside_share:.0f} % of each feature outside its box.")
         return (head + f". With n = {self.n_samples} this is unreliable: features may be "
                 "missed (then the whole search range is returned) or lose more than "
-                f"{100 * OUTSIDE_TOLERANCE:.0f} % of their records. Spend more ε or use a public "
-                "box.")
+                f"{100 * OUTSIDE_TOLERANCE:.0f} % of their records. It would be reliable from "
+                f"ε ≈ {self.epsilon_needed:.3g} in total; or set a public box from what you know.")
 
 
 def forecast_geometric_bounds(epsilon, n_features, n_samples=None, exponents=(-8, 16),
@@ -168,7 +170,8 @@ def forecast_geometric_bounds(epsilon, n_features, n_samples=None, exponents=(-8
     A bucket holding m records is kept with probability 1 - exp(-(m - t)/b) / 2 for m >= t, so
     it is found with probability 0.9 when m >= t + b ln 5. The verdict ``reliable`` holds when
     a feature spread over at most four buckets is found (records_to_find <= n / 4) and the
-    tails it may drop hold at most 10 % of the records (2 tail_records <= n / 10).
+    tails it may drop hold at most 10 % of the records (2 tail_records <= n / 10); both
+    numbers are proportional to the noise scale, which gives ``epsilon_needed``.
 
     References
     ----------
@@ -186,13 +189,14 @@ def forecast_geometric_bounds(epsilon, n_features, n_samples=None, exponents=(-8
     margin = b * math.log(1.0 / (2.0 * (1.0 - RELIABLE)))
     find, tail = t + margin, t_ext + margin
     if n_samples is None:
-        share = reliable = None
-    else:
-        n = int(n_samples)
-        share = min(1.0, 2.0 * tail / n)
-        reliable = bool(find <= n / 4.0 and share <= OUTSIDE_TOLERANCE)
-    return BoundsForecast(eps / d, b, t, find, tail, None if n_samples is None else int(n_samples),
-                          share, reliable)
+        return BoundsForecast(eps / d, b, t, find, tail, None, None, None, None)
+    n = int(n_samples)
+    share = min(1.0, 2.0 * tail / n)
+    reliable = bool(find <= n / 4.0 and share <= OUTSIDE_TOLERANCE)
+    # find and tail are proportional to b = sensitivity * d / epsilon: the largest b meeting both
+    largest_b = min(n / 4.0 / (find / b), OUTSIDE_TOLERANCE * n / 2.0 / (tail / b))
+    needed = SENSITIVITY[neighbouring] * d / largest_b
+    return BoundsForecast(eps / d, b, t, find, tail, n, share, reliable, needed)
 
 
 def bucket_counts(X, exponents):

@@ -95,6 +95,11 @@ def test_forecast_from_public_facts():
     total_one = forecast_geometric_bounds(1.0, 13, 178)
     assert total_one.reliable is False and "unreliable" in total_one.message()
     assert total_one.records_to_find > 178
+    # the smallest epsilon the forecast calls reliable, and just below it
+    needed = total_one.epsilon_needed
+    assert 1.0 < needed < 13.0 and "reliable from ε ≈" in total_one.message()
+    assert forecast_geometric_bounds(needed * 1.001, 13, 178).reliable
+    assert not forecast_geometric_bounds(needed * 0.99, 13, 178).reliable
     unknown = forecast_geometric_bounds(1.0, 13)
     assert unknown.reliable is None and "not public" in unknown.message()
     # add/remove: half the noise, and n is not used by the estimator's forecast

@@ -12,9 +12,11 @@ import logging
 import time
 import traceback
 
+import numpy as np
 import param
 
 from .. import catalogue
+from .box_faces import face_warning
 from .data import PRESETS, DataModel
 from .ledger import LedgerModel, relation_note
 from .results import Request, RunResult, random_state_for
@@ -274,8 +276,9 @@ class Lab(param.Parameterized):
             self.say(f"Released {spec.label}: charged ε = {eps:g}" +
                      (f", δ = {delta:g}" if delta else "") + (f" ({note})" if note else "") +
                      " to the ledger before it ran; fresh randomness, the seed was ignored."
-                     + _warnings_text(release.guarantee),
-                     "warning" if release.guarantee.warnings else "success")
+                     + _warnings_text(release.guarantee) + self.face_note(result),
+                     "warning" if release.guarantee.warnings or self.face_note(result)
+                     else "success")
         return result
 
     def _owner_run(self, request):
@@ -391,10 +394,16 @@ class Lab(param.Parameterized):
     def _say_demo(self, result):
         """The status of a demo result (fresh or from the cache): its warnings, if any."""
         notice, self._notice = self._notice, ""
+        faces = self.face_note(result)
         self.say(notice + "Demo data: results follow the sliders, no budget is spent."
-                 + _warnings_text(result.guarantee),
-                 "warning" if result.guarantee is not None and result.guarantee.warnings
+                 + _warnings_text(result.guarantee) + faces,
+                 "warning" if faces or (result.guarantee is not None and result.guarantee.warnings)
                  else "info")
+
+    def face_note(self, result):
+        """The free warning about released centres on the box's faces (see
+        :mod:`.box_faces`), with the columns' names; "" when there is none."""
+        return face_warning(result, self.settings.column_name)
 
     def baseline(self, result=None):
         """The non-private baseline of a result (computed once, kept on the result); None
@@ -460,19 +469,32 @@ class Lab(param.Parameterized):
         return text if fits else text + " Not enough budget: it would be refused."
 
     def suggest_bounds(self):
-        """Private data: spend ``settings.bounds_epsilon`` on the 1 % and 99 % quantiles of each
-        feature (PrivateBounds through the Curator: charged and recorded like any release)
-        and set the public box to the widest of them. Returns the Release or None."""
-        from privclust.core import PrivateBounds
+        """Private data: spend ``settings.bounds_epsilon`` on a noisy histogram of each column
+        over power-of-two buckets (GeometricBounds through the Curator: charged and recorded
+        like any release) and set the public box per column. Nothing is spent when the
+        forecast (public facts only) says the result would be unreliable, unless
+        ``settings.bounds_anyway``. Returns the Release or None."""
+        from privclust.core import GeometricBounds
         from privclust.core.privacy import BudgetExceeded
+        from privclust.core.privacy.geometric_bounds import exponents_for_range
         from privclust.core.release import PrivacyRefused
         s, curator = self.settings, self.ledger.curator
         if self.mode != "private" or curator is None:
             self.say("Suggested bounds are for private data: on demo data the generator's box "
                      "is public and already set.", "info")
             return None
-        est = PrivateBounds(epsilon=s.bounds_epsilon, outer_bounds=(s.outer_lower, s.outer_upper),
-                            quantile=0.01, neighbouring=self.ledger.unit)
+        try:
+            est = GeometricBounds(epsilon=s.bounds_epsilon, neighbouring=self.ledger.unit,
+                                  exponents=exponents_for_range(s.bounds_largest,
+                                                                s.bounds_smallest))
+            forecast = self.bounds_forecast(est)
+        except ValueError as exc:
+            self.say(f"Refused before anything ran: {exc}. Nothing was run or charged.", "danger")
+            return None
+        if forecast.reliable is False and not s.bounds_anyway:
+            self.say("Nothing was spent: " + forecast.message() + " (Tick “suggest even when "
+                     "the forecast says unreliable” to spend anyway.)", "warning")
+            return None
         try:
             fits, cost, plan = self.ledger.can_release(est)
             if not fits:
@@ -485,14 +507,35 @@ class Lab(param.Parameterized):
             return None
         finally:
             self.ledger.refresh()
-        lower, upper = float(release.lower_.min()), float(release.upper_.max())
+        lower, upper = np.asarray(release.lower_), np.asarray(release.upper_)
         with self.quietly():
-            s.param.update(lower=lower, upper=upper)
+            s.set_feature_box(lower, upper)
         self.stale = True
-        self.say(f"Suggested public box [{lower:.4g}, {upper:.4g}] from private quantiles "
-                 f"(release #{release.id}, charged ε = {release.cost[0]:g}); it is now set in "
-                 "the sidebar.", "success")
+        missed = [s.column_name(j) for j in np.flatnonzero(~np.asarray(release.found_))]
+        text = (f"Suggested a public box per column from a noisy power-of-two histogram "
+                f"(release #{release.id}, charged ε = {release.cost[0]:g}); it is now set in "
+                "the sidebar's table.")
+        if missed:
+            self.say(text + f" Not found (no bucket stood out of the noise), so given the whole "
+                     f"search range: {', '.join(missed[:8])}{', ...' if len(missed) > 8 else ''}"
+                     ". Type a box for them from what you know.", "warning")
+        else:
+            self.say(text, "success")
         return release
+
+    def bounds_forecast(self, est=None):
+        """What Suggest bounds can achieve on the loaded data's public shape, before anything
+        is spent (:func:`privclust.core.forecast_geometric_bounds`); None without data."""
+        from privclust.core import GeometricBounds
+        from privclust.core.privacy.geometric_bounds import exponents_for_range
+        ds, s = self.data.dataset, self.settings
+        if ds is None:
+            return None
+        if est is None:
+            est = GeometricBounds(epsilon=s.bounds_epsilon, neighbouring=self.ledger.unit,
+                                  exponents=exponents_for_range(s.bounds_largest,
+                                                                s.bounds_smallest))
+        return est.forecast(ds.n_samples, ds.n_features)
 
     def outside_share(self):
         """Data owner view only: the share of records outside the current public box (NOT
@@ -502,7 +545,7 @@ class Lab(param.Parameterized):
         if ds is None or ds.public or not self.raw_allowed(ds) or self.ledger.curator is None:
             return None
         return self.ledger.curator.owner_evaluate(
-            lambda d: outside_share(d, s.lower, s.upper)).value
+            lambda d: outside_share(d, *s.box_arrays(d.n_features))).value
 
     def show(self, result, text, kind="success"):
         """Show ``result`` (a demo result is also cached) with a status message; a result of

@@ -153,7 +153,10 @@ def _preset(doc):
 
 
 def _grid_step():
-    return param.Number(2.0 ** -16, bounds=(1e-12, 1.0), label="public grid step")
+    """Empty (None): the estimator's default, the box's largest side / 2^16 (raised to what
+    float64 resolves), so a box per column of any scale works without touching it."""
+    return param.Number(None, bounds=(1e-12, None), allow_None=True,
+                        label="public grid step (empty: box side / 2^16)")
 
 
 SPECS = [

@@ -221,10 +221,12 @@ class SettingsPanel(View):
         if spec.uses_box:
             items.append(self.box)
         if s.algo is not None and spec.params:
-            # a slider cannot hold "not set": optional integers (e.g. DP-tauCC's row cap) get a
-            # number box that may stay empty
-            optional = {name: pn.widgets.IntInput for name, p in s.algo.param.objects().items()
-                        if isinstance(p, param.Integer) and p.allow_None}
+            # a slider cannot hold "not set": optional numbers (e.g. DP-tauCC's row cap, the
+            # 1-cluster grid step) get a number box that may stay empty
+            optional = {name: (pn.widgets.IntInput if isinstance(p, param.Integer)
+                               else pn.widgets.FloatInput)
+                        for name, p in s.algo.param.objects().items()
+                        if isinstance(p, param.Number) and p.allow_None}
             items.append(pn.Param(s.algo, show_name=False, sizing_mode="stretch_width",
                                   widgets=optional))
         return pn.Column(*items, sizing_mode="stretch_width")

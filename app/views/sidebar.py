@@ -241,15 +241,19 @@ class SettingsPanel(View):
                                          css_classes=["pc-suggest-bounds"],
                                          sizing_mode="stretch_width")
         self.suggest.on_click(lambda e: self.lab.worker(self.lab.suggest_bounds))
-        self.box_table = pn.widgets.Tabulator(
-            self._box_frame(), show_index=False, sizing_mode="stretch_width", max_height=260,
-            editors={"column": None}, layout="fit_columns", css_classes=["pc-box-table"],
-            name="public box per column")
-        self.box_table.on_edit(self._on_box_edit)
+        # the table shows the box per column; it is edited as text (typed or pasted lines),
+        # which needs no table editor in the browser (and so nothing beyond Bokeh's own code)
+        self._syncing = False
+        self.box_table = pn.pane.DataFrame(self._box_frame(), escape=True, index=False,
+                                           sizing_mode="stretch_width", max_height=220,
+                                           styles={"overflow": "auto"},
+                                           css_classes=["pc-box-table"])
         self.box_paste = pn.widgets.TextAreaInput(
-            name="paste a box per column", placeholder="one line per column: lower, upper "
-            "(or name, lower, upper; commas, tabs or spaces)", rows=3,
-            sizing_mode="stretch_width", css_classes=["pc-box-paste"])
+            name="box per column: edit or paste one line per column",
+            value=self._box_lines(), rows=4, sizing_mode="stretch_width",
+            placeholder="name, lower, upper (or lower, upper in column order; commas, tabs or "
+                        "spaces; one line alone applies to every column)",
+            css_classes=["pc-box-paste"])
         self.box_paste.param.watch(self._on_box_paste, "value")
         self.box_error = pn.pane.Alert("", alert_type="danger", visible=False,
                                        css_classes=["pc-box-error"], sizing_mode="stretch_width")
@@ -268,8 +272,7 @@ class SettingsPanel(View):
         return pn.Column(
             pn.Param(s, parameters=["lower", "upper"], show_name=False,
                      sizing_mode="stretch_width"),
-            md("Or one box per column (type in the table, or paste):",
-               css_classes=["pc-help"]),
+            md("Or one box per column:", css_classes=["pc-help"]),
             self.box_table, self.box_paste, self.box_error,
             md("The **public box** clips every record to [lower, upper] in each feature and sets "
                "the noise scale. It must come from what is known about the data's domain (units, "
@@ -282,37 +285,32 @@ class SettingsPanel(View):
         s = self.lab.settings
         d = len(s.feature_names)
         lo, hi = s.box_arrays(d)
-        return pd.DataFrame({"column": list(s.feature_names), "lower": lo, "upper": hi})
+        return pd.DataFrame({"column": list(s.feature_names), "lower": [f"{v:g}" for v in lo],
+                             "upper": [f"{v:g}" for v in hi]})
+
+    def _box_lines(self):
+        return "\n".join(", ".join(row) for row in self._box_frame().astype(str).values)
 
     def _sync_box_table(self, *events):
-        self.box_table.value = self._box_frame()
-
-    def _set_box(self, lower, upper):
+        self._syncing = True
         try:
-            self.lab.settings.set_feature_box(lower, upper)
-        except ValueError as exc:
-            self.box_error.param.update(object=escape(str(exc)), visible=True)
-            self._sync_box_table()
-            return False
-        self.box_error.visible = False
-        return True
-
-    def _on_box_edit(self, event):
-        df = self.box_table.value
-        self._set_box(pd.to_numeric(df["lower"], errors="coerce").to_numpy(float),
-                      pd.to_numeric(df["upper"], errors="coerce").to_numpy(float))
+            self.box_table.object = self._box_frame()
+            self.box_paste.value = self._box_lines()
+        finally:
+            self._syncing = False
 
     def _on_box_paste(self, event):
         text = (event.new or "").strip()
-        if not text:
+        if self._syncing or not text:
             return
         try:
             lower, upper = parse_box_lines(text, self.lab.settings.feature_names)
+            self.lab.settings.set_feature_box(lower, upper)
         except ValueError as exc:
             self.box_error.param.update(object=escape(str(exc)), visible=True)
             return
-        if self._set_box(lower, upper):
-            self.box_paste.value = ""
+        self.box_error.visible = False
+        self._sync_box_table()
 
     @param.depends("lab.settings.bounds_epsilon", "lab.settings.bounds_largest",
                    "lab.settings.bounds_smallest", "lab.data.dataset", "lab.ledger.unit")

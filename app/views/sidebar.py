@@ -264,9 +264,10 @@ class SettingsPanel(View):
                "possible; the result is a box per column and a release like any other "
                "(charged, listed in the ledger). The forecast below uses public facts only and "
                "costs nothing."),
-            pn.Param(s, parameters=["bounds_epsilon", "bounds_largest", "bounds_smallest",
-                                    "bounds_anyway"],
+            pn.Param(s, parameters=["bounds_epsilon", "bounds_largest", "bounds_smallest"],
                      show_name=False, sizing_mode="stretch_width"),
+            pn.widgets.Checkbox.from_param(s.param.bounds_anyway,
+                                           css_classes=["pc-bounds-anyway"]),
             self._forecast, self.suggest, self._outside, sizing_mode="stretch_width",
             visible=self.lab.param.mode.rx() == "private")
         return pn.Column(

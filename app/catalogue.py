@@ -41,6 +41,10 @@ KIND_TEXT = {
 
 KIND_LABEL = {"cell": "cell-level", "none": "non-private"}
 
+# each task's default private algorithm (else the first private one listed): the one that
+# visibly works on the task's demo preset at the default epsilon (tests/app/test_defaults.py)
+DEFAULT_ALGORITHM = {"subspace": "sulq"}
+
 # the shape a kind is planned for when no data is loaded (the kind does not depend on it)
 NOMINAL_SHAPE = (1000, 10)
 

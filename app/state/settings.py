@@ -136,6 +136,9 @@ class SettingsModel(param.Parameterized):
         keys = [s.key for s in catalogue.for_task(self.task, self._specs) if self.offered(s)]
         self.param.algorithm.objects = keys
         private = [k for k in keys if catalogue.by_key(k, self._specs).private]
+        preferred = catalogue.DEFAULT_ALGORITHM.get(self.task)
+        if preferred in private:
+            private.insert(0, preferred)
         if self.algorithm not in keys:
             self.algorithm = (private or keys or [None])[0]
         elif self.algo is None or type(self.algo).__name__ != f"{self.algorithm}_params":

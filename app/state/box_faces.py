@@ -55,7 +55,7 @@ def face_warning(result, column_name=lambda j: f"feature {j}"):
     columns = np.flatnonzero(faces.any(axis=0))
     names = ", ".join(column_name(int(j)) for j in columns[:6]) + (", ..." if len(columns) > 6
                                                                   else "")
-    return (f" Warning: {int(faces.sum())} of {faces.size} released centre coordinates sit on "
+    return (f"\n\nWarning: {int(faces.sum())} of {faces.size} released centre coordinates sit on "
             f"the public box's faces (columns: {names}): either the box cuts the data there "
             "(records beyond it were moved onto the face: widen it in those columns), or the "
             "noise pushed the centres out of the box and they were clipped back (spend more ε "

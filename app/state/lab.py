@@ -9,6 +9,7 @@ session holds everything user-derived; nothing is kept in module globals or ``pn
 """
 import contextlib
 import logging
+import re
 import time
 import traceback
 
@@ -607,11 +608,23 @@ class Lab(param.Parameterized):
         return self.raw_allowed(result.dataset if result is not None else self.data.dataset)
 
 
+# internal names that warnings may quote, as the page says them
+READABLE = {"eval_row_labels_": "the evaluation row labels", "ckm": "compressive k-means",
+            "dplloyd": "DPLloyd", "dplloyd_improved": "DPLloyd (improved init)"}
+_READABLE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, READABLE), key=len,
+                                                  reverse=True)) + r")\b")
+
+
+def readable(text):
+    """``text`` with internal names (attributes, planner keys) replaced by readable ones."""
+    return _READABLE.sub(lambda m: READABLE[m.group(1)], str(text))
+
+
 def _warnings_text(guarantee):
     """The guarantee's warnings (e.g. noise of the order of the output), for the status line
-    rather than only the Report tab."""
+    rather than only the Report tab: one paragraph each, with readable names."""
     warnings = getattr(guarantee, "warnings", None) or ()
-    return "".join(f" Warning: {w}" for w in warnings)
+    return "".join(f"\n\nWarning: {readable(w)}" for w in warnings)
 
 
 def _demo_key(ds, spec, values, seed):

@@ -244,10 +244,10 @@ class SettingsPanel(View):
         # the table shows the box per column; it is edited as text (typed or pasted lines),
         # which needs no table editor in the browser (and so nothing beyond Bokeh's own code)
         self._syncing = False
-        self.box_table = pn.pane.DataFrame(self._box_frame(), escape=True, index=False,
-                                           sizing_mode="stretch_width", max_height=220,
-                                           styles={"overflow": "auto"},
-                                           css_classes=["pc-box-table"])
+        # a plain HTML table: Panel's DataFrame pane would fetch its stylesheet from a CDN
+        self.box_table = pn.pane.HTML(self._box_html(), sizing_mode="stretch_width",
+                                      max_height=220, styles={"overflow": "auto"},
+                                      css_classes=["pc-box-table"])
         self.box_paste = pn.widgets.TextAreaInput(
             name="box per column: edit or paste one line per column",
             value=self._box_lines(), rows=4, sizing_mode="stretch_width",
@@ -289,13 +289,17 @@ class SettingsPanel(View):
         return pd.DataFrame({"column": list(s.feature_names), "lower": [f"{v:g}" for v in lo],
                              "upper": [f"{v:g}" for v in hi]})
 
+    def _box_html(self):
+        """The box per column as an HTML table (names and numbers escaped)."""
+        return self._box_frame().to_html(index=False, escape=True, border=0)
+
     def _box_lines(self):
         return "\n".join(", ".join(row) for row in self._box_frame().astype(str).values)
 
     def _sync_box_table(self, *events):
         self._syncing = True
         try:
-            self.box_table.object = self._box_frame()
+            self.box_table.object = self._box_html()
             self.box_paste.value = self._box_lines()
         finally:
             self._syncing = False

@@ -46,7 +46,8 @@ def test_a_new_dataset_resets_the_box_and_takes_its_column_names(tmp_path):
     assert lab.settings.feature_names[:2] == ["feature 0", "feature 1"]     # demo: no header
     csv = "alcohol,proline,hue\n" + "\n".join(f"{13 + i % 3},{600 + i},{1 + i % 2}"
                                               for i in range(50))
-    lab.settings.set_feature_box([0] * 10, list(range(1, 11)))
+    d = len(lab.settings.feature_names)
+    lab.settings.set_feature_box([0] * d, list(range(1, d + 1)))
     assert lab.data.upload("wine.csv", csv.encode())
     assert lab.settings.feature_names == NAMES and lab.settings.feature_box is None
 

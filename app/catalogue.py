@@ -42,6 +42,10 @@ KIND_TEXT = {
 
 KIND_LABEL = {"cell": "cell-level", "none": "non-private"}
 
+# each task's default private algorithm (else the first private one listed): the one that
+# visibly works on the task's demo preset at the default epsilon (tests/app/test_defaults.py)
+DEFAULT_ALGORITHM = {"subspace": "sulq"}
+
 # the shape a kind is planned for when no data is loaded (the kind does not depend on it)
 NOMINAL_SHAPE = (1000, 10)
 
@@ -147,7 +151,10 @@ def _preset(doc):
 
 
 def _grid_step():
-    return param.Number(2.0 ** -16, bounds=(1e-12, 1.0), label="public grid step")
+    """Empty (None): the estimator's default, the box's largest side / 2^16 (raised to what
+    float64 resolves), so a box per column of any scale works without touching it."""
+    return param.Number(None, bounds=(1e-12, None), allow_None=True,
+                        label="public grid step (empty: box side / 2^16)")
 
 
 # the widgets of each registry entry's constructor parameters (none: only the task's settings)

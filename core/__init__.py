@@ -39,6 +39,9 @@ _EXPORTS = {
     "PrivateEstimator": "privacy.estimator",
     # public bounds from private quantiles (Smith, STOC 2011) and the owner's check of a box
     "PrivateBounds": "privacy.bounds",
+    # public bounds from a noisy histogram over power-of-two buckets (order of magnitude)
+    "GeometricBounds": "privacy.geometric_bounds",
+    "forecast_geometric_bounds": "privacy.geometric_bounds",
     "outside_share": "data",
     # foundation
     "Guarantee": "privacy",

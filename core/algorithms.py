@@ -218,6 +218,9 @@ REGISTRY = (
     # public bounds from private quantiles (Smith, STOC 2011)
     Algorithm("private_bounds", ".privacy.bounds:PrivateBounds", "bounds", None,
               "Private bounds (quantiles)"),
+    # a public box from a noisy histogram over power-of-two buckets per column
+    Algorithm("geometric_bounds", ".privacy.geometric_bounds:GeometricBounds", "bounds", None,
+              "Geometric-bucket bounds"),
 )
 
 _BY_KEY = {a.key: a for a in REGISTRY}

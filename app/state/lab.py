@@ -9,12 +9,15 @@ session holds everything user-derived; nothing is kept in module globals or ``pn
 """
 import contextlib
 import logging
+import re
 import time
 import traceback
 
+import numpy as np
 import param
 
 from .. import catalogue
+from .box_faces import face_warning
 from .data import PRESETS, DataModel
 from .ledger import LedgerModel, relation_note
 from . import releases
@@ -245,7 +248,8 @@ class Lab(param.Parameterized):
                       "releases of its dataset (the ledger panel lists them).", "warning")
             return None
         self.param.update(result=result, stale=False)
-        self.say(text, kind)
+        face = self.face_note(result)
+        self.say(text + face, "warning" if face and kind == "success" else kind)
         return result
 
     def _owner_run(self, request):
@@ -344,10 +348,16 @@ class Lab(param.Parameterized):
     def _say_demo(self, result):
         """The status of a demo result (fresh or from the cache): its warnings, if any."""
         notice, self._notice = self._notice, ""
+        faces = self.face_note(result)
         self.say(notice + "Demo data: results follow the sliders, no budget is spent."
-                 + _warnings_text(result.guarantee),
-                 "warning" if result.guarantee is not None and result.guarantee.warnings
+                 + _warnings_text(result.guarantee) + faces,
+                 "warning" if faces or (result.guarantee is not None and result.guarantee.warnings)
                  else "info")
+
+    def face_note(self, result):
+        """The free warning about released centres on the box's faces (see
+        :mod:`.box_faces`), with the columns' names; "" when there is none."""
+        return face_warning(result, self.settings.column_name)
 
     def baseline(self, result=None):
         """The non-private baseline of a result (computed once, kept on the result); None
@@ -417,17 +427,30 @@ class Lab(param.Parameterized):
         return text if fits else text + " Not enough budget: it would be refused."
 
     def suggest_bounds(self):
-        """Private data: spend ``settings.bounds_epsilon`` on the 1 % and 99 % quantiles of each
-        feature (PrivateBounds through the Curator: charged and recorded like any release)
-        and set the public box to the widest of them. Returns the Release or None."""
-        from privclust.core import PrivateBounds
+        """Private data: spend ``settings.bounds_epsilon`` on a noisy histogram of each column
+        over power-of-two buckets (GeometricBounds through the Curator: charged and recorded
+        like any release) and set the public box per column. Nothing is spent when the
+        forecast (public facts only) says the result would be unreliable, unless
+        ``settings.bounds_anyway``. Returns the Release or None."""
+        from privclust.core import GeometricBounds
+        from privclust.core.privacy.geometric_bounds import exponents_for_range
         s, curator = self.settings, self.ledger.curator
         if self.mode != "private" or curator is None:
             self.say("Suggested bounds are for private data: on demo data the generator's box "
                      "is public and already set.", "info")
             return None
-        est = PrivateBounds(epsilon=s.bounds_epsilon, outer_bounds=(s.outer_lower, s.outer_upper),
-                            quantile=0.01, neighbouring=self.ledger.unit)
+        try:
+            est = GeometricBounds(epsilon=s.bounds_epsilon, neighbouring=self.ledger.unit,
+                                  exponents=exponents_for_range(s.bounds_largest,
+                                                                s.bounds_smallest))
+            forecast = self.bounds_forecast(est)
+        except ValueError as exc:
+            self.say(f"Refused before anything ran: {exc}. Nothing was run or charged.", "danger")
+            return None
+        if forecast.reliable is False and not s.bounds_anyway:
+            self.say("Nothing was spent: " + forecast.message() + " (Tick “suggest even when "
+                     "the forecast says unreliable” to spend anyway.)", "warning")
+            return None
         try:
             outcome = releases.release(curator, est)
         finally:
@@ -437,14 +460,35 @@ class Lab(param.Parameterized):
                                         self.settings.owner_view))
             return None
         release = outcome.release
-        lower, upper = float(release.lower_.min()), float(release.upper_.max())
+        lower, upper = np.asarray(release.lower_), np.asarray(release.upper_)
         with self.quietly():
-            s.param.update(lower=lower, upper=upper)
+            s.set_feature_box(lower, upper)
         self.stale = True
-        self.say(f"Suggested public box [{lower:.4g}, {upper:.4g}] from private quantiles "
-                 f"(release #{release.id}, charged ε = {release.cost[0]:g}); it is now set in "
-                 "the sidebar.", "success")
+        missed = [s.column_name(j) for j in np.flatnonzero(~np.asarray(release.found_))]
+        text = (f"Suggested a public box per column from a noisy power-of-two histogram "
+                f"(release #{release.id}, charged ε = {release.cost[0]:g}); it is now set in "
+                "the sidebar's table.")
+        if missed:
+            self.say(text + f" Not found (no bucket stood out of the noise), so given the whole "
+                     f"search range: {', '.join(missed[:8])}{', ...' if len(missed) > 8 else ''}"
+                     ". Type a box for them from what you know.", "warning")
+        else:
+            self.say(text, "success")
         return release
+
+    def bounds_forecast(self, est=None):
+        """What Suggest bounds can achieve on the loaded data's public shape, before anything
+        is spent (:func:`privclust.core.forecast_geometric_bounds`); None without data."""
+        from privclust.core import GeometricBounds
+        from privclust.core.privacy.geometric_bounds import exponents_for_range
+        ds, s = self.data.dataset, self.settings
+        if ds is None:
+            return None
+        if est is None:
+            est = GeometricBounds(epsilon=s.bounds_epsilon, neighbouring=self.ledger.unit,
+                                  exponents=exponents_for_range(s.bounds_largest,
+                                                                s.bounds_smallest))
+        return est.forecast(ds.n_samples, ds.n_features)
 
     def outside_share(self):
         """Data owner view only: the share of records outside the current public box (NOT
@@ -454,7 +498,7 @@ class Lab(param.Parameterized):
         if ds is None or ds.public or not self.raw_allowed(ds) or self.ledger.curator is None:
             return None
         return self.ledger.curator.owner_evaluate(
-            lambda d: outside_share(d, s.lower, s.upper)).value
+            lambda d: outside_share(d, *s.box_arrays(d.n_features))).value
 
     def show(self, result, text, kind="success"):
         """Show ``result`` (a demo result is also cached) with a status message; a result of
@@ -516,11 +560,23 @@ class Lab(param.Parameterized):
         return self.raw_allowed(result.dataset if result is not None else self.data.dataset)
 
 
+# internal names that warnings may quote, as the page says them
+READABLE = {"eval_row_labels_": "the evaluation row labels", "ckm": "compressive k-means",
+            "dplloyd": "DPLloyd", "dplloyd_improved": "DPLloyd (improved init)"}
+_READABLE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, READABLE), key=len,
+                                                  reverse=True)) + r")\b")
+
+
+def readable(text):
+    """``text`` with internal names (attributes, planner keys) replaced by readable ones."""
+    return _READABLE.sub(lambda m: READABLE[m.group(1)], str(text))
+
+
 def _warnings_text(guarantee):
     """The guarantee's warnings (e.g. noise of the order of the output), for the status line
-    rather than only the Report tab."""
+    rather than only the Report tab: one paragraph each, with readable names."""
     warnings = getattr(guarantee, "warnings", None) or ()
-    return "".join(f" Warning: {w}" for w in warnings)
+    return "".join(f"\n\nWarning: {readable(w)}" for w in warnings)
 
 
 def _demo_key(ds, spec, values, seed):

@@ -22,19 +22,33 @@ class SettingsModel(param.Parameterized):
     n_row_clusters = param.Integer(3, bounds=(1, 20), label="row clusters")
     n_col_clusters = param.Integer(3, bounds=(1, 20), label="column clusters")
     n_points = param.Integer(500, bounds=(1, 10**7), label="t (points in the ball)")
-    lower = param.Number(-5.0, label="public box: lower",
+    lower = param.Number(-5.0, label="public box: lower (all columns)",
                          doc="every record is clipped to [lower, upper] in each feature before "
-                             "the algorithm sees it; the noise is scaled to this box")
-    upper = param.Number(5.0, label="public box: upper",
+                             "the algorithm sees it; the noise is scaled to this box. Setting "
+                             "it applies one value to every column")
+    upper = param.Number(5.0, label="public box: upper (all columns)",
                          doc="every record is clipped to [lower, upper] in each feature before "
-                             "the algorithm sees it; the noise is scaled to this box")
-    bounds_epsilon = param.Number(0.1, bounds=(0.001, 10.0), label="ε for suggested bounds",
-                                  doc="spent once on private quantiles of each feature")
-    outer_lower = param.Number(-100.0, label="widest plausible range: lower",
-                               doc="public: a range surely holding the data (e.g. a sensor's "
-                                   "limits); the suggestion is searched inside it")
-    outer_upper = param.Number(100.0, label="widest plausible range: upper",
-                               doc="public: a range surely holding the data")
+                             "the algorithm sees it; the noise is scaled to this box. Setting "
+                             "it applies one value to every column")
+    feature_box = param.Parameter(default=None,
+                                  doc="the public box per column: None (lower/upper for every "
+                                      "column) or a pair of tuples (lowers, uppers), one value "
+                                      "per column of the loaded data")
+    feature_names = param.List(default=[], doc="the loaded data's column names (public: the "
+                                               "header; 'feature j' where it has none)")
+    bounds_epsilon = param.Number(0.1, bounds=(0.001, 100.0), label="ε for suggested bounds",
+                                  doc="spent once on a noisy histogram of each column over "
+                                      "power-of-two buckets")
+    bounds_largest = param.Number(1e5, bounds=(1e-300, 1e300), label="largest plausible |value|",
+                                  doc="public: no column holds values beyond ± this (e.g. a "
+                                      "sensor's limit); the search covers magnitudes up to it")
+    bounds_smallest = param.Number(1e-3, bounds=(1e-300, 1e300),
+                                   label="smallest magnitude to resolve",
+                                   doc="public: magnitudes below it share one bucket around 0")
+    bounds_anyway = param.Boolean(False, label="suggest even when the forecast says unreliable",
+                                  doc="without it, Suggest bounds spends nothing when the "
+                                      "forecast (from public facts) says the result would be "
+                                      "unreliable")
     seed = param.Integer(0, bounds=(0, 10**6), label="random seed (demo data only)",
                          doc="seeds the estimators on public demo data; a private release "
                              "always draws fresh randomness (a seed is public)")
@@ -49,9 +63,59 @@ class SettingsModel(param.Parameterized):
 
     def __init__(self, specs=None, **params):
         self._specs = catalogue.SPECS if specs is None else specs
+        self._setting_box = False
         params.setdefault("owner_allowed", config.owner_view())
         super().__init__(**params)
         self._update_algorithms()
+
+    @param.depends("lower", "upper", watch=True)
+    def _one_value_for_all(self):
+        """The scalar lower/upper is the shortcut: typing one applies it to every column."""
+        if not self._setting_box:
+            self.feature_box = None
+
+    def set_feature_box(self, lower, upper):
+        """Set the public box per column (``lower``, ``upper``: one number or one per column of
+        the loaded data); ValueError naming the column when a pair is not finite with
+        lower < upper. Equal values for every column become the one-value shortcut."""
+        lo, hi = np.atleast_1d(np.asarray(lower, float)), np.atleast_1d(np.asarray(upper, float))
+        d = len(self.feature_names) or max(len(lo), len(hi))
+        try:
+            lo, hi = np.broadcast_to(lo, (d,)), np.broadcast_to(hi, (d,))
+        except ValueError:
+            raise ValueError(f"the box needs one lower and one upper value per column ({d} "
+                             f"columns), got {len(lo)} and {len(hi)}") from None
+        for j in range(d):
+            if not (np.isfinite(lo[j]) and np.isfinite(hi[j]) and lo[j] < hi[j]):
+                raise ValueError(f"column {self.column_name(j)}: the box needs finite numbers "
+                                 f"with lower < upper, got [{lo[j]:g}, {hi[j]:g}]")
+        if np.all(lo == lo[0]) and np.all(hi == hi[0]):
+            self.param.update(lower=float(lo[0]), upper=float(hi[0]), feature_box=None)
+            return
+        self._setting_box = True
+        try:
+            self.param.update(lower=float(lo.min()), upper=float(hi.max()),
+                              feature_box=(tuple(map(float, lo)), tuple(map(float, hi))))
+        finally:
+            self._setting_box = False
+
+    def box(self):
+        """The public box as an estimator takes it: two floats (one value for all columns) or
+        two tuples (one value per column)."""
+        if self.feature_box is not None:
+            return self.feature_box
+        return float(self.lower), float(self.upper)
+
+    def box_arrays(self, n_features):
+        """The public box as two float arrays of length ``n_features``."""
+        lo, hi = self.box()
+        return (np.broadcast_to(np.asarray(lo, float), (n_features,)).copy(),
+                np.broadcast_to(np.asarray(hi, float), (n_features,)).copy())
+
+    def column_name(self, j):
+        """The name of column ``j``: its header name, else "feature j"."""
+        names = self.feature_names
+        return str(names[j]) if j < len(names) else f"feature {j}"
 
     @param.depends("owner_view", watch=True, on_init=True)
     def _guard_owner_view(self):
@@ -74,6 +138,9 @@ class SettingsModel(param.Parameterized):
         keys = [s.key for s in catalogue.for_task(self.task, self._specs) if self.offered(s)]
         self.param.algorithm.objects = keys
         private = [k for k in keys if catalogue.by_key(k, self._specs).private]
+        preferred = catalogue.DEFAULT_ALGORITHM.get(self.task)
+        if preferred in private:
+            private.insert(0, preferred)
         if self.algorithm not in keys:
             self.algorithm = (private or keys or [None])[0]
         elif self.algo is None or type(self.algo).__name__ != f"{self.algorithm}_params":
@@ -120,13 +187,16 @@ class SettingsModel(param.Parameterized):
         if spec.uses_delta:
             out["delta"] = float(self.delta)
         if spec.uses_box:
-            out["lower"], out["upper"] = float(self.lower), float(self.upper)
+            out["lower"], out["upper"] = self.box()
         return out
 
     def adapt_to(self, dataset, task=None):
         """Take k, q, box and task defaults from public generator settings (never from data)."""
         if task is not None and task != self.task:
             self.task = task
+        names = getattr(dataset, "feature_names", None) or [
+            f"feature {j}" for j in range(dataset.n_features)]
+        self.param.update(feature_box=None, feature_names=[str(n) for n in names])
         truth = getattr(dataset, "truth", {}) or {}
         if not getattr(dataset, "public", False):
             return

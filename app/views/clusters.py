@@ -34,8 +34,9 @@ class ClustersView(View):
         raw = lab.show_raw and not (analyst and not ds.public)
         P, mean = plots.projection(ds.X, raw)
         flag = raw and not ds.public
+        eps = result.settings.get("epsilon")
         left = self._draw(result, result.estimator, P, mean, raw, plots.mark(
-            f"{result.spec.title(result.kind)}, ε={result.settings.get('epsilon', 0):g}", flag))
+            result.spec.title(result.kind) + (f", ε={eps:g}" if eps is not None else ""), flag))
         base = lab.baseline(result) if raw and not result.owner_only else None
         if base is not None:
             right = self._draw(result, base, P, mean, True,
@@ -44,7 +45,7 @@ class ClustersView(View):
         elif raw:
             right = plots.empty("non-private baseline", "no baseline for this task"
                                 if not result.owner_only else "this result is not private",
-                                P, mean)
+                                P, mean, names=ds.feature_names)
         else:
             right = hidden("non-private baseline")
         return (left + right).opts(shared_axes=True)
@@ -53,25 +54,27 @@ class ClustersView(View):
     def _draw(result, est, P, mean, raw, title, perm=None):
         """One result on the shared axes; ``perm`` recolours a baseline's clusters to match."""
         ds = result.dataset
+        names = ds.feature_names
         if raw:
             labels = evaluation.labels_of(ds.X, est)
             if perm is not None and labels is not None:
                 labels = perm[np.asarray(labels)]
-            base = plots.points(ds.X, labels, P, mean, title)
+            base = plots.points(ds.X, labels, P, mean, title, names=names)
         else:
-            base = plots.empty(title, "", P, mean)
+            base = plots.empty(title, "", P, mean, names=names)
         over = base
         if getattr(est, "subspaces_", None) is not None:
             bases = np.asarray(est.subspaces_)
             if perm is not None:
                 bases = bases[np.argsort(perm)]
-            over = over * plots.directions(bases, P)
+            over = over * plots.directions(bases, P, names=names)
         if getattr(est, "cluster_centers_", None) is not None:
-            over = over * plots.centres(est.cluster_centers_, P, mean)
+            over = over * plots.centres(est.cluster_centers_, P, mean, names=names)
         balls = evaluation.balls_of(est)
         if balls is not None:
             centres, radii = balls
-            over = over * plots.centres(centres, P, mean, color="crimson") * plots.balls(
+            over = over * plots.centres(centres, P, mean, color="crimson",
+                                        names=names) * plots.balls(
                 centres, radii, P, mean)
         return over.opts(title=title)
 

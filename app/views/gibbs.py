@@ -56,7 +56,7 @@ def _trace_figure(metric, source, n_chains, x_range):
     fig = figure(width=460, height=260, title=TITLES[metric], x_axis_label="iteration",
                  x_range=x_range,
                  y_axis_label=label, tools="pan,wheel_zoom,box_zoom,reset,save",
-                 toolbar_location="above")
+                 active_scroll=None, toolbar_location="above")
     fig.title.text_font_size = "11pt"
     for c in range(n_chains):
         r = fig.line("iteration", f"{metric}_{c}", source=source, line_width=2,

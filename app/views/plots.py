@@ -52,15 +52,18 @@ def projection(X, use_data):
     return vt[:2].T, mean
 
 
-def axis_labels(P, mean):
+def axis_labels(P, mean, names=None):
     """What the two plotted axes are, read from a :func:`projection`: the public first two
-    coordinates ("feature 0", "feature 1") or the top principal directions ("PC 1", "PC 2")."""
+    coordinates (their column ``names``, else "feature 0", "feature 1") or the top principal
+    directions ("PC 1", "PC 2")."""
     P = np.asarray(P, dtype=float)
     d = P.shape[0]
+    names = list(names) if names is not None and len(names) == d else [
+        f"feature {j}" for j in range(d)]
     if d == 1:
-        return "feature 0", ""
+        return str(names[0]), ""
     public = np.array_equal(P, np.eye(d)[:, :2]) and not np.any(np.asarray(mean))
-    return ("feature 0", "feature 1") if public else ("PC 1", "PC 2")
+    return (str(names[0]), str(names[1])) if public else ("PC 1", "PC 2")
 
 
 def _project(points, P, mean):
@@ -72,20 +75,21 @@ def _project(points, P, mean):
 
 
 def _opts(title, **kw):
+    """Common options; the mouse wheel scrolls the page (wheel zoom is a tool to switch on)."""
     return dict(title=title, responsive=True, min_width=MIN_WIDTH, height=HEIGHT,
-                tools=["hover"], fontsize=FONTS, hooks=CANVAS, **kw)
+                tools=["hover"], active_tools=["pan"], fontsize=FONTS, hooks=CANVAS, **kw)
 
 
-def _dims(P, mean, soft=None):
+def _dims(P, mean, soft=None, names=None):
     """The x and y dimensions of a cluster plot, labelled by what the axes are; ``soft``: a
     soft range (an empty plot's axes stay defined, no NaN range in the browser, and widen to
     any data overlaid)."""
-    xl, yl = axis_labels(P, mean)
+    xl, yl = axis_labels(P, mean, names)
     return [hv.Dimension("x", label=xl, soft_range=soft or (None, None)),
             hv.Dimension("y", label=yl or "y", soft_range=soft or (None, None))]
 
 
-def points(X, labels, P, mean, title, max_points=3000):
+def points(X, labels, P, mean, title, max_points=3000, names=None):
     """Scatter of the projected data, coloured by cluster label (None: grey); the axes say
     which features or which projection are drawn (:func:`axis_labels`)."""
     X = X.toarray() if sp.issparse(X) else np.asarray(X)
@@ -96,16 +100,16 @@ def points(X, labels, P, mean, title, max_points=3000):
     lab = np.zeros(len(idx), dtype=int) if labels is None else np.asarray(labels)[idx].astype(int)
     data = {"x": xy[:, 0], "y": xy[:, 1], "cluster": lab.astype(str)}
     color = "cluster" if labels is not None else "lightgrey"
-    return hv.Points(data, _dims(P, mean), ["cluster"]).opts(
+    return hv.Points(data, _dims(P, mean, names=names), ["cluster"]).opts(
         color=color, cmap=PALETTE, size=3, alpha=0.6, **_opts(title, show_legend=False))
 
 
-def empty(title, text="", P=None, mean=None):
+def empty(title, text="", P=None, mean=None, names=None):
     """Axes without data (on [-1, 1]^2 unless overlaid data widen them), with a note in the
     middle; ``P, mean``: the projection, for the axis labels."""
     P = np.eye(2) if P is None else P
     mean = np.zeros(P.shape[0]) if mean is None else mean
-    xdim, ydim = _dims(P, mean, soft=(-1, 1))
+    xdim, ydim = _dims(P, mean, soft=(-1, 1), names=names)
     base = hv.Points([], [xdim, ydim]).opts(**_opts(title))
     if not text:
         return base
@@ -114,9 +118,10 @@ def empty(title, text="", P=None, mean=None):
                                                                 text_color="#555")
 
 
-def centres(C, P, mean, color="black", marker="x", label="centres"):
+def centres(C, P, mean, color="black", marker="x", label="centres", names=None):
     xy = _project(C, P, mean)
-    return hv.Points({"x": xy[:, 0], "y": xy[:, 1]}, _dims(P, mean), label=label).opts(
+    return hv.Points({"x": xy[:, 0], "y": xy[:, 1]}, _dims(P, mean, names=names),
+                     label=label).opts(
         color=color, marker=marker, size=14, line_width=3)
 
 
@@ -127,14 +132,14 @@ def balls(C, radii, P, mean, color="crimson"):
                        for (x, y), r in zip(xy, np.ravel(radii))])
 
 
-def directions(bases, P, scale=1.0):
+def directions(bases, P, scale=1.0, names=None):
     """Each subspace's basis vectors as segments through the origin, one colour per cluster."""
     segs = []
     for l, U in enumerate(np.asarray(bases)):
         for j in range(U.shape[1]):
             a = _project(scale * U[:, j], P, 0.0)[0]
             segs.append((-a[0], -a[1], a[0], a[1], str(l)))
-    x, y = _dims(P, np.zeros(P.shape[0]))
+    x, y = _dims(P, np.zeros(P.shape[0]), names=names)
     return hv.Segments(segs, [x, y, x.clone("x1"), y.clone("y1")], ["cluster"]).opts(
         color="cluster", cmap=PALETTE, line_width=3)
 

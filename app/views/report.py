@@ -1,6 +1,7 @@
 """The Report tab: guarantee, mechanisms, metrics and the downloads of the current result."""
 import json
 
+import numpy as np
 import pandas as pd
 import panel as pn
 import param
@@ -11,6 +12,27 @@ from . import teaching
 from .clusters import ClustersView
 from .common import View, md, teach
 from .metrics import MetricsTable
+
+
+def box_text(result, shown=8):
+    """The public box the estimator was given (a release: as the Curator recorded it), per
+    column with the column names; "" for estimators without a box."""
+    release = result.release
+    if release is not None:
+        bounds = release.params.get("bounds")
+    elif "lower" in (result.settings or {}):
+        bounds = (result.settings["lower"], result.settings["upper"])
+    else:
+        bounds = None
+    if bounds is None:
+        return ""
+    lo, hi = (np.atleast_1d(np.asarray(b, dtype=float)) for b in bounds)
+    if lo.size == 1 and hi.size == 1:
+        return f"[{lo[0]:g}, {hi[0]:g}] in every column"
+    names = getattr(result.dataset, "feature_names", None) or [f"feature {j}"
+                                                               for j in range(lo.size)]
+    parts = [f"{names[j]} [{lo[j]:g}, {hi[j]:g}]" for j in range(min(lo.size, shown))]
+    return ", ".join(parts) + (f", ... ({lo.size} columns)" if lo.size > shown else "")
 
 
 class ReportView(View):
@@ -38,6 +60,9 @@ class ReportView(View):
                          f"charged ε {eps:g}" + (f", δ {delta:g}" if delta else "") +
                          f" ({'replace-one' if release.unit == 'replace' else release.unit} "
                          f"ledger). Randomness: {escape(release.randomness)}.")
+        box = box_text(result)
+        if box:
+            lines.append(f"**Public box:** {escape(box)}")
         if result.from_cache:
             lines.append("*Answered from the release store: not charged again.*")
         if g is not None and g.warnings:

@@ -1,5 +1,7 @@
 """The sidebar: the data panel (presets, registry, upload), the settings panel (task, algorithm,
 privacy, Release) and the ledger panel (budget, charges, stored releases)."""
+import re
+
 import numpy as np
 import pandas as pd
 import panel as pn
@@ -10,6 +12,36 @@ from ..safety import UPLOAD_EXTENSIONS, escape, max_upload_bytes
 from ..state import PRESETS, relation_note
 from ..state.settings import EPSILON_GRID
 from .common import View, md, size_text, upload_dropper
+
+
+def parse_box_lines(text, names):
+    """A pasted box per column: one line per column, ``lower, upper`` or ``name, lower, upper``
+    (commas, semicolons, tabs or spaces); a line naming a column sets that column, the others
+    go in order. Returns (lower, upper) lists; ValueError naming the line otherwise."""
+    names = list(names)
+    d = len(names)
+    lower, upper = [None] * d, [None] * d
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    label = ""
+    for i, line in enumerate(lines):
+        parts = [p for p in re.split(r"[,;\t ]+", line.strip()) if p]
+        try:
+            lo, hi = float(parts[-2]), float(parts[-1])
+        except (IndexError, ValueError):
+            raise ValueError(f"line {i + 1} ({line.strip()[:40]!r}): expected two numbers, "
+                             "lower and upper") from None
+        label = " ".join(parts[:-2])
+        j = names.index(label) if label in names else i
+        if j >= d:
+            raise ValueError(f"line {i + 1}: the data have {d} columns")
+        lower[j], upper[j] = lo, hi
+    if len(lines) == 1 and not label:          # one unnamed line: one box for every column
+        return [lo] * d, [hi] * d
+    missing = [names[j] for j in range(d) if lower[j] is None]
+    if missing:
+        raise ValueError(f"no box for column(s) {', '.join(missing[:5])}: paste one line per "
+                         f"column ({d} lines)")
+    return lower, upper
 
 
 class DataPanel(View):
@@ -189,34 +221,60 @@ class SettingsPanel(View):
         if spec.uses_box:
             items.append(self.box)
         if s.algo is not None and spec.params:
-            # a slider cannot hold "not set": optional integers (e.g. DP-tauCC's row cap) get a
-            # number box that may stay empty
-            optional = {name: pn.widgets.IntInput for name, p in s.algo.param.objects().items()
-                        if isinstance(p, param.Integer) and p.allow_None}
+            # a slider cannot hold "not set": optional numbers (e.g. DP-tauCC's row cap, the
+            # 1-cluster grid step) get a number box that may stay empty
+            optional = {name: (pn.widgets.IntInput if isinstance(p, param.Integer)
+                               else pn.widgets.FloatInput)
+                        for name, p in s.algo.param.objects().items()
+                        if isinstance(p, param.Number) and p.allow_None}
             items.append(pn.Param(s.algo, show_name=False, sizing_mode="stretch_width",
                                   widgets=optional))
         return pn.Column(*items, sizing_mode="stretch_width")
 
     def _box_panel(self):
-        """The public box with what it is and why it must not come from the data; on private
-        data the "Suggest bounds" action (a small, charged release) and, in the data owner
-        view, the share of records outside the box."""
+        """The public box, one value for all columns or one pair per column (a table typed in
+        or pasted), with what it is and why it must not come from the data; on private data
+        the "Suggest bounds" action (a small, charged release, forecast before it is asked
+        for) and, in the data owner view, the share of records outside the box."""
         s = self.lab.settings
         self.suggest = pn.widgets.Button(label="Suggest bounds (spends ε)", color="warning",
                                          css_classes=["pc-suggest-bounds"],
                                          sizing_mode="stretch_width")
         self.suggest.on_click(lambda e: self.lab.worker(self.lab.suggest_bounds))
+        # the table shows the box per column; it is edited as text (typed or pasted lines),
+        # which needs no table editor in the browser (and so nothing beyond Bokeh's own code)
+        self._syncing = False
+        # a plain HTML table: Panel's DataFrame pane would fetch its stylesheet from a CDN
+        self.box_table = pn.pane.HTML(self._box_html(), sizing_mode="stretch_width",
+                                      max_height=220, styles={"overflow": "auto"},
+                                      css_classes=["pc-box-table"])
+        self.box_paste = pn.widgets.TextAreaInput(
+            name="box per column: edit or paste one line per column",
+            value=self._box_lines(), rows=4, sizing_mode="stretch_width",
+            placeholder="name, lower, upper (or lower, upper in column order; commas, tabs or "
+                        "spaces; one line alone applies to every column)",
+            css_classes=["pc-box-paste"])
+        self.box_paste.param.watch(self._on_box_paste, "value")
+        self.box_error = pn.pane.Alert("", alert_type="danger", visible=False,
+                                       css_classes=["pc-box-error"], sizing_mode="stretch_width")
+        s.param.watch(self._sync_box_table, ["feature_box", "feature_names", "lower", "upper"])
         private = pn.Column(
-            md("**Suggest bounds** spends a small ε on private 1 % / 99 % quantiles of each "
-               "feature, searched inside a wide range you know to hold the data; the result "
-               "is a release like any other (charged, listed in the ledger)."),
-            pn.Param(s, parameters=["bounds_epsilon", "outer_lower", "outer_upper"],
+            md("**Suggest bounds** spends ε on a noisy histogram of each column over "
+               "power-of-two buckets (±2^j), searched up to the largest magnitude you know to be "
+               "possible; the result is a box per column and a release like any other "
+               "(charged, listed in the ledger). The forecast below uses public facts only and "
+               "costs nothing."),
+            pn.Param(s, parameters=["bounds_epsilon", "bounds_largest", "bounds_smallest"],
                      show_name=False, sizing_mode="stretch_width"),
-            self.suggest, self._outside, sizing_mode="stretch_width",
+            pn.widgets.Checkbox.from_param(s.param.bounds_anyway,
+                                           css_classes=["pc-bounds-anyway"]),
+            self._forecast, self.suggest, self._outside, sizing_mode="stretch_width",
             visible=self.lab.param.mode.rx() == "private")
         return pn.Column(
             pn.Param(s, parameters=["lower", "upper"], show_name=False,
                      sizing_mode="stretch_width"),
+            md("Or one box per column:", css_classes=["pc-help"]),
+            self.box_table, self.box_paste, self.box_error,
             md("The **public box** clips every record to [lower, upper] in each feature and sets "
                "the noise scale. It must come from what is known about the data's domain (units, "
                "a sensor's range), never from the records: bounds computed from the data would "
@@ -224,8 +282,55 @@ class SettingsPanel(View):
                "large a box drowns the result in noise.", css_classes=["pc-help", "pc-box-help"]),
             private, sizing_mode="stretch_width")
 
-    @param.depends("lab.settings.lower", "lab.settings.upper", "lab.settings.owner_view",
-                   "lab.data.dataset")
+    def _box_frame(self):
+        s = self.lab.settings
+        d = len(s.feature_names)
+        lo, hi = s.box_arrays(d)
+        return pd.DataFrame({"column": list(s.feature_names), "lower": [f"{v:g}" for v in lo],
+                             "upper": [f"{v:g}" for v in hi]})
+
+    def _box_html(self):
+        """The box per column as an HTML table (names and numbers escaped)."""
+        return self._box_frame().to_html(index=False, escape=True, border=0)
+
+    def _box_lines(self):
+        return "\n".join(", ".join(row) for row in self._box_frame().astype(str).values)
+
+    def _sync_box_table(self, *events):
+        self._syncing = True
+        try:
+            self.box_table.object = self._box_html()
+            self.box_paste.value = self._box_lines()
+        finally:
+            self._syncing = False
+
+    def _on_box_paste(self, event):
+        text = (event.new or "").strip()
+        if self._syncing or not text:
+            return
+        try:
+            lower, upper = parse_box_lines(text, self.lab.settings.feature_names)
+            self.lab.settings.set_feature_box(lower, upper)
+        except ValueError as exc:
+            self.box_error.param.update(object=escape(str(exc)), visible=True)
+            return
+        self.box_error.visible = False
+        self._sync_box_table()
+
+    @param.depends("lab.settings.bounds_epsilon", "lab.settings.bounds_largest",
+                   "lab.settings.bounds_smallest", "lab.data.dataset", "lab.ledger.unit")
+    def _forecast(self):
+        try:
+            forecast = self.lab.bounds_forecast()
+        except ValueError as exc:
+            return md(f"Forecast: {escape(exc)}", css_classes=["pc-bounds-forecast"])
+        if forecast is None:
+            return md("")
+        return md(f"**Forecast (free):** {escape(forecast.message())}",
+                  css_classes=["pc-bounds-forecast"])
+
+    @param.depends("lab.settings.lower", "lab.settings.upper", "lab.settings.feature_box",
+                   "lab.settings.owner_view", "lab.data.dataset")
     def _outside(self):
         share = self.lab.outside_share()
         if share is None:

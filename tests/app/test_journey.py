@@ -31,14 +31,20 @@ def test_upload_bounds_release_reload_second_user_refusal(page, server, tmp_path
     data = write_csv(tmp_path / "journey.csv", n=300, seed=31)
     open_page(page, server)
     upload(page, data)
-    expect(page.locator(".pc-private").first).to_be_visible()
+    expect(page.locator(".pc-private").first).to_be_visible(timeout=60_000)
     choose(page, "k-means", "Compressive")
     expect_text(page, ".pc-box-help", "never from the records")
     expect_text(page, ".pc-cost", "Charges ε = 1")            # what Release costs, before it runs
 
-    # bounds: a small, stated epsilon on private quantiles, charged and recorded
+    # bounds: the forecast (free) says eps 0.1 is too little for 300 records x 4 columns, so
+    # nothing is spent until asked; then a small, stated epsilon, charged and recorded
+    expect_text(page, ".pc-bounds-forecast", "unreliable")
     page.get_by_role("button", name="Suggest bounds (spends ε)").click()
-    expect_text(page, ".pc-status", "Suggested public box", timeout=60_000)
+    expect_text(page, ".pc-status", "Nothing was spent", timeout=60_000)
+    assert spent(page) == 0.0
+    page.locator(".pc-bounds-anyway input").first.check()
+    page.get_by_role("button", name="Suggest bounds (spends ε)").click()
+    expect_text(page, ".pc-status", "Suggested a public box per column", timeout=60_000)
     wait_for(page, lambda: spent(page) == pytest.approx(0.1), what="the bounds' charge")
 
     page.get_by_role("button", name="Release", exact=True).click()
@@ -51,7 +57,7 @@ def test_upload_bounds_release_reload_second_user_refusal(page, server, tmp_path
     upload(page, data)
     wait_for(page, lambda: spent(page) == pytest.approx(1.1), what="the ledger after reload")
     expect_text(page, ".pc-releases", "CompressiveKMeans")
-    expect_text(page, ".pc-releases", "PrivateBounds")
+    expect_text(page, ".pc-releases", "GeometricBounds")
     picker = page.locator(".pc-release-picker select").first
     picker.select_option(label=next(o for o in picker.locator("option").all_text_contents()
                                     if "CompressiveKMeans" in o))
@@ -63,7 +69,7 @@ def test_upload_bounds_release_reload_second_user_refusal(page, server, tmp_path
     other = browser.new_context().new_page()
     open_page(other, server)
     upload(other, data)
-    expect(other.locator(".pc-private").first).to_be_visible()
+    expect(other.locator(".pc-private").first).to_be_visible(timeout=60_000)
     choose(other, "k-means", "Compressive")
     move_epsilon(other, "ArrowLeft")                            # epsilon 1 -> 0.5
     expect_text(other, ".pc-cost", "Charges ε = 0.5")

@@ -110,7 +110,7 @@ def test_the_figure_has_bands_medians_target_and_analytic_lines(ledger_env, csv_
 def test_totals_compare_basic_and_tight_and_risk_is_in_words(ledger_env, csv_payload):
     lab = private_kmeans_lab(csv_payload)
     view = PlanView(lab=lab)
-    view.model.param.update(epsilons=[1.0, 5.0, 20.0], n_trials=2, threshold=1.5)
+    view.model.param.update(epsilons=[1.0, 5.0, 20.0, 100.0], n_trials=2, threshold=1.5)
     assert view.model.start(wait=True), view.model.status
     rec, totals = view.model.recommendation, view.model.totals
     assert rec["best"] is not None, view.rec_md.object

@@ -34,6 +34,7 @@ ESTIMATORS = [
     core.DPTauCoClustering(epsilon=1.0, n_iter=2, random_state=0),
     core.PrivateBounds(epsilon=1.0, outer_bounds=BOX, random_state=0),
     core.DPNMF(n_clusters=2, epsilon=1.0, n_iter=2, random_state=0),
+    core.GeometricBounds(epsilon=1.0, exponents=(-4, 4), random_state=0),
     # non-private baselines
     core.KPlanes(n_clusters=2, subspace_dim=1, n_init=2, max_iter=20, random_state=0),
     core.ThresholdSubspaceClustering(n_clusters=2, subspace_dim=1, random_state=0),
@@ -112,6 +113,7 @@ EXPECTED_FAILURES = {
     "DPNMF": {**EMPTY_DATA_MESSAGE, **{check: why for check, why in COUNTS.items()
                                        if check not in ("check_fit2d_1sample",
                                                         "check_fit2d_1feature")}},
+    "GeometricBounds": {**EMPTY_DATA_MESSAGE},
     "TauCoClustering": {**EMPTY_DATA_MESSAGE, **COUNTS,
                         "check_n_features_in": "TauCoClustering does not set n_features_in_"},
     "KPlanes": {**EMPTY_DATA_MESSAGE, **DENSE_ONLY, **NO_N_FEATURES_IN, **COMPLEX_SHAPE_FIRST,

@@ -72,6 +72,7 @@ TABLE = {
     "DPTauCoClustering": (dict(n_row_clusters=2, n_col_clusters=2, epsilon=1.0, n_iter=2,
                                row_cap=20), _counts),
     "PrivateBounds": (dict(epsilon=1.0, outer_bounds=(-1.0, 1.0), quantile=0.05), _mixture),
+    "GeometricBounds": (dict(epsilon=1.0, exponents=(-4, 4)), _mixture),
 }
 KNOWN = sorted(TABLE)
 # exported PrivateEstimator subclasses whose plan is never private (kind "none"): no ledger can

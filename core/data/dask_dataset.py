@@ -178,6 +178,7 @@ class DaskDataset:
     labels = None
     source = None
     truth_public = False
+    legacy_budget_keys = ()
 
     def __init__(self, source, n_features=None, box=None, n_public=None, n_samples=None,
                  outside="error", block_rows=65536, name="", feature_names=None,
@@ -321,8 +322,6 @@ class DaskDataset:
     @property
     def budget_key(self):
         return self.record_key
-
-    legacy_budget_keys = ()
 
     @property
     def fingerprint(self):

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from ..data import Dataset
-from ..data.dask_dataset import DaskDataset
+from ..data.dask_dataset import DaskDataset, dask_client
 from ..privacy.estimator import PrivateEstimator
 from .codec import decode
 from .live import LiveRelease
@@ -120,6 +120,8 @@ class Curator:
         if ledger is None or not callable(getattr(ledger, "charge", None)):
             raise TypeError("Curator needs a privclust.core.privacy.Ledger (the budget of this "
                             "dataset)")
+        if isinstance(dataset, DaskDataset):
+            client = dask_client(client)        # resolved once: registration and releases
         self._dataset = _check_dataset(dataset, client)
         if isinstance(self._dataset, DaskDataset):
             if ledger.unit == "replace" and not self._dataset.n_public:

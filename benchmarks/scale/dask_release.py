@@ -164,7 +164,8 @@ def main():
         (RESULTS / "quality.json").write_text(json.dumps(out, indent=1))
         (RESULTS / "quality.md").write_text("\n".join(lines) + "\n")
         return None
-    rows = []
+    path = RESULTS / "scale.json"
+    rows = json.loads(path.read_text())["rows"] if path.exists() else []
     for n in args.n or [1_000_000, 3_000_000, 10_000_000]:
         with tempfile.TemporaryDirectory() as folder:
             t = time.perf_counter()
@@ -176,8 +177,15 @@ def main():
                                      check=True)
                 row = json.loads(res.stdout.strip().splitlines()[-1])
                 row["generation_s"] = gen
-                rows.append(row)
+                rows = [r for r in rows if (r["n"], r["mode"]) != (n, how)] + [row]
                 print(row, flush=True)
+                write_scale(rows)
+    return None
+
+
+def write_scale(rows):
+    """scale.{json,md} from the rows measured so far (one per n and mode)."""
+    rows = sorted(rows, key=lambda r: (r["n"], r["mode"]))
     (RESULTS / "scale.json").write_text(json.dumps({"rows": rows, "cpus": os.cpu_count(),
                                                     "loadavg_at_end": os.getloadavg()}, indent=1))
     lines = ["# Private releases on Dask through the Curator (d = 10, k = 10, .npy shards of "

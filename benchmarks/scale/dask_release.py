@@ -3,6 +3,7 @@ machine").
 
     python benchmarks/scale/dask_release.py scale [--n 1000000 3000000 10000000]
     python benchmarks/scale/dask_release.py quality [--n 1000000] [--runs 5]
+    python benchmarks/scale/dask_release.py paired [--n 1000000] [--runs 6]
 
 ``scale``: for each n, shards of 250 000 x 10 records (a 10-cluster Gaussian mixture, public box
 from the generating model) are written to a temporary folder; then, each in a fresh process,
@@ -16,6 +17,9 @@ phases, ~2 MB) and one partition result (m complex numbers, or k counts and k x 
 
 ``quality``: the relative SSE (SSE of the released centres / SSE of the generating centres) of
 releases on the Dask data set and on the same records in memory, ``--runs`` each.
+
+``paired``: CompressiveKMeans with the same generators in both modes (internals called with
+fixed seeds 0 .. runs-1, for this comparison only): sketch difference and both relative SSEs.
 
 Writes benchmarks/results/scale/<mode>.{json,md}.
 """
@@ -139,9 +143,56 @@ def quality(n, runs):
     return out
 
 
+def paired(n, seeds):
+    """The same generators in both modes (internals called with fixed seeds, for this
+    comparison only): the largest sketch difference and both relative SSEs per seed."""
+    from dask.distributed import Client, LocalCluster
+    from privclust.core.data.dask_dataset import DaskDataset
+    out = {"n": n, "seeds": []}
+    with tempfile.TemporaryDirectory() as folder:
+        write_shards(folder, n)
+        X = np.concatenate([np.load(os.path.join(folder, f)) for f in sorted(os.listdir(folder))])
+        ref = sse(X, np.clip(centres(), -BOX, BOX))
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+        try:
+            parts = DaskDataset(folder, n_features=D, box=(-BOX, BOX), n_public=True,
+                                n_samples=n).register(client).partitions(client)
+            for seed in range(seeds):
+                fitted = []
+                for data in (X, parts):
+                    est = estimators()["CompressiveKMeans"][0]
+                    rng = np.random.default_rng(seed)
+                    est._before_charge((n, D), rng)
+                    if data is X:
+                        est._fit(X, rng)
+                    else:
+                        est._fit_partitioned(parts, rng)
+                    fitted.append(est)
+                mem, dist = fitted
+                row = {"seed": seed,
+                       "max_abs_sketch_diff": float(np.abs(mem.sketch_ - dist.sketch_).max()),
+                       "memory": sse(X, mem.cluster_centers_) / ref,
+                       "dask": sse(X, dist.cluster_centers_) / ref}
+                out["seeds"].append(row)
+                print(row, flush=True)
+        finally:
+            client.close()
+            cluster.close()
+    (RESULTS / "paired.json").write_text(json.dumps(out, indent=1))
+    lines = [f"# CompressiveKMeans with the same generators on Dask and in memory (n = {n:.0e}, "
+             "d = k = 10, epsilon = 1, n_replicates = 1)", "",
+             "| seed | max abs sketch difference | relative SSE in memory | relative SSE on Dask |",
+             "|---|---|---|---|"]
+    lines += [f"| {r['seed']} | {r['max_abs_sketch_diff']:.1e} | {r['memory']:.4f} | "
+              f"{r['dask']:.4f} |" for r in out["seeds"]]
+    (RESULTS / "paired.md").write_text("\n".join(lines) + "\n")
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["scale", "quality", "_one"])
+    p.add_argument("mode", choices=["scale", "quality", "paired", "_one"])
     p.add_argument("--n", type=int, nargs="+")
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--folder")
@@ -150,6 +201,8 @@ def main():
     if args.mode == "_one":
         return one_run(args.folder, args.n[0], args.how)
     RESULTS.mkdir(parents=True, exist_ok=True)
+    if args.mode == "paired":
+        return paired((args.n or [1_000_000])[0], args.runs)
     if args.mode == "quality":
         n = (args.n or [1_000_000])[0]
         out = quality(n, args.runs)

@@ -124,7 +124,8 @@ def _register_partition(item, kind, name, offset, n_features, lower, upper, outs
         if bad.any():
             row, col = np.argwhere(bad)[0]
             raise DataFormatError(
-                f"{what} {block[row, col]!r} (box [{lower[col]!r}, {upper[col]!r}])",
+                f"{what} {float(block[row, col])!r} (box [{float(lower[col])!r}, "
+                f"{float(upper[col])!r}])",
                 name, offset + start + int(row) + 1, int(col) + 1)
         acc.add(block)
         digest.update(np.ascontiguousarray(block, dtype="<f8").data)

@@ -48,6 +48,7 @@ _EXPORTS = {
     "Ledger": "privacy",
     "BudgetExceeded": "privacy",
     "Dataset": "data",
+    "DaskDataset": "data",
     "load": "data",
     "get_dataset": "data",
     "list_datasets": "data",

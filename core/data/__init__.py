@@ -6,6 +6,7 @@ benchmark for Nissim, Stemmer & Vadhan (PODS 2016) and block counts for Battagli
 (SDM 2025).
 """
 from .box import outside_share
+from .dask_dataset import DaskDataset
 from .dataset import Dataset
 from .domain import DataWarning, check_counts, check_nonneg_integer, clip_box, clip_l2, quantize
 from .loaders import FORMATS, load
@@ -15,7 +16,7 @@ from .synthetic import (make_block_counts, make_gaussian_mixture, make_planted_b
 from .validation import DataFormatError
 
 __all__ = [
-    "Dataset", "DataFormatError", "DataWarning", "FORMATS", "load",
+    "Dataset", "DaskDataset", "DataFormatError", "DataWarning", "FORMATS", "load",
     "DatasetInfo", "data_dir", "get_dataset", "list_datasets",
     "check_counts", "check_nonneg_integer", "clip_box", "clip_l2", "quantize", "outside_share",
     "make_block_counts", "make_gaussian_mixture", "make_planted_ball", "make_union_of_subspaces",

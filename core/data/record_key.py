@@ -89,6 +89,23 @@ class RecordKeyAccumulator:
         self.n_samples += n_b
         return self
 
+    def state(self):
+        """The accumulated sums (row words, column words, count): what a partition of a
+        sharded data set sends to be merged with :meth:`merge_state`."""
+        return self._rows.copy(), self._cols.copy(), self.n_samples
+
+    def merge_state(self, state):
+        """Add the sums of another accumulator's :meth:`state` (blocks of the same matrix)."""
+        rows, cols, n_samples = state
+        if cols.shape != self._cols.shape:
+            raise ValueError(f"a state of {cols.shape[1]} columns; the key counts "
+                             f"{self.n_features}")
+        with np.errstate(over="ignore"):
+            self._rows += rows
+            self._cols += cols
+        self.n_samples += int(n_samples)
+        return self
+
     def hexdigest(self):
         """The key: SHA-256 of the version, the shape and the 256 bits of sums."""
         h = hashlib.sha256(VERSION + b"|%d|%d|" % (self.n_samples, self.n_features))

@@ -244,3 +244,18 @@ class PrivateBounds(PrivateEstimator):
         self.bounds_ = np.column_stack([lower, upper])
         self.n_features_in_ = n_features
         self.privacy_ = acc.guarantee("pure", self.neighbouring)
+
+    def _fit_partitioned(self, parts, rng):
+        """The Dask mode of :meth:`_fit` (the Curator on a Dask data set, after the charge):
+        per-partition histograms on a public grid, the quantiles released in the driver with
+        the same plan (:mod:`~privclust.core.privacy.partitioned_bounds`)."""
+        from .partitioned_bounds import private_bounds_partitioned
+        q = check_quantile(self.quantile)
+        acc = BudgetAccountant(self.epsilon)
+        spend_plan(acc, self.epsilon, parts.n_features, q)
+        lower, upper = private_bounds_partitioned(parts, self.epsilon, self.outer_bounds, q,
+                                                  self.margin, rng)
+        self.lower_, self.upper_ = lower, upper
+        self.bounds_ = np.column_stack([lower, upper])
+        self.n_features_in_ = parts.n_features
+        self.privacy_ = acc.guarantee("pure", self.neighbouring)

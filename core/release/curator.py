@@ -31,6 +31,7 @@ from sklearn.base import clone
 
 from ..algorithms import parameter_classes, private_classes
 from ..data import Dataset
+from ..data.dask_dataset import DaskDataset, dask_client
 from ..privacy.estimator import PrivateEstimator
 from .codec import decode
 from .live import LiveRelease
@@ -65,7 +66,11 @@ def core_parameter_classes():
     return parameter_classes()
 
 
-def _check_dataset(dataset):
+def _check_dataset(dataset, client=None):
+    if isinstance(dataset, DaskDataset):
+        # facts first (named when missing), then the operator's validating pass if not done yet
+        dataset.check_facts()
+        return dataset if dataset.registered else dataset.register(client)
     if not isinstance(dataset, Dataset):
         dataset = Dataset(dataset, public=False)
     X = dataset.X
@@ -90,6 +95,11 @@ class Curator:
     trusted : iterable of PrivateEstimator subclasses, default=()
         Estimator classes accepted besides the private estimators exported by
         ``privclust.core``.
+    client : dask.distributed.Client or None, default=None
+        For a :class:`~privclust.core.data.dask_dataset.DaskDataset`: the scheduler its
+        partitions run on (None: the one named by ``PRIVCLUST_DASK_SCHEDULER``, else dask's
+        default). Releases whose estimator has no Dask mode (``_fit_partitioned``) are refused
+        before the charge.
 
     References
     ----------
@@ -100,11 +110,21 @@ class Curator:
     See docs/algorithms.md, section 1 (the order of a fit).
     """
 
-    def __init__(self, dataset, ledger, trusted=()):
+    def __init__(self, dataset, ledger, trusted=(), client=None):
         if ledger is None or not callable(getattr(ledger, "charge", None)):
             raise TypeError("Curator needs a privclust.core.privacy.Ledger (the budget of this "
                             "dataset)")
-        self._dataset = _check_dataset(dataset)
+        if isinstance(dataset, DaskDataset):
+            client = dask_client(client)        # resolved once: registration and releases
+        self._dataset = _check_dataset(dataset, client)
+        if isinstance(self._dataset, DaskDataset):
+            if ledger.unit == "replace" and not self._dataset.n_public:
+                raise ValueError("under replace-one neighbours (this ledger's unit) the number "
+                                 "of records is public: declare n_public=True and n_samples "
+                                 "for this Dask data set")
+            self._records = self._dataset.partitions(client)   # read only after a charge
+        else:
+            self._records = self._dataset.X
         key = getattr(self._dataset, "budget_key", None) or self._dataset.fingerprint
         if ledger.dataset is not None and ledger.dataset != key:
             raise ValueError("this ledger belongs to another dataset (its key differs from the "
@@ -151,10 +171,15 @@ class Curator:
             if estimator.ledger is not self._ledger or estimator.key is None:
                 raise PrivacyRefused("this request was prepared by another curator")
             return estimator
-        return PreparedRelease.at_door(
+        prepared = PreparedRelease.at_door(
             estimator, self._dataset.shape, self._dataset.is_sparse, self._ledger, self._store,
             self._dataset.fingerprint, self._trusted | core_private_classes(),
             core_parameter_classes())
+        if getattr(self._records, "partitioned", False) and not hasattr(
+                prepared.estimator, "_fit_partitioned"):
+            raise PrivacyRefused(f"{type(prepared.estimator).__name__} has no Dask mode: it "
+                                 "cannot run on a data set that lives on Dask")
+        return prepared
 
     def cost(self, request):
         """(epsilon, delta) a release of ``request`` (an estimator or a prepared request) would
@@ -169,7 +194,7 @@ class Curator:
         """Release ``request`` (an estimator or a request from :meth:`prepare`) fitted on the
         data; returns a :class:`Release` (see the module docstring, step by step)."""
         prepared = self.prepare(request)
-        done = prepared.release(self._dataset.X, self._store, self.unit)
+        done = prepared.release(self._records, self._store, self.unit)
         if prepared.withheld:
             self._withheld[done.id] = tuple(prepared.withheld)
         return done
@@ -183,7 +208,9 @@ class Curator:
         if not hasattr(prepared.estimator, "iter_fit"):
             raise PrivacyRefused(f"{type(prepared.estimator).__name__} has no stepping run: "
                                  "use release()")
-        return LiveRelease(prepared, self._dataset.X, self._store, self.unit,
+        if getattr(self._records, "partitioned", False):
+            raise PrivacyRefused("stepping releases do not run on a Dask data set")
+        return LiveRelease(prepared, self._records, self._store, self.unit,
                            reference=reference, diagnostics=diagnostics, process=process,
                            nice=nice)
 
@@ -202,7 +229,7 @@ class Curator:
             except (PrivacyRefused, ValueError, TypeError):
                 continue
             if prepared.key == row["key"]:
-                done.append(prepared.complete(self._dataset.X, self._store, self.unit))
+                done.append(prepared.complete(self._records, self._store, self.unit))
         return done
 
     def _rebuild(self, name, params):
@@ -272,7 +299,7 @@ class Curator:
         done, failures = [], []
         for i, p in enumerate(prepared):
             try:
-                done.append(p.compute_and_store(self._dataset.X, self._store, self.unit,
+                done.append(p.compute_and_store(self._records, self._store, self.unit,
                                                 record.id, (note,), cost=(eps, dlt)))
             except ReleaseFailed as exc:
                 failures.append((i, exc.kind, f"release {i}: {exc.detail}"))
@@ -296,6 +323,9 @@ class Curator:
         """Fit any estimator (a baseline, or a private one for comparison) on the raw data, for
         the data owner only: returns a :class:`NotPrivateResult`; nothing is charged, stored or
         released."""
+        if isinstance(self._dataset, DaskDataset):
+            raise PrivacyRefused("the data owner path reads records in memory: not for a data "
+                                 "set that lives on Dask")
         est = clone(estimator)
         if "ledger" in est.get_params(deep=False):
             est.set_params(ledger=None)

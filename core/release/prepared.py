@@ -184,9 +184,14 @@ class PreparedRelease:
                       () if record is None else (record,))
 
     def compute(self, X):
-        """Read ``X`` and compute (after the charge); checks the spend against the plan."""
+        """Read ``X`` and compute (after the charge); checks the spend against the plan. ``X``
+        may be the partitions of a Dask data set (the estimator's ``_fit_partitioned``: partition
+        sums, noise once in the driver)."""
         est = self.estimator
-        est._fit(est._check_data(X), self.rng)
+        if getattr(X, "partitioned", False):
+            est._fit_partitioned(X, self.rng)
+        else:
+            est._fit(est._check_data(X), self.rng)
         check_spend(est, self.plan)
         return est
 

@@ -361,6 +361,15 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         sketch = Sketch.from_array(X, operator, r, block_size=self.block_size, random_state=rng)
         self._release_and_decode(sketch, rng, X)
 
+    def _fit_partitioned(self, parts, rng):
+        """The Dask mode of :meth:`_fit` (the Curator on a Dask data set, after the charge):
+        partition sums of the sketch of the clipped records, noise once here, decoding here
+        (:func:`~privclust.core.sketch.partitioned.sketch_partitions`)."""
+        from .partitioned import sketch_partitions
+        _, r, scale = self._validate(parts.n_features)
+        sketch = sketch_partitions(parts, self.__dict__.pop("_operator"), r, self.bounds, rng)
+        self._release_and_decode(sketch, rng, scale)
+
     def fit_sketch(self, sketch):
         """Release and decode a non-private :class:`Sketch` computed elsewhere (file blocks,
         Dask partitions).  Its operator must be public (e.g. from :meth:`make_operator`)."""

@@ -490,3 +490,15 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
                                              accountant=acc, n_samples=n)
         self.privacy_ = acc.guarantee("pure", self.neighbouring)
         self.n_features_in_ = X.shape[1]
+
+    def _fit_partitioned(self, parts, rng):
+        """The Dask mode of :meth:`_fit` (the Curator on a Dask data set, after the charge):
+        each iteration's counts and sums are partition sums, noised once here
+        (:func:`~privclust.core.sketch.partitioned.dplloyd_partitioned`)."""
+        from .partitioned import dplloyd_partitioned
+        acc = BudgetAccountant(self.epsilon)
+        self.cluster_centers_ = dplloyd_partitioned(parts, self.n_clusters, self.epsilon,
+                                                    self.bounds, self.n_iter, self.init,
+                                                    self.neighbouring, rng, accountant=acc)
+        self.privacy_ = acc.guarantee("pure", self.neighbouring)
+        self.n_features_in_ = parts.n_features

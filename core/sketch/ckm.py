@@ -1,5 +1,7 @@
 """CompressiveKMeans: private sketch + CL-OMPR decoding (Schellekens et al., SPARS 2019,
 Sec. II-III; decoder of Keriven et al., ICASSP 2017)."""
+import functools
+
 import numpy as np
 from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator
@@ -109,10 +111,12 @@ def refine_runs(X, centers, epsilon, bounds, n_steps=1, neighbouring="add_remove
         Trans. Commun. 28(1), 84-95 (splitting).
     """
     rng = as_generator(random_state)
-    X = np.asarray(X, dtype=float)
+    partitioned = hasattr(X, "map_sum")      # records on partitions, clipped and centred there
+    if not partitioned:
+        X = np.asarray(X, dtype=float)
     lo, hi = _as_bounds(bounds, X.shape[1])
     mid, half = (lo + hi) / 2.0, float(np.mean(hi - lo)) / 2.0
-    Xc = clip_box(X, lo, hi) - mid
+    Xc = X if partitioned else clip_box(X, lo, hi) - mid
     n_runs = 1 if size is None else int(size)
     k, d = np.shape(centers)[-2:]
     centers = np.broadcast_to(np.asarray(centers, dtype=float) - mid, (n_runs, k, d)).copy()
@@ -121,7 +125,8 @@ def refine_runs(X, centers, epsilon, bounds, n_steps=1, neighbouring="add_remove
         b_count, b_sum, spends = refinement_scales(epsilon, n_steps, lo, hi, neighbouring)
         min_count = max(min_count, np.sqrt(2.0) * b_sum / (MOVE_TOLERANCE * half))
     for t in range(int(n_steps)):
-        counts, sums = _assigned_stats(Xc, centers)
+        counts, sums = (Xc.map_sum(functools.partial(_assigned_stats, centers=centers))
+                        if partitioned else _assigned_stats(Xc, centers))
         if epsilon is not None:
             if accountant is not None:
                 for name, eps, sens in spends:
@@ -365,10 +370,10 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         """The Dask mode of :meth:`_fit` (the Curator on a Dask data set, after the charge):
         partition sums of the sketch of the clipped records, noise once here, decoding here
         (:func:`~privclust.core.sketch.partitioned.sketch_partitions`)."""
-        from .partitioned import sketch_partitions
-        _, r, scale = self._validate(parts.n_features)
+        from .partitioned import PartitionSums, sketch_partitions
+        _, r, _, _, _, _ = self._validate(parts.n_features)
         sketch = sketch_partitions(parts, self.__dict__.pop("_operator"), r, self.bounds, rng)
-        self._release_and_decode(sketch, rng, scale)
+        self._release_and_decode(sketch, rng, PartitionSums(parts, self.bounds))
 
     def fit_sketch(self, sketch):
         """Release and decode a non-private :class:`Sketch` computed elsewhere (file blocks,

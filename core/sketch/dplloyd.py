@@ -14,6 +14,7 @@ data to [-1, 1]^d), so a record moves a cluster's sum by at most the box's half-
 whose noisy count is too small for its noisy mean to be informative keeps its previous position
 (:func:`update_centres`): post-processing of the noisy count and sum, which are always drawn.
 """
+import functools
 import math
 
 import numpy as np
@@ -152,7 +153,7 @@ def noisy_statistics(Xc, centres_c, b_count, b_sum, rng):
     Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
         clustering. CODASPY 2016, 26-37 (DPLloyd).
     """
-    counts, sums = _cluster_stats(Xc, centres_c)
+    counts, sums = _sums(Xc, functools.partial(_cluster_stats, centers=centres_c))
     return (counts + rng.laplace(0.0, b_count, size=counts.shape),
             sums + rng.laplace(0.0, b_sum, size=sums.shape))
 
@@ -204,10 +205,23 @@ def noisy_moments(Xc, epsilon, lo, hi, rng, neighbouring="add_remove", size=None
     b_count, b_sum, b_sq = (sens / e for _, e, sens in moment_spends(epsilon, lo, hi, neighbouring))
     shape = () if size is None else (int(size),)
     d = Xc.shape[1]
-    count = Xc.shape[0] + rng.laplace(0.0, b_count, size=shape)
-    sums = Xc.sum(axis=0) + rng.laplace(0.0, b_sum, size=shape + (d,))
-    squares = np.einsum("nd,nd->d", Xc, Xc) + rng.laplace(0.0, b_sq, size=shape + (d,))
+    n, total, total_sq = _sums(Xc, _moments)
+    count = n + rng.laplace(0.0, b_count, size=shape)
+    sums = total + rng.laplace(0.0, b_sum, size=shape + (d,))
+    squares = total_sq + rng.laplace(0.0, b_sq, size=shape + (d,))
     return count, sums, squares
+
+
+def _moments(Xc):
+    """(count, coordinate sums, coordinate sums of squares) of the records ``Xc``."""
+    return Xc.shape[0], Xc.sum(axis=0), np.einsum("nd,nd->d", Xc, Xc)
+
+
+def _sums(Xc, func):
+    """``func`` of the box-centred records: in memory (an array), or summed over the partitions
+    where they live (a :class:`~privclust.core.sketch.partitioned.PartitionSums`: only the sum
+    reaches this process, and the noise is added to it here)."""
+    return Xc.map_sum(func) if hasattr(Xc, "map_sum") else func(Xc)
 
 
 def moment_box(count, sums, squares, b_count, b_sum, lo, hi, width=2.0):
@@ -342,11 +356,13 @@ def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter="auto", init="private_bo
     if neighbouring not in ("add_remove", "replace"):
         raise NotImplementedError(f"neighbouring must be 'add_remove' or 'replace', got {neighbouring!r}")
     rng = as_generator(random_state)
-    X = np.asarray(X, dtype=float)
+    partitioned = hasattr(X, "map_sum")      # records on partitions, clipped and centred there
+    if not partitioned:
+        X = np.asarray(X, dtype=float)
     k, d = int(n_clusters), X.shape[1]
     init = _check_init(init, k, d)
     lo, hi = _as_bounds(bounds, d)
-    Xc = clip_box(X, lo, hi) - (lo + hi) / 2.0
+    Xc = X if partitioned else clip_box(X, lo, hi) - (lo + hi) / 2.0
     n_runs = 1 if size is None else int(size)
     n_iter, b_count, b_sum, spends = schedule(epsilon, k, lo, hi, n_iter, init, neighbouring,
                                               n_samples)
@@ -493,12 +509,14 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
 
     def _fit_partitioned(self, parts, rng):
         """The Dask mode of :meth:`_fit` (the Curator on a Dask data set, after the charge):
-        each iteration's counts and sums are partition sums, noised once here
-        (:func:`~privclust.core.sketch.partitioned.dplloyd_partitioned`)."""
-        from .partitioned import dplloyd_partitioned
+        the same run, each release's counts and sums computed as partition sums and noised
+        once here (:class:`~privclust.core.sketch.partitioned.PartitionSums`)."""
+        from .partitioned import PartitionSums
         acc = BudgetAccountant(self.epsilon)
-        self.cluster_centers_ = dplloyd_partitioned(parts, self.n_clusters, self.epsilon,
-                                                    self.bounds, self.n_iter, self.init,
-                                                    self.neighbouring, rng, accountant=acc)
+        n = getattr(parts, "n_samples", None) if self.neighbouring == "replace" \
+            else self.expected_n_samples
+        self.cluster_centers_ = dplloyd_runs(PartitionSums(parts, self.bounds), self.n_clusters,
+                                             self.epsilon, self.bounds, self.n_iter, self.init,
+                                             self.neighbouring, rng, accountant=acc, n_samples=n)
         self.privacy_ = acc.guarantee("pure", self.neighbouring)
         self.n_features_in_ = parts.n_features

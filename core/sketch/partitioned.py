@@ -19,7 +19,6 @@ Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private 
 import numpy as np
 
 from ..data import clip_box
-from .dplloyd import _cluster_stats, noise_scales, sphere_packing_init
 from .frequencies import _as_bounds
 from .sketch import Sketch
 
@@ -40,39 +39,22 @@ def sketch_partitions(parts, operator, measurements_per_record, bounds, rng):
     return sk.add_partial(total, count)
 
 
-def _lloyd_block(block, centers, lower, upper, rng):
-    """Counts (1, k) and coordinate sums (1, k, d) of one block clipped to the box."""
-    return _cluster_stats(clip_box(block, lower, upper), centers)
+def _centred_block(block, func, lower, upper, rng):
+    """``func`` of one block clipped to the estimator's box and centred on its midpoint."""
+    return func(clip_box(block, lower, upper) - (lower + upper) / 2.0)
 
 
-def lloyd_sums(parts, centers, bounds):
-    """The nearest-centre counts (1, k) and coordinate sums (1, k, d) of the records of
-    ``parts`` (clipped to ``bounds``) for the centres (1, k, d): one DPLloyd iteration's sums."""
-    lower, upper = _as_bounds(bounds, parts.n_features)
-    return parts.sum(_lloyd_block, np.asarray(centers, dtype=float), lower, upper)
+class PartitionSums:
+    """Box-clipped, box-centred records that stay on their partitions: what DPLloyd
+    (:func:`~privclust.core.sketch.dplloyd.dplloyd_runs`) and compressive k-means' refinement
+    (:func:`~privclust.core.sketch.ckm.refine_runs`) read, as sums only. ``map_sum(func)`` is
+    the sum over all records of ``func(centred block)``, added on the cluster; the callers add
+    their noise to it in the driver, in the same order as in memory."""
 
+    def __init__(self, parts, bounds):
+        self._parts = parts
+        self.lower, self.upper = _as_bounds(bounds, parts.n_features)
+        self.shape = (None, parts.n_features)
 
-def dplloyd_partitioned(parts, n_clusters, epsilon, bounds, n_iter, init, neighbouring, rng,
-                        accountant=None):
-    """DPLloyd on partitions: the draws of
-    :func:`~privclust.core.sketch.dplloyd.dplloyd_runs` (one run) in the same order, with each
-    iteration's counts and sums computed as partition sums; returns the centres (k, d)."""
-    d, k = parts.n_features, int(n_clusters)
-    lower, upper = _as_bounds(bounds, d)
-    b_count, b_sum, spends = noise_scales(epsilon, n_iter, lower, upper, init, neighbouring)
-    if init == "uniform":
-        centers = rng.uniform(lower, upper, size=(1, k, d))
-    else:
-        centers = sphere_packing_init(k, lower, upper, rng)[None]
-    for t in range(int(n_iter)):
-        if accountant is not None:
-            for name, eps, sens in spends:
-                accountant.spend(f"DPLloyd iteration {t + 1}: {name}", eps, 0.0, sens)
-        counts, sums = lloyd_sums(parts, centers, bounds)
-        counts = counts + rng.laplace(0.0, b_count, size=counts.shape)
-        sums = sums + rng.laplace(0.0, b_sum, size=sums.shape)
-        ok = counts >= 1.0
-        means = clip_box((sums / np.where(ok, counts, 1.0)[..., None]).reshape(-1, d),
-                         lower, upper)
-        centers = np.where(ok[..., None], means.reshape(1, k, d), centers)
-    return centers[0]
+    def map_sum(self, func):
+        return self._parts.sum(_centred_block, func, self.lower, self.upper)

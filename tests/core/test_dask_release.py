@@ -6,6 +6,7 @@ the sketch and the DPLloyd sums are identical; the budget key of the shards equa
 key of the same records in any order and split; shards are validated at registration; a release
 never fails after its charge; the Curator refuses missing public facts before anything runs.
 """
+import functools
 import numpy as np
 import pytest
 
@@ -18,7 +19,7 @@ from privclust.core.data.validation import DataFormatError
 from privclust.core.privacy.partitioned_bounds import _histogram_block, bin_logits
 from privclust.core.release.vouch import PrivacyRefused
 from privclust.core.sketch.dplloyd import _cluster_stats, dplloyd_runs
-from privclust.core.sketch.partitioned import dplloyd_partitioned, lloyd_sums
+from privclust.core.sketch.partitioned import PartitionSums
 
 distributed = pytest.importorskip("dask.distributed")
 da = pytest.importorskip("dask.array")
@@ -189,14 +190,15 @@ def test_dplloyd_sums_and_release_on_dask_equal_in_memory(client, tmp_path):
         client).partitions(client)
     bounds = (-3.0, 3.0)
     centers = np.random.default_rng(2).uniform(-3, 3, size=(1, 3, D))
-    counts, sums = lloyd_sums(parts, centers, bounds)
+    source = PartitionSums(parts, bounds)
+    counts, sums = source.map_sum(functools.partial(_cluster_stats, centers=centers))
     mem_counts, mem_sums = _cluster_stats(clip_box(X, *bounds), centers)
     np.testing.assert_array_equal(counts, mem_counts)
     np.testing.assert_array_equal(sums, mem_sums)
-    for init in ("uniform", "sphere_packing"):
+    for init in ("uniform", "sphere_packing", "private_box"):
         mem = dplloyd_runs(X, 3, 1.0, bounds, 5, init, "replace", np.random.default_rng(4))
-        dist = dplloyd_partitioned(parts, 3, 1.0, bounds, 5, init, "replace",
-                                   np.random.default_rng(4))
+        dist = dplloyd_runs(source, 3, 1.0, bounds, 5, init, "replace",
+                            np.random.default_rng(4))
         np.testing.assert_array_equal(dist, mem)
 
 

@@ -39,13 +39,14 @@ def _version() -> str:
 
 
 def serve_command(address: str = "127.0.0.1", port: int = 5006, show: bool = False,
-                  extra: list[str] | tuple[str, ...] = ()) -> list[str]:
+                  extra: list[str] | tuple[str, ...] = (), processes: int = 1) -> list[str]:
     """The ``panel serve`` command line for the dashboard (the CLI, the tests' server and the
     benchmark tour all start it from here).
 
     It serves ``page.py`` with ``warmup.py`` as the ``--setup`` hook. The websocket origin is
     pinned to the served address (cross-site websocket hijacking is refused);
     ``--allow-websocket-origin`` in ``extra`` overrides it for a deployment behind a proxy.
+    ``processes`` > 1 spreads the sessions over that many server processes (``--num-procs``).
     ``extra`` (further ``panel serve`` options, e.g. ``--liveness``) comes last.
     """
     extra = list(extra)
@@ -59,6 +60,8 @@ def serve_command(address: str = "127.0.0.1", port: int = 5006, show: bool = Fal
             else {address}
         for host in sorted(hosts):
             cmd += ["--allow-websocket-origin", f"{host}:{port}"]
+    if processes > 1:
+        cmd += ["--num-procs", str(processes)]
     if show:
         cmd.append("--show")
     return cmd + extra
@@ -164,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 < args.port < 65536:
         parser.error(f"--port must be between 1 and 65535, got {args.port}")
     env = _child_env(args, serve)
-    return run_server(serve_command(args.address, args.port, args.show, extra), env=env)
+    processes = config.processes(env)
+    return run_server(serve_command(args.address, args.port, args.show, extra, processes),
+                      env=env)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ that clone, from which the Curator builds the Release. On demo data the same chi
 a Curator (seeded, nothing charged). A reader thread puts each record's diagnostic rows on a
 queue, which the Gibbs view drains. Stop sets an Event: the child stops after its current record
 and returns its state, or is terminated after ``STOP_GRACE_S``; session end does the same with
-``CLOSE_GRACE_S``.
+``CLOSE_GRACE_S``. A run starts only when the server admits it (:mod:`.admission`: at most
+``PRIVCLUST_MAX_SAMPLERS`` at once, the others queued in order of arrival); a private run is
+charged only once admitted.
 """
 import logging
 import queue
@@ -20,6 +22,8 @@ import time
 import numpy as np
 import param
 
+from . import admission as admissions
+
 log = logging.getLogger(__name__)
 
 YIELD_S = 0.003          # thread mode only: GIL hand-over to the IO loop after each record
@@ -27,6 +31,10 @@ STOP_GRACE_S = 15.0      # Stop: the child finishes its current record, else it 
 CLOSE_GRACE_S = 2.0      # session end: the same, with a shorter wait
 SAMPLER_NICE = 10        # the sampler process yields the CPU to the server (and browser)
 COLUMNS = ["iteration", "chain", "cost", "test_statistic", "distance", "rhat"]
+
+
+class SamplerNotStarted(RuntimeError):
+    """The run was stopped before the server admitted it: nothing ran, nothing was charged."""
 
 
 def diagnostic_rows(item):
@@ -93,13 +101,16 @@ class GibbsRunner(param.Parameterized):
 
     running = param.Boolean(False)
     status = param.String("")
+    queue_position = param.Integer(0, doc="place in the queue for a free sampler (0: not "
+                                          "waiting)")
     produced = param.Integer(0, doc="diagnostic batches produced so far")
     process = param.Boolean(True, doc="sample in a child process (else a thread of this one)")
     nice = param.Integer(SAMPLER_NICE, bounds=(0, 19),
                          doc="niceness increment of the sampler process (0: same priority)")
 
-    def __init__(self, **params):
+    def __init__(self, admission=None, **params):
         super().__init__(**params)
+        self.admission = admission  # None: the server's (admission.shared()) at each Start
         self.queue = queue.Queue()
         self._stop = threading.Event()
         self._stop_at = None
@@ -118,16 +129,35 @@ class GibbsRunner(param.Parameterized):
         self._stop_at, self._closing, self._mp_stop, self._proc = None, False, None, None
         self.estimator, self.error, self.release = estimator, None, None
 
-    def _launch(self, target, args=()):
-        self.param.update(running=True, status="running", produced=0)
+    def _launch(self, target, args=(), on_refused=None):
+        """Run ``target`` in the background once the server admits the run (a slot among
+        ``PRIVCLUST_MAX_SAMPLERS``; waiting in the queue, ``queue_position`` says where).
+        Stopped while waiting: ``target`` never runs (nothing is charged) and
+        ``on_refused()`` says so."""
+        self.param.update(running=True, status="waiting", produced=0)
+        admission = self.admission or admissions.shared()
 
         def main():
+            ticket = None
             try:
+                ticket = admission.ticket()
+                if not ticket.wait(self._stop, on_position=self._queued):
+                    self.param.update(status="stopped", queue_position=0)
+                    if on_refused is not None:
+                        on_refused()
+                    return
+                self.param.update(status="running", queue_position=0)
                 target(*args)
             finally:
+                if ticket is not None:
+                    ticket.close()
                 self.running = False
         self._thread = threading.Thread(target=main, daemon=True, name="privclust-gibbs")
         self._thread.start()
+
+    def _queued(self, position):
+        self.param.update(status=f"waiting for a free sampler (position {position})",
+                          queue_position=position)
 
     def start(self, estimator, X, reference=None):
         """Demo data: run ``estimator`` (its own seed, no ledger) on ``X`` in the background."""
@@ -165,7 +195,10 @@ class GibbsRunner(param.Parameterized):
             except Exception as exc:  # noqa: BLE001 -- reported by the view, never a traceback
                 self.error = exc
                 self.status = f"failed ({type(exc).__name__})"
-        self._launch(main)
+
+        def refused():
+            self.error = SamplerNotStarted("stopped while it waited for a free sampler")
+        self._launch(main, on_refused=refused)
         return True
 
     def _put(self, item):

@@ -378,6 +378,11 @@ class GibbsView(pn.viewable.Viewer):
         last = float(self._hist[-1][0]) if self._hist else 0.0
         self.progress.value = int(min(100, 100 * last / max(n_iter, 1)))
         r = self._last_rhat if self._raw_ok() and self._n_chains >= 2 else None
+        if self.runner.queue_position:  # the server runs at most PRIVCLUST_MAX_SAMPLERS
+            self.info.object = (f"Waiting for a free sampler: **{self.runner.queue_position}** "
+                                "in the queue (a class shares this server's samplers; Stop "
+                                "leaves the queue, nothing is run or charged before it starts)")
+            return
         self.info.object = (f"iteration **{last:.0f}** of {n_iter} · diagnostic updates "
                             f"**{self.updates}**" + (f" · R-hat (cost) **{r:.3f}**"
                                                      if r is not None else ""))

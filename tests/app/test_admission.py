@@ -38,7 +38,8 @@ def test_runs_beyond_the_limit_wait_in_order_with_their_position(tmp_path):
     _wait(lambda: positions[3][-1] == 1)
     stop.set()                                                  # the last one is stopped
     threads[3].join(5)
-    assert admitted == [0, 1, 2] and not threads[3].is_alive()
+    assert sorted(admitted[:2]) == [0, 1] and admitted[2:] == [2]
+    assert not threads[3].is_alive()
     for t in tickets:
         t.close()
     assert adm.running() == 0 and not list(tmp_path.glob("ticket-*"))
@@ -73,7 +74,7 @@ def test_a_sampler_view_beyond_the_limit_shows_its_position_and_stop_leaves_the_
     monkeypatch.setenv(config.MAX_SAMPLERS.env, "1")
     views = []
     for _ in range(2):
-        lab = Lab()
+        lab = Lab(schedule=lambda fn: None)  # no demo fit of 20,000 iterations inline
         lab.settings.param.update(task="subspace", algorithm="gibbs")
         lab.settings.algo.param.update(n_iter=20_000, n_chains=2)
         views.append(GibbsView(lab=lab))

@@ -101,7 +101,8 @@ def test_defaults(clean_env, monkeypatch, tmp_path):
     assert config.check() == {
         "PRIVCLUST_STATE_DIR": tmp_path / ".privclust", "PRIVCLUST_BUDGET_EPSILON": 3.0,
         "PRIVCLUST_BUDGET_DELTA": 1e-4, "PRIVCLUST_OWNER_VIEW": False,
-        "PRIVCLUST_MAX_UPLOAD_MB": 50.0, "PRIVCLUST_DATA_DIR": None}
+        "PRIVCLUST_MAX_UPLOAD_MB": 50.0, "PRIVCLUST_DATA_DIR": None,
+        "PRIVCLUST_MAX_SAMPLERS": 2, "PRIVCLUST_PROCESSES": 1}
 
 
 @pytest.mark.parametrize("word, on", [("1", True), ("Yes", True), (" on ", True), ("true", True),
@@ -286,3 +287,10 @@ def test_sigkill_of_privclust_serve_frees_the_port_and_a_restart_works(extra, tm
                 os.kill(pid, signal.SIGKILL)
         for p in procs:
             p.wait(timeout=10)
+
+
+def test_processes_become_panel_serve_s_num_procs(started, clean_env):
+    assert main(["serve", "--processes", "2"]) == 0
+    cmd = started[0][0]
+    assert cmd[cmd.index("--num-procs") + 1] == "2"
+    assert main(["serve"]) == 0 and "--num-procs" not in started[1][0]

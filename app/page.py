@@ -26,9 +26,10 @@ def create_app(lab=None, **lab_params):
     """Build the whole page (a template) for one session; ``lab`` defaults to a fresh Lab.
 
     In a server session only the first tab's view is built with the page; every other tab's view
-    is built the first time the tab is opened (:func:`_lazy_tabs`): building all of them was
-    about a third of the server's work per new session (measured with py-spy while twelve
-    pages opened at once, benchmarks/app/load.py), and a class opens its pages together.
+    is built after the page has loaded or when the tab is opened (:func:`_lazy_tabs`): building
+    all of them was about a third of the server's work per new session (measured with py-spy
+    while twelve pages opened at once, benchmarks/app/load.py), and a class opens its pages
+    together.
     Outside a session (notebooks, tests) every view is built at once.
     """
     hv.extension("bokeh", logo=False)
@@ -76,12 +77,30 @@ BUSY = {"Data", "Clusters", "Subspaces", "Co-clusters", "Report"}
 
 
 def _lazy_tabs(tabs, views, build):
-    """Fill each empty tab with its view (``build(name, cls)``) when it is first opened."""
-    def fill(event):
-        holder = tabs.objects[event.new]
+    """Fill each empty tab with its view (``build(name, cls)``) when it is first opened, or in
+    the background once the page has loaded (one view every ``PREBUILD_MS``, hidden tabs are
+    not rendered, so nothing is sent), whichever comes first: a new page costs the server
+    little while a class opens its pages, and a tab is usually built before it is opened."""
+    def fill(index):
+        holder = tabs.objects[index]
         if not holder.objects:
-            holder.objects = [build(*views[event.new])]
-    tabs.param.watch(fill, "active")
+            holder.objects = [build(*views[index])]
+
+    tabs.param.watch(lambda event: fill(event.new), "active")
+    pending = [i for i, holder in enumerate(tabs.objects) if not holder.objects]
+    callback = []
+
+    def prebuild():
+        if pending:
+            fill(pending.pop(0))
+        elif callback:
+            callback.pop().stop()
+
+    pn.state.onload(lambda: callback.append(
+        pn.state.add_periodic_callback(prebuild, period=PREBUILD_MS)))
+
+
+PREBUILD_MS = 1000
 
 
 if __name__.startswith("bokeh"):  # executed per session by `panel serve`

@@ -225,6 +225,9 @@ def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, 
         text = log_path.read_text(errors="replace")
         shutil.rmtree(state, ignore_errors=True)
     out["server_tracebacks"] = text.count("Traceback")
+    # of which: a page closed while the server was still sending to it (tornado's
+    # WebSocketClosedError, logged by Panel's message dispatch; two tracebacks each)
+    out["server_tracebacks_closed_socket"] = 2 * text.count("exception=WebSocketClosedError()")
     if "Traceback" in text:
         at = text.index("Traceback")
         out["server_first_traceback"] = text[max(0, at - 300):at + 2000]
@@ -242,6 +245,7 @@ def summary(out):
         "gibbs_refresh_per_s_min": min(rates) if rates else None,
         "foreign_requests": len(out["foreign_requests"]), "page_errors": len(out["page_errors"]),
         "server_tracebacks": out["server_tracebacks"],
+        "server_tracebacks_closed_socket": out.get("server_tracebacks_closed_socket", 0),
         "user_failures": len(out.get("user_failures", [])),
     }
 
@@ -281,7 +285,8 @@ def write(path, record):
           f"{', '.join(_f(r) for r in s['gibbs_refresh_per_s'])}",
           f"- requests: {o['requests']}, to other hosts: {s['foreign_requests']} "
           f"{sorted(set(o['foreign_requests']))[:5]}; page errors: {o['page_errors'][:5]}; "
-          f"server tracebacks: {s['server_tracebacks']}; users that failed: "
+          f"server tracebacks: {s['server_tracebacks']} (of which a page closed while the "
+          f"server was sending: {s['server_tracebacks_closed_socket']}); users that failed: "
           f"{o.get('user_failures')}", ""]
     path.write_text("\n".join(md))
 
@@ -292,6 +297,7 @@ def _f(x):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    given = list(argv)
     extra = []
     if "--" in argv:
         cut = argv.index("--")
@@ -319,8 +325,7 @@ def main(argv=None):
         commit = ""
     record = {"when_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(
                   timespec="seconds"),
-              "command": "python benchmarks/app/load.py " + " ".join(sys.argv[1:]
-                                                                    if argv is None else argv),
+              "command": "python benchmarks/app/load.py " + " ".join(given),
               "git_head": commit, "uptime_before": before, "uptime_after": after,
               "sliders": args.sliders, "samplers": args.samplers, "seconds": args.seconds,
               "summary": s, "raw": out}

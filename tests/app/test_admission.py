@@ -29,9 +29,9 @@ def test_runs_beyond_the_limit_wait_in_order_with_their_position(tmp_path):
     threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(4)]
     for t in threads:
         t.start()
-    _wait(lambda: len(admitted) == 2 and positions[3])
+    # the waiting runs are told their place (1: next) once the first two hold the slots
+    _wait(lambda: len(admitted) == 2 and positions[2][-1:] == [1] and positions[3][-1:] == [2])
     assert sorted(admitted) == [0, 1] and adm.running() == 2
-    assert positions[2][-1] == 1 and positions[3][-1] == 2      # shown to the waiting runs
     tickets[0].close()                                          # a run ends: the next starts
     _wait(lambda: len(admitted) == 3)
     assert admitted[-1] == 2
@@ -81,7 +81,7 @@ def test_a_sampler_view_beyond_the_limit_shows_its_position_and_stop_leaves_the_
     first, second = views
     try:
         assert first.start()
-        _wait(lambda: first.runner.status == "running", 30)
+        _wait(lambda: first.runner.produced >= 1, 120)          # admitted and sampling
         assert second.start()
         _wait(lambda: second.runner.queue_position == 1)
         second._show_progress()

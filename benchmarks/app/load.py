@@ -98,11 +98,11 @@ async def _wait_title(page, timeout):
                                  polling=100)
 
 
-async def slider_user(context, url, seconds, out, rng):
+async def slider_user(context, url, seconds, out, rng, first_timeout=180):
     page = await context.new_page()
     t = time.perf_counter()
     await page.goto(url, wait_until="commit")  # the first plot is what is timed
-    await _wait_title(page, 180)
+    await _wait_title(page, first_timeout)
     out["first_result_s"].append(time.perf_counter() - t)
     handle = page.locator(".pc-epsilon .noUi-handle").first
     await handle.focus()
@@ -118,11 +118,11 @@ async def slider_user(context, url, seconds, out, rng):
     await page.close()
 
 
-async def sampler_user(context, url, seconds, out):
+async def sampler_user(context, url, seconds, out, first_timeout=180):
     page = await context.new_page()
     t = time.perf_counter()
     await page.goto(url, wait_until="commit")  # the first plot is what is timed
-    await _wait_title(page, 180)
+    await _wait_title(page, first_timeout)
     out["first_result_s"].append(time.perf_counter() - t)
     await page.locator(".bk-tab").filter(has_text=re.compile("^Gibbs$")).first.click()
     await page.locator(".pc-algorithm select").first.select_option(
@@ -154,7 +154,7 @@ async def sampler_user(context, url, seconds, out):
     await page.close()
 
 
-async def run(url, origin, chromium, n_sliders, n_samplers, seconds, seed):
+async def run(url, origin, chromium, n_sliders, n_samplers, seconds, seed, first_timeout=180):
     from playwright.async_api import async_playwright
     out = {"first_result_s": [], "slider_to_plot_s": [], "gibbs_refresh_per_s": [],
            "gibbs_last_info": [], "foreign_requests": [], "page_errors": [], "requests": 0}
@@ -178,14 +178,15 @@ async def run(url, origin, chromium, n_sliders, n_samplers, seconds, seed):
         contexts = []
         for _ in range(n_sliders + n_samplers):
             ctx = await browser.new_context(viewport=VIEWPORT)
-            ctx.set_default_timeout(180_000)
+            ctx.set_default_timeout(first_timeout * 1000)
             await ctx.route("**/*", route)
             ctx.on("page", errors)
             contexts.append(ctx)
         rng = random.Random(seed)
-        users = [slider_user(c, url, seconds, out, random.Random(rng.random()))
+        users = [slider_user(c, url, seconds, out, random.Random(rng.random()), first_timeout)
                  for c in contexts[:n_sliders]]
-        users += [sampler_user(c, url, seconds, out) for c in contexts[n_sliders:]]
+        users += [sampler_user(c, url, seconds, out, first_timeout)
+                  for c in contexts[n_sliders:]]
         results = await asyncio.gather(*users, return_exceptions=True)
         out["user_failures"] = [f"{type(r).__name__}: {str(r)[:300]}" for r in results
                                 if isinstance(r, BaseException)]
@@ -193,7 +194,10 @@ async def run(url, origin, chromium, n_sliders, n_samplers, seconds, seed):
     return out
 
 
-def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, seed=0):
+def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, seed=0,
+            first_timeout=180):
+    """Start a server, drive the contexts, stop it; the raw measurements. ``first_timeout``:
+    seconds a page may take to show its first plot (and any other step) before its user fails."""
     import requests
     state = tempfile.mkdtemp(prefix="privclust-load-")
     port = _free_port()
@@ -214,7 +218,7 @@ def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, 
             except requests.RequestException:
                 time.sleep(0.1)
         out = asyncio.run(run(f"{origin}/page", origin, chromium, n_sliders, n_samplers,
-                              seconds, seed))
+                              seconds, seed, first_timeout))
     finally:
         proc.terminate()
         try:

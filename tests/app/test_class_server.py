@@ -80,12 +80,13 @@ def _load_module():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # a busy shared machine: minutes per page, asserted on nothing timed
 def test_six_contexts_at_once_stay_local_and_error_free():
     chromium = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
     if not chromium:
         pytest.skip("chromium not installed")
     load = _load_module()
-    out = load.measure(chromium, n_sliders=5, n_samplers=1, seconds=15)
+    out = load.measure(chromium, n_sliders=5, n_samplers=1, seconds=10, first_timeout=900)
     assert out["user_failures"] == [], out["user_failures"]
     assert out["foreign_requests"] == [], sorted(set(out["foreign_requests"]))[:5]
     assert out["page_errors"] == [], out["page_errors"][:5]

@@ -17,11 +17,18 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from privclust.app import config
+from privclust.app.server import parent_watch
 
 PAGE = Path(__file__).with_name("page.py")
 WARMUP = Path(__file__).parent / "server" / "warmup.py"
 # signals that end the server: passed on to the ``panel serve`` child, which then shuts down
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+# how long a session nobody is connected to is kept (Panel's default: 15 s). Bokeh discards a
+# page's session when its websocket has not connected by then; under load (12 pages opened at
+# once on 2 busy cores, benchmarks/app/load.py) some did not, and Bokeh built a fresh session
+# for the late socket: the page showed "reference ... isn't known" errors and Panel's CDN
+# stylesheets. A closed tab's session (and its sampler) ends at most this long after the tab.
+UNUSED_SESSION_MS = 60_000
 
 
 def _version() -> str:
@@ -32,23 +39,29 @@ def _version() -> str:
 
 
 def serve_command(address: str = "127.0.0.1", port: int = 5006, show: bool = False,
-                  extra: list[str] | tuple[str, ...] = ()) -> list[str]:
+                  extra: list[str] | tuple[str, ...] = (), processes: int = 1) -> list[str]:
     """The ``panel serve`` command line for the dashboard (the CLI, the tests' server and the
     benchmark tour all start it from here).
 
     It serves ``page.py`` with ``warmup.py`` as the ``--setup`` hook. The websocket origin is
     pinned to the served address (cross-site websocket hijacking is refused);
     ``--allow-websocket-origin`` in ``extra`` overrides it for a deployment behind a proxy.
+    ``processes`` > 1 spreads the sessions over that many server processes (``--num-procs``).
     ``extra`` (further ``panel serve`` options, e.g. ``--liveness``) comes last.
     """
     extra = list(extra)
     cmd = [sys.executable, "-m", "panel", "serve", str(PAGE), "--address", address,
-           "--port", str(port), "--setup", str(WARMUP)]
+           "--port", str(port), "--setup", str(WARMUP),
+           # a page whose websocket connects late (a busy server) must find its session: Bokeh
+           # would otherwise build a new one for the socket, which the page does not know
+           "--unused-session-lifetime", str(UNUSED_SESSION_MS)]
     if not any(arg.startswith("--allow-websocket-origin") for arg in extra):
         hosts = {address, "localhost", "127.0.0.1"} if address in ("127.0.0.1", "localhost") \
             else {address}
         for host in sorted(hosts):
             cmd += ["--allow-websocket-origin", f"{host}:{port}"]
+    if processes > 1:
+        cmd += ["--num-procs", str(processes)]
     if show:
         cmd.append("--show")
     return cmd + extra
@@ -59,7 +72,8 @@ def run_server(cmd: list[str], env: dict[str, str] | None = None) -> int:
 
     SIGTERM, SIGINT and SIGHUP sent to this process are passed on to the child, and this process
     waits for it, so that ``kill <pid of privclust serve>`` stops the server rather than leaving
-    it running without a parent. The child gets its own process group, so a Ctrl-C at the
+    it running without a parent; on Linux the child also gets SIGTERM from the kernel when this
+    process dies of anything, SIGKILL included (:mod:`privclust.app.server.parent_watch`). The child gets its own process group, so a Ctrl-C at the
     terminal reaches it once (through us) rather than twice.
     """
     child = None
@@ -73,7 +87,9 @@ def run_server(cmd: list[str], env: dict[str, str] | None = None) -> int:
 
     previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
     try:
-        child = subprocess.Popen(cmd, env=env, process_group=0)
+        # the child also watches us: it ends when we do, even on a SIGKILL we cannot forward
+        child = subprocess.Popen(cmd, env=env, process_group=0,
+                                 preexec_fn=parent_watch.child_watching(os.getpid()))
         for signum in pending:
             child.send_signal(signum)
         code = child.wait()
@@ -151,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 < args.port < 65536:
         parser.error(f"--port must be between 1 and 65535, got {args.port}")
     env = _child_env(args, serve)
-    return run_server(serve_command(args.address, args.port, args.show, extra), env=env)
+    processes = config.processes(env)
+    return run_server(serve_command(args.address, args.port, args.show, extra, processes),
+                      env=env)
 
 
 if __name__ == "__main__":

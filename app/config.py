@@ -56,6 +56,16 @@ def _flag(raw: str) -> bool:
     raise ValueError("must be one of 1/0, true/false, yes/no, on/off")
 
 
+def _positive_int(raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError("must be a whole number") from None
+    if value < 1:
+        raise ValueError("must be >= 1")
+    return value
+
+
 def _path(raw: str) -> Path:
     return Path(raw).expanduser()
 
@@ -123,7 +133,18 @@ DATA_DIR = Setting(
     doc="folder of the real datasets (classic3, cstr, Extended Yale B), listed as private data; "
         "read by privclust.core.data")
 
-SETTINGS = (STATE_DIR, BUDGET_EPSILON, BUDGET_DELTA, OWNER_VIEW, MAX_UPLOAD_MB, DATA_DIR)
+MAX_SAMPLERS = Setting(
+    "PRIVCLUST_MAX_SAMPLERS", "--max-samplers", "2", _positive_int, metavar="N",
+    doc="Gibbs sampler runs allowed at once on this server (each is a process of its own: "
+        "about one per core); later Starts wait in a queue and see their position")
+PROCESSES = Setting(
+    "PRIVCLUST_PROCESSES", "--processes", "1", _positive_int, metavar="N",
+    doc="server processes (panel serve --num-procs): sessions are spread over them; the "
+        "ledger and the release store are shared (SQLite), demo results are cached per "
+        "process, and an uploaded file stays in the process of the session that uploaded it")
+
+SETTINGS = (STATE_DIR, BUDGET_EPSILON, BUDGET_DELTA, OWNER_VIEW, MAX_UPLOAD_MB, DATA_DIR,
+            MAX_SAMPLERS, PROCESSES)
 
 
 def state_dir() -> Path:
@@ -146,6 +167,16 @@ def owner_view() -> bool:
 def max_upload_bytes() -> int:
     """The upload cap in bytes."""
     return int(MAX_UPLOAD_MB.read() * 1024 * 1024)
+
+
+def max_samplers() -> int:
+    """How many Gibbs sampler runs may run at once on this server."""
+    return MAX_SAMPLERS.read()
+
+
+def processes(environ: Mapping[str, str] | None = None) -> int:
+    """How many server processes ``privclust serve`` starts."""
+    return PROCESSES.read(environ)
 
 
 def check(environ: Mapping[str, str] | None = None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from importlib import resources
 import holoviews as hv
 import panel as pn
 
-from privclust.app.server import logs, panel_compat
+from privclust.app.server import connection, logs, panel_compat, session_hooks
 from privclust.app.server.worker import session_lab
 from privclust.app.views import (Banner, ClustersView, CoclustersView, DataPanel, DataPreview,
                                  GibbsView, LedgerPanel, PlanView, ReportView, SettingsPanel,
@@ -23,37 +23,84 @@ def _asset(name):
 
 
 def create_app(lab=None, **lab_params):
-    """Build the whole page (a template) for one session; ``lab`` defaults to a fresh Lab."""
+    """Build the whole page (a template) for one session; ``lab`` defaults to a fresh Lab.
+
+    In a server session only the first tab's view is built with the page; every other tab's view
+    is built after the page has loaded or when the tab is opened (:func:`_lazy_tabs`): building
+    all of them was about a third of the server's work per new session (measured with py-spy
+    while twelve pages opened at once, benchmarks/app/load.py), and a class opens its pages
+    together.
+    Outside a session (notebooks, tests) every view is built at once.
+    """
     hv.extension("bokeh", logo=False)
     pn.extension("filedropper", throttled=True, notifications=False)
     worker = None
     if lab is None:
         lab, worker = session_lab(**lab_params)
-    views = [("Data", DataPreview(lab=lab)), ("Clusters", ClustersView(lab=lab)),
-             ("Subspaces", SubspacesView(lab=lab)), ("Co-clusters", CoclustersView(lab=lab)),
-             ("Gibbs", GibbsView(lab=lab)), ("Plan", PlanView(lab=lab)),
-             ("Trade-off", TradeoffView(lab=lab)),
-             ("Report", ReportView(lab=lab))]
-    # the result views show a busy state while a result is computing; the Gibbs, Plan and
-    # Trade-off tabs have their own progress bars and controls (Start must stay clickable)
-    busy = {"Data", "Clusters", "Subspaces", "Co-clusters", "Report"}
-    tabs = pn.Tabs(*((name, pn.Column(view, loading=lab.param.running,
-                                      sizing_mode="stretch_width") if name in busy else view)
-                     for name, view in views),
-                   active=1, dynamic=True, sizing_mode="stretch_width")
+    views = [("Data", DataPreview), ("Clusters", ClustersView), ("Subspaces", SubspacesView),
+             ("Co-clusters", CoclustersView), ("Gibbs", GibbsView), ("Plan", PlanView),
+             ("Trade-off", TradeoffView), ("Report", ReportView)]
+    built = {}
+
+    def build(name, cls):
+        view = built[cls.__name__] = cls(lab=lab)
+        # the result views show a busy state while a result is computing; the Gibbs, Plan and
+        # Trade-off tabs have their own progress bars and controls (Start must stay clickable)
+        if name in BUSY:
+            return pn.Column(view, loading=lab.param.running, sizing_mode="stretch_width")
+        return view
+
+    active = 1
+    lazy = session_hooks.in_session()
+    tabs = pn.Tabs(*((name, pn.Column(sizing_mode="stretch_width") if lazy and i != active
+                      else build(name, cls)) for i, (name, cls) in enumerate(views)),
+                   active=active, dynamic=True, sizing_mode="stretch_width")
+    if lazy:
+        _lazy_tabs(tabs, views, build)
     sidebar = [DataPanel(lab=lab), SettingsPanel(lab=lab), LedgerPanel(lab=lab)]
     template = pn.template.BootstrapTemplate(
         title="privclust — differentially private clustering lab",
         logo=str(_asset("logo.svg")), favicon=str(_asset("logo.svg")),
         header_background="#1f3a5f", sidebar_width=380,
         sidebar=sidebar,
-        main=[Banner(lab=lab), tabs],
+        main=[Banner(lab=lab), tabs, connection.LostNotice()],
         raw_css=[_asset("privclust.css").read_text()],
     )
     template.lab = lab
     template.worker = worker
-    template.views = {type(v).__name__: v for v in sidebar + [view for _, view in views]}
+    built.update((type(v).__name__, v) for v in sidebar)
+    template.views = built  # views of tabs not opened yet are added when they are built
     return template
+
+
+BUSY = {"Data", "Clusters", "Subspaces", "Co-clusters", "Report"}
+
+
+def _lazy_tabs(tabs, views, build):
+    """Fill each empty tab with its view (``build(name, cls)``) when it is first opened, or in
+    the background once the page has loaded (one view every ``PREBUILD_MS``, hidden tabs are
+    not rendered, so nothing is sent), whichever comes first: a new page costs the server
+    little while a class opens its pages, and a tab is usually built before it is opened."""
+    def fill(index):
+        holder = tabs.objects[index]
+        if not holder.objects:
+            holder.objects = [build(*views[index])]
+
+    tabs.param.watch(lambda event: fill(event.new), "active")
+    pending = [i for i, holder in enumerate(tabs.objects) if not holder.objects]
+    callback = []
+
+    def prebuild():
+        if pending:
+            fill(pending.pop(0))
+        elif callback:
+            callback.pop().stop()
+
+    pn.state.onload(lambda: callback.append(
+        pn.state.add_periodic_callback(prebuild, period=PREBUILD_MS)))
+
+
+PREBUILD_MS = 1000
 
 
 if __name__.startswith("bokeh"):  # executed per session by `panel serve`

@@ -77,14 +77,25 @@ class TracePane(pn.pane.Bokeh):
 
 
 def keep_stylesheets_local():
-    """Served page only: never let Panel rewrite a stylesheet URL to its CDN.
+    """Served page only: every stylesheet URL points at this server, never at Panel's CDN.
 
-    Measured with benchmarks/app/tour.py: with dynamic tabs, a component updated while its tab
-    is hidden (the Gibbs info line and traces, updated by the sampler's periodic callback) has
-    no document, so Panel patches its shared stylesheets with ``dist_url = CDN_DIST``; the next
-    render then makes the browser fetch ``cdn.holoviz.org/.../loading.css`` and
-    ``markdown.css``, telling a third party who is looking. With resources served locally
-    (``use_cdn()`` false) such a rewrite is skipped; the stylesheets keep their local URLs.
+    Panel's components declare their stylesheets as CDN URLs and rewrite them with the
+    document's ``dist_url`` (set by ``server_html_page_for_session`` when the page's HTML is
+    rendered); where no such document is known, the rewrite is asked for with ``dist_url =
+    CDN_DIST`` and the CDN URL stays (and a local URL would be turned back into a CDN one). Two
+    measured cases:
+
+    - with dynamic tabs, a component updated while its tab is hidden (the Gibbs info line,
+      updated by the sampler's periodic callback) has no document (benchmarks/app/tour.py:
+      ``loading.css`` and ``markdown.css`` fetched from cdn.holoviz.org);
+    - under load (benchmarks/app/load.py, 12 contexts at once on 2 busy cores) a page whose
+      websocket connected later than ``--unused-session-lifetime`` after its HTML found its
+      session discarded; Bokeh then builds a *new* session for the socket, whose document never
+      went through the HTML handler and has no ``dist_url``: every stylesheet of that page came
+      from the CDN (5 of 12 pages in the first class test, 200 refused requests in ours).
+
+    With resources served locally (``use_cdn()`` false) a rewrite asked for with ``CDN_DIST``
+    goes to the server's own ``dist`` path instead (:func:`panel.io.resources.get_dist_path`).
     Process-wide and idempotent; notebooks (which load from the CDN) never call it.
     """
     from panel import reactive
@@ -95,7 +106,7 @@ def keep_stylesheets_local():
 
     def patch_stylesheet(stylesheet, dist_url):
         if dist_url == res.CDN_DIST and not res.use_cdn():
-            return None
+            dist_url = res.get_dist_path(cdn=False)
         return original(stylesheet, dist_url)
 
     patch_stylesheet._privclust_local = True

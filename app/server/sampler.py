@@ -10,6 +10,9 @@ process's GIL. A reader thread puts each record's diagnostic rows on a queue, wh
 view drains. Stop sets an Event: the child stops after its current record and returns its state;
 a demo child that has not stopped after ``STOP_GRACE_S`` (``CLOSE_GRACE_S`` at session end) is
 terminated. A private run is never terminated by the page: it is stored when it stops.
+A demo run starts only when the server admits it (:mod:`.admission`: at most
+``PRIVCLUST_MAX_SAMPLERS`` at once, the others queued in order of arrival). A private run is
+charged when Start is pressed, so it is not queued: it counts against no slot.
 """
 import logging
 import queue
@@ -19,6 +22,8 @@ import time
 import numpy as np
 import param
 from privclust.core.release.live import mp_context, stream_steps
+
+from . import admission as admissions
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +86,16 @@ class GibbsRunner(param.Parameterized):
 
     running = param.Boolean(False)
     status = param.String("")
+    queue_position = param.Integer(0, doc="place in the queue for a free sampler (0: not "
+                                          "waiting)")
     produced = param.Integer(0, doc="diagnostic batches produced so far")
     process = param.Boolean(True, doc="sample in a child process (else a thread of this one)")
     nice = param.Integer(SAMPLER_NICE, bounds=(0, 19),
                          doc="niceness increment of the sampler process (0: same priority)")
 
-    def __init__(self, **params):
+    def __init__(self, admission=None, **params):
         super().__init__(**params)
+        self.admission = admission  # None: the server's (admission.shared()) at each Start
         self.queue = queue.Queue()
         self._stop = threading.Event()
         self._stop_at = None
@@ -106,16 +114,35 @@ class GibbsRunner(param.Parameterized):
         self._stop_at, self._closing, self._mp_stop, self._proc = None, False, None, None
         self.estimator, self.error, self.live = estimator, None, None
 
-    def _launch(self, target, args=()):
-        self.param.update(running=True, status="running", produced=0)
+    def _launch(self, target, args=(), on_refused=None):
+        """Run ``target`` in the background once the server admits the run (a slot among
+        ``PRIVCLUST_MAX_SAMPLERS``; waiting in the queue, ``queue_position`` says where).
+        Stopped while waiting: ``target`` never runs (nothing is charged) and
+        ``on_refused()`` says so."""
+        self.param.update(running=True, status="waiting", produced=0)
+        admission = self.admission or admissions.shared()
 
         def main():
+            ticket = None
             try:
+                ticket = admission.ticket()
+                if not ticket.wait(self._stop, on_position=self._queued):
+                    self.param.update(status="stopped", queue_position=0)
+                    if on_refused is not None:
+                        on_refused()
+                    return
+                self.param.update(status="running", queue_position=0)
                 target(*args)
             finally:
+                if ticket is not None:
+                    ticket.close()
                 self.running = False
         self._thread = threading.Thread(target=main, daemon=True, name="privclust-gibbs")
         self._thread.start()
+
+    def _queued(self, position):
+        self.param.update(status=f"waiting for a free sampler (position {position})",
+                          queue_position=position)
 
     def start(self, estimator, X, reference=None):
         """Demo data: run ``estimator`` (its own seed, no ledger) on ``X`` in the background."""
@@ -134,10 +161,15 @@ class GibbsRunner(param.Parameterized):
         self.live = live
 
         def main():
-            while not live.join(0.1) or not live.queue.empty():
-                self._drain_live(live)
-            self.status = live.status
-        self._launch(main)
+            try:
+                while not live.join(0.1) or not live.queue.empty():
+                    self._drain_live(live)
+                self.status = live.status
+            finally:
+                self.running = False
+        self.param.update(running=True, status="running", produced=0)
+        self._thread = threading.Thread(target=main, daemon=True, name="privclust-gibbs")
+        self._thread.start()
         return True
 
     def _drain_live(self, live):

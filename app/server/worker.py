@@ -6,7 +6,7 @@ import threading
 
 import panel as pn
 
-from ..state import Lab
+from ..state import Lab, demo_cache
 from . import session_hooks
 
 log = logging.getLogger(__name__)
@@ -122,9 +122,11 @@ class Debouncer:
 def session_lab(**lab_params):
     """(Lab, SessionWorker) of a new browser session: releases and demo runs go to the worker,
     demo re-runs are debounced and held until the page has loaded, and both stop when the
-    session ends."""
+    session ends. Demo results come from the server's shared cache (computed once for all
+    sessions; public data only)."""
     worker = SessionWorker()
     debounce = Debouncer(worker=worker)
+    lab_params.setdefault("demo_cache", demo_cache.SHARED)  # public results, all sessions
     lab = Lab(schedule=debounce, worker=worker, **lab_params)
     session_hooks.on_session_end(debounce.stop, worker.close)
     if session_hooks.in_session():

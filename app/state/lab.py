@@ -17,6 +17,7 @@ import numpy as np
 import param
 
 from .. import catalogue
+from . import demo_cache as demo_cache_module
 from .box_faces import face_warning
 from .data import PRESETS, DataModel
 from .ledger import LedgerModel, relation_note
@@ -51,7 +52,7 @@ class Lab(param.Parameterized):
     settings_changed = param.Event(doc="any setting, an algorithm parameter included, changed")
 
     def __init__(self, data=None, settings=None, ledger=None, specs=None, schedule=None,
-                 worker=None, ledger_path=None, **params):
+                 worker=None, ledger_path=None, demo_cache=None, **params):
         super().__init__(**params)
         self.data = data or DataModel()
         self.settings = settings or SettingsModel(specs=specs)
@@ -61,7 +62,9 @@ class Lab(param.Parameterized):
         # thread). Both default to running inline, which is what model tests want.
         self.schedule = schedule or (lambda fn: fn())
         self.worker = worker or (lambda fn: fn())
-        self._cache = {}  # demo results only (public data); private ones live in the store
+        # demo results only (public data; private ones live in the Curator's store): the served
+        # page shares one cache between its sessions (demo_cache.SHARED), else this Lab's own
+        self._cache = demo_cache if demo_cache is not None else demo_cache_module.DemoCache()
         self._quiet = False
         self._generation = 0  # bumped by every new demo request: a running demo fit stops
         self._failure_detail = None  # the withheld message of a failure on private data
@@ -309,10 +312,26 @@ class Lab(param.Parameterized):
         if not ds.public:
             return None  # never: private data goes through the Curator only
         key = _demo_key(ds, spec, values, request.seed)
-        if key in self._cache:
-            self.result = self._cache[key]
+        cached = self._cache.get(key)
+        if cached is not None:
+            self.result = demo_cache_module.for_session(cached, ds)
             self._say_demo(self.result)
             return self.result
+        # computed once for every session asking the same now (they wait for this one)
+        result, _ = self._cache.get_or_compute(
+            key, ds, lambda: self._compute_demo(request, key))
+        if result is None:
+            return None
+        result = demo_cache_module.for_session(result, ds)
+        if ds is not self.data.dataset:  # the data changed while this ran (worker thread)
+            return None
+        self.param.update(result=result, stale=False)
+        self._say_demo(result)
+        return result
+
+    def _compute_demo(self, request, key):
+        """The fit of a demo request (None when superseded or failed, with the failure said)."""
+        spec, ds, values = request.spec, request.dataset, request.settings
         self.running = True
         t0 = time.perf_counter()
         try:
@@ -336,14 +355,8 @@ class Lab(param.Parameterized):
             return None
         finally:
             self.running = False
-        result = RunResult(key=key, spec=spec, settings=values, estimator=est, dataset=ds,
-                           elapsed=time.perf_counter() - t0, private_mode=False)
-        self._cache[key] = result
-        if ds is not self.data.dataset:  # the data changed while this ran (worker thread)
-            return None
-        self.param.update(result=result, stale=False)
-        self._say_demo(result)
-        return result
+        return RunResult(key=key, spec=spec, settings=values, estimator=est, dataset=ds,
+                         elapsed=time.perf_counter() - t0, private_mode=False)
 
     def _say_demo(self, result):
         """The status of a demo result (fresh or from the cache): its warnings, if any."""
@@ -504,7 +517,7 @@ class Lab(param.Parameterized):
         """Show ``result`` (a demo result is also cached) with a status message; a result of
         another dataset than the loaded one is not shown."""
         if not result.private_mode:
-            self._cache[result.key] = result
+            self._cache.put(result.key, result)
         if result.dataset is not self.data.dataset:
             return False
         self.param.update(result=result, stale=False)

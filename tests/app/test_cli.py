@@ -101,7 +101,8 @@ def test_defaults(clean_env, monkeypatch, tmp_path):
     assert config.check() == {
         "PRIVCLUST_STATE_DIR": tmp_path / ".privclust", "PRIVCLUST_BUDGET_EPSILON": 3.0,
         "PRIVCLUST_BUDGET_DELTA": 1e-4, "PRIVCLUST_OWNER_VIEW": False,
-        "PRIVCLUST_MAX_UPLOAD_MB": 50.0, "PRIVCLUST_DATA_DIR": None}
+        "PRIVCLUST_MAX_UPLOAD_MB": 50.0, "PRIVCLUST_DATA_DIR": None,
+        "PRIVCLUST_MAX_SAMPLERS": 2, "PRIVCLUST_PROCESSES": 1}
 
 
 @pytest.mark.parametrize("word, on", [("1", True), ("Yes", True), (" on ", True), ("true", True),
@@ -239,3 +240,57 @@ def test_stopping_privclust_serve_stops_the_server(signum, tmp_path):
                 os.kill(pid, signal.SIGKILL)
         proc.wait(timeout=10)
         log.close()
+
+
+def _start_cli(port, tmp_path, extra=()):
+    log = open(tmp_path / f"serve-{port}-{time.monotonic_ns()}.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "privclust.app.cli", "serve", "--port", str(port), "--",
+         "--liveness", *extra], stdout=log, stderr=subprocess.STDOUT,
+        env=dict(os.environ, PRIVCLUST_STATE_DIR=str(tmp_path / "state")))
+    deadline = time.monotonic() + 120
+    while True:
+        assert proc.poll() is None, Path(log.name).read_text()
+        assert time.monotonic() < deadline, "privclust serve did not start within 120 s"
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/liveness", timeout=2) as r:
+                if r.status == 200:
+                    return proc
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.2)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+@pytest.mark.parametrize("extra", [(), ("--num-procs", "2")], ids=["one-process", "num-procs-2"])
+def test_sigkill_of_privclust_serve_frees_the_port_and_a_restart_works(extra, tmp_path):
+    """A SIGKILL cannot be forwarded: the server (and its --num-procs workers) watch their
+    parent and end with it; the port is free within 5 s and the same command starts again."""
+    port = _free_port()
+    procs = [_start_cli(port, tmp_path, extra)]
+    server = _descendants(procs[0].pid)
+    try:
+        assert server
+        procs[0].kill()
+        procs[0].wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while _listening(port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _listening(port), "the port is still served 5 s after the SIGKILL"
+        procs.append(_start_cli(port, tmp_path, extra))   # a restart works
+        server += _descendants(procs[1].pid)
+        procs[1].terminate()
+        procs[1].wait(timeout=30)
+    finally:
+        for pid in [p.pid for p in procs] + server:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        for p in procs:
+            p.wait(timeout=10)
+
+
+def test_processes_become_panel_serve_s_num_procs(started, clean_env):
+    assert main(["serve", "--processes", "2"]) == 0
+    cmd = started[0][0]
+    assert cmd[cmd.index("--num-procs") + 1] == "2"
+    assert main(["serve"]) == 0 and "--num-procs" not in started[1][0]

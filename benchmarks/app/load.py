@@ -1,0 +1,345 @@
+"""A class on one server: many browser contexts at once on one ``privclust serve``.
+
+    python benchmarks/app/load.py [--sliders 10] [--samplers 2] [--seconds 90]
+                                  [--results benchmarks/results/app/load.md] [--chromium PATH]
+                                  [-- EXTRA panel serve OPTIONS]
+
+Starts the dashboard exactly as ``privclust serve`` does (temporary ledger), opens
+``--sliders + --samplers`` browser contexts of one Chromium at the same moment and drives them
+concurrently (Playwright's async API):
+
+- each *slider* context waits for its first result, then for ``--seconds`` moves the ε slider
+  one step (a random walk within three steps of the default, so sessions ask for the same
+  public demo results, as a class following a teacher does) and waits for the new plot,
+  then pauses 1-2 s;
+- each *sampler* context chooses the Gibbs sampler (8 chains x 20000 iterations), presses
+  Start and counts the page's diagnostic updates over the same period.
+
+Measured: first result (navigation -> first plot titled ``ε=``), slider -> new plot (timed
+inside the page from the key press to the first animation frame whose plot titles changed),
+Gibbs diagnostic updates per second per sampler, requests to any other host than the server
+(every request is routed through Playwright and counted; foreign ones are refused so that an
+offline class sees what this counts), page errors (uncaught exceptions and console errors),
+and tracebacks in the server log. Writes Markdown (and JSON beside it) with the machine's
+load average before and after: other work on the machine slows every figure.
+"""
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from privclust.app import config
+from privclust.app.cli import serve_command
+
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "app"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+VIEWPORT = {"width": 1280, "height": 720}
+TARGETS = {"slider_to_plot_p95_s": ("<=", 3.0), "first_result_p95_s": ("<=", 10.0),
+           "gibbs_refresh_per_s_min": (">=", 2.0), "foreign_requests": ("<=", 0),
+           "page_errors": ("<=", 0), "server_tracebacks": ("<=", 0)}
+
+JS_TITLES = """() => { const out = [];
+  for (const d of (window.Bokeh ? window.Bokeh.documents : []))
+    for (const m of d.all_models) if (m.type === 'Title' || m.constructor.name === 'Title')
+      out.push(m.text);
+  return out.join('|'); }"""
+# arms a promise: from the next keydown until the first frame whose plot titles differ from
+# the titles at that key press and name an ε (null after the timeout)
+JS_ARM = """(timeout) => { const titles = %s;
+  window.__pc_step = new Promise((resolve) => document.addEventListener('keydown', () => {
+    const t0 = performance.now(); const before = titles();
+    const frame = () => { const now = titles();
+      if (now !== before && now.includes('ε=')) resolve((performance.now() - t0) / 1000);
+      else if (performance.now() - t0 > timeout * 1000) resolve(null);
+      else requestAnimationFrame(frame); };
+    requestAnimationFrame(frame); }, {once: true, capture: true})); }""" % JS_TITLES
+JS_TEXT = """(sel) => { const out = [];
+  const visit = (root) => root.querySelectorAll('*').forEach((el) => {
+    if (el.matches(sel)) out.push((el.shadowRoot ? el.shadowRoot.textContent : '') + el.textContent);
+    if (el.shadowRoot) visit(el.shadowRoot); });
+  visit(document); return out.join(' '); }"""
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _uptime():
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "load average: %.2f, %.2f, %.2f" % os.getloadavg()
+
+
+def percentile(values, q):
+    """The q-th percentile (nearest rank) of ``values``; None when empty."""
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    rank = max(1, min(len(values), round(q / 100 * len(values) + 0.5)))
+    return values[rank - 1]
+
+
+async def _wait_title(page, timeout):
+    await page.wait_for_function(f"() => ({JS_TITLES})().includes('ε=')", timeout=timeout * 1000,
+                                 polling=100)
+
+
+async def slider_user(context, url, seconds, out, rng, first_timeout=180):
+    page = await context.new_page()
+    t = time.perf_counter()
+    await page.goto(url, wait_until="commit")  # the first plot is what is timed
+    await _wait_title(page, first_timeout)
+    out["first_result_s"].append(time.perf_counter() - t)
+    handle = page.locator(".pc-epsilon .noUi-handle").first
+    await handle.focus()
+    pos, end = 0, time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        step = rng.choice((-1, 1)) if abs(pos) < 3 else -int(pos / abs(pos))
+        pos += step
+        await page.evaluate(JS_ARM, 60)
+        await handle.press("ArrowRight" if step > 0 else "ArrowLeft")
+        latency = await page.evaluate("() => window.__pc_step")
+        out["slider_to_plot_s"].append(latency if latency is not None else float("inf"))
+        await page.wait_for_timeout(rng.uniform(1000, 2000))
+    await page.close()
+
+
+async def sampler_user(context, url, seconds, out, first_timeout=180):
+    page = await context.new_page()
+    t = time.perf_counter()
+    await page.goto(url, wait_until="commit")  # the first plot is what is timed
+    await _wait_title(page, first_timeout)
+    out["first_result_s"].append(time.perf_counter() - t)
+    await page.locator(".bk-tab").filter(has_text=re.compile("^Gibbs$")).first.click()
+    await page.locator(".pc-algorithm select").first.select_option(
+        label="Gibbs sampler (asymptotic)")
+    for label, value in (("iterations", "20000"), ("chains", "8")):
+        group = page.locator(".bk-input-group").filter(has_text=label).filter(visible=True).first
+        await group.locator(".noUi-handle").first.press("End")
+        await page.wait_for_function(
+            "([el, v]) => el.getAttribute('aria-valuenow') === v",
+            arg=[await group.locator(".noUi-handle").first.element_handle(), f"{value}.0"])
+    await page.get_by_role("button", name="Start sampler").click()
+
+    async def updates():
+        text = await page.evaluate(JS_TEXT, ".pc-gibbs-info")
+        m = re.search(r"diagnostic updates (\d+)", text)
+        return int(m.group(1)) if m else 0, text
+
+    t = time.perf_counter()
+    while (await updates())[0] == 0 and time.perf_counter() - t < 120:
+        await page.wait_for_timeout(200)
+    first, t0 = (await updates())[0], time.perf_counter()
+    await page.wait_for_timeout(seconds * 1000)
+    last, text = await updates()
+    rate = (last - first) / (time.perf_counter() - t0)
+    out["gibbs_refresh_per_s"].append(rate)
+    info = re.search(r"iteration \d+ of \d+[^·]*· diagnostic updates \d+", text)
+    out["gibbs_last_info"].append(info.group(0) if info else "")
+    await page.get_by_role("button", name="Stop").click()
+    await page.close()
+
+
+async def run(url, origin, chromium, n_sliders, n_samplers, seconds, seed, first_timeout=180):
+    from playwright.async_api import async_playwright
+    out = {"first_result_s": [], "slider_to_plot_s": [], "gibbs_refresh_per_s": [],
+           "gibbs_last_info": [], "foreign_requests": [], "page_errors": [], "requests": 0}
+    local = (origin, origin.replace("http", "ws"), "data:", "blob:")
+
+    async def route(route):
+        out["requests"] += 1
+        if route.request.url.startswith(local):
+            await route.continue_()
+        else:  # counted and refused: a class offline would see a failed request
+            out["foreign_requests"].append(route.request.url)
+            await route.abort()
+
+    def errors(page):
+        page.on("pageerror", lambda e: out["page_errors"].append(str(e)[:300]))
+        page.on("console", lambda m: out["page_errors"].append(m.text[:300])
+                if m.type == "error" else None)
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=chromium, args=ARGS)
+        contexts = []
+        for _ in range(n_sliders + n_samplers):
+            ctx = await browser.new_context(viewport=VIEWPORT)
+            ctx.set_default_timeout(first_timeout * 1000)
+            await ctx.route("**/*", route)
+            ctx.on("page", errors)
+            contexts.append(ctx)
+        rng = random.Random(seed)
+        users = [slider_user(c, url, seconds, out, random.Random(rng.random()), first_timeout)
+                 for c in contexts[:n_sliders]]
+        users += [sampler_user(c, url, seconds, out, first_timeout)
+                  for c in contexts[n_sliders:]]
+        results = await asyncio.gather(*users, return_exceptions=True)
+        out["user_failures"] = [f"{type(r).__name__}: {str(r)[:300]}" for r in results
+                                if isinstance(r, BaseException)]
+        await browser.close()
+    return out
+
+
+def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, seed=0,
+            first_timeout=180):
+    """Start a server, drive the contexts, stop it; the raw measurements. ``first_timeout``:
+    seconds a page may take to show its first plot (and any other step) before its user fails."""
+    import requests
+    state = tempfile.mkdtemp(prefix="privclust-load-")
+    port = _free_port()
+    origin = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, **{config.STATE_DIR.env: state}, **(env_extra or {}))
+    log_path = Path(state) / "server.log"
+    log = open(log_path, "w")
+    proc = subprocess.Popen(serve_command("127.0.0.1", port, extra=["--liveness", *extra]),
+                            stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(log_path.read_text())
+            try:
+                if requests.get(f"{origin}/liveness", timeout=1).ok:
+                    break
+            except requests.RequestException:
+                time.sleep(0.1)
+        out = asyncio.run(run(f"{origin}/page", origin, chromium, n_sliders, n_samplers,
+                              seconds, seed, first_timeout))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        text = log_path.read_text(errors="replace")
+        shutil.rmtree(state, ignore_errors=True)
+    out["server_tracebacks"] = text.count("Traceback")
+    # of which: a page closed while the server was still sending to it (tornado's
+    # WebSocketClosedError, logged by Panel's message dispatch; two tracebacks each)
+    out["server_tracebacks_closed_socket"] = 2 * text.count("exception=WebSocketClosedError()")
+    if "Traceback" in text:
+        at = text.index("Traceback")
+        out["server_first_traceback"] = text[max(0, at - 300):at + 2000]
+    return out
+
+
+def summary(out):
+    lat, first = out["slider_to_plot_s"], out["first_result_s"]
+    rates = out["gibbs_refresh_per_s"]
+    return {
+        "slider_to_plot_p50_s": percentile(lat, 50), "slider_to_plot_p95_s": percentile(lat, 95),
+        "slider_moves": len(lat), "slider_timeouts": sum(x == float("inf") for x in lat),
+        "first_result_p50_s": percentile(first, 50), "first_result_p95_s": percentile(first, 95),
+        "gibbs_refresh_per_s": rates,
+        "gibbs_refresh_per_s_min": min(rates) if rates else None,
+        "foreign_requests": len(out["foreign_requests"]), "page_errors": len(out["page_errors"]),
+        "server_tracebacks": out["server_tracebacks"],
+        "server_tracebacks_closed_socket": out.get("server_tracebacks_closed_socket", 0),
+        "user_failures": len(out.get("user_failures", [])),
+    }
+
+
+def met(name, value):
+    op, target = TARGETS[name]
+    if value is None:
+        return False
+    return value <= target if op == "<=" else value >= target
+
+
+def write(path, record):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.with_suffix(".json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+    s = record["summary"]
+    rows = ["| measure | measured | target | met |", "|---|---|---|---|"]
+    for name, (op, target) in TARGETS.items():
+        v = s[name]
+        shown = "not measured" if v is None else (f"{v:.3g}" if isinstance(v, float) else v)
+        rows.append(f"| {name} | {shown} | {op} {target:g} | {'yes' if met(name, v) else 'NO'} |")
+    o = record["raw"]
+    md = [f"# A class on one server ({record['when_utc']})", "",
+          f"Command: `{record['command']}` (git {record['git_head']}); {os.cpu_count()} CPUs; "
+          f"{record['sliders']} slider contexts + {record['samplers']} Gibbs contexts at once, "
+          f"{record['seconds']:g} s of activity each, one Chromium on the same machine.", "",
+          f"Machine load before: `{record['uptime_before']}`", "",
+          f"Machine load after: `{record['uptime_after']}`", "",
+          "Other developers share this machine: the figures ran under the load above.", "",
+          *rows, "",
+          f"- slider -> new plot: p50 {_f(s['slider_to_plot_p50_s'])} s, p95 "
+          f"{_f(s['slider_to_plot_p95_s'])} s over {s['slider_moves']} moves "
+          f"({s['slider_timeouts']} without a new plot within 60 s)",
+          f"- first result: p50 {_f(s['first_result_p50_s'])} s, p95 "
+          f"{_f(s['first_result_p95_s'])} s",
+          f"- Gibbs diagnostic updates per second, per sampler: "
+          f"{', '.join(_f(r) for r in s['gibbs_refresh_per_s'])}",
+          f"- requests: {o['requests']}, to other hosts: {s['foreign_requests']} "
+          f"{sorted(set(o['foreign_requests']))[:5]}; page errors: {o['page_errors'][:5]}; "
+          f"server tracebacks: {s['server_tracebacks']} (of which a page closed while the "
+          f"server was sending: {s['server_tracebacks_closed_socket']}); users that failed: "
+          f"{o.get('user_failures')}", ""]
+    path.write_text("\n".join(md))
+
+
+def _f(x):
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    given = list(argv)
+    extra = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1:]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sliders", type=int, default=10)
+    parser.add_argument("--samplers", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=90.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--results", default=str(RESULTS / "load.md"))
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH")
+                        or shutil.which("chromium"))
+    args = parser.parse_args(argv)
+    if not args.chromium:
+        parser.error("no chromium found (apt-get install chromium, or --chromium PATH)")
+    before = _uptime()
+    out = measure(args.chromium, args.sliders, args.samplers, args.seconds, extra,
+                  seed=args.seed)
+    after = _uptime()
+    s = summary(out)
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    record = {"when_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                  timespec="seconds"),
+              "command": "python benchmarks/app/load.py " + " ".join(given),
+              "git_head": commit, "uptime_before": before, "uptime_after": after,
+              "sliders": args.sliders, "samplers": args.samplers, "seconds": args.seconds,
+              "summary": s, "raw": out}
+    print(json.dumps(s, indent=2, default=str))
+    for name in TARGETS:
+        print(f"{name}: {s[name]} ({'met' if met(name, s[name]) else 'NOT MET'})")
+    if args.results:
+        write(args.results, record)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -101,6 +101,10 @@ def choose_long_gibbs_run(page):
     sampler process): it outlasts what a test does before pressing Stop. The sliders are set
     by keyboard as soon as they appear."""
     page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
+    # the default subspace algorithm (SuLQ) has an "iterations" slider too: wait for the Gibbs
+    # sliders (only Gibbs has "chains") before pressing keys
+    expect(page.locator(".bk-input-group").filter(has_text="chains").filter(visible=True)
+           .first).to_be_visible()
     for label, end in (("iterations", "20000"), ("chains", "8")):
         group = page.locator(".bk-input-group").filter(has_text=label).filter(visible=True).first
         group.locator(".noUi-handle").first.press("End")

@@ -1,13 +1,9 @@
-"""A class on one server, in the browser: a page whose server died says so and offers a reload;
-six contexts at once on one server fetch nothing from another host and log no error (the
-load script, benchmarks/app/load.py, with fewer contexts and no timing assertion)."""
-import importlib.util
+"""A class on one server, in the browser: a page whose server died says so and offers a
+reload."""
 import os
-import shutil
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -15,7 +11,6 @@ from playwright.sync_api import expect
 from privclust.app.cli import serve_command
 
 pytestmark = pytest.mark.ui
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _free_port():
@@ -81,15 +76,3 @@ def _load_module():
 
 @pytest.mark.slow
 @pytest.mark.timeout(2400)  # a busy shared machine: minutes per page, asserted on nothing timed
-def test_six_contexts_at_once_stay_local_and_error_free():
-    chromium = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
-    if not chromium:
-        pytest.skip("chromium not installed")
-    load = _load_module()
-    out = load.measure(chromium, n_sliders=5, n_samplers=1, seconds=10, first_timeout=900)
-    assert out["user_failures"] == [], out["user_failures"]
-    assert out["foreign_requests"] == [], sorted(set(out["foreign_requests"]))[:5]
-    assert out["page_errors"] == [], out["page_errors"][:5]
-    assert out["server_tracebacks"] == 0, out.get("server_first_traceback")
-    assert len(out["first_result_s"]) == 6 and out["slider_to_plot_s"]
-    assert len(out["gibbs_refresh_per_s"]) == 1

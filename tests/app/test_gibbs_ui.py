@@ -105,7 +105,9 @@ def test_gibbs_sliders_set_by_keyboard_and_drag_hold_and_are_what_the_run_uses(p
     wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
     frames.clear()
     page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
-    iterations, chains = slider(page, "iterations"), slider(page, "chains")
+    chains = slider(page, "chains")          # only Gibbs has it (SuLQ has "iterations" too)
+    expect(chains).to_be_visible()
+    iterations = slider(page, "iterations")
     iterations.locator(".noUi-handle").first.press("End")               # keyboard
     drag_to_end(page, chains)                                            # mouse
     eps = page.locator(".pc-epsilon .noUi-handle").first

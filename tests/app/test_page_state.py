@@ -19,6 +19,9 @@ def test_result_views_are_busy_while_a_result_computes(page, server):
     wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
     expect(page.locator(".pn-loading")).to_have_count(0)
     page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
+    # only Gibbs has a "chains" slider (the default SuLQ has "iterations" too): wait for it
+    expect(page.locator(".bk-input-group").filter(has_text="chains").filter(visible=True)
+           .first).to_be_visible()
     slider_end(page, "iterations")            # a demo fit of 20000 iterations: many seconds
     expect(page.locator(".pn-loading").first).to_be_visible(timeout=15_000)
 

@@ -64,15 +64,3 @@ def test_a_page_whose_server_died_shows_a_notice_that_reloads(page, tmp_path):
                 except subprocess.TimeoutExpired:
                     p.kill()
         log.close()
-
-
-def _load_module():
-    spec = importlib.util.spec_from_file_location("privclust_load", ROOT / "benchmarks" / "app"
-                                                  / "load.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(2400)  # a busy shared machine: minutes per page, asserted on nothing timed

@@ -279,7 +279,7 @@ else:
     rows = []
     for eps in (0.001, 0.01, 0.1):
         est = pc.CompressiveKMeans(n_clusters=K, epsilon=eps, sketch_size=M, bounds=BOUNDS,
-                                   n_replicates=1, random_state=0).fit_sketch(big_sketch)
+                                   n_replicates=1, refine_share=0, random_state=0).fit_sketch(big_sketch)
         rows.append((f"ε = {eps:g}", metrics.relative_sse(X, est.cluster_centers_,
                                                           kmeans.cluster_centers_)))
     dask_view = hv.Bars(rows, "private sketch of all records", "SSE / SSE(k-means)").opts(

@@ -185,7 +185,8 @@ def test_user_strings_are_escaped_and_the_tab_is_registered(ledger_env, csv_payl
 
 def test_demo_data_plans_from_the_shape_and_the_target_recomputes(ledger_env):
     lab = Lab()
-    lab.data.param.update(preset="block_counts", n_samples=200)
+    lab.data.preset = "block_counts"        # a preset brings its own size; then n is set
+    lab.data.n_samples = 200
     assert lab.settings.task == "cocluster"
     model = PlanModel(lab=lab, epsilons=[1.0, 20.0], n_trials=2)
     assert model.metric == "nmi" and model.op == ">=" and model.relative

@@ -35,7 +35,7 @@ def test_attack1_released_dplloyd_is_not_the_seeded_run_on_either_neighbour(ledg
         guess = spec.build(values, random_state=seed, ledger=None).fit(candidate)
         assert not np.array_equal(released, guess.cluster_centers_)
         direct = DPLloyd(n_clusters=2, epsilon=0.1, bounds=(values["lower"], values["upper"]),
-                         n_iter=values["n_iter"], init=values["init"],
+                         init=values["init"],
                          random_state=seed).fit(candidate)
         assert not np.array_equal(released, direct.cluster_centers_)
     # the download says where the noise came from and carries no seed

@@ -30,15 +30,15 @@ def test_attack4_reloads_and_a_reordered_upload_share_one_budget(ledger_env, csv
     X = np.round(rng.normal(size=(120, 3)), 3)
     same, reordered = csv_bytes(X), csv_bytes(X[rng.permutation(len(X))])
     spent = []
-    for n_iter, payload in ((3, same), (4, same), (5, reordered)):
+    for k, payload in ((3, same), (4, same), (5, reordered)):
         lab = _session(payload)
-        lab.settings.algo.n_iter = n_iter  # a new request each time (identical ones are free)
+        lab.settings.n_clusters = k  # a new request each time (identical ones are free)
         assert lab.do_release() is not None, lab.message
         spent.append(lab.ledger.spent[0])
     assert spent == [1.0, 2.0, 3.0]
     # a fourth load (any order) finds the budget spent: refused before anything runs
     lab = _session(reordered)
-    lab.settings.algo.n_iter = 6
+    lab.settings.n_clusters = 6
     runs = lab.n_runs
     assert lab.do_release() is None and "Refused" in lab.message
     assert lab.n_runs == runs and lab.ledger.spent[0] == 3.0
@@ -58,13 +58,12 @@ def test_attack4_reloads_and_a_reordered_upload_share_one_budget(ledger_env, csv
 @pytest.mark.realdata
 def test_attack4_registry_reloads_and_views_share_one_budget(data_dir, ledger_env):
     spent = []
-    for n_iter, name in ((3, "yaleb5"), (4, "yaleb5"), (5, "yaleb")):
+    for k, name in ((3, "yaleb5"), (4, "yaleb5"), (5, "yaleb")):
         lab = Lab()
         lab.data.param.update(source="registry", registry_name=name)
         assert lab.mode == "private", lab.data.error
         lab.settings.param.update(task="kmeans")
-        lab.settings.param.update(algorithm="dplloyd", epsilon=0.5, n_clusters=2)
-        lab.settings.algo.n_iter = n_iter
+        lab.settings.param.update(algorithm="dplloyd", epsilon=0.5, n_clusters=k)
         assert lab.do_release() is not None, lab.message
         spent.append(lab.ledger.spent[0])
     assert spent == [1.0, 2.0, 3.0]

@@ -333,7 +333,8 @@ class DaskDataset:
         """The records as :class:`Partitions` (what a release reads, after its charge)."""
         d, lower, upper = self.check_facts()
         return Partitions(self._items(), d, lower, upper, int(self.block_rows),
-                          dask_client(client))
+                          dask_client(client),
+                          n_samples=self.n_samples)
 
     def __repr__(self):
         n = "n private" if not self.n_public else f"n={self._n_samples}"
@@ -350,9 +351,10 @@ class Partitions:
 
     partitioned = True
 
-    def __init__(self, items, n_features, lower, upper, block_rows, client):
+    def __init__(self, items, n_features, lower, upper, block_rows, client, n_samples=None):
         self._items = items
         self.n_features = n_features
+        self.n_samples = n_samples   # the declared number of records when it is public
         self.lower, self.upper = lower, upper
         self.block_rows = block_rows
         self.client = client

@@ -513,8 +513,7 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         once here (:class:`~privclust.core.sketch.partitioned.PartitionSums`)."""
         from .partitioned import PartitionSums
         acc = BudgetAccountant(self.epsilon)
-        n = getattr(parts, "n_samples", None) if self.neighbouring == "replace" \
-            else self.expected_n_samples
+        n = parts.n_samples if self.neighbouring == "replace" else self.expected_n_samples
         self.cluster_centers_ = dplloyd_runs(PartitionSums(parts, self.bounds), self.n_clusters,
                                              self.epsilon, self.bounds, self.n_iter, self.init,
                                              self.neighbouring, rng, accountant=acc, n_samples=n)

@@ -9,7 +9,7 @@ from ..privacy import BudgetAccountant, Guarantee
 from ..privacy.relations import cell_steps
 from ..privacy.estimator import PrivateEstimator, check_positive_int
 from ._aggregate import compact
-from .dp_taucc import _check_params, budget_schedule, run_validated
+from .dp_taucc import _check_params, budget_schedule, run_counts, run_validated
 from .init import block_pattern
 from ._inputs import check_count_matrix, check_n_clusters, clip_row_sums
 from ._tau import prototype_weights
@@ -183,14 +183,34 @@ class DPTauCoClustering(PrivateEstimator):
         accountant = BudgetAccountant(epsilon)
         runs = run_validated(A, AT, K0, L0, epsilon, int(self.n_iter), rng, 1,
                              float(self.cell_bound), float(self.assignment_share), accountant)
+        self._publish(runs, A.shape[1], accountant)
+        profiles = runs.row_profiles[0][:, runs.col_alive[0]]
+        self.eval_row_labels_ = np.argmax(profiles @ prototype_weights(self.table_).T, axis=1)
+
+    def _fit_partitioned(self, parts, rng):
+        """The Dask mode of :meth:`_fit` (the Curator on a count matrix partitioned by rows,
+        after the charge): the same run, its tables and column statistics summed over the
+        partitions, every draw made here (:mod:`~privclust.core.cocluster.partitioned`).
+        ``eval_row_labels_`` is not computed: it reads every raw row (evaluation only)."""
+        from .partitioned import PartitionedCounts
+        n, m = parts.n_samples, parts.n_features
+        K0 = check_n_clusters(self.n_row_clusters, "n_row_clusters", n, "rows")
+        L0 = check_n_clusters(self.n_col_clusters, "n_col_clusters", m, "columns")
+        epsilon = float(self.epsilon)
+        accountant = BudgetAccountant(epsilon)
+        runs = run_counts(PartitionedCounts(parts, self._row_cap()), K0, L0, epsilon,
+                          int(self.n_iter), rng, 1, float(self.cell_bound),
+                          float(self.assignment_share), accountant)
+        self._publish(runs, m, accountant)
+
+    def _publish(self, runs, n_features, accountant):
+        """The released attributes of one run and its guarantee."""
         row_alive, col_alive = runs.row_alive[0], runs.col_alive[0]
         self.table_ = runs.table[0][row_alive][:, col_alive]
         self.row_labels_ = compact(runs.row_slots[0], row_alive)
         self.column_labels_ = compact(runs.col_slots[0], col_alive)
-        profiles = runs.row_profiles[0][:, col_alive]
-        self.eval_row_labels_ = np.argmax(profiles @ prototype_weights(self.table_).T, axis=1)
         self.n_row_clusters_, self.n_col_clusters_ = self.table_.shape
-        self.n_features_in_ = A.shape[1]
+        self.n_features_in_ = n_features
         notes = [CELL_WARNING, EVAL_WARNING]
         cap = self._row_cap()
         if cap is not None:

@@ -75,12 +75,23 @@ def assignment_utilities(Y, prototypes, proto_alive=None, feature_alive=None):
     Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clustering.
         SDM 2025, Sec. 4.1, Eqs. (4.9)-(4.10); Alg. 3.
     """
+    pk, B, delta = prototype_state(prototypes, proto_alive, feature_alive)
+    return scale_utilities(_utilities(Y, B), pk, delta)
+
+
+def prototype_state(prototypes, proto_alive=None, feature_alive=None):
+    """(live mask (S, K'), weights B (S, K', L') of Eq. (4.9), range Delta (S,) of Eq. (4.10))
+    of public noisy prototypes: what UpdatePart needs besides the data ([BP25] Alg. 3)."""
     P = np.asarray(prototypes, dtype=np.float64)
     S, K, L = P.shape
     pk = np.ones((S, K), bool) if proto_alive is None else np.asarray(proto_alive, bool)
     B = prototype_weights(np.where(pk[:, :, None], P, 0.0))
-    delta = utility_range(B, pk, feature_alive)
-    U = _utilities(Y, B)
+    return pk, B, utility_range(B, pk, feature_alive)
+
+
+def scale_utilities(U, pk, delta):
+    """Utilities U (S, N, K') divided by Delta, dead prototypes at -inf, each object's best
+    candidate at 0 (see :func:`assignment_utilities`)."""
     usable = (delta > _TINY_RANGE)[:, None, None]
     scaled = np.where(usable, U / np.where(usable[:, 0, 0], delta, 1.0)[:, None, None], 0.0)
     scaled = np.where(pk[:, None, :], scaled, -np.inf)
@@ -125,7 +136,12 @@ def update_part(Y, prototypes, epsilon, rng, cell_bound=1.0, proto_alive=None, f
     """
     U = assignment_utilities(Y, prototypes, proto_alive, feature_alive)
     labels = exponential_mechanism(U, epsilon, cell_bound, rng, range_based=True)
-    alive = occupancy(labels, U.shape[2]) > 0
+    return _occupied(labels, U.shape[2], rng)
+
+
+def _occupied(labels, n_slots, rng):
+    """(labels, alive) after Alg. 3's deletion of empty clusters and the single-cluster repair."""
+    alive = occupancy(labels, n_slots) > 0
     return _repair_single_cluster(labels, alive, rng)
 
 
@@ -143,6 +159,11 @@ def compute_table(row_profiles, row_labels, row_alive, col_alive, epsilon, rng, 
         SDM 2025, Sec. 4.1, Eq. (4.11); Alg. 2.
     """
     T = table(row_profiles, row_labels, row_alive.shape[1], keep=row_alive)
+    return noisy_table(T, row_alive, col_alive, epsilon, rng, cell_bound)
+
+
+def noisy_table(T, row_alive, col_alive, epsilon, rng, cell_bound=1.0):
+    """The exact contingency table T (S, K0, L0) released as in :func:`compute_table`."""
     noisy = np.maximum(laplace(T, cell_bound, epsilon, rng), 0.0)
     noisy *= row_alive[:, :, None] & col_alive[:, None, :]
     keep = row_alive & (noisy.sum(axis=2) > 0)
@@ -189,10 +210,51 @@ def _check_params(epsilon, n_iter, cell_bound, assignment_share):
         raise ValueError(f"assignment_share must be in (0, 1), got {assignment_share!r}")
 
 
+class CountMatrix:
+    """The statistics of a count matrix A held in memory that DP-tauCC reads (what
+    :class:`~privclust.core.cocluster.partitioned.PartitionedCounts` computes as partition sums
+    on Dask): the column utilities and profiles (A^T products), the exact tables R^T A C, and
+    the rows' exponential-mechanism draws."""
+
+    def __init__(self, A, AT):
+        self.A, self.AT, self.shape = A, AT, A.shape
+        self.row_profiles = None
+
+    def column_utilities(self, B):
+        """sigma(a^j, p_l) = sum_i A_ij B_li for every column j: (S, m, L)."""
+        return _utilities(self.AT, B)
+
+    def column_profiles(self, R, n_slots, keep):
+        """A^T R: (S, m, K) column profiles over the row clusters."""
+        return project(self.AT, R, n_slots, keep=keep)
+
+    def set_columns(self, C, n_slots, keep):
+        """The column clusters the next tables and row draws aggregate over (Y = A C)."""
+        self.row_profiles = project(self.A, C, n_slots, keep=keep)
+
+    def table(self, R, n_slots, keep):
+        """The exact contingency table R^T A C: (S, K, L)."""
+        return table(self.row_profiles, R, n_slots, keep=keep)
+
+    def row_labels(self, pk, B, delta, epsilon, cell_bound, rng):
+        """Every row's exponential-mechanism draw among the live row prototypes: (S, n)."""
+        U = scale_utilities(_utilities(self.row_profiles, B), pk, delta)
+        return exponential_mechanism(U, epsilon, cell_bound, rng, range_based=True)
+
+
 def run_validated(A, AT, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
                   assignment_share=0.9, accountant=None):
     """DP-tauCC on validated inputs (A float64 CSR/ndarray and A^T); see :func:`dp_taucc_runs`."""
-    n, m = A.shape
+    return run_counts(CountMatrix(A, AT), K0, L0, epsilon, n_iter, rng, size, cell_bound,
+                      assignment_share, accountant)
+
+
+def run_counts(counts, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
+               assignment_share=0.9, accountant=None):
+    """DP-tauCC ([BP25] Alg. 1) reading the data only through ``counts`` (a
+    :class:`CountMatrix`, or its Dask counterpart): every random draw is made here, from
+    ``rng``, in the same order whichever holds the data."""
+    n, m = counts.shape
     plan = iter(budget_schedule(epsilon, n_iter, assignment_share))
 
     def release():
@@ -203,19 +265,25 @@ def run_validated(A, AT, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
 
     R, _, P0 = random_matrix(n, m, K0, L0, rng, size=size)
     row_alive = np.ones((size, K0), bool)
-    C, col_alive = update_part(AT, P0, release(), rng, cell_bound)
+    pk, B, delta = prototype_state(P0)
+    U = scale_utilities(counts.column_utilities(B), pk, delta)
+    C, col_alive = _occupied(exponential_mechanism(U, release(), cell_bound, rng,
+                                                   range_based=True), L0, rng)
     T = None
     for it in range(1, n_iter + 1):
         if it > 1:
-            Yc = project(AT, R, K0, keep=row_alive)
+            Yc = counts.column_profiles(R, K0, row_alive)
             C, col_alive = update_part(Yc, T.transpose(0, 2, 1), release(), rng, cell_bound,
                                        proto_alive=col_alive, feature_alive=row_alive)
-        Yr = project(A, C, L0, keep=col_alive)
-        T, row_alive = compute_table(Yr, R, row_alive, col_alive, release(), rng, cell_bound)
-        R, row_alive = update_part(Yr, T, release(), rng, cell_bound,
-                                   proto_alive=row_alive, feature_alive=col_alive)
-        T, row_alive = compute_table(Yr, R, row_alive, col_alive, release(), rng, cell_bound)
-    return DPTauCCRuns(R, row_alive, C, col_alive, T, Yr)
+        counts.set_columns(C, L0, col_alive)
+        T, row_alive = noisy_table(counts.table(R, K0, row_alive), row_alive, col_alive,
+                                   release(), rng, cell_bound)
+        pk, B, delta = prototype_state(T, row_alive, col_alive)
+        R, row_alive = _occupied(counts.row_labels(pk, B, delta, release(), cell_bound, rng),
+                                 K0, rng)
+        T, row_alive = noisy_table(counts.table(R, K0, row_alive), row_alive, col_alive,
+                                   release(), rng, cell_bound)
+    return DPTauCCRuns(R, row_alive, C, col_alive, T, counts.row_profiles)
 
 
 def dp_taucc_runs(X, n_row_clusters, n_col_clusters, epsilon, n_iter=4, random_state=None,

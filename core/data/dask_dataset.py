@@ -1,5 +1,5 @@
 """A private data set that lives elsewhere: a ``dask.array``, a ``dask.dataframe`` or a folder of
-``.npy`` / CSV shards, read partition by partition on a Dask cluster (extra ``privclust[dask]``).
+``.npy`` / CSV shards (or, for a sparse count matrix partitioned by rows, scipy ``.npz`` shards), read partition by partition on a Dask cluster (extra ``privclust[dask]``).
 
 Its public facts -- the number of features, the public box (the domain of a record), whether the
 number of records is public and, when it is, that number -- are declared by the operator and never
@@ -26,13 +26,14 @@ import hashlib
 import os
 
 import numpy as np
+import scipy.sparse as sp
 
 from .record_key import RecordKeyAccumulator
 from .validation import DataFormatError
 
 #: the environment setting naming an existing scheduler (``tcp://host:8786``)
 SCHEDULER_SETTING = "PRIVCLUST_DASK_SCHEDULER"
-_SHARD_EXTENSIONS = (".npy", ".csv", ".tsv", ".txt")
+_SHARD_EXTENSIONS = (".npy", ".npz", ".csv", ".tsv", ".txt")
 _FINGERPRINT_VERSION = b"privclust-dask-dataset-v1"
 OUTSIDE = ("error", "clip")
 
@@ -68,7 +69,15 @@ def _add(a, b):
 
 def project(block, lower, upper):
     """Every record projected onto the public box: NaN to the box centre, the rest clipped
-    (+-inf to the sides). Per record, so it costs no privacy and never fails on a number."""
+    (+-inf to the sides). Per record, so it costs no privacy and never fails on a number.
+    A scipy.sparse block stays sparse: its stored NaN become 0 (the box of a sparse data set
+    holds 0) and its stored values are clipped to their column's side."""
+    if sp.issparse(block):
+        out = sp.csr_array(block, dtype=np.float64, copy=True)
+        out.sum_duplicates()
+        data = np.where(np.isnan(out.data), 0.0, out.data)
+        out.data = np.clip(data, lower[out.indices], upper[out.indices])
+        return out
     block = np.asarray(block, dtype=np.float64)
     centre = 0.5 * lower + 0.5 * upper
     block = np.where(np.isnan(block), centre, block)
@@ -84,7 +93,15 @@ def _numeric(frame):
 
 def _blocks(item, kind, name, n_features, block_rows):
     """Yield (first row, float64 block) of one partition, ``block_rows`` rows at a time."""
-    if kind == "npy":
+    if kind == "npz" or (kind == "array" and sp.issparse(item)):
+        A = sp.load_npz(item) if kind == "npz" else item
+        if A.ndim != 2 or A.shape[1] != n_features:
+            raise DataFormatError(f"expected a sparse matrix with n_features={n_features} "
+                                  f"columns, got shape {A.shape}", name)
+        A = sp.csr_array(A, dtype=np.float64)
+        for start in range(0, A.shape[0], block_rows):
+            yield start, A[start:start + block_rows]
+    elif kind == "npy":
         arr = np.load(item, mmap_mode="r")
         if arr.ndim != 2 or arr.shape[1] != n_features:
             raise DataFormatError(f"expected a 2-D array with n_features={n_features} columns, "
@@ -116,19 +133,33 @@ def _register_partition(item, kind, name, offset, n_features, lower, upper, outs
     acc = RecordKeyAccumulator(n_features)
     digest = hashlib.sha256()
     for start, block in _blocks(item, kind, name, n_features, block_rows):
-        bad = ~np.isfinite(block)
+        if sp.issparse(block):
+            block.sum_duplicates()
+            values, cols = block.data, block.indices
+            rows = np.repeat(np.arange(block.shape[0]), np.diff(block.indptr))
+        else:
+            values, cols = block, np.arange(n_features)[None, :]
+            rows = np.arange(block.shape[0])[:, None]
+        bad = ~np.isfinite(values)
         what = "missing, non-numeric or infinite value"
         if outside == "error" and not bad.any():
-            bad = (block < lower) | (block > upper)
+            bad = (values < lower[cols]) | (values > upper[cols])
             what = "value outside the public box"
         if bad.any():
-            row, col = np.argwhere(bad)[0]
+            first = tuple(np.argwhere(bad)[0])
+            row, col = int(np.broadcast_to(rows, bad.shape)[first]), \
+                int(np.broadcast_to(cols, bad.shape)[first])
             raise DataFormatError(
-                f"{what} {float(block[row, col])!r} (box [{float(lower[col])!r}, "
+                f"{what} {float(values[first])!r} (box [{float(lower[col])!r}, "
                 f"{float(upper[col])!r}])",
-                name, offset + start + int(row) + 1, int(col) + 1)
+                name, offset + start + row + 1, col + 1)
         acc.add(block)
-        digest.update(np.ascontiguousarray(block, dtype="<f8").data)
+        if sp.issparse(block):
+            for part in (block.indptr, block.indices):
+                digest.update(np.ascontiguousarray(part, dtype="<i8").data)
+            digest.update(np.ascontiguousarray(block.data, dtype="<f8").data)
+        else:
+            digest.update(np.ascontiguousarray(block, dtype="<f8").data)
     return acc.state(), digest.digest()
 
 
@@ -147,9 +178,10 @@ class DaskDataset:
     Parameters
     ----------
     source : dask.array.Array, dask.dataframe.DataFrame, str/path or list of paths
-        The records: a 2-D dask.array (row blocks), a dask.dataframe (partitions), a folder of
-        ``.npy`` / ``.csv`` / ``.tsv`` shards (sorted by name) or a list of such files. A CSV
-        shard has no header row.
+        The records: a 2-D dask.array (row blocks, dense or scipy.sparse), a dask.dataframe
+        (partitions), a folder of ``.npy`` / ``.npz`` / ``.csv`` / ``.tsv`` shards (sorted by
+        name) or a list of such files. A CSV shard has no header row; a ``.npz`` shard is a
+        scipy.sparse matrix (``scipy.sparse.save_npz``, read without pickle).
     n_features : int
         Public number of features (never read from the data).
     box : pair (lower, upper)
@@ -162,6 +194,10 @@ class DaskDataset:
     outside : {"error", "clip"}, default="error"
         What :meth:`register` does with a finite value outside the box: refuse it (naming the
         file, row and column), or accept it (releases clip it).
+    sparse : bool, default=False
+        Whether the records are a sparse (count) matrix partitioned by rows: its blocks stay
+        scipy.sparse, and its box must hold 0 (an entry it does not store is 0). Public, like
+        the shape.
     block_rows : int, default=65536
         Rows read at a time inside a partition (the memory of a task is about
         ``block_rows * n_features`` values plus what the release computes per block).
@@ -175,7 +211,6 @@ class DaskDataset:
     """
 
     public = False
-    is_sparse = False
     labels = None
     source = None
     truth_public = False
@@ -183,8 +218,9 @@ class DaskDataset:
 
     def __init__(self, source, n_features=None, box=None, n_public=None, n_samples=None,
                  outside="error", block_rows=65536, name="", feature_names=None,
-                 description=""):
+                 description="", sparse=False):
         self._source = source
+        self.is_sparse = sparse
         self.n_features = n_features
         self.box = box
         self.n_public = n_public
@@ -197,6 +233,7 @@ class DaskDataset:
         self.truth = {}
         self._record_key = None
         self._fingerprint = None
+        self._partition_rows = None
 
     # ---- public facts -------------------------------------------------------------------------
     def missing_facts(self):
@@ -227,8 +264,13 @@ class DaskDataset:
         if isinstance(self.block_rows, bool) or not isinstance(
                 self.block_rows, (int, np.integer)) or self.block_rows < 1:
             raise ValueError(f"block_rows must be a positive integer, got {self.block_rows!r}")
+        if not isinstance(self.is_sparse, bool):
+            raise ValueError(f"sparse must be True or False, got {self.is_sparse!r}")
         from ..privacy.bounds import check_outer_bounds
         lower, upper = check_outer_bounds(self.box, int(d), name="box")
+        if self.is_sparse and (np.any(lower > 0) or np.any(upper < 0)):
+            raise ValueError("the box of a sparse data set must hold 0 in every column (an "
+                             f"entry it does not store is 0), got box={self.box!r}")
         return int(d), lower, upper
 
     @property
@@ -256,11 +298,15 @@ class DaskDataset:
             else:
                 paths = [os.fspath(p) for p in src]
             if not paths:
-                raise ValueError(f"{src}: no .npy, .csv or .tsv shard")
+                raise ValueError(f"{src}: no .npy, .npz, .csv or .tsv shard")
             for p in paths:
                 if not p.lower().endswith(_SHARD_EXTENSIONS):
-                    raise ValueError(f"{p}: a shard must be a .npy, .csv or .tsv file")
-            return [(p, "npy" if p.lower().endswith(".npy") else "csv", p, 0) for p in paths]
+                    raise ValueError(f"{p}: a shard must be a .npy, .npz, .csv or .tsv file")
+                if p.lower().endswith(".npz") != bool(self.is_sparse):
+                    raise ValueError(f"{p}: a sparse data set has .npz shards (scipy.sparse), "
+                                     "a dense one .npy or text shards")
+            return [(p, os.path.splitext(p)[1].lower().lstrip(".").replace("tsv", "csv")
+                     .replace("txt", "csv"), p, 0) for p in paths]
         import dask.array as da
         if not isinstance(src, da.Array) and hasattr(src, "to_delayed") \
                 and hasattr(src, "columns"):                                 # dask.dataframe
@@ -300,6 +346,7 @@ class DaskDataset:
         for state, part_digest in parts:
             acc.merge_state(state)
             digest.update(part_digest)
+        rows = [int(state[2]) for state, _ in parts]
         if acc.n_samples < 1:
             raise ValueError("the shards hold no record")
         if self.n_public and acc.n_samples != int(self._n_samples):
@@ -307,6 +354,7 @@ class DaskDataset:
                              f"{acc.n_samples} records")
         self._record_key = acc.hexdigest()
         self._fingerprint = digest.hexdigest()
+        self._partition_rows = rows
         return self
 
     def _registered(self, what):
@@ -333,8 +381,8 @@ class DaskDataset:
         """The records as :class:`Partitions` (what a release reads, after its charge)."""
         d, lower, upper = self.check_facts()
         return Partitions(self._items(), d, lower, upper, int(self.block_rows),
-                          dask_client(client),
-                          n_samples=self.n_samples)
+                          dask_client(client), n_samples=self.n_samples,
+                          partition_rows=self._partition_rows)
 
     def __repr__(self):
         n = "n private" if not self.n_public else f"n={self._n_samples}"
@@ -345,14 +393,18 @@ class DaskDataset:
 class Partitions:
     """The records of a :class:`DaskDataset` as seen by a release, after its charge.
 
-    :meth:`sum` maps a function over every (projected) block of every partition and returns
-    only the total, summed on the cluster: no partition result reaches the driver on its own.
+    :meth:`sum` and :meth:`row_sum` map a function over every (projected) block of every
+    partition and return only the total, summed on the cluster: no partition result reaches the
+    driver on its own. :meth:`row_map` returns one released value per record (the draws of a
+    per-record mechanism whose noise the driver drew).
     """
 
     partitioned = True
 
-    def __init__(self, items, n_features, lower, upper, block_rows, client, n_samples=None):
+    def __init__(self, items, n_features, lower, upper, block_rows, client, n_samples=None,
+                 partition_rows=None):
         self._items = items
+        self.partition_rows = partition_rows   # records per partition (counted at registration)
         self.n_features = n_features
         self.n_samples = n_samples   # the declared number of records when it is public
         self.lower, self.upper = lower, upper
@@ -384,7 +436,58 @@ class Partitions:
             total = part if total is None else dask.delayed(_add, pure=False)(total, part)
         return _compute(total, self.client)
 
+    def _row_tasks(self, func, args, rows, concat):
+        """One task per partition applying ``func(block, *args, *row slices)`` to its blocks;
+        ``rows``: arrays with one entry per record on axis 1, sliced to each block's records."""
+        import dask
+        if self.partition_rows is None:
+            raise ValueError("the partitions' sizes are counted when the data set is registered")
+        offsets = np.concatenate([[0], np.cumsum(self.partition_rows)]).astype(np.int64)
+        for a in rows:
+            if a.shape[1] != offsets[-1]:
+                raise ValueError(f"a per-record argument has {a.shape[1]} records, the data "
+                                 f"set {offsets[-1]}")
+        shared = dask.delayed((func, args), pure=False)
+        return [dask.delayed(_apply_rows, pure=False)(
+            item, kind, name, self.n_features, self.lower, self.upper, self.block_rows, shared,
+            tuple(a[:, offsets[i]:offsets[i + 1]] for a in rows), concat)
+            for i, (item, kind, name, _) in enumerate(self._items)]
+
+    def row_sum(self, func, *args, rows=()):
+        """Sum over all blocks of ``func(block, *args, *row slices)`` (a tuple of arrays), where
+        ``rows`` are public arrays with one entry per record on axis 1 (e.g. labels (S, n)):
+        each block receives its own records' slices. Added in partition order on the cluster."""
+        import dask
+        total = None
+        for part in self._row_tasks(func, args, rows, concat=False):
+            total = part if total is None else dask.delayed(_add, pure=False)(total, part)
+        return _compute(total, self.client)
+
+    def row_map(self, func, *args, rows=()):
+        """``func(block, *args, *row slices)`` (an array with the block's records on axis 1)
+        for every block, concatenated in record order. Only for per-record outputs of a
+        mechanism whose randomness the driver drew and passed in ``rows`` (released values,
+        never statistics of the records)."""
+        parts = _compute(self._row_tasks(func, args, rows, concat=True), self.client)
+        return np.concatenate(parts, axis=1)
+
 
 def _apply(item, kind, name, n_features, lower, upper, block_rows, shared, rng):
     func, args = shared
     return _partition_sum(item, kind, name, n_features, lower, upper, block_rows, func, args, rng)
+
+
+def _apply_rows(item, kind, name, n_features, lower, upper, block_rows, shared, rows, concat):
+    """One partition of :meth:`Partitions.row_sum` (``concat`` False) or ``row_map`` (True)."""
+    func, args = shared
+    out, total = [], None
+    for start, block in _blocks(item, kind, name, n_features, block_rows):
+        got = func(project(block, lower, upper), *args,
+                   *(a[:, start:start + block.shape[0]] for a in rows))
+        if concat:
+            out.append(got)
+        else:
+            total = _add(total, got)
+    if not concat:
+        return total
+    return np.concatenate(out, axis=1) if out else np.zeros((rows[0].shape[0], 0), np.int64)

@@ -9,8 +9,10 @@ never fails after its charge; the Curator refuses missing public facts before an
 import functools
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
-from privclust.core import (BalcanKMeans, CompressiveKMeans, Curator, Dataset, DPLloyd, Ledger,
+from privclust.core import (BalcanKMeans, CompressiveKMeans, Curator, Dataset, DPLloyd,
+                             DPTauCoClustering, Ledger,
                              PrivateBounds)
 from privclust.core.data import clip_box
 from privclust.core.data.dask_dataset import (SCHEDULER_SETTING, DaskDataset, dask_client,
@@ -288,3 +290,78 @@ def test_histogram_quantile_mechanism_is_epsilon_dp_on_neighbouring_histograms(n
             p, p2 = (np.exp(lg - np.logaddexp.reduce(lg, axis=1, keepdims=True))
                      for lg in (bin_logits(counts, [q], eps), bin_logits(other, [q], eps)))
             assert np.max(np.abs(np.log(p) - np.log(p2))) <= eps * (1 + 1e-9)
+
+
+# ---- DP-tauCC on a sparse count matrix partitioned by rows ----------------------------------
+def _counts(n=240, m=30, seed=5):
+    """A sparse count matrix with a planted 3 x 3 block structure (integer counts)."""
+    rng = np.random.default_rng(seed)
+    rows, cols = rng.integers(0, 3, n), rng.integers(0, 3, m)
+    rate = np.where(rows[:, None] == cols[None, :], 3.0, 0.2)
+    return sp.csr_matrix(rng.poisson(rate).astype(np.float64))
+
+
+def _sparse_shards(folder, X, splits):
+    folder.mkdir(exist_ok=True)
+    bounds = [0, *splits, X.shape[0]]
+    for i in range(len(bounds) - 1):
+        sp.save_npz(folder / f"part{i:02d}.npz", X[bounds[i]:bounds[i + 1]])
+    return folder
+
+
+def _count_facts(X, **kw):
+    facts = dict(n_features=X.shape[1], box=(0.0, 1000.0), n_public=True,
+                 n_samples=X.shape[0], sparse=True, block_rows=50)
+    facts.update(kw)
+    return facts
+
+
+@pytest.mark.parametrize("row_cap", [None, 6])
+def test_dp_taucc_on_row_partitions_equals_in_memory_for_the_same_generator(client, tmp_path,
+                                                                            row_cap):
+    X = _counts()
+    folder = _sparse_shards(tmp_path / "c", X, [70, 71, 200])
+    ds = DaskDataset(str(folder), **_count_facts(X)).register(client)
+    assert ds.record_key == Dataset(X).record_key        # one budget for the records
+    parts = ds.partitions(client)
+    fitted = []
+    for on_dask in (False, True):
+        est = DPTauCoClustering(3, 3, epsilon=2.0, n_iter=3, row_cap=row_cap)
+        rng = np.random.default_rng(21)          # a fixed seed for this comparison only
+        if on_dask:
+            est._fit_partitioned(parts, rng)
+        else:
+            est._fit(est._check_data(X), rng)
+        fitted.append(est)
+    mem, dist = fitted
+    for name in ("table_", "row_labels_", "column_labels_"):
+        np.testing.assert_array_equal(getattr(dist, name), getattr(mem, name))
+    assert dist.privacy_ == mem.privacy_
+    assert not hasattr(dist, "eval_row_labels_")           # evaluation only: never on Dask
+    assert len(np.unique(mem.row_labels_)) >= 2          # the comparison is not trivial
+
+
+def test_dp_taucc_release_on_dask_has_the_in_memory_plan_cost_and_guarantee(client, tmp_path):
+    X = _counts()
+    folder = _sparse_shards(tmp_path / "c", X, [120])
+    ds = DaskDataset(str(folder), **_count_facts(X)).register(client)
+    on_dask = Curator(ds, Ledger(500.0, dataset=ds), client=client)
+    in_memory = Curator(Dataset(X), Ledger(500.0, dataset=Dataset(X)))
+    est = DPTauCoClustering(3, 3, epsilon=1.0, row_cap=8)
+    a, b = on_dask.release(est), in_memory.release(est)
+    assert a.guarantee == b.guarantee and a.cost == b.cost
+    assert set(a.attributes) == set(b.attributes) == {"table_", "row_labels_", "column_labels_"}
+    assert np.asarray(a.attributes["row_labels_"]).shape == (X.shape[0],)
+    assert on_dask.ledger.spent == in_memory.ledger.spent
+    with pytest.raises(ValueError, match="row_cap"):          # a cell release needs the cap
+        on_dask.release(DPTauCoClustering(3, 3, epsilon=1.0))
+
+
+def test_sparse_shards_registration_names_file_row_column(client, tmp_path):
+    X = _counts().tolil()
+    X[101, 7] = np.inf
+    folder = _sparse_shards(tmp_path / "c", X.tocsr(), [100])
+    with pytest.raises(DataFormatError, match=r"part01\.npz: row 2, column 8"):
+        DaskDataset(str(folder), **_count_facts(X)).register(client)
+    with pytest.raises(ValueError, match="hold 0"):
+        DaskDataset(str(folder), **_count_facts(X, box=(1.0, 5.0))).check_facts()

@@ -66,6 +66,28 @@ def core_parameter_classes():
     return parameter_classes()
 
 
+#: Why the private estimators without a Dask mode (``_fit_partitioned``) cannot run on a data
+#: set that lives on Dask; the Curator refuses them before the charge, naming the estimator.
+NO_DASK_MODE = {
+    "BalcanKMeans": "its local search scores every candidate swap with a truncated cost over all "
+                    "records in each round (a sum per round, not yet computed from partitions)",
+    "GeometricBounds": "its per-column power-of-two histograms are not yet computed from "
+                       "partitions (use PrivateBounds)",
+    "GibbsSubspaceClustering": "a stepping Markov chain that reassigns every record at every "
+                               "sweep, reading all records in one process",
+    "SampleAggregateSubspaceClustering": "its non-private solver runs on random subsets of the "
+                                         "records gathered in one process (O(subset^2) "
+                                         "affinities)",
+    "SuLQSubspaceClustering": "its per-iteration noisy moments are not yet computed from "
+                              "partitions",
+    "OneCluster": "its radius and centre search counts the records near every record (pairwise "
+                  "distances): not a sum over partitions",
+    "PrivateKBalls": "it repeats OneCluster (pairwise distances) and removes covered records "
+                     "between rounds",
+    "DPNMF": "its plan is not private",
+}
+
+
 def _check_dataset(dataset, client=None):
     if isinstance(dataset, DaskDataset):
         # facts first (named when missing), then the operator's validating pass if not done yet
@@ -177,8 +199,10 @@ class Curator:
             core_parameter_classes())
         if getattr(self._records, "partitioned", False) and not hasattr(
                 prepared.estimator, "_fit_partitioned"):
-            raise PrivacyRefused(f"{type(prepared.estimator).__name__} has no Dask mode: it "
-                                 "cannot run on a data set that lives on Dask")
+            name = type(prepared.estimator).__name__
+            why = NO_DASK_MODE.get(name, "it reads all records in one process")
+            raise PrivacyRefused(f"{name} has no Dask mode: it cannot run on a data set that "
+                                 f"lives on Dask ({why})")
         return prepared
 
     def cost(self, request):

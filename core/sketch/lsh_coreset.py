@@ -41,8 +41,8 @@ from sklearn.cluster import KMeans
 from ..privacy import BudgetAccountant
 from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_choice,
                                  check_positive_int, delta_param, epsilon_param)
-from .prefix_tree import NOISES, gdp_mu, grow_tree
-from .public_ball import (BallRecordsMixin, back_to_region, clip_records, noisy_group_sums,
+from .prefix_tree import NOISES, RecordPrefixes, add_noise, gdp_mu, grow_from_counts
+from .public_ball import (BallRecordsMixin, back_to_region, clip_records, group_sums,
                           project_centred, public_ball)
 
 #: public tuning constants (ours, chosen on UCI Letter; see benchmarks/sketch/lsh_balcan.py)
@@ -198,23 +198,41 @@ class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator)
 
     # ---- on the data ------------------------------------------------------------------------
     def _fit(self, X, rng):
-        k, depth, (lo, hi, centre, r), (count_scale, sum_scale, spends), eps, delta = \
-            self._settings(X.shape[1])
-        d = X.shape[1]
+        def records(ball, hyperplanes):
+            Xb, s = clip_records(X, *ball)
+            prefixes = RecordPrefixes(project_centred(Xb, s, ball[2], hyperplanes) > 0.0)
+            return prefixes, lambda tree, m: group_sums(Xb, s, ball[2], tree.record_leaf, m)
+        self._grow(records, X.shape[1], rng)
+
+    def _fit_partitioned(self, parts, rng):
+        """The Dask mode of :meth:`_fit` (the Curator on a Dask data set, after the charge):
+        the same run, each level's bucket counts and the leaves' sums added over the
+        partitions (:class:`~privclust.core.sketch.partitioned.PartitionPrefixes`), every
+        noise draw made here."""
+        from .partitioned import PartitionPrefixes
+
+        def records(ball, hyperplanes):
+            prefixes = PartitionPrefixes(parts, ball, hyperplanes)
+            return prefixes, prefixes.leaf_sums
+        self._grow(records, parts.n_features, rng)
+
+    def _grow(self, records, d, rng):
+        """The fit, reading the records through ``records(ball, hyperplanes)`` -> (bucket
+        counter for :func:`~.prefix_tree.grow_from_counts`, exact leaf sums of a tree)."""
+        k, depth, ball, (count_scale, sum_scale, spends), eps, delta = self._settings(d)
+        lo, hi, centre, r = ball
         hyperplanes = rng.normal(size=(d, depth))            # SimHash, data-independent
         acc = self._account(spends, eps, delta)
-        Xb, s = clip_records(X, lo, hi, centre, r)
-        bits = project_centred(Xb, s, centre, hyperplanes) > 0.0
+        prefixes, leaf_sums = records(ball, hyperplanes)
         noise_sd = count_scale * (1.0 if self.mechanism == "gaussian" else math.sqrt(2.0))
         sum_sd = sum_scale * (1.0 if self.mechanism == "gaussian" else math.sqrt(2.0))
         keep = KEEP_SIGMAS * noise_sd
         floor = max(2.0 * keep, sum_sd * math.sqrt(d) / (LEAF_NOISE * r))
-        tree = grow_tree(bits, count_scale, self.mechanism, keep,
-                         lambda root: max(floor, root / (LEAVES_PER_CLUSTER * k)), rng)
+        tree = grow_from_counts(prefixes, count_scale, self.mechanism, keep,
+                                lambda root: max(floor, root / (LEAVES_PER_CLUSTER * k)), rng)
         weights = tree.leaf_counts
         m = weights.size
-        sums = noisy_group_sums(Xb, s, centre, tree.record_leaf, m, sum_scale, self.mechanism,
-                                rng)
+        sums = add_noise(leaf_sums(tree, m), sum_scale, self.mechanism, rng)
         points = back_to_region(sums / np.maximum(weights, keep)[:, None], lo, hi, centre, r)
         self.coreset_points_, self.coreset_weights_ = points, weights
         self.cluster_centers_ = weighted_kmeans(points, weights, k, centre, self.n_init, rng)

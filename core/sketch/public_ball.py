@@ -18,7 +18,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy._validation import check_box, check_size
+from ..privacy._validation import check_box
+from .prefix_tree import add_noise
 
 
 def public_ball(bounds, radius, n_features):
@@ -123,10 +124,7 @@ def group_sums(X, s, centre, groups, n_groups):
 def noisy_group_sums(X, s, centre, groups, n_groups, scale, noise, rng, size=None):
     """:func:`group_sums` plus i.i.d. Gaussian (``scale`` = sigma) or Laplace (``scale`` = b)
     noise on every coordinate of every group; ``size=N`` prepends a batch axis (audits)."""
-    sums = group_sums(X, s, centre, groups, n_groups)
-    shape = check_size(size) + sums.shape
-    draw = rng.normal if noise == "gaussian" else rng.laplace
-    return sums + draw(0.0, scale, size=shape)
+    return add_noise(group_sums(X, s, centre, groups, n_groups), scale, noise, rng, size)
 
 
 def back_to_region(points, lo, hi, centre, r):

@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 from privclust.core import (BalcanKMeans, CompressiveKMeans, Curator, Dataset, DPLloyd,
-                             DPTauCoClustering, Ledger,
+                             DPTauCoClustering, Ledger, LSHCoresetKMeans, OneCluster,
                              PrivateBounds)
 from privclust.core.data import clip_box
 from privclust.core.data.dask_dataset import (SCHEDULER_SETTING, DaskDataset, dask_client,
@@ -365,3 +365,53 @@ def test_sparse_shards_registration_names_file_row_column(client, tmp_path):
         DaskDataset(str(folder), **_count_facts(X)).register(client)
     with pytest.raises(ValueError, match="hold 0"):
         DaskDataset(str(folder), **_count_facts(X, box=(1.0, 5.0))).check_facts()
+
+
+# ---- the LSH coreset: per-level bucket counts and leaf sums over partitions -----------------
+@pytest.mark.parametrize("mechanism", ["gaussian", "laplace"])
+def test_lsh_coreset_on_dask_equals_in_memory_for_the_same_generator(client, tmp_path,
+                                                                     mechanism):
+    X = _records()
+    _write_shards(tmp_path / "s", X, [250, 700, 701])
+    parts = DaskDataset(str(tmp_path / "s"), **_facts(block_rows=128)).register(
+        client).partitions(client)
+    fitted = []
+    for data in (X, parts):
+        est = LSHCoresetKMeans(n_clusters=3, epsilon=2.0, bounds=BOX, max_depth=8,
+                               mechanism=mechanism, delta=1e-6 if mechanism == "gaussian"
+                               else 0.0, n_init=2)
+        rng = np.random.default_rng(17)          # a fixed seed for this comparison only
+        if data is X:
+            est._fit(X, rng)
+        else:
+            est._fit_partitioned(parts, rng)
+        fitted.append(est)
+    mem, dist = fitted
+    assert mem.coreset_weights_.size >= 3                # a tree that branched
+    for name in ("coreset_weights_", "coreset_points_", "cluster_centers_"):
+        np.testing.assert_array_equal(getattr(dist, name), getattr(mem, name))
+    assert dist.privacy_ == mem.privacy_
+
+
+def test_lsh_coreset_release_on_dask_and_estimators_without_dask_mode_refused_by_name(client):
+    X = _records()
+    ds = DaskDataset(da.from_array(X, chunks=(400, D)), **_facts()).register(client)
+    on_dask = Curator(ds, Ledger(10.0, delta=1e-5, dataset=ds), client=client)
+    in_memory = Curator(Dataset(X), Ledger(10.0, delta=1e-5, dataset=Dataset(X)))
+    est = LSHCoresetKMeans(n_clusters=3, epsilon=1.0, bounds=BOX, max_depth=6,
+                           neighbouring="replace")
+    a, b = on_dask.release(est), in_memory.release(est)
+    assert a.guarantee == b.guarantee and a.cost == b.cost
+    assert set(a.attributes) == set(b.attributes)
+    for est, why in ((BalcanKMeans(n_clusters=3, epsilon=1.0, bounds=BOX), "local search"),
+                     (OneCluster(n_points=100, epsilon=1.0, delta=1e-6, bounds=BOX),
+                      "pairwise distances")):
+        with pytest.raises(PrivacyRefused, match=f"{type(est).__name__} has no Dask mode.*{why}"):
+            on_dask.release(est)
+    assert on_dask.ledger.spent == in_memory.ledger.spent
+
+
+def test_every_private_estimator_has_a_dask_mode_or_a_stated_reason():
+    from privclust.core.release.curator import NO_DASK_MODE, core_private_classes
+    for cls in core_private_classes():
+        assert hasattr(cls, "_fit_partitioned") != (cls.__name__ in NO_DASK_MODE), cls.__name__

@@ -24,6 +24,7 @@ Clarke, D. et al. (2003). Incremental multiset hash functions and their applicat
 """
 import hashlib
 import os
+import time
 
 import numpy as np
 import scipy.sparse as sp
@@ -357,6 +358,29 @@ class DaskDataset:
         self._partition_rows = rows
         return self
 
+    def registration(self):
+        """What :meth:`register` found (the budget key, the fingerprint and the records per
+        partition), JSON-able, for the operator's registry file."""
+        if not self.registered:
+            raise ValueError("the data set is not registered yet")
+        return {"record_key": self._record_key, "fingerprint": self._fingerprint,
+                "partition_rows": list(self._partition_rows)}
+
+    @classmethod
+    def registered_from(cls, source, registration, **facts):
+        """A data set registered earlier (:meth:`registration`), rebuilt without reading a
+        record: the operator vouches that the shards have not changed (a release checks their
+        record counts before its charge, and projects every record onto the box)."""
+        ds = cls(source, **facts)
+        rows = [int(r) for r in registration["partition_rows"]]
+        if ds.n_public and sum(rows) != int(ds._n_samples):
+            raise ValueError(f"n_samples={ds._n_samples} is declared but the registration "
+                             f"counted {sum(rows)} records")
+        ds._record_key = str(registration["record_key"])
+        ds._fingerprint = str(registration["fingerprint"])
+        ds._partition_rows = rows
+        return ds
+
     def _registered(self, what):
         if not self.registered:
             self.register()
@@ -403,7 +427,10 @@ class Partitions:
 
     def __init__(self, items, n_features, lower, upper, block_rows, client, n_samples=None,
                  partition_rows=None):
+        import threading
         self._items = items
+        self.progress = Progress()
+        self._cancel = threading.Event()
         self.partition_rows = partition_rows   # records per partition (counted at registration)
         self.n_features = n_features
         self.n_samples = n_samples   # the declared number of records when it is public
@@ -428,13 +455,66 @@ class Partitions:
         if rngs is not None and len(rngs) != len(self._items):
             raise ValueError(f"rngs has {len(rngs)} generators for {len(self._items)} partitions")
         shared = dask.delayed((func, args), pure=False)
-        total = None
-        for i, (item, kind, name, _) in enumerate(self._items):
-            part = dask.delayed(_apply, pure=False)(
-                item, kind, name, self.n_features, self.lower, self.upper, self.block_rows,
-                shared, None if rngs is None else rngs[i])
-            total = part if total is None else dask.delayed(_add, pure=False)(total, part)
-        return _compute(total, self.client)
+        return self._reduce([dask.delayed(_apply, pure=False)(
+            item, kind, name, self.n_features, self.lower, self.upper, self.block_rows,
+            shared, None if rngs is None else rngs[i])
+            for i, (item, kind, name, _) in enumerate(self._items)])
+
+    def _reduce(self, tasks, concat=False, phase="reading"):
+        """The partition results of ``tasks`` added up in partition order on the cluster (a
+        left fold; ``concat``: concatenated along axis 1), only the total brought back; the
+        partitions done are counted in :attr:`progress`."""
+        import dask
+        self._cancel.clear()      # after the charge a cancel is dropped: the release completes
+        self.progress.begin(phase, len(tasks))
+        fold = _concat_all if concat else _sum_all
+        if self.client is None or not hasattr(self.client, "submit"):
+            out = _compute(dask.delayed(fold, pure=False)(tasks), self.client)
+        else:
+            futures = self.client.compute(tasks)
+            total = self.client.submit(fold, futures, pure=False)
+            _follow(futures, self.progress)
+            out = total.result()
+        self._cancel.clear()
+        self.progress.end()
+        return out
+
+    def cancel(self):
+        """Ask the release that is checking the partitions to stop before its charge (a
+        release already charged ignores it and completes)."""
+        self._cancel.set()
+
+    def check_layout(self):
+        """The check a release makes before its charge: every shard is still there with the
+        number of records counted at registration (shard headers and line counts only, never
+        a value). Raises :class:`ReleaseCancelled` when :meth:`cancel` was called before or
+        during the check, ValueError naming a shard that changed. A release cancelled before
+        this check starts is cancelled too; the request is cleared after the check."""
+        import dask
+        tasks = [dask.delayed(_count_rows, pure=False)(item, kind)
+                 for item, kind, _, _ in self._items]
+        try:
+            self.progress.begin("checking", len(tasks))
+            if self._cancel.is_set():
+                raise ReleaseCancelled("the release was cancelled before its charge: nothing "
+                                       "was charged")
+            if self.client is None or not hasattr(self.client, "submit"):
+                counts = _compute(tasks, self.client)
+            else:
+                futures = self.client.compute(tasks)
+                if not _follow(futures, self.progress, self._cancel):
+                    self.client.cancel(futures)
+                    raise ReleaseCancelled("the release was cancelled before its charge: "
+                                           "nothing was charged")
+                counts = [f.result() for f in futures]
+        finally:
+            self._cancel.clear()
+            self.progress.end()
+        if self.partition_rows is not None:
+            for (_, _, name, _), got, want in zip(self._items, counts, self.partition_rows):
+                if got is not None and got != want:
+                    raise ValueError(f"{name} holds {got} records, {want} when the data set "
+                                     "was registered: register it again")
 
     def _row_tasks(self, func, args, rows, concat):
         """One task per partition applying ``func(block, *args, *row slices)`` to its blocks;
@@ -457,19 +537,80 @@ class Partitions:
         """Sum over all blocks of ``func(block, *args, *row slices)`` (a tuple of arrays), where
         ``rows`` are public arrays with one entry per record on axis 1 (e.g. labels (S, n)):
         each block receives its own records' slices. Added in partition order on the cluster."""
-        import dask
-        total = None
-        for part in self._row_tasks(func, args, rows, concat=False):
-            total = part if total is None else dask.delayed(_add, pure=False)(total, part)
-        return _compute(total, self.client)
+        return self._reduce(self._row_tasks(func, args, rows, concat=False))
 
     def row_map(self, func, *args, rows=()):
         """``func(block, *args, *row slices)`` (an array with the block's records on axis 1)
         for every block, concatenated in record order. Only for per-record outputs of a
         mechanism whose randomness the driver drew and passed in ``rows`` (released values,
         never statistics of the records)."""
-        parts = _compute(self._row_tasks(func, args, rows, concat=True), self.client)
-        return np.concatenate(parts, axis=1)
+        return self._reduce(self._row_tasks(func, args, rows, concat=True), concat=True)
+
+
+class ReleaseCancelled(RuntimeError):
+    """A release on a Dask data set cancelled before its charge (nothing was charged)."""
+
+
+class Progress:
+    """What a release on a Dask data set has done so far, as public counts: the phase
+    ("idle", "checking": the check before the charge, "reading": a pass over the records after
+    it), the passes started, and the partitions done of the current pass. Read by the page's
+    progress bar from another thread."""
+
+    def __init__(self):
+        self.phase, self.passes, self.done, self.total = "idle", 0, 0, 0
+
+    def begin(self, phase, total):
+        self.passes += phase == "reading"
+        self.phase, self.done, self.total = phase, 0, int(total)
+
+    def end(self):
+        self.done = self.total
+
+    def reset(self):
+        self.phase, self.passes, self.done, self.total = "idle", 0, 0, 0
+
+    def snapshot(self):
+        return {"phase": self.phase, "passes": self.passes, "done": self.done,
+                "total": self.total}
+
+
+def _follow(futures, progress, cancel=None, every=0.05):
+    """Count the finished partition futures into ``progress`` until all are done (True), or
+    until ``cancel`` is set (False). Only their status is read, never their results."""
+    while True:
+        progress.done = sum(f.done() for f in futures)
+        if progress.done == len(futures):
+            return True
+        if cancel is not None and cancel.is_set():
+            return False
+        time.sleep(every)
+
+
+def _sum_all(parts):
+    """The partition results added in partition order (a left fold), on a worker."""
+    total = None
+    for part in parts:
+        total = _add(total, part)
+    return total
+
+
+def _concat_all(parts):
+    return np.concatenate(parts, axis=1)
+
+
+def _count_rows(item, kind):
+    """Records in one shard from its header (.npy, .npz) or its lines (CSV, comments and blank
+    lines skipped); None for a partition of a dask collection (its layout cannot change)."""
+    if kind == "npy":
+        return int(np.load(item, mmap_mode="r").shape[0])
+    if kind == "npz":
+        with np.load(item, allow_pickle=False) as z:
+            return int(z["shape"][0])
+    if kind == "csv":
+        with open(item, "rb") as f:
+            return sum(1 for line in f if line.strip() and not line.startswith(b"#"))
+    return None
 
 
 def _apply(item, kind, name, n_features, lower, upper, block_rows, shared, rng):

@@ -5,6 +5,9 @@
 ``public`` = raw values may be shown (synthetic demo data only); real data, including the
 scikit-learn sets, is private. ``demo`` = always available (ships with the install).
 
+Large private data sets the operator registered (shards read on Dask; the registry file named by
+``PRIVCLUST_DATASETS``, :mod:`.dask_registry`) are listed too, as private data.
+
 Every builder is deterministic (a fixed default ``random_state`` = 0 where randomness is used):
 the same load gives the same data and fingerprint. Views derived from one source (``yaleb`` with
 ``drop_bad``, ``yaleb5``) carry the source's ``budget_key`` (``Dataset.source``), so they share one
@@ -19,6 +22,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from . import synthetic
+from .dask_registry import registered_datasets
 from .dataset import Dataset
 from .domain import clip_l2
 from .loaders import _EXTENSIONS, load
@@ -239,12 +243,20 @@ def list_datasets(include_unavailable=False):
     entries = list(_ENTRIES) + list(_extra_files().values())
     infos = [DatasetInfo(e.name, e.description, e.public, e.demo, _available(e))
              for e in entries]
+    infos += [DatasetInfo(name, ds.description or "large data set on Dask (operator's "
+                          "registry)", False, False, True)
+              for name, ds in registered_datasets().items() if name not in _BY_NAME]
     return [info for info in infos if include_unavailable or info.available]
 
 
 def get_dataset(name, **params):
     """Build the dataset registered as ``name``; ``params`` go to its generator or builder."""
     entry = _BY_NAME.get(name) or _extra_files().get(name)
+    if entry is None and name in registered_datasets():
+        if params:
+            raise TypeError(f"dataset {name!r} (registered by the operator) takes no "
+                            "parameters")
+        return registered_datasets()[name]
     if entry is None:
         names = ", ".join(list_datasets())
         raise ValueError(f"unknown dataset {name!r}; available: {names}")

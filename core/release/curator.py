@@ -205,6 +205,21 @@ class Curator:
                                  f"lives on Dask ({why})")
         return prepared
 
+    def progress(self):
+        """On a Dask data set: what the running (or last) release has done, as public counts
+        ({"phase", "passes", "done", "total"}: partitions done of the current pass); None for
+        a data set in memory."""
+        if not getattr(self._records, "partitioned", False):
+            return None
+        return self._records.progress.snapshot()
+
+    def cancel(self):
+        """On a Dask data set: stop the release that is checking the partitions, before its
+        charge (it raises :class:`~privclust.core.data.dask_dataset.ReleaseCancelled`, nothing
+        is charged). A release already charged always completes."""
+        if getattr(self._records, "partitioned", False):
+            self._records.cancel()
+
     def cost(self, request):
         """(epsilon, delta) a release of ``request`` (an estimator or a prepared request) would
         cost in the ledger's unit now: 0 when an identical release is stored or already paid

@@ -224,6 +224,8 @@ class PreparedRelease:
         stored = store.find(self.key)
         if stored is not None:
             return stored
+        if getattr(X, "partitioned", False):
+            X.check_layout()    # before the charge: cancellable, refuses a changed source
         try:
             record = self.pay(pending=True)
         except DuplicateRequest as dup:

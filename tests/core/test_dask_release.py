@@ -415,3 +415,63 @@ def test_every_private_estimator_has_a_dask_mode_or_a_stated_reason():
     from privclust.core.release.curator import NO_DASK_MODE, core_private_classes
     for cls in core_private_classes():
         assert hasattr(cls, "_fit_partitioned") != (cls.__name__ in NO_DASK_MODE), cls.__name__
+
+
+# ---- the operator's registry; progress; cancelled before the charge, never after ----------
+def test_operator_registry_round_trip_lists_private_data_without_reading(client, tmp_path,
+                                                                         monkeypatch):
+    from privclust.core.data import get_dataset, list_datasets
+    from privclust.core.data.dask_registry import (REGISTRY_SETTING, read_entries,
+                                                   register_entry, write_registry)
+    X = _records()
+    _write_shards(tmp_path / "s", X, [500])
+    record = register_entry({"name": "big", "path": str(tmp_path / "s"), "box": list(BOX)},
+                            client)
+    assert (record["n_features"], record["n_samples"]) == (D, 1200)   # header; operator's count
+    registry = tmp_path / "datasets.json"
+    write_registry([record], registry)
+    assert read_entries(registry)[0]["registration"]["partition_rows"] == [500, 700]
+    monkeypatch.setenv(REGISTRY_SETTING, str(registry))
+    info = next(i for i in list_datasets() if i == "big")
+    assert not info.public
+    ds = get_dataset("big")
+    assert ds.registered and ds.record_key == Dataset(X).record_key
+    assert get_dataset("big") is ds                       # one object per process
+    bad = tmp_path / "bad"
+    Y = X.copy()
+    Y[42, 1] = 1e9
+    _write_shards(bad, Y, [10])
+    with pytest.raises(DataFormatError, match=r"shard001\.npy: row 33, column 2"):
+        register_entry({"name": "bad", "path": str(bad), "box": list(BOX)}, client)
+
+
+def test_release_on_dask_reports_progress_and_is_cancelled_only_before_its_charge(client,
+                                                                                 tmp_path):
+    from privclust.core.data.dask_dataset import ReleaseCancelled
+    X = _records()
+    paths = _write_shards(tmp_path / "s", X, [300, 600, 900])
+    ds = DaskDataset(str(tmp_path / "s"), **_facts()).register(client)
+    ledger = Ledger(5.0, dataset=ds)
+    cur = Curator(ds, ledger, client=client)
+    est = DPLloyd(n_clusters=3, bounds=BOX, epsilon=1.0, neighbouring="replace", n_iter=3)
+    cur.cancel()                                          # cancelled before the check
+    with pytest.raises(ReleaseCancelled):
+        cur.release(est)
+    assert ledger.spent == (0.0, 0.0) and not cur.releases()
+    real_charge = ledger.charge
+
+    def charge_then_cancel(*args, **kwargs):              # a cancel right after the charge
+        record = real_charge(*args, **kwargs)
+        cur.cancel()
+        return record
+    ledger.charge = charge_then_cancel
+    done = cur.release(est)                               # ... is ignored: it completes
+    assert ledger.spent == (1.0, 0.0) and [r.id for r in cur.releases()] == [done.id]
+    progress = cur.progress()
+    assert progress["phase"] == "reading" and progress["done"] == progress["total"] == 4
+    assert progress["passes"] >= 3                          # one pass per DPLloyd iteration
+    ledger.charge = real_charge
+    np.save(paths[0], X[:299])                              # a shard lost a record
+    with pytest.raises(ValueError, match=r"shard000\.npy holds 299 records, 300"):
+        cur.release(DPLloyd(n_clusters=2, bounds=BOX, epsilon=1.0, neighbouring="replace"))
+    assert ledger.spent == (1.0, 0.0)                       # refused before its charge

@@ -4,7 +4,8 @@
 ``privclust/app/page.py``); ``privclust --version`` prints the installed version. Options after
 ``--`` go to ``panel serve`` unchanged (for example ``-- --basic-auth users.json --cookie-secret S``).
 The server's settings (:mod:`privclust.app.config`) are options of ``serve`` and reach the
-``panel serve`` child as its ``PRIVCLUST_*`` environment.
+``panel serve`` child as its ``PRIVCLUST_*`` environment. ``--dataset NAME=PATH --box LO,HI``
+registers a large private data set (shards read on Dask) before the server starts.
 """
 from __future__ import annotations
 
@@ -136,12 +137,68 @@ def _child_env(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dic
     return env if given else None
 
 
+def _box(text: str) -> list:
+    """``LO,HI`` (every column) or ``LO1:LO2:...,HI1:HI2:...`` (one number per column)."""
+    try:
+        lo, hi = text.split(",")
+        sides = [[float(v) for v in side.split(":")] for side in (lo, hi)]
+    except ValueError:
+        raise ValueError(f"--box {text!r}: expected LO,HI or LO1:LO2:...,HI1:HI2:...") from None
+    return [s[0] if len(s) == 1 else s for s in sides]
+
+
+def _register_datasets(args, env: dict, parser: argparse.ArgumentParser) -> dict | None:
+    """The operator's registration of large data sets (``--dataset NAME=PATH --box LO,HI``
+    and the entries of ``--datasets FILE``): every shard is validated and counted now, before
+    the server starts, and the registry is written to the state folder, whose path the server
+    gets as ``PRIVCLUST_DATASETS``. Returns the server's environment (None: nothing given)."""
+    from privclust.core.data.dask_dataset import dask_client
+    from privclust.core.data.dask_registry import (REGISTRY_SETTING, read_entries,
+                                                   register_entry, write_registry)
+    if len(args.box) != len(args.dataset):
+        parser.error(f"give one --box per --dataset ({len(args.dataset)} data set(s), "
+                     f"{len(args.box)} box(es))")
+    entries = []
+    try:
+        registry = config.DATASETS.read(env)
+        if registry is not None:
+            entries += read_entries(registry)
+        for spec, box in zip(args.dataset, args.box):
+            name, sep, path = spec.partition("=")
+            if not sep or not name.strip() or not path.strip():
+                raise ValueError(f"--dataset {spec!r}: expected NAME=PATH")
+            entries.append({"name": name.strip(), "path": path.strip(), "box": _box(box)})
+        names = [e["name"] for e in entries]
+        if len(set(names)) != len(names):
+            raise ValueError("a data set name is given twice")
+        if not entries:
+            return None
+        client = dask_client()
+        records = []
+        for e in entries:
+            print(f"privclust: registering {e['name']} ({e['path']}): validating every shard "
+                  "...", file=sys.stderr, flush=True)
+            records.append(e if "registration" in e else register_entry(e, client))
+            print(f"privclust: {e['name']}: {records[-1]['n_samples']} records x "
+                  f"{records[-1]['n_features']} features", file=sys.stderr, flush=True)
+    except (ValueError, OSError, config.SettingError) as exc:
+        parser.error(str(exc))
+    folder = config.STATE_DIR.read(env)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "datasets.json"
+    write_registry(records, path)
+    return dict(env, **{REGISTRY_SETTING: str(path)})
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     extra: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1:]
+    # "--box -5,5": a box's low side is often negative, which argparse takes for an option
+    argv = [f"--box={argv[i + 1]}" if a == "--box" and i + 1 < len(argv) else a
+            for i, a in enumerate(argv) if i == 0 or argv[i - 1] != "--box"]
     parser = argparse.ArgumentParser(
         prog="privclust", description="privclust: an interactive lab for differentially private "
         "clustering.")
@@ -160,6 +217,13 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=5006, help="port (default 5006)")
     serve.add_argument("--show", action="store_true", help="open the page in a web browser")
     _settings_options(serve)
+    serve.add_argument("--dataset", action="append", default=[], metavar="NAME=PATH",
+                       help="register a large private data set: a folder of .npy / .npz / "
+                       ".csv shards (or one file), read on Dask; repeatable, each with its "
+                       "--box")
+    serve.add_argument("--box", action="append", default=[], metavar="LO,HI",
+                       help="the public box of the --dataset before it: LO,HI for every "
+                       "column, or LO1:LO2:...,HI1:HI2:... per column")
     args = parser.parse_args(argv)
     if args.command != "serve":
         parser.print_help()
@@ -167,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 < args.port < 65536:
         parser.error(f"--port must be between 1 and 65535, got {args.port}")
     env = _child_env(args, serve)
+    env = _register_datasets(args, env or dict(os.environ), serve) or env
     processes = config.processes(env)
     return run_server(serve_command(args.address, args.port, args.show, extra, processes),
                       env=env)

@@ -6,8 +6,9 @@ the analyst at the browser is not trusted with the budget or with the data owner
 reads them only through this module; each :class:`Setting` has its variable, type, default and
 documentation, and a bad value raises :class:`SettingError` naming the variable.
 
-``PRIVCLUST_DATA_DIR`` is read by ``privclust.core.data.registry`` itself (the core never imports
-the app); it is listed here so that the documentation and the command line are complete.
+``PRIVCLUST_DATA_DIR``, ``PRIVCLUST_DATASETS`` and ``PRIVCLUST_DASK_SCHEDULER`` are read by
+``privclust.core.data`` itself (the core never imports the app); they are listed here so that the
+documentation and the command line are complete.
 """
 from __future__ import annotations
 
@@ -143,8 +144,26 @@ PROCESSES = Setting(
         "ledger and the release store are shared (SQLite), demo results are cached per "
         "process, and an uploaded file stays in the process of the session that uploaded it")
 
+def _file(raw: str) -> Path:
+    path = Path(raw).expanduser()
+    if not path.is_file():
+        raise ValueError("is not a file")
+    return path
+
+
+DATASETS = Setting(
+    "PRIVCLUST_DATASETS", "--datasets", None, _file, metavar="FILE",
+    doc="registry file (JSON) of large private data sets kept in shards and read on Dask; "
+        "privclust serve validates and registers them before the server starts (see also "
+        "--dataset); read by privclust.core.data")
+DASK_SCHEDULER = Setting(
+    "PRIVCLUST_DASK_SCHEDULER", "--dask-scheduler", None, str, metavar="ADDRESS",
+    doc="address of an existing Dask scheduler (tcp://host:8786) on which releases read the "
+        "large data sets; unset: a local cluster of 2 workers in the server process; read by "
+        "privclust.core.data")
+
 SETTINGS = (STATE_DIR, BUDGET_EPSILON, BUDGET_DELTA, OWNER_VIEW, MAX_UPLOAD_MB, DATA_DIR,
-            MAX_SAMPLERS, PROCESSES)
+            MAX_SAMPLERS, PROCESSES, DATASETS, DASK_SCHEDULER)
 
 
 def state_dir() -> Path:

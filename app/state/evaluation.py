@@ -86,7 +86,7 @@ def _safe(fn, *args):
 def metrics(result, baseline=None):
     """[(name, value, eval_only)] for a run; eval_only scores read the raw data."""
     est, ds, task = result.estimator, result.dataset, result.spec.task
-    X, truth = ds.X, getattr(ds, "truth", {}) or {}
+    X, truth = getattr(ds, "X", None), getattr(ds, "truth", {}) or {}   # None: on Dask
     # truth computed from non-public records (e.g. top singular vectors of the raw data) is
     # evaluation only, like every score against it
     truth_eval = not getattr(ds, "truth_public", getattr(ds, "public", False))

@@ -558,8 +558,9 @@ class Lab(param.Parameterized):
     def raw_allowed(self, dataset):
         """May the page show things computed on the raw records of ``dataset``? Public (demo)
         data: yes. Private data: only in the data owner view, and only for the dataset now
-        loaded (a run that finished after the data changed never unlocks raw displays)."""
-        if dataset is None:
+        loaded (a run that finished after the data changed never unlocks raw displays); never
+        for a large data set on Dask (its records are not loaded, in the page or the server)."""
+        if dataset is None or not hasattr(dataset, "X"):   # a large data set stays on Dask
             return False
         if getattr(dataset, "public", False):
             return True

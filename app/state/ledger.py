@@ -7,7 +7,7 @@ import threading
 
 import param
 
-from .. import config
+from .. import config, large_data
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,8 @@ class LedgerModel(param.Parameterized):
         path = self._path or os.path.join(config.state_dir(), "ledger.sqlite")
         try:
             ledger = Ledger(eps, delta, path=path, dataset=dataset)
-            self.curator = Curator(dataset, ledger, trusted=trusted)
+            self.curator = Curator(dataset, ledger, trusted=trusted,
+                                   **large_data.curator_options(dataset))
         except (ValueError, TypeError) as exc:
             self.param.update(active=False, history=[], releases=[],
                               error=f"no release is possible on this dataset: {exc}")

@@ -10,6 +10,7 @@ data owner view only.
 import logging
 from dataclasses import dataclass, field
 
+from privclust.core.data.dask_dataset import ReleaseCancelled
 from privclust.core.privacy import BudgetExceeded
 from privclust.core.release import NotPrivate, PrivacyRefused, ReleaseFailed
 
@@ -83,6 +84,8 @@ def release(curator, estimator):
         return refused
     try:
         done = curator.release(prepared)
+    except ReleaseCancelled as exc:   # a large data set's release, stopped before its charge
+        return Outcome(REFUSED, reason=str(exc))
     except BudgetExceeded:   # another session spent the budget meanwhile
         return Outcome(REFUSED, budget=(prepared.cost, prepared.plan))
     except ReleaseFailed as exc:

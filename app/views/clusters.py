@@ -32,7 +32,7 @@ class ClustersView(View):
             return None
         ds = result.dataset
         raw = lab.show_raw and not (analyst and not ds.public)
-        P, mean = plots.projection(ds.X, raw)
+        P, mean = plots.projection(ds.X if raw else ds, raw)   # not raw: public axes (shape)
         flag = raw and not ds.public
         eps = result.settings.get("epsilon")
         left = self._draw(result, result.estimator, P, mean, raw, plots.mark(

@@ -12,6 +12,7 @@ from ..safety import UPLOAD_EXTENSIONS, escape, max_upload_bytes
 from ..state import PRESETS, relation_note
 from ..state.settings import EPSILON_GRID
 from .common import View, md, size_text, upload_dropper
+from .progress import LargeDataProgress
 
 
 def parse_box_lines(text, names):
@@ -352,7 +353,8 @@ class SettingsPanel(View):
         return pn.Column("### Task and algorithm", self.task, self.algorithm, self._kind,
                          self.epsilon, self.delta, self._params, self.seed, self.seed_note,
                          self.demo_note,
-                         self.owner, self._cost, self.release, self.stale_note,
+                         self.owner, self._cost, self.release,
+                         LargeDataProgress(lab=self.lab), self.stale_note,
                          sizing_mode="stretch_width")
 
 

@@ -18,7 +18,7 @@ class LargeDataProgress(View):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.bar = pn.indicators.Progress(value=0, max=1, sizing_mode="stretch_width",
+        self.bar = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width",
                                           css_classes=["pc-dask-progress"])
         self.text = md("", css_classes=["pc-dask-progress-text"])
         self.cancel = pn.widgets.Button(label="Cancel (before the charge)", color="light",
@@ -61,8 +61,7 @@ class LargeDataProgress(View):
         if snap is None:
             self.bar.value, self.text.object, self.cancel.disabled = 0, "", True
             return
-        total = max(snap["total"], 1)
-        self.bar.param.update(max=total, value=min(snap["done"], total))
+        self.bar.value = int(100 * min(snap["done"], snap["total"]) / max(snap["total"], 1))
         if running and snap["phase"] in ("idle", "checking"):
             self.text.object = (f"Checking the shards before the charge: {snap['done']} / "
                                 f"{snap['total']} partitions. Cancel stops it: nothing is "

@@ -4,6 +4,7 @@ machine").
     python benchmarks/scale/dask_release.py scale [--n 1000000 3000000 10000000]
     python benchmarks/scale/dask_release.py quality [--n 1000000] [--runs 5]
     python benchmarks/scale/dask_release.py paired [--n 1000000] [--runs 6]
+    python benchmarks/scale/dask_release.py coreset [--n 1000000]
 
 ``scale``: for each n, shards of 250 000 x 10 records (a 10-cluster Gaussian mixture, public box
 from the generating model) are written to a temporary folder; then, each in a fresh process,
@@ -20,6 +21,9 @@ releases on the Dask data set and on the same records in memory, ``--runs`` each
 
 ``paired``: CompressiveKMeans with the same generators in both modes (internals called with
 fixed seeds 0 .. runs-1, for this comparison only): sketch difference and both relative SSEs.
+
+``coreset``: as ``scale`` for an LSHCoresetKMeans release (depth 20: one pass per tree level
+that branches, one for the root and one for the leaves' sums; the passes are counted).
 
 Writes benchmarks/results/scale/<mode>.{json,md}.
 """
@@ -56,20 +60,24 @@ def write_shards(folder, n, seed=0):
         np.save(os.path.join(folder, f"shard{i:05d}.npy"), np.clip(X, -BOX, BOX))
 
 
-def estimators():
-    from privclust.core import CompressiveKMeans, DPLloyd
-    return {"CompressiveKMeans": (CompressiveKMeans(K, epsilon=EPS, bounds=(-BOX, BOX),
-                                                    n_replicates=1), 1),
-            "DPLloyd": (DPLloyd(K, epsilon=EPS, bounds=(-BOX, BOX), n_iter=5,
-                                neighbouring="replace"), 5)}
+def estimators(names=("CompressiveKMeans", "DPLloyd")):
+    from privclust.core import CompressiveKMeans, DPLloyd, LSHCoresetKMeans
+    every = {"CompressiveKMeans": (CompressiveKMeans(K, epsilon=EPS, bounds=(-BOX, BOX),
+                                                     n_replicates=1), 1),
+             "DPLloyd": (DPLloyd(K, epsilon=EPS, bounds=(-BOX, BOX), n_iter=5,
+                                 neighbouring="replace"), 5),
+             "LSHCoresetKMeans": (LSHCoresetKMeans(K, epsilon=EPS, delta=1e-6,
+                                                   bounds=(-BOX, BOX),
+                                                   neighbouring="replace"), None)}
+    return {name: every[name] for name in names}
 
 
 def _worker_peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def one_run(folder, n, mode):
-    """One process of the scale benchmark: registration + both releases; prints a JSON line."""
+def one_run(folder, n, mode, names):
+    """One process of the scale benchmark: registration + the releases; prints a JSON line."""
     import dask
     from privclust.core import Curator, Ledger
     from privclust.core.data.dask_dataset import DaskDataset
@@ -87,12 +95,14 @@ def one_run(folder, n, mode):
         t = time.perf_counter()
         ds.register(client)
         out["register_s"] = time.perf_counter() - t
-        cur = Curator(ds, Ledger(10.0, dataset=ds), client=client)
-        for name, (est, passes) in estimators().items():
+        cur = Curator(ds, Ledger(10.0, delta=1e-4, dataset=ds), client=client)
+        for name, (est, passes) in estimators(names).items():
+            before = cur.progress()["passes"]
             t = time.perf_counter()
             release = cur.release(est)
             wall = time.perf_counter() - t
-            out[name] = {"wall_s": wall, "records_per_s": n * passes / wall,
+            passes = cur.progress()["passes"] - before   # passes over the records
+            out[name] = {"wall_s": wall, "passes": passes, "records_per_s": n * passes / wall,
                          "centres_finite": bool(np.all(np.isfinite(
                              release.attributes["cluster_centers_"])))}
         if client is not None:
@@ -192,14 +202,15 @@ def paired(n, seeds):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["scale", "quality", "paired", "_one"])
+    p.add_argument("mode", choices=["scale", "quality", "paired", "coreset", "_one"])
     p.add_argument("--n", type=int, nargs="+")
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--folder")
     p.add_argument("--how", default="dask")
+    p.add_argument("--names", nargs="+", default=["CompressiveKMeans", "DPLloyd"])
     args = p.parse_args()
     if args.mode == "_one":
-        return one_run(args.folder, args.n[0], args.how)
+        return one_run(args.folder, args.n[0], args.how, args.names)
     RESULTS.mkdir(parents=True, exist_ok=True)
     if args.mode == "paired":
         return paired((args.n or [1_000_000])[0], args.runs)
@@ -217,23 +228,47 @@ def main():
         (RESULTS / "quality.json").write_text(json.dumps(out, indent=1))
         (RESULTS / "quality.md").write_text("\n".join(lines) + "\n")
         return None
-    path = RESULTS / "scale.json"
+    coreset = args.mode == "coreset"
+    path = RESULTS / ("coreset.json" if coreset else "scale.json")
+    names = ["LSHCoresetKMeans"] if coreset else ["CompressiveKMeans", "DPLloyd"]
+    write = write_coreset if coreset else write_scale
     rows = json.loads(path.read_text())["rows"] if path.exists() else []
-    for n in args.n or [1_000_000, 3_000_000, 10_000_000]:
+    for n in args.n or ([1_000_000] if coreset else [1_000_000, 3_000_000, 10_000_000]):
         with tempfile.TemporaryDirectory() as folder:
             t = time.perf_counter()
             write_shards(folder, n)
             gen = time.perf_counter() - t
             for how in ("dask", "single"):
                 res = subprocess.run([sys.executable, __file__, "_one", "--n", str(n), "--folder",
-                                      folder, "--how", how], capture_output=True, text=True,
-                                     check=True)
+                                      folder, "--how", how, "--names", *names],
+                                     capture_output=True, text=True, check=True)
                 row = json.loads(res.stdout.strip().splitlines()[-1])
                 row["generation_s"] = gen
                 rows = [r for r in rows if (r["n"], r["mode"]) != (n, how)] + [row]
                 print(row, flush=True)
-                write_scale(rows)
+                write(rows)
     return None
+
+
+def write_coreset(rows):
+    """coreset.{json,md} from the rows measured so far (one per n and mode)."""
+    rows = sorted(rows, key=lambda r: (r["n"], r["mode"]))
+    (RESULTS / "coreset.json").write_text(json.dumps({"rows": rows, "cpus": os.cpu_count(),
+                                                      "loadavg_at_end": os.getloadavg()},
+                                                     indent=1))
+    lines = ["# LSHCoresetKMeans releases on Dask through the Curator (d = 10, k = 10, depth "
+             f"20, .npy shards of {SHARD} rows, block_rows = 65536)", "",
+             "| n | run | register s | release s | passes | rec/s | peak RSS per worker MB "
+             "| driver peak RSS MB |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ls = r["LSHCoresetKMeans"]
+        workers = ", ".join(f"{v:.0f}" for v in r.get("worker_peak_rss_mb", [])) or "-"
+        lines.append(f"| {r['n']:.0e} | {'2 workers' if r['mode'] == 'dask' else 'one process'} "
+                     f"| {r['register_s']:.1f} | {ls['wall_s']:.1f} | {ls['passes']} "
+                     f"| {ls['records_per_s']:.2e} | {workers} | {r['driver_peak_rss_mb']:.0f} |")
+    lines += ["", f"Machine: {os.cpu_count()} cores shared with other jobs; load average at the "
+              f"end {os.getloadavg()}."]
+    (RESULTS / "coreset.md").write_text("\n".join(lines) + "\n")
 
 
 def write_scale(rows):

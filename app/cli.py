@@ -147,12 +147,16 @@ def _box(text: str) -> list:
     return [s[0] if len(s) == 1 else s for s in sides]
 
 
+def _scheduler_client(address: str):
+    from dask.distributed import Client
+    return Client(address, set_as_default=False)
+
+
 def _register_datasets(args, env: dict, parser: argparse.ArgumentParser) -> dict | None:
     """The operator's registration of large data sets (``--dataset NAME=PATH --box LO,HI``
     and the entries of ``--datasets FILE``): every shard is validated and counted now, before
     the server starts, and the registry is written to the state folder, whose path the server
     gets as ``PRIVCLUST_DATASETS``. Returns the server's environment (None: nothing given)."""
-    from privclust.core.data.dask_dataset import dask_client
     from privclust.core.data.dask_registry import (REGISTRY_SETTING, read_entries,
                                                    register_entry, write_registry)
     if len(args.box) != len(args.dataset):
@@ -173,7 +177,8 @@ def _register_datasets(args, env: dict, parser: argparse.ArgumentParser) -> dict
             raise ValueError("a data set name is given twice")
         if not entries:
             return None
-        client = dask_client()
+        address = config.DASK_SCHEDULER.read(env)
+        client = _scheduler_client(address) if address else None   # None: local threads
         records = []
         for e in entries:
             print(f"privclust: registering {e['name']} ({e['path']}): validating every shard "

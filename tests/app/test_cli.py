@@ -102,7 +102,8 @@ def test_defaults(clean_env, monkeypatch, tmp_path):
         "PRIVCLUST_STATE_DIR": tmp_path / ".privclust", "PRIVCLUST_BUDGET_EPSILON": 3.0,
         "PRIVCLUST_BUDGET_DELTA": 1e-4, "PRIVCLUST_OWNER_VIEW": False,
         "PRIVCLUST_MAX_UPLOAD_MB": 50.0, "PRIVCLUST_DATA_DIR": None,
-        "PRIVCLUST_MAX_SAMPLERS": 2, "PRIVCLUST_PROCESSES": 1}
+        "PRIVCLUST_MAX_SAMPLERS": 2, "PRIVCLUST_PROCESSES": 1, "PRIVCLUST_DATASETS": None,
+        "PRIVCLUST_DASK_SCHEDULER": None}
 
 
 @pytest.mark.parametrize("word, on", [("1", True), ("Yes", True), (" on ", True), ("true", True),

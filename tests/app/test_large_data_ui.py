@@ -3,6 +3,7 @@
 shown; a release on it shows its progress (partitions done / total, pass after pass) and lands
 in the past releases."""
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -29,8 +30,7 @@ def large_server(tmp_path_factory):
     for i in range(N_SHARDS):
         X = centres[rng.integers(0, 3, ROWS)] + rng.normal(scale=0.4, size=(ROWS, 3))
         np.save(root / "shards" / f"part{i:02d}.npy", X)
-    with socket_port() as port:
-        pass
+    port = _free_port()
     log = open(root / "server.log", "w")
     cmd = [sys.executable, "-m", "privclust.app.cli", "serve", "--port", str(port),
            "--state-dir", str(root / "state"), "--budget-epsilon", "5",
@@ -59,15 +59,10 @@ def large_server(tmp_path_factory):
     log.close()
 
 
-class socket_port:
-    def __enter__(self):
-        import socket
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        return self.sock.getsockname()[1]
-
-    def __exit__(self, *exc):
-        self.sock.close()
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def test_registered_large_data_set_is_listed_private_and_a_release_shows_progress(

@@ -365,6 +365,11 @@ def test_sparse_shards_registration_names_file_row_column(client, tmp_path):
         DaskDataset(str(folder), **_count_facts(X)).register(client)
     with pytest.raises(ValueError, match="hold 0"):
         DaskDataset(str(folder), **_count_facts(X, box=(1.0, 5.0))).check_facts()
+    good = _counts()                     # a dask.array of scipy.sparse row blocks: same key
+    arr = da.from_array(good, chunks=(64, good.shape[1]), asarray=False)
+    ds = DaskDataset(arr, **_count_facts(good)).register(client)
+    assert ds.record_key == Dataset(good).record_key
+    assert ds.registration()["partition_rows"] == [64, 64, 64, 48]
 
 
 # ---- the LSH coreset: per-level bucket counts and leaf sums over partitions -----------------

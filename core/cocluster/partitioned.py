@@ -17,7 +17,9 @@ Rows are projected per record in the partitions: onto the public box (the Dask d
 then, with ``row_cap``, onto integer counts summing to at most the cap. The run, its plan, cost
 and guarantee are those of the in-memory fit; for the same generator the released table and
 labels are the same numbers (tables of integer counts are exact sums). The driver holds the
-public per-row state: the row labels (S, n) and, during a row update, the Gumbel noise (S, n, K).
+public per-row state: the row labels (n,); the Gumbel noise of a row update is drawn one
+partition at a time and leaves the driver with that partition's task (on a distributed
+scheduler; dask's local schedulers hold the whole graph).
 
 References
 ----------
@@ -96,6 +98,11 @@ class PartitionedCounts:
         return T
 
     def row_labels(self, pk, B, delta, epsilon, cell_bound, rng):
-        noise = rng.standard_exponential(size=(B.shape[0], self.shape[0], B.shape[1]))
+        S, K, _ = B.shape
+        if S != 1:
+            raise ValueError("the Dask mode runs one DP-tauCC run at a time (size=1)")
+
+        def noise(n_rows):   # in partition order: the in-memory draw of (1, n, K), in pieces
+            return (rng.standard_exponential(size=(1, n_rows, K)),)
         return self._parts.row_map(_row_labels, self._row_cap, *self._columns, pk, B, delta,
-                                   epsilon, cell_bound, rows=(noise,))
+                                   epsilon, cell_bound, rows=noise)

@@ -466,12 +466,13 @@ class Partitions:
         partitions done are counted in :attr:`progress`."""
         import dask
         self._cancel.clear()      # after the charge a cancel is dropped: the release completes
-        self.progress.begin(phase, len(tasks))
+        self.progress.begin(phase, self.n_partitions)
         fold = _concat_all if concat else _sum_all
         if self.client is None or not hasattr(self.client, "submit"):
-            out = _compute(dask.delayed(fold, pure=False)(tasks), self.client)
+            out = _compute(dask.delayed(fold, pure=False)(list(tasks)), self.client)
         else:
-            futures = self.client.compute(tasks)
+            # one partition at a time: per-partition arguments drawn lazily leave the driver
+            futures = [self.client.compute(task) for task in tasks]
             total = self.client.submit(fold, futures, pure=False)
             _follow(futures, self.progress)
             out = total.result()
@@ -517,21 +518,27 @@ class Partitions:
                                      "was registered: register it again")
 
     def _row_tasks(self, func, args, rows, concat):
-        """One task per partition applying ``func(block, *args, *row slices)`` to its blocks;
-        ``rows``: arrays with one entry per record on axis 1, sliced to each block's records."""
+        """One task per partition (a generator, in partition order) applying ``func(block,
+        *args, *row slices)`` to its blocks. ``rows``: arrays with one entry per record on axis
+        1, sliced to each partition's and block's records; or a callable of a partition's number
+        of records returning its arrays, called once per partition in order (so that large
+        per-record arguments, e.g. noise, are drawn one partition at a time)."""
         import dask
         if self.partition_rows is None:
             raise ValueError("the partitions' sizes are counted when the data set is registered")
         offsets = np.concatenate([[0], np.cumsum(self.partition_rows)]).astype(np.int64)
-        for a in rows:
-            if a.shape[1] != offsets[-1]:
-                raise ValueError(f"a per-record argument has {a.shape[1]} records, the data "
-                                 f"set {offsets[-1]}")
+        if not callable(rows):
+            for a in rows:
+                if a.shape[1] != offsets[-1]:
+                    raise ValueError(f"a per-record argument has {a.shape[1]} records, the "
+                                     f"data set {offsets[-1]}")
         shared = dask.delayed((func, args), pure=False)
-        return [dask.delayed(_apply_rows, pure=False)(
-            item, kind, name, self.n_features, self.lower, self.upper, self.block_rows, shared,
-            tuple(a[:, offsets[i]:offsets[i + 1]] for a in rows), concat)
-            for i, (item, kind, name, _) in enumerate(self._items)]
+        for i, (item, kind, name, _) in enumerate(self._items):
+            lo, hi = offsets[i], offsets[i + 1]
+            mine = rows(int(hi - lo)) if callable(rows) else tuple(a[:, lo:hi] for a in rows)
+            yield dask.delayed(_apply_rows, pure=False)(
+                item, kind, name, self.n_features, self.lower, self.upper, self.block_rows,
+                shared, mine, concat)
 
     def row_sum(self, func, *args, rows=()):
         """Sum over all blocks of ``func(block, *args, *row slices)`` (a tuple of arrays), where
@@ -543,7 +550,8 @@ class Partitions:
         """``func(block, *args, *row slices)`` (an array with the block's records on axis 1)
         for every block, concatenated in record order. Only for per-record outputs of a
         mechanism whose randomness the driver drew and passed in ``rows`` (released values,
-        never statistics of the records)."""
+        never statistics of the records); ``rows`` as for :meth:`row_sum`, or a callable
+        (see ``_row_tasks``)."""
         return self._reduce(self._row_tasks(func, args, rows, concat=True), concat=True)
 
 

@@ -39,13 +39,26 @@ class DataModel(param.Parameterized):
     noise = param.Number(0.1, bounds=(0.0, 1.0), step=0.01, label="noise")
     seed = param.Integer(0, bounds=(0, 10**6), label="data seed")
 
+    upload_id = param.Selector(default=None, objects=[], allow_None=True, label="your uploads",
+                               doc="which of this browser's uploads is loaded (an opaque id)")
     dataset = param.Parameter(default=None, doc="the current privclust.core.data.Dataset")
     error = param.String(default="", doc="plain-text load/upload error (escape to render)")
 
-    def __init__(self, **params):
+    def __init__(self, browser=None, **params):
+        """``browser``: this browser's :class:`~.browsers.BrowserRecord` (the served page), whose
+        data choice and uploads a reload restores; None (notebooks, tests): nothing is kept."""
+        self._browser = browser
         self._sized_for = None
-        super().__init__(**params)
         self._upload = None
+        if browser is not None and browser.choice and not params:
+            params = dict(browser.choice)
+            if params.get("source") == "preset":
+                self._sized_for = params.get("preset")   # keep the restored sizes
+            self._upload = browser.upload(browser.upload_id)
+            if params.get("source") == "upload" and self._upload is None:
+                params.pop("source")                     # forgotten (oldest of too many)
+        super().__init__(**params)
+        self._sync_uploads(browser.upload_id if self._upload is not None else None)
         try:
             from privclust.core.data import list_datasets
             names = [n for n in list_datasets() if n not in PRESETS]
@@ -87,6 +100,37 @@ class DataModel(param.Parameterized):
             self.error = f"could not load the dataset: {exc}"
             return
         self.param.update(dataset=ds, error="")
+        self._remember()
+
+    def _remember(self):
+        if self._browser is not None:
+            self._browser.remember(self.param.values(),
+                                   self.upload_id if self.source == "upload" else None)
+
+    def _sync_uploads(self, selected=None):
+        """The upload list of this browser (empty without one); ``selected`` id is chosen."""
+        uploads = self._browser.uploads() if self._browser is not None else []
+        self.param.upload_id.objects = [uid for uid, _ in uploads]
+        if selected:
+            self.upload_id = selected   # its dataset is already loaded: nothing reruns
+
+    def upload_names(self):
+        """{label: id} of this browser's uploads, oldest first (what the sidebar lists)."""
+        uploads = self._browser.uploads() if self._browser is not None else []
+        return {f"{i + 1}. {name}": uid for i, (uid, name) in enumerate(uploads)}
+
+    @param.depends("upload_id", watch=True)
+    def _pick_upload(self):
+        """Another of this browser's uploads was chosen: it becomes the dataset."""
+        ds = self._browser.upload(self.upload_id) if self._browser is not None else None
+        if ds is None or ds is self._upload:
+            return
+        self._upload = ds
+        if self.source == "upload":
+            self.param.update(dataset=ds, error="")
+            self._remember()
+        else:
+            self.source = "upload"
 
     def _make_preset(self):
         """The synthetic preset: public demo data, so its generator takes the page's data seed
@@ -117,8 +161,13 @@ class DataModel(param.Parameterized):
             self.error = str(exc)
             return False
         self._upload = ds
+        if self._browser is not None:
+            # kept for this browser only, for the server's lifetime (see .browsers)
+            uid = self._browser.add_upload(filename, ds)
+            self._sync_uploads(uid)
         if self.source == "upload":
             self.param.update(dataset=ds, error="")
+            self._remember()
         else:
             self.source = "upload"
         return True

@@ -19,10 +19,14 @@ const titleOf = (el) => {
   const text = (el && el.textContent || '').trim();
   return text.replace(/:\s*[^:]*$/, '').trim() || text;
 };
-const hostTitle = (root) => {
-  // the title drawn beside a widget: in its own shadow root, else in the pane just before it
+const ownTitle = (root) => {
+  // the title a widget draws in its own shadow root
   const own = root.querySelector('.bk-slider-title, label, .bk-input-group > div:first-child');
-  if (own && titleOf(own)) return titleOf(own);
+  return own ? titleOf(own) : '';
+};
+const hostTitle = (root) => {
+  // a slider's title: its own, else the pane just before it (Panel's discrete slider)
+  if (ownTitle(root)) return ownTitle(root);
   const host = root.host;
   const prev = host && host.previousElementSibling;
   if (prev && prev.shadowRoot) {
@@ -41,7 +45,10 @@ const label = (root) => {
   });
   root.querySelectorAll('input:not([type=hidden]), select, textarea').forEach((el) => {
     if (named(el)) return;
-    const name = el.placeholder || hostTitle(el.getRootNode()) || el.name || el.title;
+    const root = el.getRootNode();
+    const own = (el.type === 'checkbox' || el.type === 'radio')
+      ? (el.parentElement && el.parentElement.textContent || '') : ownTitle(root);
+    const name = own.trim() || el.placeholder || el.name || el.title;
     if (name) el.setAttribute('aria-label', name.trim());
   });
   root.querySelectorAll('*').forEach((el) => { if (el.shadowRoot) label(el.shadowRoot); });

@@ -6,6 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from browser import expect_text, open_page, text_of, upload, write_csv
 from privclust.app.state import DataModel, Lab
 from privclust.app.state.browsers import Browsers
 
@@ -48,3 +49,31 @@ def test_without_a_browser_record_nothing_is_kept(csv_payload):
     data = DataModel()
     assert data.upload("a.csv", csv_payload(n=40, d=2))
     assert data.upload_names() == {} and DataModel().source == "preset"
+
+
+def _reload(page):
+    page.reload()
+    page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
+
+
+@pytest.mark.ui
+def test_a_reload_keeps_the_upload_and_another_browser_sees_nothing(page, server, browser,
+                                                                     tmp_path):
+    open_page(page, server)
+    page.get_by_label("preset", exact=True).select_option(label="Gaussian mixture (SCH19)")
+    expect_text(page, ".pc-data-summary", "gaussian", timeout=30_000)
+    _reload(page)                                          # the preset choice is kept
+    expect(page.get_by_label("preset", exact=True)).to_have_value("Gaussian mixture (SCH19)")
+    upload(page, write_csv(tmp_path / "ward_secret.csv", seed=31))
+    expect_text(page, ".pc-private", "ward_secret")
+    _reload(page)                                          # the upload is kept, still private
+    expect_text(page, ".pc-private", "ward_secret", timeout=30_000)
+    expect(page.get_by_label(re.compile("^your uploads"))).to_have_value("1. ward_secret.csv")
+    # another browser (its own cookies): demo data, no upload listed, the name nowhere
+    other = browser.new_context().new_page()
+    open_page(other, server)
+    expect(other.locator(".pc-demo").first).to_be_visible()
+    other.get_by_role("button", name="Upload").click()
+    expect(other.get_by_label(re.compile("^your uploads"))).to_be_hidden()
+    assert "ward_secret" not in text_of(other, "body")
+    other.context.close()

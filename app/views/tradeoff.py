@@ -133,7 +133,8 @@ class TradeoffView(View):
                                                css_classes=["pc-sweep-eps"])
         self.trials = pn.widgets.IntSlider.from_param(self.param.n_trials)
         self.progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width")
-        self.status = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.status = pn.pane.Markdown("", css_classes=["pc-sweep-status"],
+                                       sizing_mode="stretch_width")
         self.plan = pn.pane.Markdown("", css_classes=["pc-sweep-plan"],
                                      sizing_mode="stretch_width")
         self.eps.param.watch(self._plan, "value")

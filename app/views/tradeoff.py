@@ -104,8 +104,8 @@ def score_for(lab):
         return "SSE", lambda est, X: m.sse(X, est.cluster_centers_)
     if task == "onecluster":
         if "center" in truth:
-            return "centre error", lambda est, X: float(np.linalg.norm(
-                evaluation.balls_of(est)[0][0] - truth["center"]))
+            return "centre error", lambda est, X: evaluation.planted_distance(
+                evaluation.balls_of(est)[0][0], truth)
         return "radius", lambda est, X: float(np.max(evaluation.balls_of(est)[1]))
     if ds.labels is not None:
         return "NMI rows vs labels", lambda est, X: m.nmi(ds.labels, est.row_labels_)

@@ -71,8 +71,8 @@ class DataPanel(View):
                                "private: it never leaves this session.", css_classes=["pc-help"])
         self.no_registry = md("No registry datasets found (set PRIVCLUST_DATA_DIR).")
         # this browser's earlier uploads (listed to this browser only: state/browsers.py)
-        self.my_uploads = pn.widgets.Select(name="your uploads (this browser only, until the "
-                                                 "server restarts)",
+        self.my_uploads = pn.widgets.Select(label="your uploads (this browser only, until the "
+                                                  "server restarts)",
                                             sizing_mode="stretch_width",
                                             css_classes=["pc-my-uploads"])
         self.my_uploads.param.watch(self._pick_upload, "value")

@@ -13,9 +13,10 @@ import panel as pn
 
 from privclust.app.server import connection, logs, panel_compat, session_hooks
 from privclust.app.server.worker import session_lab
+from privclust.app.state import DataModel, browsers
 from privclust.app.views import (Banner, ClustersView, CoclustersView, DataPanel, DataPreview,
-                                 GibbsView, LedgerPanel, PlanView, ReportView, SettingsPanel,
-                                 SubspacesView, TradeoffView)
+                                 GibbsView, LedgerPanel, PlanView, ReleasesView, ReportView,
+                                 SettingsPanel, SubspacesView, TradeoffView, page_scripts)
 
 
 def _asset(name):
@@ -36,10 +37,13 @@ def create_app(lab=None, **lab_params):
     pn.extension("filedropper", throttled=True, notifications=False)
     worker = None
     if lab is None:
+        if session_hooks.in_session() and "data" not in lab_params:
+            lab_params["data"] = _browser_data()
         lab, worker = session_lab(**lab_params)
     views = [("Data", DataPreview), ("Clusters", ClustersView), ("Subspaces", SubspacesView),
              ("Co-clusters", CoclustersView), ("Gibbs", GibbsView), ("Plan", PlanView),
-             ("Trade-off", TradeoffView), ("Report", ReportView)]
+             ("Trade-off", TradeoffView), ("Report", ReportView),
+             ("Releases", ReleasesView)]
     built = {}
 
     def build(name, cls):
@@ -73,7 +77,16 @@ def create_app(lab=None, **lab_params):
     return template
 
 
-BUSY = {"Data", "Clusters", "Subspaces", "Co-clusters", "Report"}
+def _browser_data():
+    """The session's DataModel, restoring this browser's data choice and listing its uploads
+    (found by the per-browser cookie, :mod:`privclust.app.state.browsers`); the page's scripts
+    are installed here too (a new token is set as the cookie)."""
+    token, record, known = browsers.SHARED.session(pn.state.cookies.get(browsers.COOKIE))
+    page_scripts.install(pn.state.curdoc, None if known else (browsers.COOKIE, token))
+    return DataModel(browser=record)
+
+
+BUSY = {"Data", "Clusters", "Subspaces", "Co-clusters", "Report", "Releases"}
 
 
 def _lazy_tabs(tabs, views, build):

@@ -17,13 +17,61 @@ PRESETS = {
 # 0.35-0.39 (at the former 1000 x 10, k=3, q=3: 3.3, no better than random); Gaussian mixture
 # n=3000, d=2, k=3: compressive k-means SSE 1.0-1.1 x the non-private one (1000 x 10: 12-18 x);
 # planted ball n=2000, d=2: 1-cluster found the ball 6/6 (1000 x 10: never, "stable histogram
-# kept no box"); block counts as before (DP-tauCC NMI 1.0).
+# kept no box"); block counts as before (DP-tauCC NMI 1.0). Planted balls: two balls (apart) in
+# 20000 records, t = half a ball's planted points, so that k balls (k = 2, epsilon 1/2 per ball)
+# finds both: radii 0.081, centres 0.008-0.009 from the planted ones, no warning, data seeds 0-2
+# (one ball in 2000 records: "stable histogram kept no box" for every k >= 2); 1-cluster on it:
+# radius 0.070, centre 0.003-0.004 away.
 PRESET_SIZES = {
     "union_of_subspaces": dict(n_samples=3000, n_features=5, n_clusters=2, subspace_dim=2),
     "gaussian_mixture": dict(n_samples=3000, n_features=2, n_clusters=3),
-    "planted_ball": dict(n_samples=2000, n_features=2),
+    "planted_ball": dict(n_samples=20000, n_features=2, n_clusters=2),
     "block_counts": dict(n_samples=1000, n_clusters=3),
 }
+
+
+def planted_balls(n_samples, n_features, n_balls, std, seed):
+    """``n_balls`` small clusters planted in uniform background on [0,1]^d: the planted-ball
+    generator of :mod:`privclust.core.data` run once per ball on n / k records (half of them
+    in the ball), stacked. Truth: the balls' ``centers`` (``center``: the first), the largest
+    planted ``radius``, ``inliers``, ``bounds`` (0, 1) and ``n_points``, the public target t
+    of the demo: half of one ball's planted points (the 1-cluster algorithm looks for a ball
+    holding t points; k balls for k such balls, one after the other).
+
+    References
+    ----------
+    Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
+        PODS 2016, Obs. 3.5 (k clusters by repeated 1-cluster).
+    """
+    import numpy as np
+
+    from privclust.core import data
+    k = max(1, min(int(n_balls), n_samples // 2))
+    sizes = [n_samples // k + (j < n_samples % k) for j in range(k)]
+    rng = np.random.default_rng(seed)
+    # centres apart: evenly spaced on a circle of radius 0.25 about the middle of the cube (in
+    # its first two coordinates), turned by a random angle; 0.5 elsewhere
+    angles = rng.uniform(0, 2 * np.pi) + 2 * np.pi * np.arange(k) / k
+    centers = np.full((k, n_features), 0.5)
+    if k > 1:
+        centers[:, 0] += 0.25 * np.cos(angles)
+        centers[:, 1] += 0.25 * np.sin(angles)
+    seeds = rng.integers(2**31, size=k)
+    parts = [data.make_planted_ball(n_samples=m, n_features=n_features, std=std, center=c,
+                                    random_state=int(s))
+             for m, c, s in zip(sizes, centers, seeds)]
+    inliers = np.concatenate([p.truth["inliers"] for p in parts])
+    labels = np.concatenate([p.truth["inliers"] * (j + 1) for j, p in enumerate(parts)])
+    centers = np.stack([p.truth["center"] for p in parts])
+    truth = {"center": centers[0], "centers": centers,
+             "radius": max(p.truth["radius"] for p in parts), "inliers": inliers,
+             "std": std, "grid_step": parts[0].truth["grid_step"], "bounds": (0.0, 1.0),
+             "n_points": max(1, min(int(p.truth["inliers"].sum()) for p in parts) // 2)}
+    return data.Dataset(np.vstack([p.X for p in parts]), labels=labels.astype(np.int64),
+                        name="planted_balls", truth=truth, public=True,
+                        description=f"{k} balls of std {std:g}, each with half of its "
+                                    f"{n_samples // k} records, in [0,1]^{n_features} "
+                                    "(Nissim, Stemmer & Vadhan, PODS 2016)")
 
 
 class DataModel(param.Parameterized):
@@ -39,13 +87,26 @@ class DataModel(param.Parameterized):
     noise = param.Number(0.1, bounds=(0.0, 1.0), step=0.01, label="noise")
     seed = param.Integer(0, bounds=(0, 10**6), label="data seed")
 
+    upload_id = param.Selector(default=None, objects=[], allow_None=True, label="your uploads",
+                               doc="which of this browser's uploads is loaded (an opaque id)")
     dataset = param.Parameter(default=None, doc="the current privclust.core.data.Dataset")
     error = param.String(default="", doc="plain-text load/upload error (escape to render)")
 
-    def __init__(self, **params):
+    def __init__(self, browser=None, **params):
+        """``browser``: this browser's :class:`~.browsers.BrowserRecord` (the served page), whose
+        data choice and uploads a reload restores; None (notebooks, tests): nothing is kept."""
+        self._browser = browser
         self._sized_for = None
-        super().__init__(**params)
         self._upload = None
+        if browser is not None and browser.choice and not params:
+            params = dict(browser.choice)
+            if params.get("source") == "preset":
+                self._sized_for = params.get("preset")   # keep the restored sizes
+            self._upload = browser.upload(browser.upload_id)
+            if params.get("source") == "upload" and self._upload is None:
+                params.pop("source")                     # forgotten (oldest of too many)
+        super().__init__(**params)
+        self._sync_uploads(browser.upload_id if self._upload is not None else None)
         try:
             from privclust.core.data import list_datasets
             names = [n for n in list_datasets() if n not in PRESETS]
@@ -87,6 +148,37 @@ class DataModel(param.Parameterized):
             self.error = f"could not load the dataset: {exc}"
             return
         self.param.update(dataset=ds, error="")
+        self._remember()
+
+    def _remember(self):
+        if self._browser is not None:
+            self._browser.remember(self.param.values(),
+                                   self.upload_id if self.source == "upload" else None)
+
+    def _sync_uploads(self, selected=None):
+        """The upload list of this browser (empty without one); ``selected`` id is chosen."""
+        uploads = self._browser.uploads() if self._browser is not None else []
+        self.param.upload_id.objects = [uid for uid, _ in uploads]
+        if selected:
+            self.upload_id = selected   # its dataset is already loaded: nothing reruns
+
+    def upload_names(self):
+        """{label: id} of this browser's uploads, oldest first (what the sidebar lists)."""
+        uploads = self._browser.uploads() if self._browser is not None else []
+        return {f"{i + 1}. {name}": uid for i, (uid, name) in enumerate(uploads)}
+
+    @param.depends("upload_id", watch=True)
+    def _pick_upload(self):
+        """Another of this browser's uploads was chosen: it becomes the dataset."""
+        ds = self._browser.upload(self.upload_id) if self._browser is not None else None
+        if ds is None or ds is self._upload:
+            return
+        self._upload = ds
+        if self.source == "upload":
+            self.param.update(dataset=ds, error="")
+            self._remember()
+        else:
+            self.source = "upload"
 
     def _make_preset(self):
         """The synthetic preset: public demo data, so its generator takes the page's data seed
@@ -102,9 +194,7 @@ class DataModel(param.Parameterized):
             return data.make_gaussian_mixture(n_samples=self.n_samples, n_features=d,
                                               n_clusters=k, random_state=self.seed)
         if self.preset == "planted_ball":
-            return data.make_planted_ball(n_samples=self.n_samples, n_features=d,
-                                          std=max(self.noise, 1e-3) / 5,
-                                          random_state=self.seed)
+            return planted_balls(self.n_samples, d, k, max(self.noise, 1e-3) / 5, self.seed)
         return data.make_block_counts(n_rows=self.n_samples, n_cols=max(20, self.n_samples // 2),
                                       n_row_clusters=k, n_col_clusters=k,
                                       random_state=self.seed)
@@ -117,8 +207,13 @@ class DataModel(param.Parameterized):
             self.error = str(exc)
             return False
         self._upload = ds
+        if self._browser is not None:
+            # kept for this browser only, for the server's lifetime (see .browsers)
+            uid = self._browser.add_upload(filename, ds)
+            self._sync_uploads(uid)
         if self.source == "upload":
             self.param.update(dataset=ds, error="")
+            self._remember()
         else:
             self.source = "upload"
         return True

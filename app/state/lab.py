@@ -103,9 +103,9 @@ class Lab(param.Parameterized):
                 self.settings.adapt_to(ds, self.data.suggested_task)
         self._watch_algo()
         if private:
-            self.say("Private data: nothing runs until you press Release. Each release is "
-                      "charged to this dataset's budget first; seeds are ignored (fresh "
-                      "randomness).", "warning")
+            # the PRIVATE banner says that nothing runs until Release and what it charges;
+            # the status stays empty rather than a second box saying the same
+            self.say("")
             self.stale = True
         else:
             self.request_run()
@@ -359,13 +359,14 @@ class Lab(param.Parameterized):
                          elapsed=time.perf_counter() - t0, private_mode=False)
 
     def _say_demo(self, result):
-        """The status of a demo result (fresh or from the cache): its warnings, if any."""
+        """The status of a demo result (fresh or from the cache): a notice and its warnings,
+        or nothing (an empty status is hidden): the demo banner already says that demo data
+        spend nothing, and two stacked boxes saying it pushed the plots down."""
         notice, self._notice = self._notice, ""
         faces = self.face_note(result)
-        self.say(notice + "Demo data: results follow the sliders, no budget is spent."
-                 + _warnings_text(result.guarantee) + faces,
-                 "warning" if faces or (result.guarantee is not None and result.guarantee.warnings)
-                 else "info")
+        warned = bool(faces or (result.guarantee is not None and result.guarantee.warnings))
+        self.say((notice + _warnings_text(result.guarantee) + faces).strip(),
+                 "warning" if warned else "info")
 
     def face_note(self, result):
         """The free warning about released centres on the box's faces (see

@@ -212,7 +212,7 @@ class SettingsModel(param.Parameterized):
         if "bounds" in truth:
             upd.update(lower=float(truth["bounds"][0]), upper=float(truth["bounds"][1]))
         if "inliers" in truth:
-            upd.update(n_points=max(1, int(np.sum(truth["inliers"]))))
+            upd.update(n_points=int(truth.get("n_points", max(1, int(np.sum(truth["inliers"]))))))
         if "row_labels" in truth:
             upd.update(n_row_clusters=int(np.max(truth["row_labels"]) + 1),
                        n_col_clusters=int(np.max(truth["column_labels"]) + 1))

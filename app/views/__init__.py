@@ -7,11 +7,12 @@ from .data import DataPreview
 from .gibbs import GibbsView
 from .metrics import MetricsTable
 from .plan import PlanView
+from .releases import ReleasesView
 from .report import ReportView
 from .sidebar import DataPanel, LedgerPanel, SettingsPanel
 from .subspaces import SubspacesView
 from .tradeoff import TradeoffView
 
 __all__ = ["Banner", "ClustersView", "CoclustersView", "DataPanel", "DataPreview", "GibbsView",
-           "LedgerPanel", "MetricsTable", "PlanView", "ReportView", "SettingsPanel", "SubspacesView",
-           "TradeoffView"]
+           "LedgerPanel", "MetricsTable", "PlanView", "ReleasesView", "ReportView", "SettingsPanel",
+           "SubspacesView", "TradeoffView"]

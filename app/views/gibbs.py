@@ -418,7 +418,7 @@ class GibbsView(pn.viewable.Viewer):
         result = RunResult(key=self._key, spec=self._spec, settings=self._values,
                            estimator=est, dataset=self._dataset,
                            elapsed=time.perf_counter() - self._t0, private_mode=False)
-        lab.show(result, f"Gibbs sampler {runner.status} (demo data: nothing is spent); the "
+        lab.show(result, f"Gibbs sampler {runner.status}; the "
                  "state is shown in the Clusters, Subspaces and Report tabs.")
 
     def _finish_private(self):

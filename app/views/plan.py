@@ -210,7 +210,7 @@ class PlanView(pn.viewable.Viewer):
         self.n_declared = pn.widgets.IntInput.from_param(m.param.n_declared,
                                                          css_classes=["pc-plan-n"])
         self.metric = pn.widgets.Select.from_param(m.param.metric, width=160)
-        self.op = pn.widgets.Select.from_param(m.param.op, width=70)
+        self.op = pn.widgets.Select.from_param(m.param.op, label="compare", width=70)
         self.threshold = pn.widgets.FloatInput.from_param(m.param.threshold, step=0.05, width=120,
                                                          css_classes=["pc-plan-threshold"])
         self.relative = pn.widgets.Checkbox.from_param(m.param.relative)

@@ -71,13 +71,32 @@ class DataPanel(View):
                                f"or Matrix Market MTX, at most {mb:g} MB. Uploaded data is "
                                "private: it never leaves this session.", css_classes=["pc-help"])
         self.no_registry = md("No registry datasets found (set PRIVCLUST_DATA_DIR).")
+        # this browser's earlier uploads (listed to this browser only: state/browsers.py)
+        self.my_uploads = pn.widgets.Select(label="your uploads (this browser only, until the "
+                                                  "server restarts)",
+                                            sizing_mode="stretch_width",
+                                            css_classes=["pc-my-uploads"])
+        self.my_uploads.param.watch(self._pick_upload, "value")
+        data.param.watch(self._sync_uploads, ["upload_id", "dataset"])
+        self._sync_uploads()
         self.groups = {"preset": pn.Column(self.preset, self.sliders, sizing_mode="stretch_width"),
                        "registry": pn.Column(self.registry, self.no_registry,
                                              sizing_mode="stretch_width"),
-                       "upload": pn.Column(self.dropper, self.upload_help,
+                       "upload": pn.Column(self.dropper, self.my_uploads, self.upload_help,
                                            sizing_mode="stretch_width")}
         data.param.watch(self._choice, "source")
         self._choice()
+
+    def _sync_uploads(self, *events):
+        data = self.lab.data
+        options = data.upload_names()
+        self.my_uploads.param.update(options=options, visible=bool(options),
+                                     value=data.upload_id if data.upload_id in options.values()
+                                     else None)
+
+    def _pick_upload(self, event):
+        if event.new is not None and event.new != self.lab.data.upload_id:
+            self.lab.data.upload_id = event.new
 
     def _new_dropper(self):
         return upload_dropper(self.lab.data.upload, self._on_reject, UPLOAD_EXTENSIONS,

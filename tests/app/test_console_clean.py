@@ -11,7 +11,8 @@ from browser import (expect_text, move_epsilon, open_page, open_tab, text_of, ti
 
 pytestmark = pytest.mark.ui
 
-TABS = ("Data", "Clusters", "Subspaces", "Co-clusters", "Gibbs", "Plan", "Trade-off", "Report")
+TABS = ("Data", "Clusters", "Subspaces", "Co-clusters", "Gibbs", "Plan", "Trade-off", "Report",
+        "Releases")
 
 
 def visit_all(page, pause=400):

@@ -1,0 +1,73 @@
+"""Small scripts the served page runs in the browser once its document is ready: the
+per-browser cookie (see :mod:`privclust.app.state.browsers`) and accessible names for the form
+controls Bokeh draws without one.
+
+Bokeh gives its text inputs and selects a ``<label for>``, but a slider's handle (noUiSlider,
+``role="slider"``) has only a title ``<div>`` beside it, Panel's discrete slider puts its title
+in a separate pane, and a widget without a title has nothing. :data:`NAME_CONTROLS` names every
+such control (``aria-label``) from the title shown beside it (the text before ":", the value
+after it being read out by the slider itself), its placeholder or its widget's name. It runs
+again every second: tabs are drawn when first opened and parameter widgets are replaced when
+the algorithm changes. The code is inline (a ``CustomJS``), so the page still loads nothing
+from any other host.
+"""
+from bokeh.models import CustomJS
+
+NAME_CONTROLS = r"""
+const titleOf = (el) => {
+  // the text of a title element, without the value Bokeh appends after ": "
+  const text = (el && el.textContent || '').trim();
+  return text.replace(/:\s*[^:]*$/, '').trim() || text;
+};
+const ownTitle = (root) => {
+  // the title a widget draws in its own shadow root
+  const own = root.querySelector('.bk-slider-title, label, .bk-input-group > div:first-child');
+  return own ? titleOf(own) : '';
+};
+const hostTitle = (root) => {
+  // a slider's title: its own, else the pane just before it (Panel's discrete slider)
+  if (ownTitle(root)) return ownTitle(root);
+  const host = root.host;
+  const prev = host && host.previousElementSibling;
+  if (prev && prev.shadowRoot) {
+    const t = titleOf(prev.shadowRoot.querySelector('.bk-clearfix, div, p') || prev.shadowRoot);
+    if (t) return t;
+  }
+  return '';
+};
+const named = (el) => el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') ||
+  (el.labels && Array.from(el.labels).some((l) => l.textContent.trim()));
+const label = (root) => {
+  root.querySelectorAll('[role=slider]').forEach((h) => {
+    if (named(h)) return;
+    const name = hostTitle(h.getRootNode());
+    if (name) h.setAttribute('aria-label', name);
+  });
+  root.querySelectorAll('input:not([type=hidden]), select, textarea').forEach((el) => {
+    if (named(el)) return;
+    const root = el.getRootNode();
+    const own = (el.type === 'checkbox' || el.type === 'radio')
+      ? (el.parentElement && el.parentElement.textContent || '') : ownTitle(root);
+    const name = own.trim() || el.placeholder || el.name || el.title;
+    if (name) el.setAttribute('aria-label', name.trim());
+  });
+  root.querySelectorAll('*').forEach((el) => { if (el.shadowRoot) label(el.shadowRoot); });
+};
+const run = () => { try { label(document); } catch (e) { /* never break the page */ } };
+run();
+setInterval(run, 1000);
+"""
+
+SET_COOKIE = """
+document.cookie = `${name}=${token}; path=/; SameSite=Strict`;
+"""
+
+
+def install(doc, cookie=None):
+    """Run the scripts when ``doc`` is ready in the browser; ``cookie`` = (name, token) sets
+    the per-browser cookie (a session cookie: gone when the browser closes)."""
+    doc.js_on_event("document_ready", CustomJS(code=NAME_CONTROLS))
+    if cookie is not None:
+        name, token = cookie
+        doc.js_on_event("document_ready", CustomJS(args={"name": name, "token": token},
+                                                   code=SET_COOKIE))

@@ -17,6 +17,9 @@ Data and public boxes (documented ranges, never read from the data):
   Kriegman 2005), 2,432 cropped 48 x 42 images, block means of 3 x 3 pixels (16 x 14 = 224
   features, a public transformation), grey levels / 255 in [0, 1];
   ``$PRIVCLUST_DATA_DIR/extended_yaleb_crop_48x42.npz``.
+* yaleb_heldout: a held-out check of DPLloyd's defaults (whose constants were measured on the
+  three sets above): the other 19 subjects of Extended Yale B (labels 19-37, 1,216 images), 6 x 6
+  block means (8 x 7 = 56 features) in [0, 1].
 
 "DPLloyd (declared n)" is DPLloyd given the number of records as a declared public estimate
 (``expected_n_samples``, as :func:`privclust.core.recommend_kmeans` configures it): it then skips
@@ -65,6 +68,11 @@ def load(name):
     if name == "yaleb":
         img = np.load(os.path.join(data_dir, "extended_yaleb_crop_48x42.npz"))["images"]
         X = img.reshape(len(img), 16, 3, 14, 3).mean(axis=(2, 4)).reshape(len(img), -1) / 255.0
+        return X, 0.0, 1.0
+    if name == "yaleb_heldout":
+        z = np.load(os.path.join(data_dir, "extended_yaleb_crop_48x42.npz"))
+        img = z["images"][z["labels"] >= 19]
+        X = img.reshape(len(img), 8, 6, 7, 6).mean(axis=(2, 4)).reshape(len(img), -1) / 255.0
         return X, 0.0, 1.0
     raise ValueError(f"unknown data set {name!r}")
 
@@ -135,9 +143,11 @@ METHODS = {
 for _label, _name in (("lsh_coreset", "LSHCoresetKMeans"), ("balcan", "BalcanKMeans")):
     if _optional(_name) is not None:
         METHODS[_label] = fit_privclust(_optional(_name))
-LABELS = {"dplloyd": "DPLloyd (defaults)", "dplloyd_n": "DPLloyd (declared n)",
+LABELS = {"dplloyd": "DPLloyd (defaults)", "dplloyd_previous": "DPLloyd (previous defaults, T = 2)",
+          "dplloyd_n": "DPLloyd (declared n)",
           "dplloyd_sphere": "DPLloyd (sphere packing)",
           "dplloyd_old_default": "DPLloyd (old default: uniform, T=5)", "ckm": "CKM (add/remove)",
+          "ckm_previous": "CKM (previous decoder)",
           "diffprivlib": "diffprivlib 0.6.6 KMeans", "lsh_coreset": "LSH coreset",
           "balcan": "Balcan et al. (DPHD)"}
 

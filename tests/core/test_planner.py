@@ -529,3 +529,15 @@ def test_sample_plans_never_read_the_private_records_and_are_reproducible(family
     metric = {"subspace": "wasserstein", "cocluster": "nmi", "onecluster": "centre_error"}[family]
     assert not np.allclose(a.trials[metric], c.trials[metric])
     assert cur.ledger.spent == (0.0, 0.0)
+
+
+def test_an_approximate_add_remove_release_whose_replace_one_delta_reaches_one_costs_none():
+    """The LSH coreset (Gaussian, add/remove) on a replace-one unit: group privacy gives delta
+    (1 + e^eps) delta_0, >= 1 at eps = 100, so that release cannot be charged (None) and the
+    plan still recommends among the others."""
+    facts = PublicFacts("kmeans", n_samples=500, n_features=3, n_clusters=3, bounds=(-1.0, 1.0))
+    res = plan_utility(facts, epsilons=(1.0, 100.0), algorithms=["lsh_kmeans"], n_trials=1,
+                       random_state=0)
+    eps, delta = res.cost("lsh_kmeans", 1.0)
+    assert eps == pytest.approx(2.0) and 0 < delta < 1
+    assert res.cost("lsh_kmeans", 100.0) is None

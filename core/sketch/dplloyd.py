@@ -459,7 +459,10 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
     Each round releases, per cluster (empty ones included), a Laplace-noised count and a noised
     sum of the records assigned to the current centres, and moves each centre to sum / count
     (clipped to the box) when the noisy count is large enough (:func:`min_update_count`), else
-    keeps it.
+    keeps it.  Where n / k records per cluster are too few for a noisy mean to carry signal
+    (high d, small n: :func:`effective_clusters`, from the public n or the private box's noisy
+    count), Lloyd runs with fewer distinct centres and each is released several times, so
+    that ``cluster_centers_`` can hold repeated rows.
 
     Parameters
     ----------
@@ -471,9 +474,9 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         Public box, scalars or length-d arrays; required. The data are clipped to it and the
         sensitivity of the sums follows from it.
     n_iter : int or "auto", default="auto"
-        Rounds T; "auto" follows Su et al. (:func:`su_iterations`: 2 to 7, from the public
-        number of records under ``replace`` or ``expected_n_samples``, else the rule's floor
-        2), and 5 for ``init="uniform"``.
+        Rounds T; "auto" follows Su et al. (:func:`su_iterations`: 2 to 7 from the public
+        number of records under ``replace`` or ``expected_n_samples``, 1 far below their
+        eps_m or without a public n), and 5 for ``init="uniform"``.
     init : {"private_box", "sphere_packing", "uniform"} or array of shape (k, d), default="private_box"
         "private_box": sphere packing in the box [m - 2 s, m + 2 s] from a noisy mean m and
         standard deviation s of the records (:func:`private_box_init`, 10 % of epsilon; not
@@ -485,8 +488,8 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         Neighbouring relation of the noisy counts and sums.
     expected_n_samples : int or None, default=None
         A public estimate of the number of records (declared, never read from the data), used
-        only by ``n_iter="auto"`` under ``add_remove``; under ``replace`` the number of records
-        is public and used instead.
+        by ``n_iter="auto"``, the private box's use and :func:`effective_clusters` under
+        ``add_remove``; under ``replace`` the number of records is public and used instead.
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the initial centres and the noise.
     ledger : Ledger or None, default=None

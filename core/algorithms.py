@@ -196,9 +196,11 @@ REGISTRY = (
                                       label="DPLloyd (sphere-packing init)"))),
     # private coresets (Chang & Kamath 2021) and DPHD (Balcan, Dick, Liang, Mou & Zhang, 2017)
     Algorithm("lsh_kmeans", ".sketch:LSHCoresetKMeans", "kmeans", "kmeans",
-              "LSH-coreset k-means", baseline="kmeans"),
+              "LSH-coreset k-means", baseline="kmeans",
+              planner=(_variant("lsh_kmeans", label="LSH-coreset k-means"),)),
     Algorithm("balcan_kmeans", ".sketch:BalcanKMeans", "kmeans", "kmeans",
-              "DPHD k-means (Balcan et al.)", baseline="kmeans"),
+              "DPHD k-means (Balcan et al.)", baseline="kmeans",
+              planner=(_variant("balcan_kmeans", label="DPHD k-means (Balcan et al.)"),)),
     # a small cluster (Nissim, Stemmer & Vadhan, PODS 2016)
     Algorithm("smallest_ball", ".onecluster.baseline:SmallestBall", "onecluster", "onecluster",
               "smallest ball holding t points (2-approx.)"),

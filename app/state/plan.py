@@ -89,6 +89,41 @@ def planner_settings(settings, family):
     return out
 
 
+def kmeans_advice(n, d, k, epsilon, unit="add_remove"):
+    """Which private k-means to use for n records (public or declared), d features, k clusters
+    at ``epsilon``: markdown from :func:`privclust.core.recommend_kmeans` (the real-data
+    benchmark's nearest cells), or a line saying what is missing.  Public facts only."""
+    from privclust.core import recommend_kmeans
+
+    if n is None:
+        return ("**Which private k-means:** declare the number of records (Plan tab) to get a "
+                "recommendation from the real-data benchmark.")
+    relation = unit if unit in ("add_remove", "replace") else "add_remove"
+    rec = recommend_kmeans(int(n), int(d), int(k), float(epsilon), relation=relation)
+    entry = registry.for_class_name(rec.estimator)
+    label = entry.label if entry is not None else rec.estimator
+    return (f"**Which private k-means** for n = {int(n)}, d = {int(d)}, k = {int(k)}, "
+            f"ε = {float(epsilon):g}: **{label}** (expected SSE about "
+            f"{rec.expected_relative_sse:.2f} x k-means++; {rec.reason}; "
+            "benchmarks/results/sketch/real_data.md).")
+
+
+def public_shape(lab, n_declared=None):
+    """(n or None, d, unit) of the loaded dataset from public facts only (the Curator's on
+    private data: n only under the replace-one unit, else ``n_declared``); None without data."""
+    ds = lab.data.dataset
+    if ds is None:
+        return None
+    if ds.public:
+        n, d = (int(v) for v in ds.shape)
+        return n, d, "replace"
+    if lab.ledger.curator is None or lab.ledger.dataset is not ds:
+        return None
+    facts = lab.ledger.public_facts()
+    n = facts.get("n_samples")
+    return (n if n is not None else n_declared), int(facts["n_features"]), facts["unit"]
+
+
 def algorithm_label(algorithm):
     """The label of a planner algorithm (its registry variant's), or None when unknown."""
     try:

@@ -17,7 +17,7 @@ from ..safety import escape
 from ..server import session_hooks
 from ..state import Lab
 from ..state.plan import (CALIBRATION_FILE, PLAN_GRID, SAMPLE, SAMPLE_DECLARATION,
-                          PlanModel, algorithm_label)
+                          PlanModel, algorithm_label, kmeans_advice)
 from . import plots
 from .common import md, teach, upload_dropper
 
@@ -237,6 +237,7 @@ class PlanView(pn.viewable.Viewer):
         self.progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width")
         self.status = md("", css_classes=["pc-plan-status"])
         self.facts_md = md("", css_classes=["pc-plan-facts"])
+        self.kmeans_md = md("", css_classes=["pc-plan-kmeans-advice"])
         self.no_plan = md("The plan's predictions, recommendation and totals appear here.",
                           css_classes=["pc-plan-none"])
         self.plot = pn.pane.HoloViews(None, visible=False, css_classes=["pc-plan-plot"])
@@ -263,7 +264,7 @@ class PlanView(pn.viewable.Viewer):
         s = self.lab.settings
         s.param.watch(self._on_facts, ["task", "n_clusters", "subspace_dim", "n_points",
                                        "n_row_clusters", "n_col_clusters", "lower", "upper",
-                                       "delta"])
+                                       "delta", "epsilon"])
         self.lab.data.param.watch(self._on_facts, "dataset")
         self.lab.ledger.param.watch(self._on_facts, ["active", "unit"])
         m.param.watch(self._on_facts, "n_declared")
@@ -316,6 +317,7 @@ class PlanView(pn.viewable.Viewer):
         except ValueError as exc:
             self.facts_md.object = f"**Facts:** {escape(exc)}"
             self.n_declared.visible = False
+            self.kmeans_md.object = ""
             return
         self.n_declared.visible = not info["n_public"]
         family = s.task
@@ -332,6 +334,10 @@ class PlanView(pn.viewable.Viewer):
                                 f"{catalogue.TASKS[family]}, {n_text}, d = {info['n_features']}, "
                                 f"{extra}, δ {s.delta:g}. Set k, q, the box and δ in the "
                                 "sidebar.")
+        # numbers and the benchmark's own data set names only: nothing user-derived to escape
+        self.kmeans_md.object = (kmeans_advice(info["n_samples"], info["n_features"],
+                                               s.n_clusters, s.epsilon, info["unit"])
+                                 if family == "kmeans" else "")
 
     def _on_run_state(self, *events):
         m = self.model
@@ -383,7 +389,7 @@ class PlanView(pn.viewable.Viewer):
             self.risk_md, self.risk_table, loading=self.model.param.running,
             css_classes=["pc-plan-results"], sizing_mode="stretch_width")
         return pn.Column(
-            teach(TEACH), md(FREE, css_classes=["pc-plan-free"]), self.facts_md,
+            teach(TEACH), md(FREE, css_classes=["pc-plan-free"]), self.facts_md, self.kmeans_md,
             self.n_declared, self.twins, pn.Row(self.eps, self.trials, sizing_mode="stretch_width"),
             "**Utility target**", target, pn.Row(self.run_btn, self.stop_btn), self.progress,
             self.status, results, sizing_mode="stretch_width")

@@ -10,6 +10,7 @@ import param
 from .. import catalogue
 from ..safety import UPLOAD_EXTENSIONS, escape, max_upload_bytes
 from ..state import PRESETS, relation_note
+from ..state.plan import kmeans_advice, public_shape
 from ..state.settings import EPSILON_GRID
 from .common import View, md, size_text, upload_dropper
 from .progress import LargeDataProgress
@@ -213,6 +214,18 @@ class SettingsPanel(View):
         return md(f"**{spec.label}** — *{label}*: {catalogue.KIND_TEXT[kind]}{extra}",
                    css_classes=["pc-kind"])
 
+    @param.depends("lab.settings.task", "lab.settings.n_clusters", "lab.settings.epsilon",
+                   "lab.data.dataset", "lab.ledger.active")
+    def _kmeans_advice(self):
+        """Which private k-means the real-data benchmark recommends for these public facts."""
+        s = self.lab.settings
+        shape = public_shape(self.lab) if s.task == "kmeans" else None
+        if shape is None:
+            return md("")
+        n, d, unit = shape
+        return md(kmeans_advice(n, d, s.n_clusters, s.epsilon, unit),
+                  css_classes=["pc-kmeans-advice"])
+
     @param.depends("lab.mode", "lab.settings_changed", "lab.ledger.spent", "lab.result")
     def _cost(self):
         """What Release would charge with the current settings, before it is pressed."""
@@ -370,6 +383,7 @@ class SettingsPanel(View):
 
     def __panel__(self):
         return pn.Column("### Task and algorithm", self.task, self.algorithm, self._kind,
+                         self._kmeans_advice,
                          self.epsilon, self.delta, self._params, self.seed, self.seed_note,
                          self.demo_note,
                          self.owner, self._cost, self.release,

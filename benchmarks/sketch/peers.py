@@ -81,7 +81,9 @@ def utility(args):
                     if neigh == "add_remove":
                         op = est.operator_
                 for init in ("uniform", "sphere_packing"):
-                    est = DPLloyd(10, eps, bounds=bounds, init=init, random_state=seed).fit(X)
+                    # n_iter=5: the SPARS 2019 baselines (T = 5), not the defaults' Su et al. rule
+                    est = DPLloyd(10, eps, bounds=bounds, init=init, n_iter=5,
+                                  random_state=seed).fit(X)
                     rec[f"dplloyd_{init}"] = relative_sse(X, est.cluster_centers_, ref)
                 with threadpool_limits(1):
                     centres, real = diffprivlib_fit(X, eps, bounds, seed)

@@ -813,6 +813,10 @@ class PlanResult:
             return account_plan([est], self.facts.shape, self.facts.unit).basic
         except RelationError:
             return None                  # cannot be counted in this unit (e.g. no row cap)
+        except ValueError:
+            # an (epsilon, delta) add/remove release converted to a replace-one unit by group
+            # privacy: at a large epsilon its delta reaches 1, it protects nothing in this unit
+            return None
 
     def _relative_summary(self, target):
         """Summary rows of metric / (the same twin's baseline) x the median baseline: with an

@@ -28,6 +28,8 @@ INITS = ("private_box", "sphere_packing", "uniform")
 INIT_SHARE = 0.1                 # share of epsilon spent by init="private_box"
 RHO = 0.225                      # Su et al.: mean squared normalised centre coordinate (x 1/4)
 ITERATIONS = (2, 7)              # Su et al.: range of the number of iterations
+ONE_STEP_RATIO = 0.05            # eps / eps_m below which one iteration (su_iterations)
+MIN_SUPPORT_RATIO = 0.003        # eps_t / eps_m(k') of the distinct centres kept (effective_clusters)
 SULQ_ITERATIONS = 5              # SuLQ k-means baseline (Schellekens et al. 2019, Fig. 1)
 _CHUNK_ELEMENTS = 1 << 20
 
@@ -48,14 +50,33 @@ def sum_sensitivity(lo, hi):
     return float(np.sum(half_widths(lo, hi)))
 
 
-def su_iterations(epsilon, n_clusters, n_features, n_samples=None):
-    """Number of iterations recommended by Su et al.: T = clip(eps / eps_m, 2, 7) with
-    eps_m = sqrt(500 k^3 / n^2 (d + (4 d rho^2)^(1/3))^3), the budget per iteration at which
-    their predicted MSE of a centre reaches the threshold they found good enough.
+def su_eps_m(n_samples, n_clusters, n_features):
+    """Su et al.'s per-iteration budget eps_m = sqrt(500 k^3 / n^2 (d + (4 d rho^2)^(1/3))^3) at
+    which their predicted MSE of a DPLloyd centre reaches the threshold they found good enough.
 
-    Under add/remove the number of records n is private, so without a public ``n_samples``
-    the rule's floor T = 2 is used; it is also what the rule gives at n <= ~50,000 for
-    k >= 8 and d >= 10 at eps <= 2.
+    References
+    ----------
+    Su, D., Cao, J., Li, N., Bertino, E., Lyu, M. and Jin, H. (2017). Differentially private
+        k-means clustering and a hybrid approach to private optimization. VLDB J. 26(4),
+        Sec. 5 (MSE analysis of DPLloyd).
+    """
+    d, k = float(n_features), float(n_clusters)
+    return math.sqrt(500.0 * k ** 3 / float(n_samples) ** 2
+                     * (d + (4.0 * d * RHO ** 2) ** (1.0 / 3.0)) ** 3)
+
+
+def su_iterations(epsilon, n_clusters, n_features, n_samples=None):
+    """Number of iterations: Su et al.'s T = clip(eps / eps_m, 2, 7) (:func:`su_eps_m`), and one
+    iteration where eps / eps_m < ``ONE_STEP_RATIO`` (far below the budget their analysis asks
+    of one iteration: splitting it over two only doubles the noise of each).
+
+    Without a public ``n_samples`` (add/remove: the number of records is private) the floor of
+    this rule, one iteration, is used.
+
+    The one-iteration regime is ours: at ``ONE_STEP_RATIO`` = 0.05 one iteration beat two on UCI
+    Letter, optical digits and Yale B (224 block means) wherever eps / eps_m < 0.03 (k = 64 on
+    Letter, every cell on digits and Yale B), two beat one from 0.1 on (6 runs per cell,
+    benchmarks/sketch/real_data.py data).
 
     References
     ----------
@@ -64,11 +85,31 @@ def su_iterations(epsilon, n_clusters, n_features, n_samples=None):
         Sec. 5 (MSE analysis of DPLloyd: the number of iterations).
     """
     if n_samples is None:
-        return ITERATIONS[0]
-    d, k = float(n_features), float(n_clusters)
-    eps_m = math.sqrt(500.0 * k ** 3 / float(n_samples) ** 2
-                      * (d + (4.0 * d * RHO ** 2) ** (1.0 / 3.0)) ** 3)
-    return int(min(max(epsilon / eps_m, ITERATIONS[0]), ITERATIONS[1]))
+        return 1
+    ratio = epsilon / su_eps_m(n_samples, n_clusters, n_features)
+    if ratio < ONE_STEP_RATIO:
+        return 1
+    return int(min(max(ratio, ITERATIONS[0]), ITERATIONS[1]))
+
+
+def effective_clusters(n_samples, epsilon_t, n_clusters, n_features):
+    """How many distinct centres the data can support: the largest k' <= k with
+    epsilon_t / eps_m(n, k', d) >= ``MIN_SUPPORT_RATIO`` (eps_m of :func:`su_eps_m` grows as
+    k'^(3/2)), at least 1.  ``n_samples`` is public or a noisy count (post-processing).
+
+    Where n / k records per cluster are too few for their noisy means to carry any signal
+    (high d, small n), Lloyd runs with k' centres and each is released k / k' times: a centre
+    whose noisy count is too small never moves, and left at its data-independent start it
+    takes records from the centres that did move.  ``MIN_SUPPORT_RATIO`` = 0.003 is where,
+    on Yale B (n = 2,432, d = 224, one iteration), k' centres beat fewer and more (k' = 1 - 2
+    at eps = 0.5, 4 at 1, 4 - 16 at 2; 6 runs each); Letter and digits at k <= 64 keep
+    k' = k.
+    """
+    if n_samples <= 0:
+        return 1
+    ratio_1 = epsilon_t / su_eps_m(n_samples, 1, n_features)
+    k_eff = math.floor((ratio_1 / MIN_SUPPORT_RATIO) ** (2.0 / 3.0)) if ratio_1 > 0 else 1
+    return int(min(max(k_eff, 1), n_clusters))
 
 
 def budget_split(epsilon_t, lo, hi):
@@ -256,10 +297,20 @@ def _uses_private_box(init, epsilon, lo, hi, neighbouring, n_samples):
 def private_box_init(Xc, n_clusters, epsilon, lo, hi, rng, neighbouring="add_remove"):
     """Sphere packing (:func:`sphere_packing_init`) in the private box of :func:`moment_box`
     computed from :func:`noisy_moments` at ``epsilon``: data-independent in shape, but it lands
-    where the records are even when they fill a small corner of the public box."""
+    where the records are even when they fill a small corner of the public box.  Returns
+    (centres, the noisy count of the records)."""
     b_count, b_sum = (sens / e for _, e, sens in moment_spends(epsilon, lo, hi, neighbouring)[:2])
     moments = noisy_moments(Xc, epsilon, lo, hi, rng, neighbouring)
-    return sphere_packing_init(n_clusters, *moment_box(*moments, b_count, b_sum, lo, hi), rng)
+    return (sphere_packing_init(n_clusters, *moment_box(*moments, b_count, b_sum, lo, hi), rng),
+            float(moments[0]))
+
+
+def tile_centres(centers, k_eff):
+    """Centres (N, k, d) where run r keeps its first ``k_eff[r]`` centres and repeats them to fill
+    k (post-processing: see :func:`effective_clusters`)."""
+    n_runs, k, _ = centers.shape
+    idx = np.arange(k)[None, :] % np.asarray(k_eff).reshape(n_runs, 1)
+    return np.take_along_axis(centers, idx[..., None], axis=1)
 
 
 def moment_spends(epsilon, lo, hi, neighbouring):
@@ -371,18 +422,27 @@ def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter="auto", init="private_bo
             accountant.spend(name, eps, 0.0, sens)
     if initial_centers is None and not isinstance(init, str):
         initial_centers = init
+    eps_t = math.fsum(e for _, e, _ in spends[len(spends) - (1 if _is_sulq(init) else 2):])
+    k_eff = np.full(n_runs, k)
     if initial_centers is not None:
         centers = np.broadcast_to(np.asarray(initial_centers, dtype=float), (n_runs, k, d)).copy()
     elif init == "uniform":
         centers = rng.uniform(lo, hi, size=(n_runs, k, d))
     elif not _uses_private_box(init, epsilon, lo, hi, neighbouring, n_samples):
         centers = np.stack([sphere_packing_init(k, lo, hi, rng) for _ in range(n_runs)])
+        if n_samples is not None:
+            k_eff[:] = effective_clusters(n_samples, eps_t, k, d)
     else:
-        centers = np.stack([private_box_init(Xc, k, INIT_SHARE * epsilon, lo, hi, rng, neighbouring)
-                            for _ in range(n_runs)])
+        inits = [private_box_init(Xc, k, INIT_SHARE * epsilon, lo, hi, rng, neighbouring)
+                 for _ in range(n_runs)]
+        centers = np.stack([c for c, _ in inits])
+        k_eff[:] = [effective_clusters(n_samples if n_samples is not None else count, eps_t, k, d)
+                    for _, count in inits]
+    centers = tile_centres(centers, k_eff)
     min_count = 1.0 if _is_sulq(init) else min_update_count(b_count, b_sum, lo, hi)
     for b_count_t, b_sum_t in _iteration_scales(spends, n_iter, 1 if _is_sulq(init) else 2):
-        centers = noisy_step(Xc, centers, b_count_t, b_sum_t, lo, hi, rng, min_count)
+        centers = tile_centres(noisy_step(Xc, centers, b_count_t, b_sum_t, lo, hi, rng, min_count),
+                               k_eff)
     return centers[0] if size is None else centers
 
 
@@ -399,7 +459,10 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
     Each round releases, per cluster (empty ones included), a Laplace-noised count and a noised
     sum of the records assigned to the current centres, and moves each centre to sum / count
     (clipped to the box) when the noisy count is large enough (:func:`min_update_count`), else
-    keeps it.
+    keeps it.  Where n / k records per cluster are too few for a noisy mean to carry signal
+    (high d, small n: :func:`effective_clusters`, from the public n or the private box's noisy
+    count), Lloyd runs with fewer distinct centres and each is released several times, so
+    that ``cluster_centers_`` can hold repeated rows.
 
     Parameters
     ----------
@@ -411,9 +474,9 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         Public box, scalars or length-d arrays; required. The data are clipped to it and the
         sensitivity of the sums follows from it.
     n_iter : int or "auto", default="auto"
-        Rounds T; "auto" follows Su et al. (:func:`su_iterations`: 2 to 7, from the public
-        number of records under ``replace`` or ``expected_n_samples``, else the rule's floor
-        2), and 5 for ``init="uniform"``.
+        Rounds T; "auto" follows Su et al. (:func:`su_iterations`: 2 to 7 from the public
+        number of records under ``replace`` or ``expected_n_samples``, 1 far below their
+        eps_m or without a public n), and 5 for ``init="uniform"``.
     init : {"private_box", "sphere_packing", "uniform"} or array of shape (k, d), default="private_box"
         "private_box": sphere packing in the box [m - 2 s, m + 2 s] from a noisy mean m and
         standard deviation s of the records (:func:`private_box_init`, 10 % of epsilon; not
@@ -425,8 +488,8 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         Neighbouring relation of the noisy counts and sums.
     expected_n_samples : int or None, default=None
         A public estimate of the number of records (declared, never read from the data), used
-        only by ``n_iter="auto"`` under ``add_remove``; under ``replace`` the number of records
-        is public and used instead.
+        by ``n_iter="auto"``, the private box's use and :func:`effective_clusters` under
+        ``add_remove``; under ``replace`` the number of records is public and used instead.
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the initial centres and the noise.
     ledger : Ledger or None, default=None

@@ -85,8 +85,9 @@ def test_plan_on_private_data_reads_no_record_and_charges_nothing(ledger_env, cs
     result, rec = view.model.result, view.model.recommendation
     assert result is not None and rec is not None, view.model.status
     assert result.facts.shape == (600, 3) and result.facts.unit == "replace"
-    assert set(result.summary.algorithm) == {"ckm", "dplloyd", "dplloyd_improved"}
-    assert len(result.trials) == 3 * 3 * 2 and not result.stopped
+    assert set(result.summary.algorithm) == {"ckm", "dplloyd", "dplloyd_improved", "lsh_kmeans",
+                                             "balcan_kmeans"}
+    assert len(result.trials) == 5 * 3 * 2 and not result.stopped
     assert calls == [] and ledger_state(lab) == before == ((0.0, 0.0), 0, 0)
     assert lab.result is None and lab.n_runs == runs
     assert "Nothing was charged" in view.model.status
@@ -94,12 +95,51 @@ def test_plan_on_private_data_reads_no_record_and_charges_nothing(ledger_env, cs
     view.__panel__().get_root(Document())   # every pane renders from the sealed dataset
 
 
+def test_the_plan_tab_and_the_sidebar_say_which_private_kmeans_to_use(ledger_env, csv_payload,
+                                                                      monkeypatch):
+    """From public facts only (sealed records): the Plan tab names recommend_kmeans' pick for
+    (n, d, k, eps), follows k and epsilon, and asks for n where it is not public; the k-means
+    sidebar says the same on demo data."""
+    from privclust.app.views import SettingsPanel
+    from privclust.core import algorithms as registry
+    from privclust.core import recommend_kmeans
+
+    lab = private_kmeans_lab(csv_payload)
+    seal(lab, monkeypatch)
+    view = PlanView(lab=lab)
+    label = registry.for_class_name(recommend_kmeans(600, 3, 3, lab.settings.epsilon,
+                                                     "replace").estimator).label
+    text = view.kmeans_md.object
+    assert "Which private k-means" in text and f"**{label}**" in text and "n = 600" in text
+    lab.settings.param.update(n_clusters=5, epsilon=2.0)
+    assert "k = 5, ε = 2:" in view.kmeans_md.object
+    lab.settings.task = "subspace"
+    assert view.kmeans_md.object == ""
+
+    demo = Lab()
+    demo.settings.task = "kmeans"
+    n, d = demo.data.dataset.shape
+    panel = SettingsPanel(lab=demo)
+    pick = recommend_kmeans(n, d, demo.settings.n_clusters, demo.settings.epsilon, "replace")
+    sidebar = panel._kmeans_advice().object
+    assert registry.for_class_name(pick.estimator).label in sidebar and f"n = {n}" in sidebar
+    demo.settings.task = "subspace"
+    assert panel._kmeans_advice().object == ""
+
+
+def test_kmeans_advice_without_a_public_n_asks_for_it():
+    from privclust.app.state.plan import kmeans_advice
+    assert "declare the number of records" in kmeans_advice(None, 16, 8, 1.0)
+    text = kmeans_advice(20_000, 16, 64, 1.0, "add_remove")
+    assert "letter (n=20000, d=16, k=64" in text
+
+
 def test_the_figure_has_bands_medians_target_and_analytic_lines(ledger_env, csv_payload):
     lab = private_kmeans_lab(csv_payload)
     model = PlanModel(lab=lab, epsilons=[0.5, 5.0], n_trials=2)
     assert model.start(wait=True), model.status
     fig = figure(model.result, "relative_sse", model.recommendation["threshold"])
-    assert len(fig.traverse(lambda el: el, [hv.Area])) == 3            # one band per algorithm
+    assert len(fig.traverse(lambda el: el, [hv.Area])) == 5            # one band per algorithm
     curves = fig.traverse(lambda el: el.label, [hv.Curve])
     assert "DPLloyd (uniform init)" in curves and "DPLloyd (uniform init): analytic" in curves
     hlines = fig.traverse(lambda el: el.data, [hv.HLine])
@@ -134,7 +174,8 @@ def test_apply_sets_the_sidebar_only(ledger_env, csv_payload):
     for alg in reached:
         assert model.apply(alg), model.status
         eps = model.recommendation["per_algorithm"][alg]["epsilon"]
-        key = {"ckm": "compressive"}.get(alg, "dplloyd")
+        key = {"ckm": "compressive", "lsh_kmeans": "lsh_kmeans",
+               "balcan_kmeans": "balcan_kmeans"}.get(alg, "dplloyd")
         assert lab.settings.algorithm == key and lab.settings.epsilon == eps
         if key == "dplloyd":
             assert lab.settings.algo.init == ("sphere_packing" if alg == "dplloyd_improved"
@@ -371,7 +412,7 @@ def test_planning_from_a_public_sample_reads_no_record_and_charges_nothing(
     m.param.update(epsilons=[1.0, 10.0], n_trials=4)
     assert m.start(wait=True), m.status
     assert m.result is not None and m.result.facts.public_sample.shape == (40, 3)
-    assert m.result.facts.shape == (600, 3) and len(m.result.trials) == 4 * 3 * 2
+    assert m.result.facts.shape == (600, 3) and len(m.result.trials) == 4 * 5 * 2
     assert calls == [] and ledger_state(lab) == before == ((0.0, 0.0), 0, 0)
     assert lab.result is None and lab.n_runs == runs
     assert "bootstrap twins of the public sample" in m.status and "Nothing was charged" in m.status
@@ -415,7 +456,8 @@ def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
     expect_text(page, ".pc-plan-free", "charges nothing")
     t1 = time.perf_counter()
     page.get_by_role("button", name="Run plan").click()
-    expect_text(page, ".pc-plan-status", "Done in", timeout=60_000)
+    # five k-means algorithms since the coreset and DPHD joined the planner
+    expect_text(page, ".pc-plan-status", "Done in", timeout=180_000)
     plan_s = time.perf_counter() - t1
     wait_for(page, lambda: any("predicted relative_sse" in t for t in titles(page)),
              what="the plan's curves")

@@ -110,7 +110,12 @@ def test_importing_the_registry_imports_no_estimator():
 def test_planner_variants_build_the_twins_estimators():
     facts = PublicFacts("kmeans", n_samples=500, n_features=3, n_clusters=4, bounds=(-1.0, 1.0))
     table = makers("kmeans")
-    assert list(table) == ["ckm", "dplloyd", "dplloyd_improved"]
+    assert list(table) == ["ckm", "dplloyd", "dplloyd_improved", "lsh_kmeans", "balcan_kmeans"]
+    # the coreset and DPHD take the public delta (Gaussian noise) and are planned like the others
+    for name in ("lsh_kmeans", "balcan_kmeans"):
+        est = table[name](facts, 1.0, 0)
+        assert (est.delta, est.n_clusters, est.bounds) == (facts.delta, 4, (-1.0, 1.0))
+        assert est.public_plan(facts.shape).epsilon == pytest.approx(1.0)
     plain, improved = table["dplloyd"](facts, 0.5, 3), table["dplloyd_improved"](facts, 0.5, 3)
     assert (plain.init, improved.init) == ("uniform", "sphere_packing")
     assert (improved.n_clusters, improved.epsilon, improved.bounds, improved.random_state) == \

@@ -354,7 +354,9 @@ def test_a_committed_plan_charges_exactly_its_shown_total_once():
     rng = np.random.default_rng(4)
     X = np.clip(np.vstack([rng.normal(c, 0.15, (500, 3)) for c in (-0.5, 0.0, 0.5)]), -1, 1)
     facts = kmeans_facts()
-    res = plan_utility(facts, epsilons=(0.5, 2.0, 8.0), n_trials=2, random_state=1)
+    # the pure-DP k-means (the Gaussian coreset / DPHD cost a replace-one delta above 1e-5)
+    res = plan_utility(facts, epsilons=(0.5, 2.0, 8.0), n_trials=2, random_state=1,
+                       algorithms=["ckm", "dplloyd", "dplloyd_improved"])
     rec = res.recommend("relative_sse <= 1.5")
     plan = res.recommended_releases(rec, "all")
     assert len(plan) >= 2, rec                           # a composed plan, not one release
@@ -529,3 +531,15 @@ def test_sample_plans_never_read_the_private_records_and_are_reproducible(family
     metric = {"subspace": "wasserstein", "cocluster": "nmi", "onecluster": "centre_error"}[family]
     assert not np.allclose(a.trials[metric], c.trials[metric])
     assert cur.ledger.spent == (0.0, 0.0)
+
+
+def test_an_approximate_add_remove_release_whose_replace_one_delta_reaches_one_costs_none():
+    """The LSH coreset (Gaussian, add/remove) on a replace-one unit: group privacy gives delta
+    (1 + e^eps) delta_0, >= 1 at eps = 100, so that release cannot be charged (None) and the
+    plan still recommends among the others."""
+    facts = PublicFacts("kmeans", n_samples=500, n_features=3, n_clusters=3, bounds=(-1.0, 1.0))
+    res = plan_utility(facts, epsilons=(1.0, 100.0), algorithms=["lsh_kmeans"], n_trials=1,
+                       random_state=0)
+    eps, delta = res.cost("lsh_kmeans", 1.0)
+    assert eps == pytest.approx(2.0) and 0 < delta < 1
+    assert res.cost("lsh_kmeans", 100.0) is None

@@ -78,8 +78,9 @@ def test_ckm_validation(blobs, params, match):
 
 # ---------------------------------------------------------------------------------- DPLloyd
 
-@pytest.mark.parametrize("init,n_mechanisms", [("uniform", 5), ("sphere_packing", 2 * 2),
-                                                ("private_box", 3 + 2 * 2)])
+# one iteration (counts and sums) without a public n (su_iterations); SuLQ's five joint releases
+@pytest.mark.parametrize("init,n_mechanisms", [("uniform", 5), ("sphere_packing", 2),
+                                                ("private_box", 3 + 2)])
 def test_dplloyd_fits_and_accounts(blobs, init, n_mechanisms):
     ledger = Ledger(10.0)
     est = DPLloyd(4, epsilon=5.0, bounds=(-10, 10), init=init, random_state=0, ledger=ledger).fit(blobs)

@@ -13,9 +13,20 @@ import panel as pn
 
 from privclust.app.server import connection, logs, panel_compat, session_hooks
 from privclust.app.server.worker import session_lab
-from privclust.app.views import (Banner, ClustersView, CoclustersView, DataPanel, DataPreview,
-                                 GibbsView, LedgerPanel, PlanView, ReportView, SettingsPanel,
-                                 SubspacesView, TradeoffView)
+from privclust.app.views import (
+    Banner,
+    ClustersView,
+    CoclustersView,
+    DataPanel,
+    DataPreview,
+    GibbsView,
+    LedgerPanel,
+    PlanView,
+    ReportView,
+    SettingsPanel,
+    SubspacesView,
+    TradeoffView,
+)
 
 
 def _asset(name):

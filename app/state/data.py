@@ -49,7 +49,7 @@ class DataModel(param.Parameterized):
         try:
             from privclust.core.data import list_datasets
             names = [n for n in list_datasets() if n not in PRESETS]
-        except Exception:  # registry not available yet or no data dir
+        except Exception:  # noqa: BLE001 -- registry not available yet or no data dir
             names = []
         self.param.registry_name.objects = names
         if names and self.registry_name is None:

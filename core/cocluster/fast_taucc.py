@@ -100,7 +100,7 @@ class TauCoClustering(BaseEstimator):
         rows = _balanced_labels(n, K0, rng)
         cols = _balanced_labels(m, L0, rng)
         self.converged_ = False
-        for it in range(1, self.max_iter + 1):
+        for it in range(1, self.max_iter + 1):  # noqa: B007 -- n_iter_ is the last one
             rows, row_passes, row_changed = _phase(A, rows, cols, int(cols.max()) + 1,
                                                    self.max_inner_iter)
             cols, col_passes, col_changed = _phase(AT, cols, rows, int(rows.max()) + 1,

@@ -90,7 +90,7 @@ def split_rows(text, file, limits, delimiter=None, max_fields=None, lines_are_ro
             raise DataFormatError(f"malformed delimited text ({exc})", file,
                                   reader.line_num) from None
     expected = len(rows[0])
-    for fields, line in zip(rows, lines):
+    for fields, line in zip(rows, lines, strict=True):
         if len(fields) != expected:
             raise DataFormatError(f"has {len(fields)} fields but line {lines[0]} has {expected} "
                                   "(ragged rows)", file, line)
@@ -124,7 +124,7 @@ def to_float_matrix(rows, lines, columns, file, col_names=None):
 
 
 def _parse_labels(cells, lines, column, file):
-    for cell, line in zip(cells, lines):
+    for cell, line in zip(cells, lines, strict=True):
         if not cell.strip():
             raise DataFormatError("empty label", file, line, column + 1)
     stripped = [c.strip() for c in cells]
@@ -199,7 +199,7 @@ def _read_table_fast(text, file, limits, delimiter, header, label_column, counts
             M = np.loadtxt(io.StringIO(text), delimiter=delim, skiprows=index + has_header,
                            dtype=np.float64, ndmin=2, comments=None,
                            quotechar='"' if delim is not None else None)
-    except Exception:  # any irregularity: the slow path finds and names it
+    except Exception:  # noqa: BLE001 -- any irregularity: the slow path finds and names it
         return None
     if M.shape[0] == 0 or M.shape[1] != width or width == (lab is not None):
         return None

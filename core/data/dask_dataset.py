@@ -63,7 +63,7 @@ def _add(a, b):
         return b
     if b is None:
         return a
-    return tuple(x + y for x, y in zip(a, b))
+    return tuple(x + y for x, y in zip(a, b, strict=True))
 
 
 def project(block, lower, upper):

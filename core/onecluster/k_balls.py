@@ -14,8 +14,18 @@ import numpy as np
 from ..privacy import BudgetAccountant
 from ..privacy.estimator import PrivateEstimator
 from .noisy_avg import ball_members
-from .one_cluster import (check_bounds, check_common, check_options, check_run_options, check_X,
-                          one_cluster, plan_run, planned_guarantee, prepare, resolve_grid_step)
+from .one_cluster import (
+    check_bounds,
+    check_common,
+    check_options,
+    check_run_options,
+    check_X,
+    one_cluster,
+    plan_run,
+    planned_guarantee,
+    prepare,
+    resolve_grid_step,
+)
 
 
 class PrivateKBalls(PrivateEstimator):

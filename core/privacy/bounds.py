@@ -20,10 +20,10 @@ the outer range, and separated by at least one floating-point step so that lower
 import numpy as np
 
 from . import quantile as _quantile
+from ._validation import check_size, real_scalar
 from .accountant import BudgetAccountant
 from .estimator import PrivateEstimator, check_choice, epsilon_param
 from .rng import as_generator
-from ._validation import check_size, real_scalar
 
 NEIGHBOURINGS = ("replace", "add_remove")
 

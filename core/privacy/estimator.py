@@ -22,9 +22,8 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted
-
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
 from ..release.prepared import PreparedRelease
 from ._validation import check_delta, check_epsilon

@@ -42,16 +42,16 @@ Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy
 Tumult Labs. Tumult Analytics documentation: ``get_bounds`` (noisy histogram over +-2^i bins).
 OpenDP documentation: bounds from a noisy histogram over geometric bins.
 """
-from dataclasses import dataclass
 import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import check_size
 from .accountant import BudgetAccountant
 from .estimator import PrivateEstimator, check_choice, epsilon_param
 from .rng import as_generator
-from ._validation import check_size
 
 NEIGHBOURINGS = ("replace", "add_remove")
 SENSITIVITY = {"replace": 2.0, "add_remove": 1.0}

@@ -253,7 +253,8 @@ def compose_pld(events, delta, value_discretization_interval=1e-4):
     Manurangsi, P. (2022). Connect the dots: tighter discrete approximations of privacy loss
     distributions. PETS, Sec. 3.
     """
-    from dp_accounting.pld import common, privacy_loss_distribution as pld
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
 
     delta = check_delta(delta, "delta")
     step = value_discretization_interval

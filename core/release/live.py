@@ -137,7 +137,8 @@ class LiveRelease:
                 return self._finish_with(self._store.find(p.key), "from store")
             if pending[0]["running"]:
                 raise PrivacyRefused("an identical run is sampling now (paid for, not yet "
-                                     "stored): ask again when it is done; nothing was charged")
+                                     "stored): ask again when it is done; nothing was charged"
+                                     ) from dup
             self._charge_id = pending[0]["charge_id"]
             self._notes = ("completed after the first run of this paid request was lost; fresh "
                            "randomness, no new charge",)

@@ -30,7 +30,7 @@ import contextlib
 import json
 import warnings
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import MappingProxyType
 
 import numpy as np
@@ -271,7 +271,7 @@ class PreparedRelease:
             estimator=type(est).__name__, params=self.params,
             attributes=MappingProxyType(decode(encode(attrs))), guarantee=est.privacy_,
             cost=(float(cost[0]), float(cost[1])), unit=unit, charge_id=charge_id,
-            time=datetime.now(timezone.utc), key=self.key, notes=tuple(notes)), pending=True)
+            time=datetime.now(UTC), key=self.key, notes=tuple(notes)), pending=True)
 
 
 def _cost(ledger, plan, estimator):

@@ -3,10 +3,11 @@ Sec. II-III; decoder of Keriven et al., ICASSP 2017)."""
 import functools
 
 import numpy as np
+
 from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator
-from ..release.prepared import PreparedRelease
 from ..privacy.estimator import CenterPredictorMixin, PrivateEstimator, delta_param, epsilon_param
+from ..release.prepared import PreparedRelease
 from .clompr import clompr, default_replicates
 from .frequencies import LAWS, _as_bounds, default_frequency_scale, default_sketch_size
 from .operator import SIGNATURES, SketchOperator

@@ -18,10 +18,16 @@ import functools
 import math
 
 import numpy as np
+
 from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator
-from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_choice,
-                                 check_positive_int, epsilon_param)
+from ..privacy.estimator import (
+    CenterPredictorMixin,
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    epsilon_param,
+)
 from .frequencies import _as_bounds
 
 INITS = ("private_box", "sphere_packing", "uniform")

@@ -39,11 +39,23 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from ..privacy import BudgetAccountant
-from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_choice,
-                                 check_positive_int, delta_param, epsilon_param)
+from ..privacy.estimator import (
+    CenterPredictorMixin,
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    delta_param,
+    epsilon_param,
+)
 from .prefix_tree import NOISES, gdp_mu, grow_tree
-from .public_ball import (BallRecordsMixin, back_to_region, clip_records, noisy_group_sums,
-                          project_centred, public_ball)
+from .public_ball import (
+    BallRecordsMixin,
+    back_to_region,
+    clip_records,
+    noisy_group_sums,
+    project_centred,
+    public_ball,
+)
 
 #: public tuning constants (ours, chosen on UCI Letter; see benchmarks/sketch/lsh_balcan.py)
 KEEP_SIGMAS = 2.0        # a bucket is kept when its noisy count is >= KEEP_SIGMAS noise sd

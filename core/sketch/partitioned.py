@@ -16,7 +16,6 @@ Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
 Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
     clustering. CODASPY 2016, 26-37 (DPLloyd: per-iteration noisy counts and sums).
 """
-import numpy as np
 
 from ..data import clip_box
 from .frequencies import _as_bounds

@@ -80,7 +80,7 @@ class PrivateTree:
 
     @property
     def leaf_counts(self):
-        return np.concatenate([c[m] for c, m in zip(self.counts, self.is_leaf)])
+        return np.concatenate([c[m] for c, m in zip(self.counts, self.is_leaf, strict=True)])
 
 
 def grow_tree(bits, count_scale, noise, keep, branch, rng):
@@ -131,7 +131,7 @@ def grow_tree(bits, count_scale, noise, keep, branch, rng):
         is_leaf.append(~br)
     record_leaf = np.full(n, -1, dtype=np.int64)
     start = 0
-    for node, leaf in zip(history, is_leaf):
+    for node, leaf in zip(history, is_leaf, strict=True):
         ids = np.full(len(leaf), -1, dtype=np.int64)
         ids[leaf] = start + np.arange(int(leaf.sum()))
         start += int(leaf.sum())

@@ -16,8 +16,8 @@ from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
 from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
 from ..privacy.estimator import PrivateEstimator, epsilon_param
-from . import _gibbs_fused as _fused
 from . import _bingham
+from . import _gibbs_fused as _fused
 from ._bingham import _hoff_fallback, sample_vector_bingham
 from ._gibbs_fused import canonical_signs
 from .solvers import make_solver

@@ -50,7 +50,7 @@ def lrr_coefficients(X, lam=0.1, tol=1e-8, max_iter=1000, rho=1.1, mu=1e-6, mu_m
     Y1 = np.zeros((r, n))
     Y2 = np.zeros((r, n))
     it = 0
-    for it in range(1, int(max_iter) + 1):
+    for it in range(1, int(max_iter) + 1):  # noqa: B007 -- returned: the last one
         U, sv, Vt = np.linalg.svd(Z + Y2 / mu, full_matrices=False)
         sv = np.maximum(sv - 1.0 / mu, 0.0)
         keep = sv > 0

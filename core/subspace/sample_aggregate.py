@@ -23,13 +23,23 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ..data import clip_l2
-from ..privacy import (BudgetAccountant, Guarantee, PrivacyWarning, haar_stiefel,
-                       smooth_sensitivity_gaussian, smooth_sensitivity_parameters)
-from ..privacy.estimator import (PrivateEstimator, check_choice, check_positive_int,
-                                 default_delta, epsilon_param)
+from ..privacy import (
+    BudgetAccountant,
+    Guarantee,
+    PrivacyWarning,
+    haar_stiefel,
+    smooth_sensitivity_gaussian,
+    smooth_sensitivity_parameters,
+)
+from ..privacy.estimator import (
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    default_delta,
+    epsilon_param,
+)
 from ._smooth_bound import centre_index, smooth_bound
 from .solvers import make_solver
-
 
 SUBSAMPLING = ("partition", "independent")
 SMOOTH_BOUNDS = ("order_stat", "nrs_mean")

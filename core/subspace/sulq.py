@@ -13,10 +13,20 @@ import numpy as np
 
 from .._threads import single_threaded
 from ..data import clip_l2
-from ..privacy import (BudgetAccountant, PrivacyWarning, analytic_gaussian_sigma, gaussian,
-                       haar_stiefel)
-from ..privacy.estimator import (PrivateEstimator, check_choice, check_positive_int,
-                                 default_delta, epsilon_param)
+from ..privacy import (
+    BudgetAccountant,
+    PrivacyWarning,
+    analytic_gaussian_sigma,
+    gaussian,
+    haar_stiefel,
+)
+from ..privacy.estimator import (
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    default_delta,
+    epsilon_param,
+)
 from .projection import squared_residuals
 
 ACCOUNTING = ("basic", "zcdp")

@@ -32,7 +32,7 @@ def test_prototypes_match_the_expanded_matrix(rng):
     n, m, K0, L0 = 13, 11, 3, 4
     R0, C0, P0 = random_matrix(n, m, K0, L0, rng, size=3, flip=0.0)
     pattern = block_pattern(K0, L0)
-    for r, c, p in zip(R0, C0, P0):
+    for r, c, p in zip(R0, C0, P0, strict=True):
         M = pattern[r][:, c]                                        # explicit n x m 0/1 matrix
         onehot = np.eye(L0)[c]
         np.testing.assert_array_equal(p, (M @ onehot).T)

@@ -7,14 +7,21 @@ key of the same records in any order and split; shards are validated at registra
 never fails after its charge; the Curator refuses missing public facts before anything runs.
 """
 import functools
+
 import numpy as np
 import pytest
 
-from privclust.core import (BalcanKMeans, CompressiveKMeans, Curator, Dataset, DPLloyd, Ledger,
-                             PrivateBounds)
+from privclust.core import (
+    BalcanKMeans,
+    CompressiveKMeans,
+    Curator,
+    Dataset,
+    DPLloyd,
+    Ledger,
+    PrivateBounds,
+)
 from privclust.core.data import clip_box
-from privclust.core.data.dask_dataset import (SCHEDULER_SETTING, DaskDataset, dask_client,
-                                              project)
+from privclust.core.data.dask_dataset import SCHEDULER_SETTING, DaskDataset, dask_client, project
 from privclust.core.data.validation import DataFormatError
 from privclust.core.privacy.partitioned_bounds import _histogram_block, bin_logits
 from privclust.core.release.vouch import PrivacyRefused

@@ -46,9 +46,9 @@ def test_principal_angles_clip_no_nan():
 
 def test_projector_distance_orthogonal_is_sqrt_2q():
     d, q = 7, 3
-    I = np.eye(d)
-    assert M.projector_distance(I[:, :q], I[:, q:2 * q]) == pytest.approx(math.sqrt(2 * q))
-    assert M.projector_distance(I[:, :q], I[:, :q]) == pytest.approx(0.0, abs=1e-7)
+    eye = np.eye(d)
+    assert M.projector_distance(eye[:, :q], eye[:, q:2 * q]) == pytest.approx(math.sqrt(2 * q))
+    assert M.projector_distance(eye[:, :q], eye[:, :q]) == pytest.approx(0.0, abs=1e-7)
 
 
 def test_projector_distance_matches_definition(rng):
@@ -80,9 +80,9 @@ def test_wasserstein_equals_brute_force(rng):
         for p in itertools.permutations(range(4)))
     assert M.wasserstein_subspaces(A, B) == pytest.approx(brute, rel=1e-10)
     # orthogonal pairs: every d^2 = 2q -> d_W = sqrt(2 k q) (the largest value for k q-dimensional subspaces)
-    I = np.eye(8)
-    A = np.stack([I[:, 0:2], I[:, 2:4]])
-    B = np.stack([I[:, 4:6], I[:, 6:8]])
+    eye = np.eye(8)
+    A = np.stack([eye[:, 0:2], eye[:, 2:4]])
+    B = np.stack([eye[:, 4:6], eye[:, 6:8]])
     assert M.wasserstein_subspaces(A, B) == pytest.approx(math.sqrt(2 * 2 * 2))
 
 

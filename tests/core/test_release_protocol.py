@@ -23,8 +23,8 @@ from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 
 import privclust.core as core
-from privclust.core import DPLloyd, Ledger, Release
 from privclust.core import Curator as CoreCurator
+from privclust.core import DPLloyd, Ledger, Release
 from privclust.core.data import Dataset
 from privclust.core.privacy import BudgetAccountant, BudgetExceeded, Guarantee
 from privclust.core.privacy import estimator as estimator_module
@@ -261,7 +261,7 @@ def test_release_is_frozen_and_holds_copies_only():
     # only released attributes leave; the unreleased fitted X does not
     assert set(release.attributes) == {"cluster_centers_"}
     with pytest.raises(AttributeError):
-        release.internal_
+        release.internal_  # noqa: B018 -- the access must raise
 
     # no reference to the estimator, the data or any estimator/dataset object
     for obj in _reachable(release):
@@ -487,7 +487,7 @@ def _same(a, b):
         return
     if isinstance(a, (list, tuple)):
         assert type(a) is type(b) and len(a) == len(b)
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             _same(x, y)
         return
     assert a == b and type(b) is type(a) or (isinstance(a, np.integer) and b == int(a))

@@ -235,6 +235,7 @@ def test_stream_steps_sends_records_then_the_released_state(two_planes):
     state."""
     import multiprocessing as mp
     import threading
+
     from privclust.core.release.live import stream_steps
     params = GibbsSubspaceClustering(2, 2, epsilon=3.0, n_iter=20, n_chains=2, record_every=5,
                                      random_state=7).get_params()

@@ -293,6 +293,42 @@ def test_split_rhat_iid_vs_separated_vs_trend(rng):
     assert M.split_rhat(trend) > 1.1                   # what splitting is for
 
 
+def _ar1(rng, phi, m, n):
+    """m AR(1) chains of n draws: x_t = phi x_{t-1} + e_t."""
+    e = rng.standard_normal((m, n))
+    x = np.zeros((m, n))
+    for t in range(1, n):      # a recursion over time, vectorised over chains
+        x[:, t] = phi * x[:, t - 1] + e[:, t]
+    return x
+
+
+@pytest.mark.parametrize("phi", [0.0, 0.5, 0.9, 0.99])
+@pytest.mark.parametrize("m, n", [(2, 200), (4, 1000), (8, 301)])
+def test_rhat_and_ess_agree_with_arviz(phi, m, n):
+    """Split R-hat equals ArviZ's (method "split") to rounding; the effective sample size is
+    within 3% of ArviZ's (method "mean"; equal in most cases, ArviZ adds one more
+    autocorrelation term at the cut-off)."""
+    az = pytest.importorskip("arviz")
+    chains = _ar1(np.random.default_rng(int(phi * 100) + m), phi, m, n)
+    assert M.split_rhat(chains) == pytest.approx(float(az.rhat(chains, method="split")),
+                                                 rel=1e-12)
+    assert M.effective_sample_size(chains) == pytest.approx(
+        float(az.ess(chains, method="mean")), rel=0.03)
+
+
+def test_effective_sample_size_tracks_autocorrelation(rng):
+    """Independent draws: about m n; AR(1) with phi = 0.9: about m n (1 - phi) / (1 + phi);
+    constant chains: m n; the same validation as split_rhat."""
+    assert M.effective_sample_size(rng.standard_normal((4, 2000))) == pytest.approx(8000, rel=0.1)
+    slow = M.effective_sample_size(_ar1(rng, 0.9, 4, 4000))
+    assert slow == pytest.approx(16000 * 0.1 / 1.9, rel=0.25)
+    assert M.effective_sample_size(np.ones((3, 10))) == 30
+    with pytest.raises(ValueError, match="at least 4"):
+        M.effective_sample_size(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        M.effective_sample_size([[1.0, 2.0, np.nan, 3.0]])
+
+
 def test_projector_distances_is_the_pairwise_projector_distance():
     from privclust.core.metrics import projector_distance, projector_distances
     rng = np.random.default_rng(3)

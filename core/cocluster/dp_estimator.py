@@ -5,6 +5,7 @@ release protocol (:class:`~privclust.core.privacy.estimator.PrivateEstimator`)."
 import numpy as np
 import scipy.sparse as sp
 
+from ..constraints import POSITIVE_INT, RELATION, SHARE, Integral, Interval, Real
 from ..privacy import BudgetAccountant, Guarantee
 from ..privacy.estimator import PrivateEstimator, check_positive_int
 from ..privacy.relations import cell_steps
@@ -106,6 +107,23 @@ class DPTauCoClustering(PrivateEstimator):
     """
 
     _released = ("table_", "row_labels_", "column_labels_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_row_clusters": [Integral],
+        "n_col_clusters": [Integral],
+        "n_iter": [POSITIVE_INT],
+        "cell_bound": [Interval(Real, 0, None, closed="neither")],
+        "assignment_share": [SHARE],
+        "neighbouring": [RELATION],
+        "row_cap": [None, Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True    # non-negative count matrices
+        tags.input_tags.sparse = True           # dense or scipy.sparse
+        return tags
 
     def __init__(self, n_row_clusters=2, n_col_clusters=2, epsilon=1.0, n_iter=4, cell_bound=1.0,
                  assignment_share=0.9, neighbouring="cell", row_cap=None, random_state=None,

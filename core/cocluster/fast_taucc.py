@@ -11,6 +11,7 @@ Works on dense arrays and ``scipy.sparse`` matrices through the products A.C and
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from ..constraints import POSITIVE_INT, RANDOM_STATES, Integral
 from ..metrics import tau_columns, tau_rows
 from ..privacy import as_generator
 from ._aggregate import compact, occupancy, project, table
@@ -76,6 +77,20 @@ class TauCoClustering(BaseEstimator):
         J. Am. Stat. Assoc. 49(268), 732-764.
     """
 
+    _parameter_constraints = {
+        "n_row_clusters": [Integral],
+        "n_col_clusters": [Integral],
+        "max_iter": [POSITIVE_INT],
+        "max_inner_iter": [POSITIVE_INT],
+        "random_state": RANDOM_STATES,
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True    # non-negative count matrices
+        tags.input_tags.sparse = True           # dense or scipy.sparse
+        return tags
+
     def __init__(self, n_row_clusters=2, n_col_clusters=2, max_iter=500, max_inner_iter=100,
                  random_state=None):
         self.n_row_clusters = n_row_clusters
@@ -86,14 +101,12 @@ class TauCoClustering(BaseEstimator):
 
     def fit(self, X, y=None):
         """Co-cluster the non-negative matrix X (n, m), dense or scipy.sparse."""
+        self._validate_params()
         A, AT = check_count_matrix(X)
         n, m = A.shape
+        self.n_features_in_ = m
         K0 = check_n_clusters(self.n_row_clusters, "n_row_clusters", n, "rows")
         L0 = check_n_clusters(self.n_col_clusters, "n_col_clusters", m, "columns")
-        for name in ("max_iter", "max_inner_iter"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
         if A.sum() <= 0:
             raise ValueError("X has no positive entry: there is nothing to co-cluster")
         rng = as_generator(self.random_state)

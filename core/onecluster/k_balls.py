@@ -11,8 +11,19 @@ import math
 
 import numpy as np
 
+from ..constraints import (
+    BOUNDS,
+    NONNEGATIVE_INT,
+    POSITIVE_DELTA,
+    POSITIVE_INT,
+    Interval,
+    Real,
+    StrOptions,
+)
 from ..privacy import BudgetAccountant
 from ..privacy.estimator import PrivateEstimator
+from .good_center import AXIS_CHOICES, BOX_SIDES
+from .good_radius import VARIANTS
 from .noisy_avg import ball_members
 from .one_cluster import (
     check_bounds,
@@ -77,6 +88,20 @@ class PrivateKBalls(PrivateEstimator):
     """
 
     _released = ("centers_", "radii_", "success_", "reliable_", "failures_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "delta": [POSITIVE_DELTA],
+        "bounds": [None, BOUNDS],
+        "grid_step": [None, Interval(Real, 0, None, closed="neither")],
+        "n_points": [None, POSITIVE_INT],
+        "beta": [Interval(Real, 0, 1, closed="neither")],
+        "radius_variant": [StrOptions(set(VARIANTS))],
+        "refine_steps": [NONNEGATIVE_INT],
+        "axis_choice": [StrOptions(set(AXIS_CHOICES))],
+        "box_side": [StrOptions(set(BOX_SIDES))],
+    }
 
     def __init__(self, n_clusters, epsilon=1.0, delta=1e-6, bounds=None, grid_step=None, *,
                  n_points=None, beta=0.05, radius_variant="em_geometric", refine_steps=2,

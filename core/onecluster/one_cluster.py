@@ -18,6 +18,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..constraints import (
+    BOUNDS,
+    NONNEGATIVE_INT,
+    POSITIVE_DELTA,
+    POSITIVE_INT,
+    Interval,
+    Real,
+    StrOptions,
+)
 from ..data import clip_box, quantize
 from ..privacy import BudgetAccountant, Guarantee, PrivacyWarning
 from ..privacy._validation import check_box, check_delta, check_epsilon
@@ -307,6 +316,21 @@ class OneCluster(PrivateEstimator):
 
     _released = ("center_", "radius_", "success_", "failure_", "reliable_", "ball_count_",
                  "good_radius_", "center_radius_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_points": [POSITIVE_INT],
+        "delta": [POSITIVE_DELTA],
+        "bounds": [None, BOUNDS],
+        "grid_step": [None, Interval(Real, 0, None, closed="neither")],
+        "beta": [Interval(Real, 0, 1, closed="neither")],
+        "radius_variant": [StrOptions(set(VARIANTS))],
+        "refine_steps": [NONNEGATIVE_INT],
+        "axis_choice": [StrOptions(set(AXIS_CHOICES))],
+        "box_side": [StrOptions(set(BOX_SIDES))],
+        "jl_constant": [Interval(Real, 0, None, closed="neither")],
+        "max_rounds": [POSITIVE_INT],
+    }
 
     def __init__(self, n_points, epsilon=1.0, delta=1e-6, bounds=None, grid_step=None, *,
                  beta=0.05, radius_variant="em_geometric", refine_steps=2, axis_choice="em",

@@ -19,6 +19,7 @@ the outer range, and separated by at least one floating-point step so that lower
 """
 import numpy as np
 
+from ..constraints import BOUNDS, RELATION, Interval, Real
 from . import quantile as _quantile
 from ._validation import check_size, real_scalar
 from .accountant import BudgetAccountant
@@ -210,6 +211,14 @@ class PrivateBounds(PrivateEstimator):
     """
 
     _released = ("lower_", "upper_", "bounds_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "outer_bounds": [None, BOUNDS],
+        "quantile": [Interval(Real, 0, 0.5, closed="left")],
+        "margin": [Interval(Real, 0, None, closed="left")],
+        "neighbouring": [RELATION],
+    }
 
     def __init__(self, epsilon=0.1, outer_bounds=None, quantile=0.01, margin=0.0,
                  neighbouring="replace", random_state=None, ledger=None):

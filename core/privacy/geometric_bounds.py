@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..constraints import RELATION, Interval, Real
 from ._validation import check_size
 from .accountant import BudgetAccountant
 from .estimator import PrivateEstimator, check_choice, epsilon_param
@@ -313,6 +314,13 @@ class GeometricBounds(PrivateEstimator):
     """
 
     _released = ("lower_", "upper_", "bounds_", "found_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "exponents": ["array-like"],
+        "failure_probability": [Interval(Real, 0, 1, closed="neither")],
+        "neighbouring": [RELATION],
+    }
 
     def __init__(self, epsilon=1.0, exponents=(-8, 16), failure_probability=1e-3,
                  neighbouring="replace", random_state=None, ledger=None):

@@ -50,6 +50,15 @@ import math
 
 import numpy as np
 
+from ..constraints import (
+    BOUNDS,
+    NONNEGATIVE_INT,
+    POSITIVE_DELTA,
+    POSITIVE_INT,
+    RELATION,
+    Interval,
+    Real,
+)
 from ..privacy import BudgetAccountant, exponential_mechanism, jl_matrix
 from ..privacy._validation import check_rng
 from ..privacy.estimator import (
@@ -254,6 +263,21 @@ class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
     """
 
     _released = ("cluster_centers_",)
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "delta": [POSITIVE_DELTA],
+        "bounds": [None, BOUNDS],
+        "radius": [None, Interval(Real, 0, None, closed="neither")],
+        "projection_dim": [None, POSITIVE_INT],
+        "max_depth": [None, POSITIVE_INT],
+        "n_swaps": [NONNEGATIVE_INT],
+        "n_refine": [NONNEGATIVE_INT],
+        "shares": ["array-like"],
+        "neighbouring": [RELATION],
+        "n_init": [POSITIVE_INT],
+    }
 
     def __init__(self, n_clusters=8, epsilon=1.0, delta=1e-6, bounds=None, radius=None,
                  projection_dim=None, max_depth=None, n_swaps=5, n_refine=2,

@@ -4,6 +4,17 @@ import functools
 
 import numpy as np
 
+from ..constraints import (
+    BOUNDS,
+    DELTA,
+    EPSILON,
+    POSITIVE_INT,
+    RELATION,
+    SHARE,
+    Interval,
+    Real,
+    StrOptions,
+)
 from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator
 from ..privacy.estimator import CenterPredictorMixin, PrivateEstimator, delta_param, epsilon_param
@@ -239,6 +250,26 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
     """
 
     _released = ("cluster_centers_", "weights_", "sketch_", "operator_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "epsilon": [EPSILON, None],
+        "n_clusters": [POSITIVE_INT],
+        "sketch_size": [None, POSITIVE_INT],
+        "signature": [StrOptions(set(SIGNATURES))],
+        "measurements_per_record": [None, POSITIVE_INT],
+        "frequency_scale": [None, Interval(Real, 0, None, closed="neither")],
+        "frequency_law": [StrOptions(set(LAWS))],
+        "bounds": [None, BOUNDS],
+        "n_replicates": [None, POSITIVE_INT],
+        "neighbouring": [RELATION],
+        "mechanism": [StrOptions(set(MECHANISMS))],
+        "delta": [DELTA],
+        "numerator_share": [None, SHARE],
+        "refine_share": [None, Interval(Real, 0, 1, closed="left")],
+        "refine_steps": [POSITIVE_INT],
+        "block_size": [POSITIVE_INT],
+    }
 
     def __init__(self, n_clusters=8, epsilon=1.0, sketch_size=None, signature="complex_exp",
                  measurements_per_record=None, frequency_scale=None,

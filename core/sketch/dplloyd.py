@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from ..constraints import BOUNDS, POSITIVE_INT, RELATION, StrOptions
 from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator
 from ..privacy.estimator import (
@@ -465,6 +466,16 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
     """
 
     _released = ("cluster_centers_",)
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "bounds": [None, BOUNDS],
+        "n_iter": [StrOptions({"auto"}), POSITIVE_INT],
+        "init": [StrOptions(set(INITS)), "array-like"],
+        "neighbouring": [RELATION],
+        "expected_n_samples": [None, POSITIVE_INT],
+    }
 
     def __init__(self, n_clusters=8, epsilon=1.0, bounds=None, n_iter="auto", init="private_box",
                  neighbouring="add_remove", expected_n_samples=None, random_state=None,

@@ -38,6 +38,7 @@ import math
 import numpy as np
 from sklearn.cluster import KMeans
 
+from ..constraints import BOUNDS, DELTA, POSITIVE_INT, RELATION, SHARE, Interval, Real, StrOptions
 from ..privacy import BudgetAccountant
 from ..privacy.estimator import (
     CenterPredictorMixin,
@@ -146,6 +147,19 @@ class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator)
     """
 
     _released = ("cluster_centers_", "coreset_points_", "coreset_weights_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "delta": [DELTA],
+        "bounds": [None, BOUNDS],
+        "radius": [None, Interval(Real, 0, None, closed="neither")],
+        "max_depth": [POSITIVE_INT],
+        "count_share": [SHARE],
+        "mechanism": [StrOptions(set(NOISES))],
+        "neighbouring": [RELATION],
+        "n_init": [POSITIVE_INT],
+    }
 
     def __init__(self, n_clusters=8, epsilon=1.0, delta=1e-6, bounds=None, radius=None,
                  max_depth=DEFAULT_DEPTH, count_share=0.2, mechanism="gaussian",

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from .._threads import single_thread
+from ..constraints import POSITIVE_INT, RELATION, StrOptions
 from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
 from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
@@ -300,6 +301,18 @@ class GibbsSubspaceClustering(PrivateEstimator):
     """
 
     _released = ("subspaces_", "labels_", "released_chain_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "n_iter": [POSITIVE_INT],
+        "n_chains": [POSITIVE_INT],
+        "init": [str, np.ndarray],
+        "record_every": [POSITIVE_INT],
+        "release": [StrOptions({"random", "first", "all"})],
+        "neighbouring": [RELATION],
+    }
 
     def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, n_iter=1000, n_chains=4,
                  init="random", record_every=100, release="random", neighbouring="replace",

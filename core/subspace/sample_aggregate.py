@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from ..constraints import POSITIVE_DELTA, POSITIVE_INT, HasMethods, Integral, Interval, StrOptions
 from ..data import clip_l2
 from ..privacy import (
     BudgetAccountant,
@@ -281,6 +282,18 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
     """
 
     _released = ("subspaces_",)
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "delta": [None, POSITIVE_DELTA],
+        "solver": [str, HasMethods(["fit"])],
+        "n_subsets": [None, Interval(Integral, 2, None, closed="left")],
+        "subsampling": [StrOptions(set(SUBSAMPLING))],
+        "smooth_bound": [StrOptions(set(SMOOTH_BOUNDS))],
+        "aggregator": [StrOptions({"smooth_sensitivity"}), callable],
+    }
 
     def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, delta=None, solver="ssc",
                  n_subsets=None, subsampling="partition", smooth_bound="order_stat",

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from .._threads import single_threaded
+from ..constraints import POSITIVE_DELTA, POSITIVE_INT, RELATION, StrOptions
 from ..data import clip_l2
 from ..privacy import (
     BudgetAccountant,
@@ -171,6 +172,16 @@ class SuLQSubspaceClustering(PrivateEstimator):
     """
 
     _released = ("subspaces_", "noise_scale_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "delta": [None, POSITIVE_DELTA],
+        "n_iter": [POSITIVE_INT],
+        "neighbouring": [RELATION],
+        "accounting": [StrOptions(set(ACCOUNTING))],
+    }
 
     def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, delta=None, n_iter=10,
                  neighbouring="replace", accounting="basic", ledger=None, random_state=None):

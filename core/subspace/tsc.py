@@ -14,8 +14,10 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import validate_data
 
 from .._threads import single_threaded
+from ..constraints import POSITIVE_INT, RANDOM_STATES, StrOptions
 from ..privacy import as_generator
 from .projection import check_data, complete_basis, fit_subspaces, spectral_labels
 
@@ -78,6 +80,15 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
     clustering", NeurIPS 2015.
     """
 
+    _parameter_constraints = {
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "n_neighbors": [None, POSITIVE_INT],
+        "variant": [StrOptions({"simplified", "full"})],
+        "subspace_method": [StrOptions({"svd", "random_points"})],
+        "random_state": RANDOM_STATES,
+    }
+
     def __init__(self, n_clusters=3, subspace_dim=1, n_neighbors=None, variant="full",
                  subspace_method="svd", random_state=None):
         self.n_clusters = n_clusters
@@ -89,12 +100,9 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
 
     @single_threaded
     def fit(self, X, y=None):
-        X = check_data(X, self.n_clusters, self.subspace_dim)
-        if self.variant not in ("simplified", "full"):
-            raise ValueError(f"variant must be 'simplified' or 'full'; got {self.variant!r}")
-        if self.subspace_method not in ("svd", "random_points"):
-            raise ValueError("subspace_method must be 'svd' or 'random_points'; "
-                             f"got {self.subspace_method!r}")
+        self._validate_params()
+        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters,
+                       self.subspace_dim)
         rng = as_generator(self.random_state)
         n, k, q = len(X), self.n_clusters, self.subspace_dim
         s = self.n_neighbors

@@ -272,7 +272,8 @@ def test_stream_steps_sends_records_then_the_released_state(two_planes):
         stream_steps(GibbsSubspaceClustering(ledger=Ledger(1.0)), two_planes.X, None, None,
                      stop)
     [(kind, name, text)] = run(threading.Event(), dict(params, epsilon=-1.0))
-    assert kind == "error" and name == "ValueError" and "epsilon" in text
+    # scikit-learn's parameter validation (a ValueError) names the parameter
+    assert kind == "error" and name == "InvalidParameterError" and "epsilon" in text
 
 
 @pytest.mark.parametrize("process", [False, True])

@@ -104,6 +104,17 @@ class DPTauCoClustering(PrivateEstimator):
         co-clustering. Machine Learning 113, 2153-2181 (Fast-tauCC, the non-private update).
     Dong, J., Durfee, D. and Rogers, R. (2020). Optimal differential privacy composition for
         exponential mechanisms. ICML 2020 (range-based exponential mechanism).
+
+    Examples
+    --------
+    >>> from privclust.core import DPTauCoClustering
+    >>> from privclust.core.data import make_block_counts
+    >>> data = make_block_counts(n_rows=120, n_cols=80, random_state=0)
+    >>> est = DPTauCoClustering(n_row_clusters=3, n_col_clusters=3, epsilon=1.0, random_state=0)
+    >>> est.fit(data.X).row_labels_.shape
+    (120,)
+    >>> print(est.privacy_.summary())
+    1.0-DP, pure, one-cell unit-change neighbours (much weaker than record privacy); 2 warnings
     """
 
     _released = ("table_", "row_labels_", "column_labels_")

@@ -191,6 +191,17 @@ class DPNMF(PrivateEstimator):
         matrix and tensor factorizations. IEICE Trans. Fundamentals E92-A(3) (HALS).
     Boutsidis, C. and Gallopoulos, E. (2008). SVD based initialization: a head start for
         nonnegative matrix factorization. Pattern Recognition 41(4) (NNDSVD).
+
+    Examples
+    --------
+    >>> from privclust.core import DPNMF
+    >>> from privclust.core.data import make_block_counts
+    >>> data = make_block_counts(n_rows=120, n_cols=80, random_state=0)
+    >>> est = DPNMF(n_clusters=3, epsilon=1.0, random_state=0).fit(data.X)
+    >>> est.row_labels_.shape
+    (120,)
+    >>> print(est.privacy_.summary())
+    not differentially private (no guarantee); 1 warning
     """
 
     _released = ("components_", "row_labels_")

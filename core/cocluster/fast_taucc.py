@@ -75,6 +75,15 @@ class TauCoClustering(BaseEstimator):
         SDM 2025, Sec. 3.2 (the de-normalised tau and Fast-tauCC's updates).
     Goodman, L. A. and Kruskal, W. H. (1954). Measures of association for cross classifications.
         J. Am. Stat. Assoc. 49(268), 732-764.
+
+    Examples
+    --------
+    >>> from privclust.core import TauCoClustering
+    >>> from privclust.core.data import make_block_counts
+    >>> data = make_block_counts(n_rows=120, n_cols=80, random_state=0)
+    >>> est = TauCoClustering(n_row_clusters=3, n_col_clusters=3, random_state=0).fit(data.X)
+    >>> est.row_labels_.shape, est.column_labels_.shape
+    ((120,), (80,))
     """
 
     _parameter_constraints = {

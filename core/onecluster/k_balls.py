@@ -85,6 +85,17 @@ class PrivateKBalls(PrivateEstimator):
     ----------
     Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
         PODS 2016, Obs. 3.5 (k clusters by repeated 1-cluster).
+
+    Examples
+    --------
+    >>> from privclust.core import PrivateKBalls
+    >>> from privclust.core.data import make_planted_ball
+    >>> data = make_planted_ball(n_samples=2000, n_features=2, random_state=0)
+    >>> est = PrivateKBalls(n_clusters=2, epsilon=1.0, delta=1e-6, bounds=(0, 1), random_state=0)
+    >>> est.fit(data.X).centers_.shape
+    (2, 2)
+    >>> print(est.privacy_.summary())
+    (1.0, 1e-06)-DP, approximate, replace-one neighbours; 2 warnings
     """
 
     _released = ("centers_", "radii_", "success_", "reliable_", "failures_")

@@ -312,6 +312,17 @@ class OneCluster(PrivateEstimator):
         PODS 2016, Sec. 3 (Thm. 3.2), Sec. 3.1 and 4.1 (GoodRadius), Sec. 3.2 and 4.3
         (GoodCenter), App. A (NoisyAVG).
     McSherry, F. and Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
+
+    Examples
+    --------
+    >>> from privclust.core import OneCluster
+    >>> from privclust.core.data import make_planted_ball
+    >>> data = make_planted_ball(n_samples=2000, n_features=2, random_state=0)
+    >>> est = OneCluster(n_points=500, epsilon=1.0, delta=1e-6, bounds=(0, 1), random_state=0)
+    >>> est.fit(data.X).center_.shape
+    (2,)
+    >>> print(est.privacy_.summary())
+    (1.0, 1e-06)-DP, approximate, replace-one neighbours
     """
 
     _released = ("center_", "radius_", "success_", "failure_", "reliable_", "ball_count_",

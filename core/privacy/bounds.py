@@ -208,6 +208,17 @@ class PrivateBounds(PrivateEstimator):
     McSherry, F. & Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
     Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy. Sec. 3.4
     (the exponential mechanism) and Thm 3.16 (basic composition).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from privclust.core import PrivateBounds
+    >>> X = np.random.default_rng(0).normal(size=(5000, 2))
+    >>> est = PrivateBounds(epsilon=1.0, outer_bounds=(-100, 100), random_state=0).fit(X)
+    >>> est.bounds_[0].shape
+    (2,)
+    >>> print(est.privacy_.summary())
+    1.0-DP, pure, replace-one neighbours
     """
 
     _released = ("lower_", "upper_", "bounds_")

@@ -311,6 +311,15 @@ class GeometricBounds(PrivateEstimator):
         and Thm 3.16.
     Tumult Labs. Tumult Analytics documentation, ``get_bounds``; OpenDP documentation (bounds
         from geometric-bin histograms): the idea, not their code or rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from privclust.core import GeometricBounds
+    >>> X = np.random.default_rng(0).normal(scale=30.0, size=(5000, 2))
+    >>> est = GeometricBounds(epsilon=1.0, random_state=0).fit(X)
+    >>> print(est.privacy_.summary())
+    1.0-DP, pure, replace-one neighbours
     """
 
     _released = ("lower_", "upper_", "bounds_", "found_")

@@ -175,6 +175,14 @@ class Ledger:
         Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 3.16 (basic composition) and
         Thm. 2.2 (group privacy).
     See docs/algorithms.md, section 1 (one ledger, one unit).
+
+    Examples
+    --------
+    >>> from privclust.core import Ledger
+    >>> ledger = Ledger(epsilon=1.0, delta=1e-5)
+    >>> record = ledger.charge(0.25, what="a first release")
+    >>> ledger.spent, ledger.remaining
+    ((0.25, 0.0), (0.75, 1e-05))
     """
 
     def __init__(self, epsilon, delta=0.0, path=None, dataset=None, unit="replace"):

@@ -112,6 +112,20 @@ class Curator:
     Berghel, S. et al. (2022). Tumult Analytics: a robust, easy-to-use, scalable, and expressive
         framework for differential privacy. arXiv:2212.04133 (sessions).
     See docs/algorithms.md, section 1 (the order of a fit).
+
+    Examples
+    --------
+    >>> from privclust.core import Curator, DPLloyd, Ledger
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> curator = Curator(data.X, Ledger(epsilon=2.0))
+    >>> release = curator.release(DPLloyd(n_clusters=3, epsilon=0.5, bounds=(-10, 10)))
+    >>> release.cluster_centers_.shape
+    (3, 2)
+    >>> release.cost
+    (1.0, 0.0)
+    >>> curator.ledger.remaining
+    (1.0, 0.0)
     """
 
     def __init__(self, dataset: Any, ledger: Ledger, trusted: Iterable[type] = (),

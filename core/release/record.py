@@ -47,6 +47,20 @@ class Release:
     References
     ----------
     See docs/algorithms.md, section 1 (relations, kinds and ledger units).
+
+    Examples
+    --------
+    >>> from privclust.core import Curator, DPLloyd, Ledger
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> release = Curator(data.X, Ledger(epsilon=1.0)).release(
+    ...     DPLloyd(n_clusters=3, epsilon=0.5, bounds=(-10, 10)))
+    >>> release.estimator, release.attributes.keys()
+    ('DPLloyd', dict_keys(['cluster_centers_']))
+    >>> print(release.guarantee.summary())
+    0.5-DP, pure, add/remove-one neighbours
+    >>> release.to_dict()["cost"]
+    [1.0, 0.0]
     """
 
     estimator: str

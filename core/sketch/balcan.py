@@ -260,6 +260,17 @@ class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
         clustering in high-dimensional Euclidean spaces. ICML 2017, Sec. 3 (Algorithms 1-4).
     Gupta, A., Ligett, K., McSherry, F., Roth, A. and Talwar, K. (2010). Differentially private
         combinatorial optimization. SODA 2010, Sec. 4.
+
+    Examples
+    --------
+    >>> from privclust.core import BalcanKMeans
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> est = BalcanKMeans(n_clusters=3, epsilon=1.0, bounds=(-10, 10), random_state=0).fit(data.X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> print(est.privacy_.summary())
+    (1.0, 1e-06)-DP, approximate, add/remove-one neighbours
     """
 
     _released = ("cluster_centers_",)

@@ -247,6 +247,18 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         R. (2019). Differentially private compressive k-means. ICASSP 2019 (add/remove release).
     Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
         clustering. CODASPY 2016, 26-37 (the refinement's noisy counts and sums).
+
+    Examples
+    --------
+    >>> from privclust.core import CompressiveKMeans
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> est = CompressiveKMeans(n_clusters=3, epsilon=1.0, bounds=(-10, 10), n_replicates=1,
+    ...                         random_state=0).fit(data.X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> print(est.privacy_.summary())
+    1.0-DP, pure, replace-one neighbours
     """
 
     _released = ("cluster_centers_", "weights_", "sketch_", "operator_")

@@ -463,6 +463,17 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
     Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
         Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019,
         Sec. III, Fig. 1 (the baselines).
+
+    Examples
+    --------
+    >>> from privclust.core import DPLloyd
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(-10, 10), random_state=0)
+    >>> print(est.plan(n_features=2).summary())
+    1.0-DP, pure, add/remove-one neighbours
+    >>> est.fit(data.X).cluster_centers_.shape
+    (3, 2)
     """
 
     _released = ("cluster_centers_",)

@@ -144,6 +144,17 @@ class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator)
         Research (private LSH-tree coreset; k-means++ on the coreset).
     Dong, J., Roth, A. and Su, W. J. (2022). Gaussian differential privacy. J. R. Stat. Soc. B
         84(1), 3-37, Cor. 3.3 (composition).
+
+    Examples
+    --------
+    >>> from privclust.core import LSHCoresetKMeans
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> est = LSHCoresetKMeans(n_clusters=3, epsilon=1.0, bounds=(-10, 10), random_state=0).fit(data.X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> print(est.privacy_.summary())
+    (1.0, 1e-06)-DP, approximate, add/remove-one neighbours
     """
 
     _released = ("cluster_centers_", "coreset_points_", "coreset_weights_")

@@ -298,6 +298,19 @@ class GibbsSubspaceClustering(PrivateEstimator):
         applications to multivariate and relational data. J. Comput. Graph. Stat. 18(2), 438-456.
     Kent, J. T., Ganeiber, A. M. and Mardia, K. V. (2018). A new unified approach for the
         simulation of a wide class of directional distributions. J. Comput. Graph. Stat. 27(2).
+
+    Examples
+    --------
+    >>> from privclust.core import GibbsSubspaceClustering
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=200, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.05, random_state=0)
+    >>> est = GibbsSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0, n_iter=20, n_chains=1,
+    ...                               record_every=10, random_state=0).fit(data.X)
+    >>> est.subspaces_.shape, est.labels_.shape
+    ((2, 4, 1), (200,))
+    >>> print(est.privacy_.summary())
+    1.0-DP, asymptotic only (exact sampling would be private; no guarantee for a finite run), replace-one neighbours; 1 warning
     """
 
     _released = ("subspaces_", "labels_", "released_chain_")

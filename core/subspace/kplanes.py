@@ -37,6 +37,16 @@ class KPlanes(ClusterMixin, BaseEstimator):
     References
     ----------
     P. S. Bradley and O. L. Mangasarian, "k-plane clustering", J. Global Optim. 16, 2000.
+
+    Examples
+    --------
+    >>> from privclust.core import KPlanes
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=300, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.01, random_state=0)
+    >>> est = KPlanes(n_clusters=2, subspace_dim=1, random_state=0).fit(data.X)
+    >>> est.subspaces_.shape, est.labels_.shape
+    ((2, 4, 1), (300,))
     """
 
     _parameter_constraints = {

@@ -128,6 +128,16 @@ class LowRankRepresentation(ClusterMixin, BaseEstimator):
     ----------
     G. Liu, Z. Lin, S. Yan, J. Sun, Y. Yu and Y. Ma, "Robust recovery of subspace structures by
     low-rank representation", IEEE TPAMI 35(1), 2013.
+
+    Examples
+    --------
+    >>> from privclust.core import LowRankRepresentation
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=100, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.01, random_state=0)
+    >>> est = LowRankRepresentation(n_clusters=2, subspace_dim=1, random_state=0).fit(data.X)
+    >>> est.labels_.shape
+    (100,)
     """
 
     _parameter_constraints = {

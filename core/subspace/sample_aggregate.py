@@ -279,6 +279,25 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
         data analysis. STOC 2007, Sec. 3-4.
     Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately. PODS 2016,
         Sec. 6 (1-cluster as the aggregation rule).
+
+    Examples
+    --------
+    >>> from privclust.core import SampleAggregateSubspaceClustering
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=1000, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.01, random_state=0)
+    >>> est = SampleAggregateSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5,
+    ...                                         random_state=0)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = est.fit(data.X)
+    >>> est.subspaces_.shape
+    (2, 4, 1)
+    >>> print(caught[0].message)
+    epsilon=1 is too small for m=50 subsets (< 4(D + ln(2/delta))/sqrt(m) = 18.2): the noise is of the order of the output diameter
+    >>> print(est.privacy_.summary())
+    (1.0, 1e-05)-DP, approximate, replace-one neighbours; 1 warning
     """
 
     _released = ("subspaces_",)

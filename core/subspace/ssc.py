@@ -315,6 +315,16 @@ class SparseSubspaceClustering(ClusterMixin, BaseEstimator):
     ----------
     E. Elhamifar and R. Vidal, "Sparse subspace clustering: algorithm, theory, and
     applications", IEEE TPAMI 35(11), 2013.
+
+    Examples
+    --------
+    >>> from privclust.core import SparseSubspaceClustering
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=100, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.01, random_state=0)
+    >>> est = SparseSubspaceClustering(n_clusters=2, subspace_dim=1, random_state=0).fit(data.X)
+    >>> est.labels_.shape
+    (100,)
     """
 
     _parameter_constraints = {

@@ -78,6 +78,16 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
     R. Heckel and H. Bolcskei, "Robust subspace clustering via thresholding", IEEE Trans. Inf.
     Theory 61(11), 2015. Y. Wang, Y.-X. Wang and A. Singh, "Differentially private subspace
     clustering", NeurIPS 2015.
+
+    Examples
+    --------
+    >>> from privclust.core import ThresholdSubspaceClustering
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=300, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.01, random_state=0)
+    >>> est = ThresholdSubspaceClustering(n_clusters=2, subspace_dim=1, random_state=0).fit(data.X)
+    >>> est.labels_.shape
+    (300,)
     """
 
     _parameter_constraints = {

@@ -13,7 +13,7 @@ from ._aggregate import compact
 from ._inputs import check_count_matrix, check_n_clusters, clip_row_sums
 from ._tau import prototype_weights
 from .dp_taucc import _check_params, budget_schedule, run_validated
-from .init import block_pattern
+from .initial_partitions import block_pattern
 
 CELL_WARNING = ("entry-level privacy only (neighbouring 'cell'): this protects one unit of one "
                 "cell of the matrix (e.g. one count of one document-word pair), NOT a row or "

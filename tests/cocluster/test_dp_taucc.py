@@ -256,7 +256,7 @@ def test_huge_epsilon_equals_alternating_single_greedy_passes(n_iter, seed):
     normalisation or deletion in either step."""
     from privclust.core.cocluster._tau import prototype_weights
     from privclust.core.cocluster.fast_taucc import _phase
-    from privclust.core.cocluster.init import random_matrix
+    from privclust.core.cocluster.initial_partitions import random_matrix
 
     ds = make_block_counts(240, 180, 4, 4, signal=0.4, background=0.3, random_state=seed)
     A = sp.csr_matrix(ds.X, dtype=float)

@@ -9,7 +9,7 @@ import pytest
 import privclust.core.cocluster.dp_taucc as dp
 from privclust.core.cocluster._aggregate import project, table
 from privclust.core.cocluster._tau import utility_range
-from privclust.core.cocluster.init import random_matrix
+from privclust.core.cocluster.initial_partitions import random_matrix
 from privclust.core.privacy import exponential_probabilities
 from privclust.core.privacy.audit import epsilon_lower_bound
 

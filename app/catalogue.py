@@ -11,9 +11,9 @@ a non-private solution), the attributes a release carries
 (:meth:`~privclust.core.PrivateEstimator.released_attributes`), and whether it takes epsilon,
 delta, a public box or a task parameter (its constructor's signature).
 """
+import inspect
 from dataclasses import dataclass, field
 from functools import cached_property
-import inspect
 
 import param
 

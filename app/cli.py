@@ -157,8 +157,12 @@ def _register_datasets(args, env: dict, parser: argparse.ArgumentParser) -> dict
     and the entries of ``--datasets FILE``): every shard is validated and counted now, before
     the server starts, and the registry is written to the state folder, whose path the server
     gets as ``PRIVCLUST_DATASETS``. Returns the server's environment (None: nothing given)."""
-    from privclust.core.data.dask_registry import (REGISTRY_SETTING, read_entries,
-                                                   register_entry, write_registry)
+    from privclust.core.data.dask_registry import (
+        REGISTRY_SETTING,
+        read_entries,
+        register_entry,
+        write_registry,
+    )
     if len(args.box) != len(args.dataset):
         parser.error(f"give one --box per --dataset ({len(args.dataset)} data set(s), "
                      f"{len(args.box)} box(es))")
@@ -167,7 +171,7 @@ def _register_datasets(args, env: dict, parser: argparse.ArgumentParser) -> dict
         registry = config.DATASETS.read(env)
         if registry is not None:
             entries += read_entries(registry)
-        for spec, box in zip(args.dataset, args.box):
+        for spec, box in zip(args.dataset, args.box, strict=False):
             name, sep, path = spec.partition("=")
             if not sep or not name.strip() or not path.strip():
                 raise ValueError(f"--dataset {spec!r}: expected NAME=PATH")

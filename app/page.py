@@ -14,9 +14,22 @@ import panel as pn
 from privclust.app.server import connection, logs, panel_compat, session_hooks
 from privclust.app.server.worker import session_lab
 from privclust.app.state import DataModel, browsers
-from privclust.app.views import (Banner, ClustersView, CoclustersView, DataPanel, DataPreview,
-                                 GibbsView, LedgerPanel, PlanView, ReleasesView, ReportView,
-                                 SettingsPanel, SubspacesView, TradeoffView, page_scripts)
+from privclust.app.views import (
+    Banner,
+    ClustersView,
+    CoclustersView,
+    DataPanel,
+    DataPreview,
+    GibbsView,
+    LedgerPanel,
+    PlanView,
+    ReleasesView,
+    ReportView,
+    SettingsPanel,
+    SubspacesView,
+    TradeoffView,
+    page_scripts,
+)
 
 
 def _asset(name):

@@ -69,7 +69,7 @@ def parse_upload(filename, payload, max_bytes=None, label_column=None):
     except (ValueError, TypeError, OSError, UnicodeDecodeError) as exc:
         text = str(exc)
         raise UploadError(text if name in text else f"{name}: {text}") from None
-    except Exception:  # never show a traceback or internals of an unexpected failure
+    except Exception:  # noqa: BLE001 -- never show a traceback or internals
         raise UploadError(f"{name}: the file could not be read") from None
     dataset.public = False
     return dataset

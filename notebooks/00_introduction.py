@@ -41,9 +41,9 @@
 # `panel serve notebooks/00_introduction.ipynb`.
 
 # %%
+import holoviews as hv
 import numpy as np
 import pandas as pd
-import holoviews as hv
 import panel as pn
 
 # Bokeh, HoloViews and Panel load their JavaScript from this kernel, never from a CDN: the
@@ -51,12 +51,13 @@ import panel as pn
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
 from privclust.app.notebook import configure_page
+
 configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
-from privclust.core import privacy
-from privclust.core.privacy import audit
 # the dashboard's log-spaced ε grid (the sliders below use its first values)
 from privclust.app.state.settings import EPSILON_GRID
+from privclust.core import privacy
+from privclust.core.privacy import audit
 
 # %% [markdown]
 # **Sizes.** Every plot below simulates the mechanism many times. The next cell sets how many;
@@ -199,13 +200,13 @@ def exponential_view(epsilon):
     q = privacy.exponential_probabilities(votes_prime, epsilon, 1.0)
     picks = privacy.exponential_mechanism(votes, epsilon, 1.0, rng, size=N_RELEASES)
     observed = np.bincount(picks, minlength=len(votes)) / N_RELEASES
-    rows = ([(d, "D (exact)", v) for d, v in zip(DIAGNOSES, p)]
-            + [(d, "D′ (exact)", v) for d, v in zip(DIAGNOSES, q)]
-            + [(d, "D (sampled)", v) for d, v in zip(DIAGNOSES, observed)])
+    rows = ([(d, "D (exact)", v) for d, v in zip(DIAGNOSES, p, strict=True)]
+            + [(d, "D′ (exact)", v) for d, v in zip(DIAGNOSES, q, strict=True)]
+            + [(d, "D (sampled)", v) for d, v in zip(DIAGNOSES, observed, strict=True)])
     bars = hv.Bars(rows, ["diagnosis", "dataset"], "probability").opts(
         width=520, height=300, title=f"selection probabilities, ε = {epsilon:g}",
         xrotation=0, tools=["hover"])
-    ratio = hv.Bars(list(zip(DIAGNOSES, np.abs(np.log(p / q)))), "diagnosis",
+    ratio = hv.Bars(list(zip(DIAGNOSES, np.abs(np.log(p / q)), strict=True)), "diagnosis",
                     "|ln p/q|").opts(width=300, height=300, color="grey",
                                      title=f"ratio ≤ ε = {epsilon:g}")
     return bars + (ratio * hv.HLine(epsilon).opts(color="crimson", line_dash="dashed"))
@@ -487,7 +488,7 @@ owner = Curator(Dataset(wine.X[kept], name="wine (private part)"),
 arms = {"facts alone (ensemble)": ({}, "papers"),
         f"public sample ({len(published)} wines)": ({"public_sample": wine.X[published]}, None)}
 bands = []
-for (arm, (sample, prior)), color in zip(arms.items(), ["grey", "darkorange"]):
+for (arm, (sample, prior)), color in zip(arms.items(), ["grey", "darkorange"], strict=True):
     arm_facts = PublicFacts.from_curator(owner, "kmeans", n_clusters=3, bounds=BOX, **sample)
     arm_plan = plan_utility(arm_facts, epsilons=(1, 5, 20, 50), algorithms=["dplloyd_improved"],
                             n_twins=16, n_trials=1, random_state=0, prior=prior)

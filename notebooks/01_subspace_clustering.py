@@ -32,9 +32,9 @@
 # session (`Lab`): change a slider and the result re-runs (demo data: no budget is spent).
 
 # %%
+import holoviews as hv
 import numpy as np
 import pandas as pd
-import holoviews as hv
 import panel as pn
 
 # Bokeh, HoloViews and Panel load their JavaScript from this kernel, never from a CDN: the
@@ -42,17 +42,24 @@ import panel as pn
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
 from privclust.app.notebook import configure_page
+
 configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 import warnings
 
 import privclust.core as pc
+from privclust.app.state import DataModel, Lab, SettingsModel
+from privclust.app.views import (
+    ClustersView,
+    GibbsView,
+    SettingsPanel,
+    SubspacesView,
+    TradeoffView,
+    plots,
+)
 from privclust.core import data, metrics
 from privclust.core.experiments import run_sweep
 from privclust.core.privacy import PrivacyWarning
-from privclust.app.state import DataModel, Lab, SettingsModel
-from privclust.app.views import (ClustersView, GibbsView, SettingsPanel, SubspacesView,
-                                 TradeoffView, plots)
 
 warnings.filterwarnings("ignore", category=PrivacyWarning)   # shown in the text instead
 warnings.filterwarnings("ignore", message="Graph is not fully connected")

@@ -34,9 +34,9 @@
 # 6. a large n on **Dask**.
 
 # %%
+import holoviews as hv
 import numpy as np
 import pandas as pd
-import holoviews as hv
 import panel as pn
 
 # Bokeh, HoloViews and Panel load their JavaScript from this kernel, never from a CDN: the
@@ -44,6 +44,7 @@ import panel as pn
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
 from privclust.app.notebook import configure_page
+
 configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 import time
@@ -52,12 +53,11 @@ import warnings
 from sklearn.cluster import KMeans
 
 import privclust.core as pc
-from privclust.core import data, metrics
-from privclust.core.experiments import run_sweep
-from privclust.core.sketch import (Sketch, clompr, gmm_true_sketch, sigma_xi,
-                                   snr_complex_exp)
 from privclust.app.state import DataModel, Lab, SettingsModel
 from privclust.app.views import ClustersView, SettingsPanel, plots
+from privclust.core import data, metrics
+from privclust.core.experiments import run_sweep
+from privclust.core.sketch import Sketch, clompr, gmm_true_sketch, sigma_xi, snr_complex_exp
 
 warnings.filterwarnings("ignore", category=UserWarning, module="sklearn")
 
@@ -265,6 +265,7 @@ pn.Column(holders, pn.bind(federated_view, holders))
 # %%
 try:
     import dask.array as da
+
     from privclust.core.sketch import sketch_dask
 except ImportError:
     dask_view = pn.pane.Alert("Dask is not installed: `pip install privclust[dask]`.",

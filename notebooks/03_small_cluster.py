@@ -35,9 +35,9 @@
 # 7. how often it works: radius ratio and coverage versus ε.
 
 # %%
+import holoviews as hv
 import numpy as np
 import pandas as pd
-import holoviews as hv
 import panel as pn
 
 # Bokeh, HoloViews and Panel load their JavaScript from this kernel, never from a CDN: the
@@ -45,23 +45,37 @@ import panel as pn
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
 from privclust.app.notebook import configure_page
+
 configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 import warnings
 
 import privclust.core as pc
-from privclust.core import data
-from privclust.core.experiments import run_sweep
-from privclust.core.privacy import (BudgetAccountant, PrivacyWarning, as_generator,
-                                    exponential_probabilities)
-from privclust.core.onecluster import (OneClusterAggregator, inside_ball, screen_outliers,
-                                       smallest_ball_2approx)
-from privclust.core.onecluster.good_center import good_center
-from privclust.core.onecluster.good_radius import (count_profile, em_gamma, good_radius,
-                                                   quality, radius_grid)
-from privclust.core.onecluster.one_cluster import budget_plan, default_grid_step, prepare
 from privclust.app.state import DataModel, Lab, SettingsModel
 from privclust.app.views import ClustersView, SettingsPanel, plots
+from privclust.core import data
+from privclust.core.experiments import run_sweep
+from privclust.core.onecluster import (
+    OneClusterAggregator,
+    inside_ball,
+    screen_outliers,
+    smallest_ball_2approx,
+)
+from privclust.core.onecluster.good_center import good_center
+from privclust.core.onecluster.good_radius import (
+    count_profile,
+    em_gamma,
+    good_radius,
+    quality,
+    radius_grid,
+)
+from privclust.core.onecluster.one_cluster import budget_plan, default_grid_step, prepare
+from privclust.core.privacy import (
+    BudgetAccountant,
+    PrivacyWarning,
+    as_generator,
+    exponential_probabilities,
+)
 
 warnings.filterwarnings("ignore", category=PrivacyWarning)
 IDENTITY, ORIGIN = np.eye(2), np.zeros(2)          # 2-D data: draw the coordinates as they are
@@ -140,7 +154,7 @@ def good_radius_view(epsilon):
                * hv.HLine(T).opts(color="crimson", line_dash="dashed")
                * hv.VLine(r_opt).opts(color="grey", line_dash="dotted")).opts(
         logx=True, width=400, height=300, title="counts L(r) (red: t, grey: r_opt)")
-    chosen = hv.Bars(list(zip([f"{r:.2g}" for r in GRID], probs)), "radius r",
+    chosen = hv.Bars(list(zip([f"{r:.2g}" for r in GRID], probs, strict=True)), "radius r",
                      "P[selected]").opts(width=480, height=300, xrotation=60,
                                          title=f"exponential mechanism, ε = {epsilon:g} "
                                                f"(share {eps_r:g})", tools=["hover"])
@@ -163,8 +177,7 @@ pn.Column(eps_radius, pn.bind(good_radius_view, eps_radius))
 
 # %%
 from privclust.core.onecluster.good_radius import at_gamma
-from privclust.core.onecluster.rec_concave import (budget_split, radius_domain,
-                                                   rec_concave_promise)
+from privclust.core.onecluster.rec_concave import budget_split, radius_domain, rec_concave_promise
 
 eps_r = budget_plan(1.0, DELTA, 2)[0]             # GoodRadius's share of eps = 1
 T_RC = len(radius_domain((LO, HI), STEP, 2, 1024))

@@ -32,9 +32,9 @@
 # 5. NMI versus ε (a reduced Fig. 2) and τ̂ versus the number of iterations (Fig. 3).
 
 # %%
+import holoviews as hv
 import numpy as np
 import pandas as pd
-import holoviews as hv
 import panel as pn
 
 # Bokeh, HoloViews and Panel load their JavaScript from this kernel, never from a CDN: the
@@ -42,15 +42,16 @@ import panel as pn
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
 from privclust.app.notebook import configure_page
+
 configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 
 import warnings
 
 import privclust.core as pc
-from privclust.core import data, metrics
-from privclust.core.experiments import run_sweep
 from privclust.app.state import DataModel, Lab, SettingsModel
 from privclust.app.views import CoclustersView, SettingsPanel, plots
+from privclust.core import data, metrics
+from privclust.core.experiments import run_sweep
 
 warnings.filterwarnings("ignore", module="privclust.core.cocluster")
 
@@ -208,8 +209,9 @@ for name, dset in sets:
 
     for trial in range(N_TRIALS):
         Mp, yp = permuted(M, y, trial)
-        make = (lambda eps, seed, k=k: pc.DPTauCoClustering(
-            n_row_clusters=k, n_col_clusters=k, epsilon=eps, random_state=seed))
+        def make(eps, seed, k=k):
+            return pc.DPTauCoClustering(n_row_clusters=k, n_col_clusters=k, epsilon=eps,
+                                        random_state=seed)
         df = run_sweep(make, Mp, EPSILONS, n_trials=1,
                        score=lambda est, X, yp=yp: nmi_score(est, X, yp), random_state=trial)
         nmi_frames.append(df.assign(method=f"{name}: DP-τCC", trial=trial))
@@ -217,9 +219,9 @@ for name, dset in sets:
                                                  random_state=0).fit(M).row_labels_)
     fast_lines.append(hv.HLine(fast_nmi).opts(color="black", line_dash="dotted"))
     for n_iter in ITERATIONS:
-        make = (lambda eps, seed, k=k, n_iter=n_iter: pc.DPTauCoClustering(
-            n_row_clusters=k, n_col_clusters=k, epsilon=eps, n_iter=n_iter,
-            random_state=seed))
+        def make(eps, seed, k=k, n_iter=n_iter):
+            return pc.DPTauCoClustering(n_row_clusters=k, n_col_clusters=k, epsilon=eps,
+                                        n_iter=n_iter, random_state=seed)
         df = run_sweep(make, M, FIG3_EPSILONS, n_trials=N_TRIALS,
                        score=lambda est, X: metrics.tau_rows(est.table_), random_state=0)
         tau_frames.append(df.assign(dataset=name, iterations=n_iter))

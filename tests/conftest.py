@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-# The data owner view is an operator setting, off by default (see privclust.app.models.
-# owner_view_allowed). The app tests exercise it, so this test session (and the dashboard servers
+# The data owner view is an operator setting, off by default (see privclust.app.config.
+# OWNER_VIEW). The app tests exercise it, so this test session (and the dashboard servers
 # it starts, which inherit the environment) runs as an owner's own server; the red-team test
 # tests/redteam/test_attack9_owner_view_switch.py checks the default with it unset.
 os.environ.setdefault("PRIVCLUST_OWNER_VIEW", "1")

@@ -1,45 +1,76 @@
 """The distribution ships the privclust package (core, app) without tests or benchmarks, and the
 console command works."""
 import ast
+import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-UI_STACK = {"panel", "holoviews", "bokeh", "hvplot"}
+UI_STACK = {"panel", "holoviews", "bokeh", "hvplot", "param"}
 
 
 def _pyproject():
     return tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
-def test_every_package_folder_is_listed():
-    """A sub-package missing from pyproject would be absent from a (non-editable) wheel."""
-    setup = _pyproject()["tool"]["setuptools"]
-    listed = set(setup["packages"])
-    for name, folder in setup["package-dir"].items():
+def _built_wheel(tmp_path: Path) -> zipfile.ZipFile:
+    """A wheel built from a clean copy of the sources (no stale build/ folder)."""
+    src = tmp_path / "src"
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
+        src.mkdir(exist_ok=True)
+        shutil.copy(ROOT / name, src / name)
+    for folder in _pyproject()["tool"]["setuptools"]["package-dir"].values():
+        shutil.copytree(ROOT / folder, src / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path / "dist"), str(src)], check=True,
+                   capture_output=True)
+    (wheel,) = (tmp_path / "dist").glob("privclust-*.whl")
+    return zipfile.ZipFile(wheel)
+
+
+def test_wheel_ships_every_package_folder(tmp_path):
+    """Every folder with an __init__.py under core/, app/ and assets/ is in the wheel (subpackages
+    are discovered, not listed), with the licence, and nothing from tests/ or benchmarks/."""
+    names = set(_built_wheel(tmp_path).namelist())
+    for name, folder in _pyproject()["tool"]["setuptools"]["package-dir"].items():
         for init in (ROOT / folder).rglob("__init__.py"):
-            rel = init.parent.relative_to(ROOT / folder)
-            dotted = ".".join((name, *rel.parts)) if rel.parts else name
-            assert dotted in listed, f"{dotted} ({init.parent}) is not listed in pyproject.toml"
+            rel = init.relative_to(ROOT / folder).as_posix()
+            member = f"{name.replace('.', '/')}/{rel}"
+            assert member in names, f"{member} ({init}) is missing from the wheel"
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert not [n for n in names if n.split("/")[0] in {"tests", "benchmarks", "notebooks"}]
 
 
-def test_core_never_imports_the_ui_stack():
+def _absolute(module: str, level: int, path: Path) -> str:
+    """The dotted name an import in ``core/<path>`` refers to (relative imports resolved)."""
+    if level == 0:
+        return module
+    parts = ["privclust", "core", *path.relative_to(ROOT / "core").parent.parts]
+    return ".".join([*parts[:len(parts) - level + 1], *([module] if module else [])])
+
+
+def test_core_never_imports_the_ui_stack_or_the_app():
+    """The import boundary of the design: core never imports panel/holoviews/bokeh/param (nor
+    hvplot) or privclust.app, even inside a function; app -> core only."""
     offenders = []
     for path in (ROOT / "core").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(node.module or "", node.level, path)
+                names = [base] + [f"{base}.{alias.name}" for alias in node.names]
             else:
                 continue
             offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names
-                          if n.split(".")[0] in UI_STACK]
-    assert not offenders, "core/ must not import panel/holoviews/bokeh: " + ", ".join(offenders)
+                          if n.split(".")[0] in UI_STACK or n.startswith("privclust.app")]
+    assert not offenders, "core/ must not import the UI stack or the app: " + ", ".join(offenders)
 
 
 def test_core_uses_no_global_numpy_rng():

@@ -165,7 +165,7 @@ def inline_updated_stylesheets():
     def patch_stylesheet(stylesheet, dist_url):
         try:
             url = stylesheet.url
-        except Exception:
+        except Exception:  # noqa: BLE001 -- a stylesheet without a readable url is left as it is
             url = None
         if dist_url == resources.CDN_DIST and isinstance(url, str):
             for prefix in (resources.CDN_DIST, resources.LOCAL_DIST):

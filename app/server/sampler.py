@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 import param
+
 from privclust.core.release.live import mp_context, stream_steps
 
 from . import admission as admissions

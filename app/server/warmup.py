@@ -22,7 +22,7 @@ def warm_up():
     try:
         from bokeh.document import Document
 
-        from privclust.app.page import create_app   # imports every estimator of the catalogue
+        from privclust.app.page import create_app  # imports every estimator of the catalogue
         from privclust.app.server.sampler import start_sampler_server
         from privclust.app.state import Lab
 

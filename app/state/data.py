@@ -59,7 +59,7 @@ def planted_balls(n_samples, n_features, n_balls, std, seed):
     seeds = rng.integers(2**31, size=k)
     parts = [data.make_planted_ball(n_samples=m, n_features=n_features, std=std, center=c,
                                     random_state=int(s))
-             for m, c, s in zip(sizes, centers, seeds)]
+             for m, c, s in zip(sizes, centers, seeds, strict=False)]
     inliers = np.concatenate([p.truth["inliers"] for p in parts])
     labels = np.concatenate([p.truth["inliers"] * (j + 1) for j, p in enumerate(parts)])
     centers = np.stack([p.truth["center"] for p in parts])
@@ -110,7 +110,7 @@ class DataModel(param.Parameterized):
         try:
             from privclust.core.data import list_datasets
             names = [n for n in list_datasets() if n not in PRESETS]
-        except Exception:  # registry not available yet or no data dir
+        except Exception:  # noqa: BLE001 -- registry not available yet or no data dir
             names = []
         self.param.registry_name.objects = names
         if names and self.registry_name is None:

@@ -18,10 +18,10 @@ import param
 
 from .. import catalogue
 from . import demo_cache as demo_cache_module
+from . import releases
 from .box_faces import face_warning
 from .data import PRESETS, DataModel
 from .ledger import LedgerModel, relation_note
-from . import releases
 from .results import Request, RunResult, random_state_for
 from .settings import SettingsModel
 
@@ -348,7 +348,7 @@ class Lab(param.Parameterized):
                     steps.close()
             else:
                 est.fit(ds.X)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- logged, and told without a traceback
             log.warning("run failed: %s", traceback.format_exc(limit=3))
             self.say(self.failure_text(exc, False), "danger")
             self.result = None

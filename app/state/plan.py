@@ -482,7 +482,7 @@ class PlanModel(param.Parameterized):
                     "charge_id": None if entry is None else entry.id,
                     "releases": [{"id": r.id, "estimator": r.estimator,
                                   "algorithm": alg, "epsilon": names[alg]}
-                                 for r, (alg, _) in zip(released, releases)]}
+                                 for r, (alg, _) in zip(released, releases, strict=True)]}
             if gen == self._generation:
                 self.committed = info
             eps, dlt = acc.charge

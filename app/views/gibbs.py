@@ -21,11 +21,11 @@ from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
 from .. import config
+from ..safety import escape
 from ..server import session_hooks
 from ..server.panel_compat import TracePane
 from ..server.sampler import GibbsRunner
 from ..state import Lab, RunResult, releases
-from ..safety import escape
 from . import plots, teaching
 from .common import teach
 

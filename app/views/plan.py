@@ -16,8 +16,15 @@ from .. import catalogue
 from ..safety import escape
 from ..server import session_hooks
 from ..state import Lab
-from ..state.plan import (CALIBRATION_FILE, PLAN_GRID, SAMPLE, SAMPLE_DECLARATION,
-                          PlanModel, algorithm_label, kmeans_advice)
+from ..state.plan import (
+    CALIBRATION_FILE,
+    PLAN_GRID,
+    SAMPLE,
+    SAMPLE_DECLARATION,
+    PlanModel,
+    algorithm_label,
+    kmeans_advice,
+)
 from . import plots
 from .common import md, teach, upload_dropper
 

@@ -129,16 +129,16 @@ def balls(C, radii, P, mean, color="crimson"):
     """Balls drawn as circles (an orthonormal projection of a ball is a disc of equal radius)."""
     xy = _project(C, P, mean)
     return hv.Overlay([hv.Ellipse(float(x), float(y), 2 * float(r)).opts(color=color, line_width=2)
-                       for (x, y), r in zip(xy, np.ravel(radii))])
+                       for (x, y), r in zip(xy, np.ravel(radii), strict=True)])
 
 
 def directions(bases, P, scale=1.0, names=None):
     """Each subspace's basis vectors as segments through the origin, one colour per cluster."""
     segs = []
-    for l, U in enumerate(np.asarray(bases)):
+    for cluster, U in enumerate(np.asarray(bases)):
         for j in range(U.shape[1]):
             a = _project(scale * U[:, j], P, 0.0)[0]
-            segs.append((-a[0], -a[1], a[0], a[1], str(l)))
+            segs.append((-a[0], -a[1], a[0], a[1], str(cluster)))
     x, y = _dims(P, np.zeros(P.shape[0]), names=names)
     return hv.Segments(segs, [x, y, x.clone("x1"), y.clone("y1")], ["cluster"]).opts(
         color="cluster", cmap=PALETTE, line_width=3)
@@ -188,7 +188,7 @@ def _cell_labels(data, kdims, shape):
     size = _cell_font(shape)
     layers = []
     for color, pick in (("white", vals > mid), ("black", ~(vals > mid))):
-        rows = [(x, y, _compact(v)) for (x, y, v), keep in zip(data, pick) if keep]
+        rows = [(x, y, _compact(v)) for (x, y, v), keep in zip(data, pick, strict=True) if keep]
         if rows:
             layers.append(hv.Labels(rows, kdims, "text").opts(text_color=color,
                                                               text_font_size=size))

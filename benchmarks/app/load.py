@@ -327,7 +327,7 @@ def main(argv=None):
                                 text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
-    record = {"when_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(
+    record = {"when_utc": datetime.datetime.now(datetime.UTC).isoformat(
                   timespec="seconds"),
               "command": "python benchmarks/app/load.py " + " ".join(given),
               "git_head": commit, "uptime_before": before, "uptime_after": after,

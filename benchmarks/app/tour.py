@@ -14,9 +14,9 @@ moment (other work on the machine slows them); re-run to refresh them.
 """
 import argparse
 import datetime
-import platform
 import json
 import os
+import platform
 import re
 import shutil
 import socket
@@ -142,9 +142,9 @@ def _slider_to(page, label, key):
 
 
 def tour(outdir, chromium, gibbs_seconds=8.0):
-    from playwright.sync_api import sync_playwright
     import numpy as np
     import requests
+    from playwright.sync_api import sync_playwright
 
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -393,7 +393,7 @@ def write_results(path, timings, before, after, outdir, command):
     except (OSError, subprocess.SubprocessError):
         commit = ""
     record = {
-        "when_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "when_utc": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "command": command, "git_head": commit, "uptime_before": before, "uptime_after": after,
         "cpus": os.cpu_count(), "python": platform.python_version(),
         "versions": {"panel": panel.__version__, "bokeh": bokeh.__version__,

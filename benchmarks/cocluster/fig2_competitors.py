@@ -29,10 +29,10 @@ import csv
 import time
 
 import numpy as np
-from sklearn.preprocessing import normalize
-
 from _common import RESULTS, load, permuted
 from fig2_nmi_vs_eps import dp_kmeans
+from sklearn.preprocessing import normalize
+
 from privclust.core.cocluster import DPNMF, DPTauCoClustering
 from privclust.core.metrics import nmi
 
@@ -167,7 +167,7 @@ def summarise():
     lines += ["", "## Every epsilon", "", "| dataset | method | eps | runs | mean | median | min | "
               "max | s/fit |", "|---|---|---|---|---|---|---|---|---|"]
     fig, axes = plt.subplots(1, len(DATASETS), figsize=(11, 4))
-    for ax, name in zip(axes, DATASETS):
+    for ax, name in zip(axes, DATASETS, strict=True):
         for method in methods:
             grid = sorted({r[2] for r in rows if r[0] == name and r[1] == method})
             means = []

@@ -16,8 +16,8 @@ import time
 import warnings
 
 import numpy as np
-
 from _common import RESULTS, load, permuted, write_csv
+
 from privclust.core.cocluster import DPTauCoClustering, TauCoClustering
 from privclust.core.metrics import nmi
 

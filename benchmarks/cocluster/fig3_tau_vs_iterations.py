@@ -7,8 +7,8 @@ Writes benchmarks/results/cocluster/fig3_tau.csv, fig3_summary.md, fig3_<dataset
 import sys
 
 import numpy as np
-
 from _common import RESULTS, load, permuted, write_csv
+
 from privclust.core.cocluster import DPTauCoClustering, TauCoClustering
 from privclust.core.metrics import tau_rows
 

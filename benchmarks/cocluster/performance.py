@@ -19,8 +19,8 @@ import tracemalloc
 
 import numpy as np
 import scipy.sparse as sp
-
 from _common import RESULTS, load
+
 from privclust.core.cocluster import DPTauCoClustering, TauCoClustering
 
 

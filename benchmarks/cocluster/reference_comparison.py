@@ -10,8 +10,8 @@ Writes benchmarks/results/cocluster/reference_comparison.md.
 import sys
 
 import numpy as np
-
 from _common import RESULTS, load, permuted
+
 from privclust.core.cocluster import DPTauCoClustering, TauCoClustering
 from privclust.core.metrics import nmi
 
@@ -55,7 +55,7 @@ def main(runs=30):
                     for r, (X, _) in enumerate(data)]
             for kind, idx, attr in (("eval labels (not private)", 0, "eval_row_labels_"),
                                     ("DP labels (last EM draw)", 1, "row_labels_")):
-                scores = [nmi(y, getattr(f, attr)) for f, (_, y) in zip(fits, data)]
+                scores = [nmi(y, getattr(f, attr)) for f, (_, y) in zip(fits, data, strict=True)]
                 med, lo, hi = _median_ci(scores, rng)
                 ref = REFERENCE[name][eps][idx]
                 lines.append(f"| {name} | DP-tauCC {kind} | {eps} | {ref:.3f} | {med:.3f} "

@@ -24,8 +24,11 @@ from scipy.spatial import cKDTree
 from privclust.core.data import make_planted_ball
 from privclust.core.onecluster import smallest_ball_2approx
 from privclust.core.onecluster.good_radius import good_radius
-from privclust.core.onecluster.rec_concave import (budget_split, good_radius_rec_concave,
-                                                   radius_domain)
+from privclust.core.onecluster.rec_concave import (
+    budget_split,
+    good_radius_rec_concave,
+    radius_domain,
+)
 from privclust.core.privacy import BudgetAccountant
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "onecluster"
@@ -84,7 +87,7 @@ def write(records, trials, ns, tag):
           f"{trials} trials per n. Useful: 0 < r <= 4 r_2 and a ball of radius r around an input "
           "point holds >= 0.9 t points. Cells: fraction of useful radii (median r / r_2; "
           "r = 0 when the zero-radius test fired).", "",
-          "| variant | Gamma at n = %d | " % ns[-1] + " | ".join(f"n = {n}" for n in ns) + " |",
+          f"| variant | Gamma at n = {ns[-1]} | " + " | ".join(f"n = {n}" for n in ns) + " |",
           "|---|---|" + "---|" * len(ns)]
     smallest = {}
     for row in ROWS:
@@ -102,7 +105,7 @@ def write(records, trials, ns, tag):
         md.append(f"| {row} | {gamma:.3g} | " + " | ".join(cells) + " |")
     md += ["", "Smallest tested n from which >= 90 % of the radii are useful (at every larger "
            "tested n too):", ""]
-    md += [f"- {row}: {'none up to n = %d' % ns[-1] if v is None else f'n = {v}'}"
+    md += [f"- {row}: {f'none up to n = {ns[-1]}' if v is None else f'n = {v}'}"
            for row, v in smallest.items()]
     md += ["", f"Re-run: `OMP_NUM_THREADS=1 nice -n 10 python benchmarks/onecluster/"
            f"rec_concave_n.py {trials} {','.join(map(str, ns))} {tag}`"]

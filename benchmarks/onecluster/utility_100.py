@@ -43,7 +43,10 @@ def main(trials=100):
         writer.writeheader()
         writer.writerows(rows)
     col = {k: np.array([r[k] for r in rows], dtype=float) for k in rows[0]}
-    q = lambda k, p: float(np.percentile(col[k], p))
+
+    def q(k, p):
+        return float(np.percentile(col[k], p))
+
     text = f"""# 1-cluster utility, planted-ball setting ({trials} seeds)
 
 n = {N}, d = 2, t = {T} planted points (std {STD}) in [0,1]^2, eps = {EPS}, delta = {DELTA},

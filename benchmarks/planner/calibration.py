@@ -57,8 +57,13 @@ from threadpoolctl import threadpool_limits
 
 from privclust.core import metrics
 from privclust.core.data.registry import get_dataset
-from privclust.core.experiments.planner import (PublicFacts, class_subspaces, makers,
-                                                 parse_target, plan_utility)
+from privclust.core.experiments.planner import (
+    PublicFacts,
+    class_subspaces,
+    makers,
+    parse_target,
+    plan_utility,
+)
 from privclust.core.experiments.sweep import trial_seeds
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "planner"

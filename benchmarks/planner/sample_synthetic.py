@@ -37,8 +37,14 @@ from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
 from privclust.core import metrics
-from privclust.core.experiments.planner import (PRIMARY, QUANTILES, PublicFacts, makers,
-                                                 class_subspaces, plan_utility)
+from privclust.core.experiments.planner import (
+    PRIMARY,
+    QUANTILES,
+    PublicFacts,
+    class_subspaces,
+    makers,
+    plan_utility,
+)
 from privclust.core.experiments.sweep import trial_seeds
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "planner"
@@ -106,7 +112,7 @@ def _topics(rng, n, d, k, mix, mean_len):
     labels = rng.integers(k, size=n)
     P = mix * topics[labels] + (1 - mix) * back
     lengths = np.maximum(5, rng.lognormal(np.log(mean_len), 0.5, n).astype(int))
-    X = np.vstack([rng.multinomial(L, p) for L, p in zip(lengths, P)])
+    X = np.vstack([rng.multinomial(L, p) for L, p in zip(lengths, P, strict=True)])
     return sp.csr_matrix(X.astype(np.float64)), labels
 
 

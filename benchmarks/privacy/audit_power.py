@@ -5,8 +5,8 @@ epsilon lower bound exceeds the claimed epsilon (alpha = 1e-3). A correct mechan
 flagged ~never, a planted bug (noise scale or sensitivity times a factor < 1) as often as possible.
 Writes benchmarks/results/privacy/audit_power.md. Run: python benchmarks/privacy/audit_power.py
 """
-from pathlib import Path
 import time
+from pathlib import Path
 
 import numpy as np
 

@@ -79,6 +79,7 @@ def _worker_peak_mb():
 def one_run(folder, n, mode, names):
     """One process of the scale benchmark: registration + the releases; prints a JSON line."""
     import dask
+
     from privclust.core import Curator, Ledger
     from privclust.core.data.dask_dataset import DaskDataset
     client = cluster = None
@@ -122,6 +123,7 @@ def sse(X, C):
 
 def quality(n, runs):
     from dask.distributed import Client, LocalCluster
+
     from privclust.core import Curator, Dataset, Ledger
     from privclust.core.data.dask_dataset import DaskDataset
     out = {"n": n, "runs": runs, "epsilon": EPS}
@@ -157,6 +159,7 @@ def paired(n, seeds):
     """The same generators in both modes (internals called with fixed seeds, for this
     comparison only): the largest sketch difference and both relative SSEs per seed."""
     from dask.distributed import Client, LocalCluster
+
     from privclust.core.data.dask_dataset import DaskDataset
     out = {"n": n, "seeds": []}
     with tempfile.TemporaryDirectory() as folder:

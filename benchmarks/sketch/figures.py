@@ -18,12 +18,21 @@ import argparse
 import time
 
 import numpy as np
+from _common import RESULTS, D, K, kmeans_reference, machine_note, sch19_blocks, write
 
-from _common import RESULTS, K, D, kmeans_reference, machine_note, sch19_blocks, write
 from privclust.core.data import make_gaussian_mixture
 from privclust.core.metrics import relative_sse
-from privclust.core.sketch import (DPLloyd, Sketch, SketchOperator, clompr, default_frequency_scale,
-                                   gmm_true_sketch, noise_std_for_snr, sigma_xi, snr_complex_exp)
+from privclust.core.sketch import (
+    DPLloyd,
+    Sketch,
+    SketchOperator,
+    clompr,
+    default_frequency_scale,
+    gmm_true_sketch,
+    noise_std_for_snr,
+    sigma_xi,
+    snr_complex_exp,
+)
 
 CONFIGS = {
     "quick": {"n": 100_000, "eps": [0.01, 0.1, 1.0, 10.0], "trials": 2, "big_m_trials": 1,

@@ -16,14 +16,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import machine_note, write
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_digits
 from threadpoolctl import threadpool_limits
 
 from privclust.core import BalcanKMeans, LSHCoresetKMeans
 from privclust.core.metrics import sse
-
-from _common import machine_note, write
 
 # Google differential-privacy, learning/clustering README, "Benchmark Comparisons" plots
 # (eps = 1, delta = 1e-6, 20 runs), read approximately from the plots.
@@ -99,7 +98,7 @@ def main():
                 cells.append(f"{r['mean']:.2f}x ({r['sd']:.2f}), {r['seconds']:.2f} s")
             google = GOOGLE.get((name, k))
             lines.append(f"| {name} | {k} | " + " | ".join(cells) +
-                         f" | {'~%.2fx' % google if google and args.eps == 1.0 else '-'} |")
+                         f" | {f'~{google:.2f}x' if google and args.eps == 1.0 else '-'} |")
     lines += ["", "Google: differential-privacy `learning/clustering` README plots (eps = 1, "
               "delta = 1e-6, 20 runs), read approximately. diffprivlib is pure eps-DP and its "
               "mechanisms receive somewhat more than the eps it reports (see peers.py).",

@@ -16,9 +16,9 @@ import os
 import time
 
 import numpy as np
+from _common import dataset, kmeans_reference, machine_note, timed, write
 from threadpoolctl import threadpool_limits
 
-from _common import dataset, kmeans_reference, machine_note, timed, write
 from privclust.core import CompressiveKMeans, DPLloyd
 from privclust.core.metrics import relative_sse
 from privclust.core.sketch import Sketch, clompr
@@ -93,7 +93,7 @@ def utility(args):
                     key = id(op)
                     if key not in clean_cache:
                         clean_cache = {key: Sketch.from_array(X, op).sum / X.shape[0]}
-                    np.random.seed(seed)
+                    np.random.seed(seed)  # noqa: NPY002 -- pycle draws from numpy's global RNG
                     with threadpool_limits(1):
                         centres, t = timed(pycle_fit, X, op, eps, bounds, 3, clean_cache[key])
                     rec["pycle_udp"] = relative_sse(X, centres, ref)
@@ -126,17 +126,20 @@ def speed(args, repeats=3):
                 s, w1, c1 = _cpu_timed(lambda: Sketch.from_array(X, op, random_state=rng).release(
                     1.0, "add_remove", random_state=rng))
                 _, w2, c2 = _cpu_timed(clompr, s, op, 10, bounds, n_replicates=reps, random_state=rng)
-                import pycle.sketching as psk
                 import pycle.compressive_learning as pcl
+                import pycle.sketching as psk
                 phi = psk.SimpleFeatureMap("ComplexExponential", op.frequencies, c_norm=1 / np.sqrt(M))
-                np.random.seed(rep)
+                np.random.seed(rep)  # noqa: NPY002 -- pycle draws from numpy's global RNG
                 z, w3, c3 = _cpu_timed(psk.computeSketch_DP, X, phi, 1.0, DPdef="UDP")
                 box = np.array([np.full(10, bounds[0]), np.full(10, bounds[1])])
                 _, w4, c4 = _cpu_timed(lambda: pcl.CLOMP_CKM(phi, 10, box, z).fit_several_times(reps))
             for key, w, c in (("ours_sk", w1, c1), ("ours_dec", w2, c2), ("py_sk", w3, c3), ("py_dec", w4, c4)):
                 wall[key].append(w)
                 cpu[key].append(c)
-        med = lambda v: float(np.median(v))
+
+        def med(v):
+            return float(np.median(v))
+
         res = {}
         for kind, src in (("", wall), ("cpu_", cpu)):
             res.update({
@@ -148,10 +151,10 @@ def speed(args, repeats=3):
         out[f"replicates_{reps}"] = res
         print(reps, res, flush=True)
     # pycle as shipped: no thread pinning (OpenBLAS threads free), 1 decoder run
-    import pycle.sketching as psk
     import pycle.compressive_learning as pcl
+    import pycle.sketching as psk
     phi = psk.SimpleFeatureMap("ComplexExponential", op.frequencies, c_norm=1 / np.sqrt(M))
-    np.random.seed(0)
+    np.random.seed(0)  # noqa: NPY002 -- pycle draws from numpy's global RNG
     z, t3 = timed(psk.computeSketch_DP, X, phi, 1.0, DPdef="UDP")
     box = np.array([np.full(10, bounds[0]), np.full(10, bounds[1])])
     _, t4 = timed(lambda: pcl.CLOMP_CKM(phi, 10, box, z).fit_several_times(1))

@@ -38,10 +38,10 @@ import time
 import warnings
 
 import numpy as np
+from _common import RESULTS, machine_note
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
-from _common import RESULTS, machine_note
 import privclust.core as core
 from privclust.core.metrics import sse
 
@@ -314,17 +314,17 @@ def plot(table, methods):
     cols = min(3, len(panels))
     rows = -(-len(panels) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
-    for ax, (name, k) in zip(axes.flat, panels):
+    for ax, (name, k) in zip(axes.flat, panels, strict=True):
         for m in methods:
             pts = sorted((t["eps"], t["mean"], t["sd"]) for t in table
                          if t["dataset"] == name and t["k"] == k and t["method"] == m)
             if pts:
-                e, mu, sd = (np.array(c) for c in zip(*pts))
+                e, mu, sd = (np.array(c) for c in zip(*pts, strict=True))
                 ax.errorbar(e, mu, yerr=np.nan_to_num(sd), marker="o", capsize=3, label=LABELS[m],
                             color=f"C{methods.index(m)}")
         g = [(e, v) for (dn, kk, e), v in GOOGLE.items() if dn == name and kk == k]
         if g:
-            ax.plot(*zip(*g), "k*", markersize=12, label="Google (published)")
+            ax.plot(*zip(*g, strict=True), "k*", markersize=12, label="Google (published)")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xticks([0.5, 1, 2], ["0.5", "1", "2"])
@@ -334,7 +334,7 @@ def plot(table, methods):
         ax.set_ylabel("SSE / k-means++ SSE")
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
-    handles = {label: h for ax in axes.flat for h, label in zip(*ax.get_legend_handles_labels())}
+    handles = {label: h for ax in axes.flat for h, label in zip(*ax.get_legend_handles_labels(), strict=True)}
     axes.flat[0].legend(handles.values(), handles.keys(), fontsize=7)
     fig.tight_layout()
     fig.savefig(RESULTS / "real_data.png", dpi=110)

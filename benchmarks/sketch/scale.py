@@ -11,8 +11,8 @@ import resource
 import time
 
 import numpy as np
-
 from _common import machine_note, sch19_blocks, write
+
 from privclust.core.sketch import CompressiveKMeans, Sketch, sketch_dask
 
 BLOCK = 100_000

@@ -29,8 +29,12 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from privclust.core.metrics import clustering_accuracy
-from privclust.core.subspace import (KPlanes, LowRankRepresentation, SparseSubspaceClustering,
-                                     ThresholdSubspaceClustering)
+from privclust.core.subspace import (
+    KPlanes,
+    LowRankRepresentation,
+    SparseSubspaceClustering,
+    ThresholdSubspaceClustering,
+)
 from privclust.core.subspace.lrr import lrr_postprocess
 from privclust.core.subspace.projection import spectral_labels
 

@@ -30,9 +30,14 @@ import numpy as np
 from privclust.core.data import clip_l2, make_union_of_subspaces
 from privclust.core.metrics import subspace_cost, wasserstein_subspaces
 from privclust.core.privacy import PrivacyWarning
-from privclust.core.subspace import (GibbsSubspaceClustering, KPlanes, LowRankRepresentation,
-                                     SampleAggregateSubspaceClustering, SparseSubspaceClustering,
-                                     SuLQSubspaceClustering)
+from privclust.core.subspace import (
+    GibbsSubspaceClustering,
+    KPlanes,
+    LowRankRepresentation,
+    SampleAggregateSubspaceClustering,
+    SparseSubspaceClustering,
+    SuLQSubspaceClustering,
+)
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "subspace"
 INIT_SUBSET = 1500          # the SSC/LRR initialiser runs on at most this many points (n x n memory)

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from privclust.core.data import make_union_of_subspaces
-from privclust.core.subspace import GibbsSubspaceClustering, KPlanes
 from privclust.core.metrics import wasserstein_subspaces
+from privclust.core.subspace import GibbsSubspaceClustering, KPlanes
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "subspace"
 EPSILONS = (0.1, 1.0, 10.0, 100.0)

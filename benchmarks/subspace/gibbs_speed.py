@@ -87,7 +87,7 @@ def main():
         for r in rows:
             w.writerow([r[0], n_iter, f"{r[1]:.2f}", f"{r[2]:.2f}", r[3], r[4]])
     ref_cpu = rows[0][2]
-    md = ["# Gibbs sampler speed: 8 chains x %d iterations (n=1000, d=10, k=q=3, eps=100)" % n_iter,
+    md = [f"# Gibbs sampler speed: 8 chains x {n_iter} iterations (n=1000, d=10, k=q=3, eps=100)",
           "", f"Machine: {os.cpu_count()} cores, shared with other work (load averages below: "
           "1-, 5-, 15-minute). CPU seconds are the steadier measure under load; the issue's "
           "target (<= 6 s for 10,000 iterations) is wall time on an idle machine.", "",

@@ -27,8 +27,12 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from privclust.core.metrics import clustering_accuracy
-from privclust.core.subspace import (KPlanes, LowRankRepresentation, SparseSubspaceClustering,
-                                     ThresholdSubspaceClustering)
+from privclust.core.subspace import (
+    KPlanes,
+    LowRankRepresentation,
+    SparseSubspaceClustering,
+    ThresholdSubspaceClustering,
+)
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "subspace"
 

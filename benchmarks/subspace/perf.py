@@ -20,8 +20,11 @@ from pathlib import Path
 from sklearn.cluster import SpectralClustering
 
 from privclust.core.data import make_union_of_subspaces
-from privclust.core.subspace import (GibbsSubspaceClustering, LowRankRepresentation,
-                                     SparseSubspaceClustering)
+from privclust.core.subspace import (
+    GibbsSubspaceClustering,
+    LowRankRepresentation,
+    SparseSubspaceClustering,
+)
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "subspace"
 GROUPS = {"gumbel_max": "Gumbel-max (privacy.gumbel_max)", "z_update": "z-update (own time)",

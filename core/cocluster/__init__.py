@@ -10,10 +10,10 @@ Gaussian mechanisms but its start and coefficients read the data without noise (
 "none", refused on private data).
 """
 from .dp_estimator import DPTauCoClustering
-from .dpnmf import DPNMF
 from .dp_taucc import budget_schedule, compute_table, dp_taucc_runs, update_part
+from .dpnmf import DPNMF
 from .fast_taucc import TauCoClustering
-from .init import random_matrix
+from .initial_partitions import random_matrix
 
 __all__ = ["TauCoClustering", "DPTauCoClustering", "dp_taucc_runs", "update_part", "compute_table",
            "budget_schedule", "random_matrix", "DPNMF"]

@@ -5,14 +5,15 @@ release protocol (:class:`~privclust.core.privacy.estimator.PrivateEstimator`)."
 import numpy as np
 import scipy.sparse as sp
 
+from ..constraints import POSITIVE_INT, RELATION, SHARE, Integral, Interval, Real
 from ..privacy import BudgetAccountant, Guarantee
-from ..privacy.relations import cell_steps
 from ..privacy.estimator import PrivateEstimator, check_positive_int
+from ..privacy.relations import cell_steps
 from ._aggregate import compact
-from .dp_taucc import _check_params, budget_schedule, run_counts, run_validated
-from .init import block_pattern
 from ._inputs import check_count_matrix, check_n_clusters, clip_row_sums
 from ._tau import prototype_weights
+from .dp_taucc import _check_params, budget_schedule, run_counts, run_validated
+from .initial_partitions import block_pattern
 
 CELL_WARNING = ("entry-level privacy only (neighbouring 'cell'): this protects one unit of one "
                 "cell of the matrix (e.g. one count of one document-word pair), NOT a row or "
@@ -103,9 +104,37 @@ class DPTauCoClustering(PrivateEstimator):
         co-clustering. Machine Learning 113, 2153-2181 (Fast-tauCC, the non-private update).
     Dong, J., Durfee, D. and Rogers, R. (2020). Optimal differential privacy composition for
         exponential mechanisms. ICML 2020 (range-based exponential mechanism).
+
+    Examples
+    --------
+    >>> from privclust.core import DPTauCoClustering
+    >>> from privclust.core.data import make_block_counts
+    >>> data = make_block_counts(n_rows=120, n_cols=80, random_state=0)
+    >>> est = DPTauCoClustering(n_row_clusters=3, n_col_clusters=3, epsilon=1.0, random_state=0)
+    >>> est.fit(data.X).row_labels_.shape
+    (120,)
+    >>> print(est.privacy_.summary())
+    1.0-DP, pure, one-cell unit-change neighbours (much weaker than record privacy); 2 warnings
     """
 
     _released = ("table_", "row_labels_", "column_labels_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_row_clusters": [Integral],
+        "n_col_clusters": [Integral],
+        "n_iter": [POSITIVE_INT],
+        "cell_bound": [Interval(Real, 0, None, closed="neither")],
+        "assignment_share": [SHARE],
+        "neighbouring": [RELATION],
+        "row_cap": [None, Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True    # non-negative count matrices
+        tags.input_tags.sparse = True           # dense or scipy.sparse
+        return tags
 
     def __init__(self, n_row_clusters=2, n_col_clusters=2, epsilon=1.0, n_iter=4, cell_bound=1.0,
                  assignment_share=0.9, neighbouring="cell", row_cap=None, random_state=None,

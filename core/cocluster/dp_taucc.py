@@ -36,9 +36,9 @@ import numpy as np
 
 from ..privacy import as_generator, exponential_mechanism, laplace
 from ._aggregate import occupancy, project, table
-from .init import random_matrix
 from ._inputs import check_count_matrix, check_n_clusters
 from ._tau import prototype_weights, utility_range
+from .initial_partitions import random_matrix
 
 #: Delta below this counts as zero: the utilities cannot depend on the data, sample uniformly.
 _TINY_RANGE = 1e-12

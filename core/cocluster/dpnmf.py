@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 from sklearn.utils.extmath import randomized_svd
 
+from ..constraints import DELTA, POSITIVE_INT, RELATION, Interval, Real
 from ..privacy import BudgetAccountant, gaussian
 from ..privacy.estimator import PrivateEstimator, check_positive_int, delta_param, epsilon_param
 from ._inputs import check_count_matrix
@@ -190,10 +191,39 @@ class DPNMF(PrivateEstimator):
         matrix and tensor factorizations. IEICE Trans. Fundamentals E92-A(3) (HALS).
     Boutsidis, C. and Gallopoulos, E. (2008). SVD based initialization: a head start for
         nonnegative matrix factorization. Pattern Recognition 41(4) (NNDSVD).
+
+    Examples
+    --------
+    >>> from privclust.core import DPNMF
+    >>> from privclust.core.data import make_block_counts
+    >>> data = make_block_counts(n_rows=120, n_cols=80, random_state=0)
+    >>> est = DPNMF(n_clusters=3, epsilon=1.0, random_state=0).fit(data.X)
+    >>> est.row_labels_.shape
+    (120,)
+    >>> print(est.privacy_.summary())
+    not differentially private (no guarantee); 1 warning
     """
 
     _released = ("components_", "row_labels_")
     _accepts_sparse = True
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "delta": [DELTA],
+        "n_iter": [POSITIVE_INT],
+        "coef_bound": [Interval(Real, 0, None, closed="neither")],
+        "outlier_bound": [Interval(Real, 0, None, closed="left")],
+        "outlier_penalty": [Interval(Real, 0, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "neighbouring": [RELATION],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True    # non-negative count matrices
+        tags.input_tags.sparse = True           # dense or scipy.sparse
+        return tags
 
     def __init__(self, n_clusters=2, epsilon=0.5, delta=1e-5, n_iter=4, coef_bound=1.0,
                  outlier_bound=0.5, outlier_penalty=0.5, learning_rate=0.1,

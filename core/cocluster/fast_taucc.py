@@ -11,6 +11,7 @@ Works on dense arrays and ``scipy.sparse`` matrices through the products A.C and
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from ..constraints import POSITIVE_INT, RANDOM_STATES, Integral
 from ..metrics import tau_columns, tau_rows
 from ..privacy import as_generator
 from ._aggregate import compact, occupancy, project, table
@@ -74,7 +75,30 @@ class TauCoClustering(BaseEstimator):
         SDM 2025, Sec. 3.2 (the de-normalised tau and Fast-tauCC's updates).
     Goodman, L. A. and Kruskal, W. H. (1954). Measures of association for cross classifications.
         J. Am. Stat. Assoc. 49(268), 732-764.
+
+    Examples
+    --------
+    >>> from privclust.core import TauCoClustering
+    >>> from privclust.core.data import make_block_counts
+    >>> data = make_block_counts(n_rows=120, n_cols=80, random_state=0)
+    >>> est = TauCoClustering(n_row_clusters=3, n_col_clusters=3, random_state=0).fit(data.X)
+    >>> est.row_labels_.shape, est.column_labels_.shape
+    ((120,), (80,))
     """
+
+    _parameter_constraints = {
+        "n_row_clusters": [Integral],
+        "n_col_clusters": [Integral],
+        "max_iter": [POSITIVE_INT],
+        "max_inner_iter": [POSITIVE_INT],
+        "random_state": RANDOM_STATES,
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True    # non-negative count matrices
+        tags.input_tags.sparse = True           # dense or scipy.sparse
+        return tags
 
     def __init__(self, n_row_clusters=2, n_col_clusters=2, max_iter=500, max_inner_iter=100,
                  random_state=None):
@@ -86,21 +110,19 @@ class TauCoClustering(BaseEstimator):
 
     def fit(self, X, y=None):
         """Co-cluster the non-negative matrix X (n, m), dense or scipy.sparse."""
+        self._validate_params()
         A, AT = check_count_matrix(X)
         n, m = A.shape
+        self.n_features_in_ = m
         K0 = check_n_clusters(self.n_row_clusters, "n_row_clusters", n, "rows")
         L0 = check_n_clusters(self.n_col_clusters, "n_col_clusters", m, "columns")
-        for name in ("max_iter", "max_inner_iter"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
         if A.sum() <= 0:
             raise ValueError("X has no positive entry: there is nothing to co-cluster")
         rng = as_generator(self.random_state)
         rows = _balanced_labels(n, K0, rng)
         cols = _balanced_labels(m, L0, rng)
         self.converged_ = False
-        for it in range(1, self.max_iter + 1):
+        for it in range(1, self.max_iter + 1):  # noqa: B007 -- n_iter_ is the last one
             rows, row_passes, row_changed = _phase(A, rows, cols, int(cols.max()) + 1,
                                                    self.max_inner_iter)
             cols, col_passes, col_changed = _phase(AT, cols, rows, int(rows.max()) + 1,

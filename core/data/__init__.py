@@ -11,8 +11,12 @@ from .dataset import Dataset
 from .domain import DataWarning, check_counts, check_nonneg_integer, clip_box, clip_l2, quantize
 from .loaders import FORMATS, load
 from .registry import DatasetInfo, data_dir, get_dataset, list_datasets
-from .synthetic import (make_block_counts, make_gaussian_mixture, make_planted_ball,
-                        make_union_of_subspaces)
+from .synthetic import (
+                        make_block_counts,
+                        make_gaussian_mixture,
+                        make_planted_ball,
+                        make_union_of_subspaces,
+)
 from .validation import DataFormatError
 
 __all__ = [

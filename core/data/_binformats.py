@@ -29,7 +29,7 @@ def _read_npy_stream(fp, nbytes_available, file, what, limits, allow_text=False)
             raise DataFormatError(f"{what}: unsupported .npy format version {version}", file)
     except DataFormatError:
         raise
-    except Exception as exc:  # numpy raises ValueError/SyntaxError/... on bad headers
+    except Exception as exc:  # noqa: BLE001 -- numpy raises ValueError/SyntaxError/...
         raise DataFormatError(f"{what}: not a valid .npy array ({exc})", file) from None
     if dtype.hasobject:
         raise DataFormatError(f"{what}: object arrays are not accepted (they would need "
@@ -92,7 +92,7 @@ def read_npz(raw, file, limits):
                                         allow_text)
         except DataFormatError:
             raise
-        except Exception as exc:  # zlib.error, BadZipFile (CRC), EOFError, NotImplementedError
+        except Exception as exc:  # noqa: BLE001 -- zlib.error, BadZipFile, EOFError, ...
             raise DataFormatError(f"array {key!r} could not be read ({exc})", file) from None
 
     if all(k in arrays for k in _CSR_KEYS):

@@ -8,6 +8,7 @@ import io
 import warnings
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from .validation import DataFormatError, check_matrix_values
@@ -90,7 +91,7 @@ def split_rows(text, file, limits, delimiter=None, max_fields=None, lines_are_ro
             raise DataFormatError(f"malformed delimited text ({exc})", file,
                                   reader.line_num) from None
     expected = len(rows[0])
-    for fields, line in zip(rows, lines):
+    for fields, line in zip(rows, lines, strict=True):
         if len(fields) != expected:
             raise DataFormatError(f"has {len(fields)} fields but line {lines[0]} has {expected} "
                                   "(ragged rows)", file, line)
@@ -124,7 +125,7 @@ def to_float_matrix(rows, lines, columns, file, col_names=None):
 
 
 def _parse_labels(cells, lines, column, file):
-    for cell, line in zip(cells, lines):
+    for cell, line in zip(cells, lines, strict=True):
         if not cell.strip():
             raise DataFormatError("empty label", file, line, column + 1)
     stripped = [c.strip() for c in cells]
@@ -179,8 +180,8 @@ def _label_index_guess(label_column, width):
 
 
 def _read_table_fast(text, file, limits, delimiter, header, label_column, counts):
-    """numpy.loadtxt fast path for clean numeric files; None means "use the exact slow path"
-    (which reports the file line of every problem). Labels must be integers here."""
+    """pandas' C parser for clean numeric files; None means "use the exact slow path" (which
+    reports the file line of every problem). Labels must be integers here."""
     first, index, delim = _prepare(text, file, limits, delimiter)
     try:
         head = (first.split() if delim is None
@@ -196,10 +197,14 @@ def _read_table_fast(text, file, limits, delimiter, header, label_column, counts
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            M = np.loadtxt(io.StringIO(text), delimiter=delim, skiprows=index + has_header,
-                           dtype=np.float64, ndmin=2, comments=None,
-                           quotechar='"' if delim is not None else None)
-    except Exception:  # any irregularity: the slow path finds and names it
+            M = pd.read_csv(io.StringIO(text), sep=r"\s+" if delim is None else delim,
+                            header=None, skiprows=index + has_header, dtype=np.float64,
+                            engine="c", float_precision="round_trip", na_filter=False,
+                            quoting=csv.QUOTE_NONE if delim is None else csv.QUOTE_MINIMAL,
+                            skip_blank_lines=True).to_numpy()
+    except Exception:  # noqa: BLE001 -- any irregularity: the slow path finds and names it
+        return None
+    if M.ndim != 2:
         return None
     if M.shape[0] == 0 or M.shape[1] != width or width == (lab is not None):
         return None

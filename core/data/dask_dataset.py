@@ -65,7 +65,7 @@ def _add(a, b):
         return b
     if b is None:
         return a
-    return tuple(x + y for x, y in zip(a, b))
+    return tuple(x + y for x, y in zip(a, b, strict=True))
 
 
 def project(block, lower, upper):
@@ -512,7 +512,7 @@ class Partitions:
             self._cancel.clear()
             self.progress.end()
         if self.partition_rows is not None:
-            for (_, _, name, _), got, want in zip(self._items, counts, self.partition_rows):
+            for (_, _, name, _), got, want in zip(self._items, counts, self.partition_rows, strict=False):
                 if got is not None and got != want:
                     raise ValueError(f"{name} holds {got} records, {want} when the data set "
                                      "was registered: register it again")

@@ -9,8 +9,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ..exceptions import PrivclustWarning
 
-class DataWarning(UserWarning):
+
+class DataWarning(PrivclustWarning):
     """Data is usable but not what the method assumes (e.g. non-integer counts)."""
 
 

@@ -13,11 +13,19 @@ import scipy.sparse as sp
 
 from ._binformats import read_npy, read_npz
 from ._mtx import read_mtx
+from ._textformats import read_table, read_triples
 from .dataset import Dataset
 from .domain import check_counts
-from ._textformats import read_table, read_triples
-from .validation import (DEFAULT_MAX_BYTES, DEFAULT_MAX_CELLS, DEFAULT_MAX_COLS, DEFAULT_MAX_ROWS,
-                         DataFormatError, Limits, check_dense, check_matrix_values)
+from .validation import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_CELLS,
+    DEFAULT_MAX_COLS,
+    DEFAULT_MAX_ROWS,
+    DataFormatError,
+    Limits,
+    check_dense,
+    check_matrix_values,
+)
 
 FORMATS = ("csv", "tsv", "npy", "npz", "mtx", "triples")
 _ALIASES = {"txt": "csv", "tab": "tsv", "cluto": "triples", "coo": "triples", "mm": "mtx"}
@@ -156,7 +164,7 @@ def load(source, format=None, *, name=None, header="infer", label_column=None, d
         raise
     except ValueError as exc:  # an invalid option value: keep the message, name the file
         raise ValueError(f"{display}: {exc}") from None
-    except Exception as exc:  # last resort: a clean message instead of a deep traceback
+    except Exception as exc:  # noqa: BLE001 -- a clean message, not a deep traceback
         raise DataFormatError(f"could not be read as {fmt} ({type(exc).__name__}: {exc})",
                               display) from None
     X = parts["X"]

@@ -15,9 +15,9 @@ privacy budget with it; truth computed from private records is marked evaluation
 (``Dataset.truth_public`` False).
 """
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
 
 import numpy as np
 
@@ -47,7 +47,7 @@ class _Entry:
     public: bool
     demo: bool
     build: Callable
-    file: Optional[str] = None  # required file in data_dir()
+    file: str | None = None  # required file in data_dir()
 
 
 def _preset(func, **defaults):

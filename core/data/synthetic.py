@@ -169,8 +169,8 @@ def make_planted_ball(n_samples=1000, n_features=2, n_inliers=None, std=0.01, gr
 def _default_block_means(K, L, signal, background):
     """Row cluster r concentrates on column clusters l with l % K == r (every l has one r)."""
     M = np.full((K, L), background, dtype=np.float64)
-    l = np.arange(L)
-    M[l % K, l] = signal
+    cols = np.arange(L)
+    M[cols % K, cols] = signal
     return M
 
 

@@ -998,7 +998,7 @@ class PlanResult:
         if not releases:
             raise ValueError("a plan needs at least one release")
         costs = [self.cost(a, e) for a, e in releases]
-        uncounted = [a for (a, _), c in zip(releases, costs) if c is None]
+        uncounted = [a for (a, _), c in zip(releases, costs, strict=True) if c is None]
         if uncounted:
             raise ValueError(f"{', '.join(uncounted)} cannot be charged to a {self.facts.unit!r} "
                              "ledger with these settings (a cell-level release needs row_cap)")

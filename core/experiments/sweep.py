@@ -179,7 +179,7 @@ def run_sweep(make_estimator, X, epsilons, n_trials=10, score=None, random_state
                 outcomes = parallel(
                     delayed(_run_trial)(make_estimator, X, score, float(eps[i]), int(seeds[i, t]),
                                         errors) for i, t in chunk)
-                for task, outcome in zip(chunk, outcomes):
+                for task, outcome in zip(chunk, outcomes, strict=True):
                     record(task, outcome)
 
     rows.sort(key=lambda item: item[0])

@@ -14,8 +14,17 @@ import math
 import numpy as np
 
 from ..privacy import BudgetAccountant
-from .one_cluster import (check_bounds, check_common, check_options, check_X, one_cluster,
-                          plan_run, planned_guarantee, prepare, resolve_grid_step)
+from .one_cluster import (
+    check_bounds,
+    check_common,
+    check_options,
+    check_X,
+    one_cluster,
+    plan_run,
+    planned_guarantee,
+    prepare,
+    resolve_grid_step,
+)
 
 
 class OneClusterAggregator:

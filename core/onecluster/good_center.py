@@ -28,8 +28,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from ..privacy import (above_threshold, advanced_composition, gumbel_max, haar_orthogonal,
-                       jl_matrix, stable_histogram)
+from ..privacy import (
+    above_threshold,
+    advanced_composition,
+    gumbel_max,
+    haar_orthogonal,
+    jl_matrix,
+    stable_histogram,
+)
 from ..privacy._validation import check_delta, check_epsilon
 from .noisy_avg import noisy_avg
 

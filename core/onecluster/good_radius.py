@@ -176,7 +176,7 @@ def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
     See docs/algorithms.md, section 5.
     """
     if variant == "rec_concave":
-        from .rec_concave import good_radius_rec_concave   # it imports this module
+        from .rec_concave import good_radius_rec_concave  # it imports this module
         return good_radius_rec_concave(X, t, epsilon, delta, bounds, grid_step, rng, accountant,
                                        beta=beta, method=method)
     if variant not in VARIANTS:

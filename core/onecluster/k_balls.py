@@ -11,11 +11,32 @@ import math
 
 import numpy as np
 
+from ..constraints import (
+    BOUNDS,
+    NONNEGATIVE_INT,
+    POSITIVE_DELTA,
+    POSITIVE_INT,
+    Interval,
+    Real,
+    StrOptions,
+)
 from ..privacy import BudgetAccountant
 from ..privacy.estimator import PrivateEstimator
+from .good_center import AXIS_CHOICES, BOX_SIDES
+from .good_radius import VARIANTS
 from .noisy_avg import ball_members
-from .one_cluster import (check_bounds, check_common, check_options, check_run_options, check_X,
-                          one_cluster, plan_run, planned_guarantee, prepare, resolve_grid_step)
+from .one_cluster import (
+    check_bounds,
+    check_common,
+    check_options,
+    check_run_options,
+    check_X,
+    one_cluster,
+    plan_run,
+    planned_guarantee,
+    prepare,
+    resolve_grid_step,
+)
 
 
 class PrivateKBalls(PrivateEstimator):
@@ -64,9 +85,34 @@ class PrivateKBalls(PrivateEstimator):
     ----------
     Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately.
         PODS 2016, Obs. 3.5 (k clusters by repeated 1-cluster).
+
+    Examples
+    --------
+    >>> from privclust.core import PrivateKBalls
+    >>> from privclust.core.data import make_planted_ball
+    >>> data = make_planted_ball(n_samples=2000, n_features=2, random_state=0)
+    >>> est = PrivateKBalls(n_clusters=2, epsilon=1.0, delta=1e-6, bounds=(0, 1), random_state=0)
+    >>> est.fit(data.X).centers_.shape
+    (2, 2)
+    >>> print(est.privacy_.summary())
+    (1.0, 1e-06)-DP, approximate, replace-one neighbours; 2 warnings
     """
 
     _released = ("centers_", "radii_", "success_", "reliable_", "failures_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "delta": [POSITIVE_DELTA],
+        "bounds": [None, BOUNDS],
+        "grid_step": [None, Interval(Real, 0, None, closed="neither")],
+        "n_points": [None, POSITIVE_INT],
+        "beta": [Interval(Real, 0, 1, closed="neither")],
+        "radius_variant": [StrOptions(set(VARIANTS))],
+        "refine_steps": [NONNEGATIVE_INT],
+        "axis_choice": [StrOptions(set(AXIS_CHOICES))],
+        "box_side": [StrOptions(set(BOX_SIDES))],
+    }
 
     def __init__(self, n_clusters, epsilon=1.0, delta=1e-6, bounds=None, grid_step=None, *,
                  n_points=None, beta=0.05, radius_variant="em_geometric", refine_steps=2,

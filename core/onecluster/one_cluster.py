@@ -18,6 +18,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..constraints import (
+    BOUNDS,
+    NONNEGATIVE_INT,
+    POSITIVE_DELTA,
+    POSITIVE_INT,
+    Interval,
+    Real,
+    StrOptions,
+)
 from ..data import clip_box, quantize
 from ..privacy import BudgetAccountant, Guarantee, PrivacyWarning
 from ..privacy._validation import check_box, check_delta, check_epsilon
@@ -303,10 +312,36 @@ class OneCluster(PrivateEstimator):
         PODS 2016, Sec. 3 (Thm. 3.2), Sec. 3.1 and 4.1 (GoodRadius), Sec. 3.2 and 4.3
         (GoodCenter), App. A (NoisyAVG).
     McSherry, F. and Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
+
+    Examples
+    --------
+    >>> from privclust.core import OneCluster
+    >>> from privclust.core.data import make_planted_ball
+    >>> data = make_planted_ball(n_samples=2000, n_features=2, random_state=0)
+    >>> est = OneCluster(n_points=500, epsilon=1.0, delta=1e-6, bounds=(0, 1), random_state=0)
+    >>> est.fit(data.X).center_.shape
+    (2,)
+    >>> print(est.privacy_.summary())
+    (1.0, 1e-06)-DP, approximate, replace-one neighbours
     """
 
     _released = ("center_", "radius_", "success_", "failure_", "reliable_", "ball_count_",
                  "good_radius_", "center_radius_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_points": [POSITIVE_INT],
+        "delta": [POSITIVE_DELTA],
+        "bounds": [None, BOUNDS],
+        "grid_step": [None, Interval(Real, 0, None, closed="neither")],
+        "beta": [Interval(Real, 0, 1, closed="neither")],
+        "radius_variant": [StrOptions(set(VARIANTS))],
+        "refine_steps": [NONNEGATIVE_INT],
+        "axis_choice": [StrOptions(set(AXIS_CHOICES))],
+        "box_side": [StrOptions(set(BOX_SIDES))],
+        "jl_constant": [Interval(Real, 0, None, closed="neither")],
+        "max_rounds": [POSITIVE_INT],
+    }
 
     def __init__(self, n_points, epsilon=1.0, delta=1e-6, bounds=None, grid_step=None, *,
                  beta=0.05, radius_variant="em_geometric", refine_steps=2, axis_choice="em",

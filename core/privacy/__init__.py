@@ -15,16 +15,20 @@ from . import audit
 from .accountant import BudgetAccountant
 from .composition import advanced_composition, basic_composition
 from .errors import BudgetExceeded, DuplicateRequest, PrivacyWarning
-from .exponential import (exponential_mechanism, exponential_probabilities, gumbel_max,
-                          gumbel_perturbed)
+from .exponential import (
+                          exponential_mechanism,
+                          exponential_probabilities,
+                          gumbel_max,
+                          gumbel_perturbed,
+)
 from .gaussian import analytic_gaussian_sigma, classic_gaussian_sigma, gaussian
 from .guarantee import KINDS, NEIGHBOURINGS, Guarantee, Spend
-from .quantile import exponential_quantile_probabilities, exponential_quantiles
 from .histogram import stable_histogram, stable_histogram_threshold
 from .laplace import complex_laplace, laplace
 from .ledger import ChargeRecord, Ledger
-from .relations import RelationError, convert
+from .quantile import exponential_quantile_probabilities, exponential_quantiles
 from .random_matrices import haar_orthogonal, haar_stiefel, jl_matrix
+from .relations import RelationError, convert
 from .rng import as_generator
 from .smooth import smooth_sensitivity_gaussian, smooth_sensitivity_parameters
 from .sparse_vector import above_threshold

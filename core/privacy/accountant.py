@@ -1,5 +1,6 @@
 """Per-fit privacy bookkeeping (basic composition, Dwork & Roth 2014, Thm 3.16): record every mechanism run against the fit's plan."""
 import math
+from collections.abc import Iterable
 
 from ._validation import check_delta, check_epsilon, check_sensitivity
 from .errors import BudgetExceeded
@@ -29,12 +30,13 @@ class BudgetAccountant:
         Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 3.16 (basic composition).
     """
 
-    def __init__(self, epsilon, delta=0.0):
+    def __init__(self, epsilon: float, delta: float = 0.0) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
-        self._spends = []
+        self._spends: list[Spend] = []
 
-    def spend(self, name, epsilon, delta=0.0, sensitivity=None):
+    def spend(self, name: str, epsilon: float, delta: float = 0.0,
+              sensitivity: float | None = None) -> Spend:
         """Record one mechanism run; raises BudgetExceeded (recording nothing) if over the plan.
 
         ``epsilon`` may be 0 (a recorded step that spends nothing, e.g. an unused remainder).
@@ -56,22 +58,23 @@ class BudgetAccountant:
         return spend
 
     @property
-    def spent(self):
+    def spent(self) -> tuple[float, float]:
         """(epsilon, delta) spent so far (basic composition, fsum)."""
         return (math.fsum(s.epsilon for s in self._spends), math.fsum(s.delta for s in self._spends))
 
     @property
-    def remaining(self):
+    def remaining(self) -> tuple[float, float]:
         """(epsilon, delta) still available in the plan (never negative)."""
         eps, delta = self.spent
         return max(0.0, self.epsilon - eps), max(0.0, self.delta - delta)
 
     @property
-    def mechanisms(self):
+    def mechanisms(self) -> list[Spend]:
         """The recorded :class:`Spend` objects, in order."""
         return list(self._spends)
 
-    def guarantee(self, kind, neighbouring, warnings=()):
+    def guarantee(self, kind: str, neighbouring: str | None,
+                  warnings: Iterable[str] = ()) -> Guarantee:
         """A :class:`Guarantee` for what was actually spent (kind "none" reports epsilon = inf)."""
         eps, delta = self.spent
         if kind == "none":

@@ -19,11 +19,12 @@ the outer range, and separated by at least one floating-point step so that lower
 """
 import numpy as np
 
+from ..constraints import BOUNDS, RELATION, Interval, Real
 from . import quantile as _quantile
+from ._validation import check_size, real_scalar
 from .accountant import BudgetAccountant
 from .estimator import PrivateEstimator, check_choice, epsilon_param
 from .rng import as_generator
-from ._validation import check_size, real_scalar
 
 NEIGHBOURINGS = ("replace", "add_remove")
 
@@ -207,9 +208,28 @@ class PrivateBounds(PrivateEstimator):
     McSherry, F. & Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
     Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy. Sec. 3.4
     (the exponential mechanism) and Thm 3.16 (basic composition).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from privclust.core import PrivateBounds
+    >>> X = np.random.default_rng(0).normal(size=(5000, 2))
+    >>> est = PrivateBounds(epsilon=1.0, outer_bounds=(-100, 100), random_state=0).fit(X)
+    >>> est.bounds_[0].shape
+    (2,)
+    >>> print(est.privacy_.summary())
+    1.0-DP, pure, replace-one neighbours
     """
 
     _released = ("lower_", "upper_", "bounds_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "outer_bounds": [None, BOUNDS],
+        "quantile": [Interval(Real, 0, 0.5, closed="left")],
+        "margin": [Interval(Real, 0, None, closed="left")],
+        "neighbouring": [RELATION],
+    }
 
     def __init__(self, epsilon=0.1, outer_bounds=None, quantile=0.01, margin=0.0,
                  neighbouring="replace", random_state=None, ledger=None):

@@ -2,11 +2,13 @@
 FOCS 2010)."""
 import math
 import numbers
+from collections.abc import Iterable
+from typing import Any
 
 from ._validation import check_delta, check_epsilon
 
 
-def basic_composition(spends):
+def basic_composition(spends: Iterable[Any]) -> tuple[float, float]:
     """Basic composition: the (epsilon_i, delta_i) add up.
 
     ``spends`` is an iterable of ``(epsilon, delta)`` pairs or objects with ``epsilon`` and
@@ -25,7 +27,8 @@ def basic_composition(spends):
     return math.fsum(eps), math.fsum(dels)
 
 
-def advanced_composition(epsilon0, delta0, k, delta_prime):
+def advanced_composition(epsilon0: float, delta0: float, k: int,
+                         delta_prime: float) -> tuple[float, float]:
     """k-fold adaptive composition of (eps0, delta0)-DP steps (Dwork, Rothblum & Vadhan 2010).
 
     Returns ``(eps', k*delta0 + delta')`` with eps' = sqrt(2k ln(1/delta')) eps0 + k eps0 (e^eps0 - 1).

@@ -1,7 +1,8 @@
 """Exceptions and warnings of the privacy layer."""
+from ..exceptions import PrivclustWarning
 
 
-class PrivacyWarning(UserWarning):
+class PrivacyWarning(PrivclustWarning):
     """A configuration whose privacy claim is weaker than it looks (e.g. outside a proven range)."""
 
 

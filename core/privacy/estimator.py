@@ -22,10 +22,10 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted
-
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..constraints import EPSILON, LEDGER, RANDOM_STATES
 from ..release.prepared import PreparedRelease
 from ._validation import check_delta, check_epsilon
 from .guarantee import Guarantee
@@ -44,17 +44,14 @@ def public_shape(X):
     if len(shape) != 2:
         raise ValueError(f"X must be 2-dimensional (n_samples, n_features), got shape {tuple(shape)}")
     n, d = (int(s) for s in shape)
-    if n < 1 or d < 1:
-        raise ValueError(f"X must have at least one row and one column, got shape {(n, d)}")
+    # scikit-learn's wording (check_array), which its estimator checks look for
+    if n < 1:
+        raise ValueError(f"Found array with 0 sample(s) (shape={(n, d)}) while a minimum of 1 is "
+                         "required.")
+    if d < 1:
+        raise ValueError(f"Found array with 0 feature(s) (shape={(n, d)}) while a minimum of 1 is "
+                         "required.")
     return n, d
-
-
-def check_ledger(ledger):
-    """``ledger`` if it is None or has ``charge``; TypeError otherwise."""
-    if ledger is not None and not callable(getattr(ledger, "charge", None)):
-        raise TypeError(f"ledger must be None or a privclust.core.privacy.Ledger, got "
-                        f"{type(ledger).__name__}")
-    return ledger
 
 
 def check_positive_int(value, name, minimum=1):
@@ -112,6 +109,12 @@ class PrivateEstimator(BaseEstimator):
     See docs/algorithms.md, section 1 (the order of a fit).
     """
 
+    #: scikit-learn's parameter constraints, checked first by :meth:`plan` (subclasses extend it)
+    _parameter_constraints: dict = {
+        "epsilon": [EPSILON],
+        "ledger": [None, LEDGER],
+        "random_state": RANDOM_STATES,
+    }
     #: names of the fitted attributes a release carries; nothing else of a fit is released
     _released = ()
     #: whether :meth:`_check_data` reads scipy.sparse matrices. Whether the data are sparse is
@@ -132,7 +135,7 @@ class PrivateEstimator(BaseEstimator):
         alone (and the public shape, when given). Validates every parameter; raises
         ValueError/TypeError naming the problem. ``n_samples`` must be None unless the number of
         records is public under this configuration's relation."""
-        check_ledger(getattr(self, "ledger", None))
+        self._validate_params()     # types and ranges (_parameter_constraints), with their names
         as_generator(getattr(self, "random_state", None))
         if n_samples is not None and self.neighbouring_relation() == "add_remove":
             raise ValueError("under add/remove neighbours the number of records is private: "
@@ -204,10 +207,8 @@ class CenterPredictorMixin:
 
     def predict(self, X):
         check_is_fitted(self, "cluster_centers_")
-        X = check_finite_data(X)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
         C = self.cluster_centers_
-        if X.shape[1] != C.shape[1]:
-            raise ValueError(f"X has {X.shape[1]} features; the centres have {C.shape[1]}")
         d2 = (X * X).sum(1)[:, None] - 2.0 * X @ C.T + (C * C).sum(1)[None, :]
         return np.argmin(d2, axis=1)
 

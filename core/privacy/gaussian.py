@@ -7,8 +7,14 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from ._validation import (as_float_array, check_delta, check_epsilon, check_rng, check_sensitivity,
-                          check_size)
+from ._validation import (
+    as_float_array,
+    check_delta,
+    check_epsilon,
+    check_rng,
+    check_sensitivity,
+    check_size,
+)
 
 
 def _analytic_excess(sigma, epsilon, delta):

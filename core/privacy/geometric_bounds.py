@@ -42,16 +42,17 @@ Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy
 Tumult Labs. Tumult Analytics documentation: ``get_bounds`` (noisy histogram over +-2^i bins).
 OpenDP documentation: bounds from a noisy histogram over geometric bins.
 """
-from dataclasses import dataclass
 import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..constraints import RELATION, Interval, Real
+from ._validation import check_size
 from .accountant import BudgetAccountant
 from .estimator import PrivateEstimator, check_choice, epsilon_param
 from .rng import as_generator
-from ._validation import check_size
 
 NEIGHBOURINGS = ("replace", "add_remove")
 SENSITIVITY = {"replace": 2.0, "add_remove": 1.0}
@@ -310,9 +311,25 @@ class GeometricBounds(PrivateEstimator):
         and Thm 3.16.
     Tumult Labs. Tumult Analytics documentation, ``get_bounds``; OpenDP documentation (bounds
         from geometric-bin histograms): the idea, not their code or rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from privclust.core import GeometricBounds
+    >>> X = np.random.default_rng(0).normal(scale=30.0, size=(5000, 2))
+    >>> est = GeometricBounds(epsilon=1.0, random_state=0).fit(X)
+    >>> print(est.privacy_.summary())
+    1.0-DP, pure, replace-one neighbours
     """
 
     _released = ("lower_", "upper_", "bounds_", "found_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "exponents": ["array-like"],
+        "failure_probability": [Interval(Real, 0, 1, closed="neither")],
+        "neighbouring": [RELATION],
+    }
 
     def __init__(self, epsilon=1.0, exponents=(-8, 16), failure_probability=1e-3,
                  neighbouring="replace", random_state=None, ledger=None):

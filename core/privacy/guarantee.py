@@ -2,6 +2,7 @@
 asymptotic, none), epsilon, delta, the neighbouring relation and the mechanisms spent."""
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 KINDS = ("pure", "approx", "asymptotic", "none")
 NEIGHBOURINGS = ("replace", "add_remove", "cell")
@@ -18,7 +19,7 @@ _NEIGHBOUR_TEXT = {
 }
 
 
-def _number(value, name):
+def _number(value: Any, name: str) -> float:
     if isinstance(value, bool):
         raise TypeError(f"{name} must be a number, got {value!r}")
     try:
@@ -27,7 +28,7 @@ def _number(value, name):
         raise TypeError(f"{name} must be a number, got {value!r}") from None
 
 
-def _fmt(x):
+def _fmt(x: float) -> str:
     return repr(float(x))
 
 
@@ -40,7 +41,7 @@ class Spend:
     delta: float = 0.0
     sensitivity: float | None = None
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "epsilon": float(self.epsilon), "delta": float(self.delta),
                 "sensitivity": None if self.sensitivity is None else float(self.sensitivity)}
 
@@ -76,10 +77,10 @@ class Guarantee:
     delta: float
     kind: str
     neighbouring: str | None
-    mechanisms: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
+    mechanisms: list[Any] = field(default_factory=list)
+    warnings: list[Any] = field(default_factory=list)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
         if self.neighbouring not in NEIGHBOURINGS and not (self.kind == "none" and self.neighbouring is None):
@@ -108,30 +109,30 @@ class Guarantee:
         self.warnings = [str(w) for w in self.warnings]
 
     @property
-    def is_private(self):
+    def is_private(self) -> bool:
         """True unless kind is "none"."""
         return self.kind != "none"
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """JSON-friendly dict (non-finite numbers become the strings "inf"/"nan")."""
-        def num(x):
+        def num(x: float) -> float | str:
             return x if math.isfinite(x) else str(x)
         return {"epsilon": num(self.epsilon), "delta": num(self.delta), "kind": self.kind,
                 "neighbouring": self.neighbouring,
                 "mechanisms": [m.to_dict() for m in self.mechanisms],
                 "warnings": list(self.warnings)}
 
-    def summary(self):
+    def summary(self) -> str:
         """One plain-language line, e.g. "(1.0, 1e-06)-DP, approximate, replace-one neighbours"."""
         if self.kind == "none":
             text = "not differentially private (no guarantee)"
         else:
             head = f"{_fmt(self.epsilon)}-DP" if self.delta == 0 else f"({_fmt(self.epsilon)}, {_fmt(self.delta)})-DP"
-            text = f"{head}, {_KIND_TEXT[self.kind]}, {_NEIGHBOUR_TEXT[self.neighbouring]}"
+            text = f"{head}, {_KIND_TEXT[self.kind]}, {_NEIGHBOUR_TEXT[str(self.neighbouring)]}"
         if self.warnings:
             n = len(self.warnings)
             text += f"; {n} warning{'s' if n > 1 else ''}"
         return text
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.summary()

@@ -36,7 +36,7 @@ import socket
 import sqlite3
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import numpy as np
@@ -175,6 +175,14 @@ class Ledger:
         Found. Trends Theor. Comput. Sci. 9(3-4), Thm. 3.16 (basic composition) and
         Thm. 2.2 (group privacy).
     See docs/algorithms.md, section 1 (one ledger, one unit).
+
+    Examples
+    --------
+    >>> from privclust.core import Ledger
+    >>> ledger = Ledger(epsilon=1.0, delta=1e-5)
+    >>> record = ledger.charge(0.25, what="a first release")
+    >>> ledger.spent, ledger.remaining
+    ((0.25, 0.0), (0.75, 1e-05))
     """
 
     def __init__(self, epsilon, delta=0.0, path=None, dataset=None, unit="replace"):
@@ -241,7 +249,7 @@ class Ledger:
                 conn.execute("INSERT INTO ledgers (dataset, total_epsilon, total_delta, "
                              "spent_epsilon, spent_delta, created, unit) VALUES (?, ?, ?, ?, ?, ?, ?)",
                              (self.dataset, str(self._total[0]), str(self._total[1]), "0", "0",
-                              datetime.now(timezone.utc).isoformat(), self.unit))
+                              datetime.now(UTC).isoformat(), self.unit))
             elif (Decimal(row[0]), Decimal(row[1])) != self._total:
                 raise ValueError(
                     f"ledger file {self.path!r} already holds a budget of (epsilon={row[0]}, "
@@ -320,7 +328,7 @@ class Ledger:
         relation = self.unit if relation is None else relation
         req = (float(requested[0]), float(requested[1]))
         what = str(what)
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         pending = [(str(k), str(e), str(p)) for k, e, p in pending]
         with self._lock:
             if self.path is None:
@@ -396,8 +404,8 @@ class Ledger:
             conn = self._connect()
             try:
                 rows = conn.execute(sql, (self.dataset,) if key is None else (self.dataset, key))
-                rows = [dict(zip(("charge_id", "key", "estimator", "params", "at", "runner"), r))
-                        for r in rows]
+                names = ("charge_id", "key", "estimator", "params", "at", "runner")
+                rows = [dict(zip(names, r, strict=True)) for r in rows]
             finally:
                 conn.close()
         for row in rows:

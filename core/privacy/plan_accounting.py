@@ -70,8 +70,10 @@ a public row cap L has 2 floor(L) ceil(1/c) times the sensitivity (the ledger's 
 cannot be counted on an add/remove ledger (refused).
 """
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any, cast
 
 from ._validation import check_delta
 from .gaussian import analytic_gaussian_sigma
@@ -104,7 +106,7 @@ class PlanEvent:
     release: int = 0
     relation: str = "replace"
 
-    def to_dp_event(self):
+    def to_dp_event(self) -> Any:
         """The ``dp_accounting.DpEvent`` of this step (see the module docstring)."""
         import dp_accounting
 
@@ -118,13 +120,13 @@ class PlanEvent:
             return dp_accounting.RandomizedResponseDpEvent(2.0 * tail / (1.0 + tail), 2)
         return dp_accounting.UnsupportedDpEvent()
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "epsilon": self.epsilon,
                 "delta": self.delta, "noise_multiplier": self.noise_multiplier,
                 "release": self.release, "relation": self.relation}
 
 
-def _classify(name, delta, estimator):
+def _classify(name: str, delta: float, estimator: str | None) -> str:
     low = name.lower().replace("-", "").replace(" ", "")
     if "laplaceonl(0)" in low:
         return "laplace" if delta == 0 else "epsilon_delta"
@@ -141,7 +143,8 @@ def _classify(name, delta, estimator):
     return "epsilon_delta"
 
 
-def events_for_guarantee(guarantee, estimator=None, release=0):
+def events_for_guarantee(guarantee: Guarantee, estimator: str | None = None,
+                         release: int = 0) -> list[PlanEvent]:
     """The events of one release (a :class:`Guarantee` with its mechanisms), in its own relation.
 
     ``estimator`` is the estimator's class name (used for the rules that are per algorithm).
@@ -153,7 +156,7 @@ def events_for_guarantee(guarantee, estimator=None, release=0):
     if not guarantee.is_private:
         raise ValueError("a release without a privacy guarantee (kind 'none') has no events: it "
                          "cannot be part of a private plan")
-    rel = guarantee.neighbouring
+    rel = cast(str, guarantee.neighbouring)   # a private guarantee names its relation
     whole = [PlanEvent("epsilon_delta", f"{estimator or 'release'} (whole)", guarantee.epsilon,
                        guarantee.delta, None, release, rel)]
     mechs = [m for m in guarantee.mechanisms if m.epsilon > 0 or m.delta > 0]
@@ -179,7 +182,8 @@ def events_for_guarantee(guarantee, estimator=None, release=0):
     return events
 
 
-def convert_events(events, unit="replace", row_cap=None, cell_bound=1.0):
+def convert_events(events: Iterable[PlanEvent], unit: str = "replace",
+                   row_cap: float | None = None, cell_bound: float = 1.0) -> list[PlanEvent]:
     """The events re-expressed in the ledger's ``unit`` (see the module docstring); raises
     :class:`~privclust.core.privacy.relations.RelationError` when they cannot be counted."""
     check_unit(unit)
@@ -207,7 +211,8 @@ def convert_events(events, unit="replace", row_cap=None, cell_bound=1.0):
                 eps, delta = (float(x) for x in convert(ev.epsilon, ev.delta, rel, unit))
             else:
                 eps, delta = factor * ev.epsilon, factor * ev.delta
-            out.append(PlanEvent(ev.kind, ev.name, eps, delta, ev.noise_multiplier / factor,
+            out.append(PlanEvent(ev.kind, ev.name, eps, delta,
+                                 cast(float, ev.noise_multiplier) / factor,
                                  ev.release, unit))
         else:
             eps, delta = (float(x) for x in convert(ev.epsilon, ev.delta, rel, unit,
@@ -216,8 +221,8 @@ def convert_events(events, unit="replace", row_cap=None, cell_bound=1.0):
     return out
 
 
-def _grouped(events):
-    groups = {}
+def _grouped(events: Iterable[PlanEvent]) -> dict[tuple[Any, ...], int]:
+    groups: dict[tuple[Any, ...], int] = {}
     for ev in events:
         key = (ev.kind, ev.noise_multiplier if ev.kind != "epsilon_delta" else None,
                ev.epsilon if ev.kind == "epsilon_delta" else None,
@@ -226,7 +231,8 @@ def _grouped(events):
     return groups
 
 
-def compose_pld(events, delta, value_discretization_interval=1e-4):
+def compose_pld(events: Iterable[PlanEvent], delta: float,
+                value_discretization_interval: float = 1e-4) -> float:
     """Epsilon at ``delta`` of the composition of ``events`` by privacy loss distributions
     (``dp_accounting.pld``, pessimistic). Identical events are self-composed once.
 
@@ -253,7 +259,8 @@ def compose_pld(events, delta, value_discretization_interval=1e-4):
     Manurangsi, P. (2022). Connect the dots: tighter discrete approximations of privacy loss
     distributions. PETS, Sec. 3.
     """
-    from dp_accounting.pld import common, privacy_loss_distribution as pld
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
 
     delta = check_delta(delta, "delta")
     step = value_discretization_interval
@@ -276,7 +283,7 @@ def compose_pld(events, delta, value_discretization_interval=1e-4):
     return float(total.get_epsilon_for_delta(delta))
 
 
-def compose_rdp(events, delta):
+def compose_rdp(events: Sequence[PlanEvent], delta: float) -> float | None:
     """Epsilon at ``delta`` of the composition of ``events`` by Renyi DP (``dp_accounting.rdp``).
 
     Parameters
@@ -308,7 +315,7 @@ def compose_rdp(events, delta):
     return float(acc.get_epsilon(delta))
 
 
-def gaussian_epsilon(noise_multiplier, delta):
+def gaussian_epsilon(noise_multiplier: float, delta: float) -> float:
     """Exact epsilon of ONE Gaussian mechanism with sigma/Delta = ``noise_multiplier`` at
     ``delta``, by bisection: the closed form the PLD result is tested against (k Gaussians of
     multiplier s compose to one of multiplier s / sqrt(k)).
@@ -334,7 +341,7 @@ def gaussian_epsilon(noise_multiplier, delta):
 
     s = float(noise_multiplier)
 
-    def excess(eps):
+    def excess(eps: float) -> float:
         return ndtr(0.5 / s - eps * s) - math.exp(eps + log_ndtr(-0.5 / s - eps * s)) - delta
 
     if excess(0.0) <= 0:
@@ -368,15 +375,15 @@ class PlanAccounting:
     notes: list = field(default_factory=list)
 
     @property
-    def events(self):
+    def events(self) -> list[PlanEvent]:
         return [ev for r in self.releases for ev in r["events"]]
 
-    def event_table(self):
+    def event_table(self) -> list[dict[str, Any]]:
         """One dict per event (for a table in a UI or notebook)."""
         return [{"release": ev.release, "estimator": self.releases[ev.release]["estimator"],
                  **ev.to_dict()} for ev in self.events]
 
-    def summary(self):
+    def summary(self) -> str:
         e_b, d_b = self.basic
         rdp = "n/a" if self.rdp_epsilon is None else f"{self.rdp_epsilon:.4g}"
         return (f"{len(self.releases)} releases, {self.unit} unit: basic composition "
@@ -385,8 +392,10 @@ class PlanAccounting:
                 f"{self.accounting}")
 
 
-def account_guarantees(items, unit="replace", delta=None, accounting="pld",
-                       value_discretization_interval=1e-4):
+def account_guarantees(items: Iterable[tuple[str, Guarantee, dict[str, Any] | None]],
+                       unit: str = "replace", delta: float | None = None,
+                       accounting: str = "pld",
+                       value_discretization_interval: float = 1e-4) -> "PlanAccounting":
     """Account a plan given as ``items`` = [(estimator name, Guarantee, ledger options dict)].
 
     Parameters
@@ -422,13 +431,14 @@ def account_guarantees(items, unit="replace", delta=None, accounting="pld",
     items = list(items)
     if not items:
         raise ValueError("a plan needs at least one release")
-    releases, eps_b, delta_b = [], Decimal(0), Decimal(0)
+    releases: list[dict[str, Any]] = []
+    eps_b, delta_b = Decimal(0), Decimal(0)
     for i, (name, guarantee, options) in enumerate(items):
         options = dict(options or {})
         if not guarantee.is_private:
             raise ValueError(f"release {i} ({name}) is not private (kind 'none'): a plan holds "
                              "private releases only")
-        cost = convert(guarantee.epsilon, guarantee.delta, guarantee.neighbouring, unit,
+        cost = convert(guarantee.epsilon, guarantee.delta, cast(str, guarantee.neighbouring), unit,
                        row_cap=options.get("row_cap"), cell_bound=options.get("cell_bound", 1.0))
         events = convert_events(events_for_guarantee(guarantee, name, i), unit,
                                 row_cap=options.get("row_cap"),
@@ -477,8 +487,9 @@ def account_guarantees(items, unit="replace", delta=None, accounting="pld",
                           (float(charge_eps), float(target)), notes)
 
 
-def account_plan(estimators, shape, unit="replace", delta=None, accounting="pld",
-                 value_discretization_interval=1e-4):
+def account_plan(estimators: Iterable[Any], shape: Sequence[int], unit: str = "replace",
+                 delta: float | None = None, accounting: str = "pld",
+                 value_discretization_interval: float = 1e-4) -> "PlanAccounting":
     """Account a fixed plan of private estimators run on data of public ``shape`` (n, d).
 
     Every estimator is planned (:meth:`PrivateEstimator.public_plan`: parameters validated, no

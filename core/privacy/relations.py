@@ -34,7 +34,7 @@ class RelationError(ValueError):
     """A release whose neighbouring relation cannot be counted in the ledger's unit."""
 
 
-def _dec(value):
+def _dec(value: float | Decimal) -> Decimal:
     if isinstance(value, Decimal):
         return value
     if isinstance(value, int):
@@ -42,14 +42,16 @@ def _dec(value):
     return Decimal(repr(float(value)))
 
 
-def check_unit(unit):
+def check_unit(unit: str) -> str:
     """Return ``unit`` if it is a ledger unit ("replace" or "add_remove"); ValueError otherwise."""
     if unit not in UNITS:
         raise ValueError(f"a ledger's unit must be one of {UNITS}, got {unit!r}")
     return unit
 
 
-def convert(epsilon, delta, relation, unit="replace", row_cap=None, cell_bound=1.0):
+def convert(epsilon: float | Decimal, delta: float | Decimal, relation: str,
+            unit: str = "replace", row_cap: float | None = None,
+            cell_bound: float = 1.0) -> tuple[Decimal, Decimal]:
     """Cost of an (epsilon, delta) release under ``relation`` in the ledger ``unit``.
 
     Returns ``(epsilon, delta)`` as exact Decimals (delta rounded up where e^eps enters).
@@ -91,7 +93,7 @@ def convert(epsilon, delta, relation, unit="replace", row_cap=None, cell_bound=1
     return _UP.multiply(eps, cell_steps(row_cap, cell_bound)), Decimal(0)
 
 
-def cell_steps(row_cap, cell_bound=1.0):
+def cell_steps(row_cap: float, cell_bound: float = 1.0) -> int:
     """Single-cell changes of at most ``cell_bound`` units that join two integer rows with sums
     at most ``row_cap``: 2 floor(L) ceil(1 / c) (group privacy factor of a cell-level release).
 
@@ -107,7 +109,8 @@ def cell_steps(row_cap, cell_bound=1.0):
     return 2 * math.floor(L) * math.ceil(1.0 / c)
 
 
-def describe(relation, unit, row_cap=None, cell_bound=1.0):
+def describe(relation: str, unit: str, row_cap: float | None = None,
+             cell_bound: float = 1.0) -> str:
     """One line saying how a release under ``relation`` is counted in ``unit``."""
     if relation == unit:
         return f"{relation}: counted as is"

@@ -11,8 +11,14 @@ import warnings
 
 import numpy as np
 
-from ._validation import (as_float_array, check_delta, check_epsilon, check_rng, check_sensitivity,
-                          check_size)
+from ._validation import (
+    as_float_array,
+    check_delta,
+    check_epsilon,
+    check_rng,
+    check_sensitivity,
+    check_size,
+)
 from .errors import PrivacyWarning
 
 OUTSIDE_RANGE_WARNING = "epsilon > 1 is outside the proven range of the smooth-sensitivity calibration (Nissim, Raskhodnikova & Smith 2007)"

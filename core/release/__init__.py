@@ -12,6 +12,7 @@ Names are imported lazily: the estimator base imports the pipeline, and the Cura
 estimator base.
 """
 from importlib import import_module
+from typing import Any
 
 _EXPORTS = {
     "Curator": "curator", "NotPrivateResult": "curator",
@@ -23,7 +24,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     try:
         module = _EXPORTS[name]
     except KeyError:
@@ -31,5 +32,5 @@ def __getattr__(name):
     return getattr(import_module(f"{__name__}.{module}"), name)
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return __all__

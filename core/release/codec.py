@@ -1,17 +1,31 @@
 """A lossless JSON form of released values (numpy arrays, complex numbers, non-finite floats).
 
-Releases are stored in SQLite as JSON text, so they can be re-opened after a restart without
-pickle (which would execute code from the store).
+Downloads are this JSON. The release store keeps the same structure with every array moved out
+into a ``.npy`` blob (``np.save(allow_pickle=False)``, read back with ``allow_pickle=False``):
+neither form uses pickle, which would execute code from the store.
 """
+import io
 import json
 import math
+from typing import Any
 
 import numpy as np
 
 
-def encode(value):
-    """A JSON-compatible structure for ``value``; :func:`decode` inverts it exactly."""
+def encode(value: Any, arrays: list[bytes] | None = None) -> Any:
+    """A JSON-compatible structure for ``value``; :func:`decode` inverts it exactly.
+
+    With ``arrays`` (a list), every numeric array is appended to it as ``.npy`` bytes and
+    encoded as ``{"__npy__": its index}``; :func:`decode` needs the same list back.
+    """
     if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biufc":
+            raise TypeError(f"cannot store an array of dtype {value.dtype}")
+        if arrays is not None:
+            buffer = io.BytesIO()
+            np.save(buffer, value, allow_pickle=False)
+            arrays.append(buffer.getvalue())
+            return {"__npy__": len(arrays) - 1}
         if value.dtype.kind == "c":
             return {"__ndarray__": "complex", "dtype": value.dtype.str, "shape": list(value.shape),
                     "real": [_float(x) for x in value.real.ravel()],
@@ -22,10 +36,8 @@ def encode(value):
         if value.dtype.kind in "iu":
             return {"__ndarray__": "int", "dtype": value.dtype.str, "shape": list(value.shape),
                     "data": [int(x) for x in value.ravel()]}
-        if value.dtype.kind == "f":
-            return {"__ndarray__": "float", "dtype": value.dtype.str, "shape": list(value.shape),
-                    "data": [_float(x) for x in value.ravel()]}
-        raise TypeError(f"cannot store an array of dtype {value.dtype}")
+        return {"__ndarray__": "float", "dtype": value.dtype.str, "shape": list(value.shape),
+                "data": [_float(x) for x in value.ravel()]}
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)):
@@ -37,27 +49,37 @@ def encode(value):
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, dict):
-        return {"__dict__": [[encode(k), encode(v)] for k, v in value.items()]}
+        return {"__dict__": [[encode(k, arrays), encode(v, arrays)] for k, v in value.items()]}
     if isinstance(value, (list, tuple)):
         return {"__seq__": "tuple" if isinstance(value, tuple) else "list",
-                "items": [encode(v) for v in value]}
+                "items": [encode(v, arrays) for v in value]}
     to_public = getattr(value, "to_public", None)
     if callable(to_public):
-        return encode(to_public())
+        return encode(to_public(), arrays)
     raise TypeError(f"cannot store a value of type {type(value).__name__}")
 
 
-def _float(x):
+def _float(x: Any) -> float | dict[str, str]:
     x = float(x)
     return x if math.isfinite(x) else {"__float__": repr(x)}
 
 
-def decode(obj):
-    """The value :func:`encode` was given (arrays come back read-only)."""
+def _read_only(arr: np.ndarray) -> np.ndarray:
+    # over immutable bytes: the read-only flag cannot be switched back on
+    return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(arr.shape)
+
+
+def decode(obj: Any, arrays: list[bytes] | None = None) -> Any:
+    """The value :func:`encode` was given (arrays come back read-only); ``arrays`` are the
+    ``.npy`` blobs an encoding with ``arrays`` produced."""
     if isinstance(obj, list):
-        return [decode(v) for v in obj]
+        return [decode(v, arrays) for v in obj]
     if not isinstance(obj, dict):
         return obj
+    if "__npy__" in obj:
+        if arrays is None:
+            raise ValueError("an array stored as a .npy blob needs its blobs to be decoded")
+        return _read_only(np.load(io.BytesIO(arrays[obj["__npy__"]]), allow_pickle=False))
     if "__float__" in obj:
         return float(obj["__float__"])
     if "__complex__" in obj:
@@ -73,25 +95,24 @@ def decode(obj):
         else:
             dtype = obj.get("dtype") or {"bool": bool, "int": np.int64, "float": np.float64}[kind]
             arr = np.array([decode(v) for v in obj["data"]], dtype=dtype)
-        # over immutable bytes: the read-only flag cannot be switched back on
-        return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(shape)
+        return _read_only(arr.reshape(shape))
     if "__seq__" in obj:
-        items = [decode(v) for v in obj["items"]]
+        items = [decode(v, arrays) for v in obj["items"]]
         return tuple(items) if obj["__seq__"] == "tuple" else items
     if "__dict__" in obj:
-        return {_key(decode(k)): decode(v) for k, v in obj["__dict__"]}
+        return {_key(decode(k, arrays)): decode(v, arrays) for k, v in obj["__dict__"]}
     raise ValueError(f"not an encoded value: {sorted(obj)}")
 
 
-def _key(k):
+def _key(k: Any) -> Any:
     return tuple(k) if isinstance(k, list) else k
 
 
-def describe_params(params):
+def describe_params(params: dict[str, Any]) -> dict[str, Any]:
     """Estimator parameters as storable values: objects that :func:`encode` cannot store (an
     aggregator, a solver instance) become ``{"class": name, "params": {...}}`` of their own
     public parameters (``get_params()`` or their non-underscore attributes)."""
-    def plain(value, depth=0):
+    def plain(value: Any, depth: int = 0) -> Any:
         try:
             encode(value)
             return value
@@ -107,11 +128,11 @@ def describe_params(params):
     return {k: plain(v) for k, v in params.items()}
 
 
-def dumps(value):
+def dumps(value: Any) -> str:
     """``encode`` then compact JSON text."""
     return json.dumps(encode(value), separators=(",", ":"), allow_nan=False)
 
 
-def loads(text):
+def loads(text: str) -> Any:
     """Inverse of :func:`dumps`."""
     return decode(json.loads(text))

@@ -23,7 +23,9 @@ A failure after the charge is reported as :class:`ReleaseFailed`, whose message 
 type of the error (its text may describe the records); the data owner reads ``detail``.
 """
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,9 +35,11 @@ from ..algorithms import parameter_classes, private_classes
 from ..data import Dataset
 from ..data.dask_dataset import DaskDataset, dask_client
 from ..privacy.estimator import PrivateEstimator
+from ..privacy.ledger import Ledger
 from .codec import decode
 from .live import LiveRelease
 from .prepared import PreparedRelease, ReleaseFailed, charge, request_record
+from .record import Release
 from .store import ReleaseStore
 from .vouch import PrivacyRefused
 
@@ -53,13 +57,13 @@ class NotPrivateResult:
     label: str = "NOT PRIVATE: computed on the raw data (data owner view only)"
 
 
-def core_private_classes():
+def core_private_classes() -> frozenset[type]:
     """The private estimator classes the door trusts: the algorithm registry's
     (:func:`privclust.core.algorithms.private_classes`)."""
     return private_classes()
 
 
-def core_parameter_classes():
+def core_parameter_classes() -> frozenset[type]:
     """Exact privclust classes accepted as parameter objects: the registry's parameter classes
     (the non-private solvers run on blocks inside sample-and-aggregate, the 1-cluster
     aggregator)."""
@@ -88,7 +92,7 @@ NO_DASK_MODE = {
 }
 
 
-def _check_dataset(dataset, client=None):
+def _check_dataset(dataset: Any, client: Any = None) -> Dataset | DaskDataset:
     if isinstance(dataset, DaskDataset):
         # facts first (named when missing), then the operator's validating pass if not done yet
         dataset.check_facts()
@@ -130,9 +134,24 @@ class Curator:
     Berghel, S. et al. (2022). Tumult Analytics: a robust, easy-to-use, scalable, and expressive
         framework for differential privacy. arXiv:2212.04133 (sessions).
     See docs/algorithms.md, section 1 (the order of a fit).
+
+    Examples
+    --------
+    >>> from privclust.core import Curator, DPLloyd, Ledger
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> curator = Curator(data.X, Ledger(epsilon=2.0))
+    >>> release = curator.release(DPLloyd(n_clusters=3, epsilon=0.5, bounds=(-10, 10)))
+    >>> release.cluster_centers_.shape
+    (3, 2)
+    >>> release.cost
+    (1.0, 0.0)
+    >>> curator.ledger.remaining
+    (1.0, 0.0)
     """
 
-    def __init__(self, dataset, ledger, trusted=(), client=None):
+    def __init__(self, dataset: Any, ledger: Ledger, trusted: Iterable[type] = (),
+                 client: Any = None) -> None:
         if ledger is None or not callable(getattr(ledger, "charge", None)):
             raise TypeError("Curator needs a privclust.core.privacy.Ledger (the budget of this "
                             "dataset)")
@@ -154,22 +173,23 @@ class Curator:
         self._ledger = ledger
         self._store = ReleaseStore(key, ledger)
         self._trusted = frozenset(trusted)
-        self._withheld = {}   # release id -> warnings raised after its charge (data owner only)
+        # release id -> warnings raised after its charge (data owner only)
+        self._withheld: dict[int | None, tuple[str, ...]] = {}
         for cls in self._trusted:
             if not (isinstance(cls, type) and issubclass(cls, PrivateEstimator)):
                 raise TypeError(f"trusted must hold PrivateEstimator classes, got {cls!r}")
 
     # ---- public facts -----------------------------------------------------------------------
     @property
-    def unit(self):
+    def unit(self) -> str:
         """The ledger's neighbouring relation: what one protected person is."""
         return self._ledger.unit
 
     @property
-    def ledger(self):
+    def ledger(self) -> Ledger:
         return self._ledger
 
-    def public_facts(self):
+    def public_facts(self) -> dict[str, Any]:
         """What may be shown about the data without a release: name, number of features,
         column names, and the number of records only when it is public (replace-one unit)."""
         ds = self._dataset
@@ -181,7 +201,7 @@ class Curator:
         return facts
 
     # ---- releases ---------------------------------------------------------------------------
-    def prepare(self, estimator):
+    def prepare(self, estimator: Any) -> PreparedRelease:
         """The request ``estimator`` as a :class:`PreparedRelease` (a vouched clone with fresh
         entropy, its plan, its cost in the ledger's unit, its request key), made once and
         without reading any record; :meth:`release` and :meth:`live` take it as it is.
@@ -205,7 +225,7 @@ class Curator:
                                  f"lives on Dask ({why})")
         return prepared
 
-    def progress(self):
+    def progress(self) -> dict[str, Any] | None:
         """On a Dask data set: what the running (or last) release has done, as public counts
         ({"phase", "passes", "done", "total"}: partitions done of the current pass); None for
         a data set in memory."""
@@ -213,23 +233,23 @@ class Curator:
             return None
         return self._records.progress.snapshot()
 
-    def cancel(self):
+    def cancel(self) -> None:
         """On a Dask data set: stop the release that is checking the partitions, before its
         charge (it raises :class:`~privclust.core.data.dask_dataset.ReleaseCancelled`, nothing
         is charged). A release already charged always completes."""
         if getattr(self._records, "partitioned", False):
             self._records.cancel()
 
-    def cost(self, request):
+    def cost(self, request: Any) -> tuple[float, float]:
         """(epsilon, delta) a release of ``request`` (an estimator or a prepared request) would
         cost in the ledger's unit now: 0 when an identical release is stored or already paid
         for."""
         prepared = self.prepare(request)
         if self._store.find(prepared.key) is not None or self._ledger.pending(prepared.key):
             return (0.0, 0.0)
-        return prepared.cost
+        return cast(tuple[float, float], prepared.cost)   # at the door it has a ledger
 
-    def release(self, request):
+    def release(self, request: Any) -> Release:
         """Release ``request`` (an estimator or a request from :meth:`prepare`) fitted on the
         data; returns a :class:`Release` (see the module docstring, step by step)."""
         prepared = self.prepare(request)
@@ -238,7 +258,8 @@ class Curator:
             self._withheld[done.id] = tuple(prepared.withheld)
         return done
 
-    def live(self, request, reference=None, diagnostics=False, process=True, nice=0):
+    def live(self, request: Any, reference: Any = None, diagnostics: bool = False,
+             process: bool = True, nice: int = 0) -> LiveRelease:
         """A stepping release (the Gibbs sampler) as a :class:`~.live.LiveRelease`: charged
         when it starts, it yields only progress (with ``diagnostics``: the evaluation-only
         traces, NOT PRIVATE, for the data owner), and is stored however it ends -- finished,
@@ -253,7 +274,7 @@ class Curator:
                            reference=reference, diagnostics=diagnostics, process=process,
                            nice=nice)
 
-    def recover(self):
+    def recover(self) -> list[Release]:
         """Complete every request of this source that was paid for but never stored (its run
         was lost to a crash or a killed process), with fresh randomness at no new charge;
         returns the releases made. A request whose estimator is no longer trusted stays
@@ -271,13 +292,13 @@ class Curator:
                 done.append(prepared.complete(self._records, self._store, self.unit))
         return done
 
-    def _rebuild(self, name, params):
+    def _rebuild(self, name: str, params: dict[str, Any]) -> Any:
         """An estimator of the trusted class ``name`` from stored parameters (parameter objects
         stored as {"class", "params"} by the codec are rebuilt from privclust's classes)."""
         classes = {cls.__name__: cls for cls in self._trusted | core_private_classes()}
         objects = {cls.__qualname__: cls for cls in core_parameter_classes()}
 
-        def value(v):
+        def value(v: Any) -> Any:
             if isinstance(v, dict) and set(v) == {"class", "params"} and v["class"] in objects:
                 return objects[v["class"]](**{k: value(x) for k, x in v["params"].items()})
             return v
@@ -285,7 +306,8 @@ class Curator:
             raise PrivacyRefused(f"{name} is not a trusted estimator")
         return classes[name](**{k: value(v) for k, v in params.items()})
 
-    def release_plan(self, estimators, accounting="pld", delta=None):
+    def release_plan(self, estimators: Sequence[Any], accounting: str = "pld",
+                     delta: float | None = None) -> Any:
         """Commit a fixed plan: charge it ONCE at its tight total, then run every release.
 
         A plan chosen before any of its releases runs is one mechanism, so its cost is the
@@ -349,16 +371,16 @@ class Curator:
             raise err
         return done
 
-    def releases(self):
+    def releases(self) -> list[Release]:
         """Every release made from this source so far (all sessions), oldest first."""
         return self._store.list()
 
-    def get_release(self, release_id):
+    def get_release(self, release_id: int) -> Release:
         """One stored release by id."""
         return self._store.get(release_id)
 
     # ---- the data owner path ----------------------------------------------------------------
-    def owner_fit(self, estimator, **fit_params):
+    def owner_fit(self, estimator: Any, **fit_params: Any) -> "NotPrivateResult":
         """Fit any estimator (a baseline, or a private one for comparison) on the raw data, for
         the data owner only: returns a :class:`NotPrivateResult`; nothing is charged, stored or
         released."""
@@ -371,13 +393,13 @@ class Curator:
         est.fit(self._dataset.X, **fit_params)
         return NotPrivateResult(est, f"{type(est).__name__} on the raw data")
 
-    def owner_warnings(self, release_id):
+    def owner_warnings(self, release_id: int) -> "NotPrivateResult":
         """The warnings a release of this curator raised after its charge, withheld from the
         release because they may describe the records (data owner only, NOT PRIVATE)."""
         return NotPrivateResult(self._withheld.get(release_id, ()),
                                 f"warnings withheld from release #{release_id}")
 
-    def owner_evaluate(self, function):
+    def owner_evaluate(self, function: Callable[[Any], Any]) -> "NotPrivateResult":
         """``function(dataset)`` on the raw data, for the data owner only (NOT PRIVATE)."""
         return NotPrivateResult(function(self._dataset),
                                 getattr(function, "__name__", "evaluation"))

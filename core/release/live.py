@@ -17,9 +17,12 @@ import pickle
 import queue
 import threading
 import time
+from typing import Any
 
 from ..privacy.errors import DuplicateRequest
-from .prepared import ReleaseFailed, withheld
+from .prepared import PreparedRelease, ReleaseFailed, withheld
+from .record import Release
+from .store import ReleaseStore
 from .vouch import PrivacyRefused
 
 log = logging.getLogger(__name__)
@@ -28,7 +31,7 @@ STATE_EVERY_S = 0.5      # the child sends the state reached at most this often 
 UNRESPONSIVE_S = 600.0   # a stopped child that sends nothing for this long is terminated
 
 
-def mp_context():
+def mp_context() -> Any:
     """"forkserver" (children fork from a clean server that has the sampler preloaded: no fork
     of a threaded server, and a fast start after the first) where available, else "spawn"."""
     if "forkserver" in multiprocessing.get_all_start_methods():
@@ -38,14 +41,15 @@ def mp_context():
     return multiprocessing.get_context("spawn")
 
 
-def state_of(estimator):
+def state_of(estimator: Any) -> dict[str, Any]:
     """The fitted state a stepping run sends back: its released attributes, its guarantee and,
     for the data owner, its trace and iteration count."""
     names = tuple(estimator.released_attributes()) + ("privacy_", "n_iter_", "trace_")
     return {name: getattr(estimator, name) for name in names if hasattr(estimator, name)}
 
 
-def stream_steps(estimator, X, reference, conn, stop, nice=0):
+def stream_steps(estimator: Any, X: Any, reference: Any, conn: Any, stop: Any,
+                 nice: int = 0) -> None:
     """Child-process target: ``estimator.iter_fit(X, reference)`` (its own ``random_state``:
     None at the door, i.e. fresh entropy in this process; ``ledger`` must be None: the parent
     charged) sending over ``conn`` ``("record", record)`` for each record, ``("state", state)``
@@ -61,7 +65,7 @@ def stream_steps(estimator, X, reference, conn, stop, nice=0):
             os.nice(int(nice))
         except (AttributeError, OSError):   # not on this platform: run at normal priority
             pass
-    warned = []
+    warned: list[str] = []
     status, last = "finished", 0.0
     try:
         with withheld(warned):
@@ -104,22 +108,26 @@ class LiveRelease:
         What went wrong (:class:`ReleaseFailed` after the charge).
     """
 
-    def __init__(self, prepared, X, store, unit, reference=None, diagnostics=False,
-                 process=True, nice=0):
+    def __init__(self, prepared: PreparedRelease, X: Any, store: ReleaseStore, unit: str,
+                 reference: Any = None, diagnostics: bool = False, process: bool = True,
+                 nice: int = 0) -> None:
         self._prepared, self._X, self._store, self._unit = prepared, X, store, unit
         self._reference, self._diagnostics = reference, bool(diagnostics)
         self._process, self._nice = bool(process), int(nice)
-        self.queue = queue.Queue()
-        self.status, self.release, self.error = "ready", None, None
+        self.queue: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.status = "ready"
+        self.release: Release | None = None
+        self.error: ReleaseFailed | None = None
         self._stop = threading.Event()
-        self._mp_stop = None
+        self._mp_stop: Any = None
         self._done = threading.Event()
-        self._thread = None
-        self._charge_id, self._notes = None, ()
+        self._thread: threading.Thread | None = None
+        self._charge_id: int | None = None
+        self._notes: tuple[str, ...] = ()
         self.n_iter = int(prepared.estimator.n_iter)
 
     # ---- control -----------------------------------------------------------------------------
-    def start(self):
+    def start(self) -> "LiveRelease":
         """Answer from the store, or charge (with the request pending) and start sampling in
         the background. Refusals (budget, parameters) raise here, before anything runs."""
         p = self._prepared
@@ -137,7 +145,8 @@ class LiveRelease:
                 return self._finish_with(self._store.find(p.key), "from store")
             if pending[0]["running"]:
                 raise PrivacyRefused("an identical run is sampling now (paid for, not yet "
-                                     "stored): ask again when it is done; nothing was charged")
+                                     "stored): ask again when it is done; nothing was charged"
+                                     ) from dup
             self._charge_id = pending[0]["charge_id"]
             self._notes = ("completed after the first run of this paid request was lost; fresh "
                            "randomness, no new charge",)
@@ -147,38 +156,38 @@ class LiveRelease:
         self._thread.start()
         return self
 
-    def stop(self):
+    def stop(self) -> None:
         """Stop after the current record; the state reached is stored as the release."""
         self._stop.set()
         if self._mp_stop is not None:
             self._mp_stop.set()
 
-    def abandon(self):
+    def abandon(self) -> None:
         """The watcher went away (a closed or reloaded page): stop as :meth:`stop` does; the run
         still ends as a stored release, found later among the source's releases."""
         self.stop()
 
-    def join(self, timeout=None):
+    def join(self, timeout: float | None = None) -> bool:
         """Wait until the run has ended and its release is stored; True when it has."""
         return self._done.wait(timeout)
 
     @property
-    def running(self):
+    def running(self) -> bool:
         return self.status == "running"
 
     # ---- the run -----------------------------------------------------------------------------
-    def _finish_with(self, release, status):
+    def _finish_with(self, release: Release | None, status: str) -> "LiveRelease":
         self.release, self.status = release, status
         self._done.set()
         return self
 
-    def _publish(self, record):
+    def _publish(self, record: Any) -> None:
         if self._diagnostics:
             self.queue.put(record)
         else:
             self.queue.put({"iteration": int(record["iteration"]), "n_iter": self.n_iter})
 
-    def _main(self):
+    def _main(self) -> None:
         p = self._prepared
         try:
             status = self._run_process() if self._process else self._run_thread()
@@ -193,7 +202,7 @@ class LiveRelease:
         finally:
             self._done.set()
 
-    def _run_thread(self):
+    def _run_thread(self) -> str:
         p = self._prepared
         status = "finished"
         with withheld(p.withheld):
@@ -208,7 +217,7 @@ class LiveRelease:
                 gen.close()
         return status
 
-    def _run_process(self):
+    def _run_process(self) -> str:
         """Start the child on the vouched clone, forward its records, keep the latest state,
         set it on the clone when the run ends (finished, stopped or unresponsive)."""
         p = self._prepared

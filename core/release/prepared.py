@@ -29,16 +29,20 @@ See docs/algorithms.md, section 1 (the order of a fit).
 import contextlib
 import json
 import warnings
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from collections.abc import Collection, Generator, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from types import MappingProxyType
+from typing import Any, cast
 
 import numpy as np
 
 from ..privacy.errors import DuplicateRequest
+from ..privacy.guarantee import Guarantee
 from ..privacy.rng import as_generator
 from .codec import decode, describe_params, encode
 from .record import Release
+from .store import ReleaseStore
 from .vouch import NotPrivate, PrivacyRefused, vouched_clone
 
 _RTOL = 1e-9
@@ -48,14 +52,18 @@ class ReleaseFailed(RuntimeError):
     """A release that failed after its charge. ``str()`` names only the error's type; the
     original message (which may describe the data) is in ``detail``, for the data owner."""
 
-    def __init__(self, kind, detail):
+    releases: list[Release]         # set by Curator.release_plan: the plan's releases made
+    failures: list[tuple[int, str]]  # and the (index, kind) of those that failed
+
+    def __init__(self, kind: str, detail: str) -> None:
         super().__init__(f"the release failed after it was charged ({kind}); its message may "
                          "describe the private data and is withheld")
         self.kind = kind
         self.detail = detail
 
 
-def charge(ledger, epsilon, delta, relation, what, options=None, pending=()):
+def charge(ledger: Any, epsilon: float, delta: float, relation: str | None, what: str,
+           options: dict[str, Any] | None = None, pending: Sequence[Any] = ()) -> Any:
     """Charge ``ledger`` (epsilon, delta) of a release under ``relation``: the only call of
     :meth:`~privclust.core.privacy.Ledger.charge` in ``privclust.core``. Returns the
     ChargeRecord (None without a ledger)."""
@@ -65,7 +73,7 @@ def charge(ledger, epsilon, delta, relation, what, options=None, pending=()):
                          **(options or {}))
 
 
-def check_spend(estimator, plan):
+def check_spend(estimator: Any, plan: Guarantee) -> None:
     """RuntimeError when what ``estimator`` spent (``privacy_``) is not within ``plan``."""
     got = estimator.privacy_
     if got.kind != plan.kind or got.neighbouring != plan.neighbouring or (
@@ -76,7 +84,7 @@ def check_spend(estimator, plan):
 
 
 @contextlib.contextmanager
-def withheld(sink):
+def withheld(sink: list[str]) -> Iterator[None]:
     """Collect the warnings raised inside the block into ``sink`` (a list of texts) instead of
     showing them; numpy's floating-point warnings are silenced. Python's warning filters are
     process-wide: a warning raised by another thread meanwhile is collected too (never shown
@@ -89,7 +97,8 @@ def withheld(sink):
             sink.extend(f"{w.category.__name__}: {w.message}" for w in caught)
 
 
-def request_record(key, estimator_name, params):
+def request_record(key: str | None, estimator_name: str,
+                   params: dict[str, Any] | None) -> tuple[str | None, str, str]:
     return (key, estimator_name, json.dumps(encode(params), separators=(",", ":")))
 
 
@@ -113,20 +122,20 @@ class PreparedRelease:
         The run's randomness (fresh OS entropy at the door).
     """
 
-    estimator: object
-    plan: object
-    cost: tuple | None
-    ledger: object = None
+    estimator: Any
+    plan: Guarantee
+    cost: tuple[float, float] | None
+    ledger: Any = None
     key: str | None = None
-    params: dict | None = None
-    shape: tuple | None = None
-    withheld: list | None = None
-    rng: object = None
+    params: dict[str, Any] | None = None
+    shape: tuple[int, ...] | None = None
+    withheld: list[str] = field(default_factory=list)
+    rng: Any = None
     _prepared: bool = False
 
     # ---- made from public facts only --------------------------------------------------------
     @classmethod
-    def for_fit(cls, estimator, shape, sparse):
+    def for_fit(cls, estimator: Any, shape: Sequence[int], sparse: bool) -> "PreparedRelease":
         """``estimator`` itself, with its own ``random_state`` and ``ledger`` (``fit``)."""
         estimator.check_data_kind(sparse)
         plan = estimator.public_plan(shape)
@@ -141,8 +150,9 @@ class PreparedRelease:
                    rng=as_generator(getattr(estimator, "random_state", None)))
 
     @classmethod
-    def at_door(cls, estimator, shape, sparse, ledger, store, fingerprint, trusted,
-                parameter_classes):
+    def at_door(cls, estimator: Any, shape: Sequence[int], sparse: bool, ledger: Any,
+                store: ReleaseStore, fingerprint: str, trusted: Collection[type],
+                parameter_classes: Collection[type]) -> "PreparedRelease":
         """The Curator's request: a clone rebuilt from vouched parameters (fresh entropy, no
         ledger), refused (:class:`~.vouch.PrivacyRefused`; :class:`~.vouch.NotPrivate` when
         its plan is not private); ValueError/TypeError for
@@ -163,7 +173,7 @@ class PreparedRelease:
                    shape=tuple(shape), withheld=[], rng=as_generator(None))
 
     # ---- charge, read, compute --------------------------------------------------------------
-    def _public_preparation(self):
+    def _public_preparation(self) -> None:
         """The estimator's data-independent preparation (e.g. drawing a public operator and
         checking it against the bounds): it may still refuse the parameters, so it runs
         before the charge, once."""
@@ -171,7 +181,7 @@ class PreparedRelease:
             self.estimator._before_charge(self.shape, self.rng)
             self._prepared = True
 
-    def pay(self, what=None, pending=False):
+    def pay(self, what: str | None = None, pending: bool = False) -> Any:
         """Public preparation, then the charge (with the pending request at the door)."""
         self._public_preparation()
         record = None if not pending else request_record(
@@ -183,7 +193,7 @@ class PreparedRelease:
                       what or self.estimator.describe(), self.estimator.ledger_options(),
                       () if record is None else (record,))
 
-    def compute(self, X):
+    def compute(self, X: Any) -> Any:
         """Read ``X`` and compute (after the charge); checks the spend against the plan. ``X``
         may be the partitions of a Dask data set (the estimator's ``_fit_partitioned``: partition
         sums, noise once in the driver)."""
@@ -195,7 +205,8 @@ class PreparedRelease:
         check_spend(est, self.plan)
         return est
 
-    def steps(self, X, charged=False, **kwargs):
+    def steps(self, X: Any, charged: bool = False,
+              **kwargs: Any) -> Generator[Any, None, None]:
         """Generator: charge (unless ``charged``: the caller charged with the request pending),
         read ``X``, then yield what the estimator's stepping run (``_steps``) yields; the spend
         is checked against the plan before the first item."""
@@ -211,13 +222,14 @@ class PreparedRelease:
         if first:
             check_spend(est, self.plan)
 
-    def run(self, X):
+    def run(self, X: Any) -> Any:
         """``fit``: charge, read, compute; returns the estimator."""
         self.pay()
         return self.compute(X)
 
     # ---- at the door ------------------------------------------------------------------------
-    def release(self, X, store, unit, notes=()):
+    def release(self, X: Any, store: ReleaseStore, unit: str,
+                notes: tuple[str, ...] = ()) -> Release:
         """The door's run: answered from ``store`` when identical; else charged with its
         pending record, computed and stored (a paid request still pending is completed at no
         new charge). Returns the :class:`Release`."""
@@ -234,7 +246,7 @@ class PreparedRelease:
             return self.complete(X, store, unit)
         return self.compute_and_store(X, store, unit, record.id, notes)
 
-    def complete(self, X, store, unit):
+    def complete(self, X: Any, store: ReleaseStore, unit: str) -> Release:
         """A request already paid for whose output was never stored: computed now with this
         preparation's fresh randomness, at no new charge."""
         pending = self.ledger.pending(self.key)
@@ -248,7 +260,9 @@ class PreparedRelease:
                 "randomness, no new charge")
         return self.compute_and_store(X, store, unit, pending[0]["charge_id"], (note,))
 
-    def compute_and_store(self, X, store, unit, charge_id, notes=(), cost=None):
+    def compute_and_store(self, X: Any, store: ReleaseStore, unit: str, charge_id: int | None,
+                          notes: tuple[str, ...] = (),
+                          cost: tuple[float, float] | None = None) -> Release:
         """After the charge: compute with warnings and errors withheld, keep copies of the
         released attributes only, store and return the :class:`Release`. A failure abandons
         the paid request (the ledger marks it failed) and raises :class:`ReleaseFailed`."""
@@ -262,27 +276,29 @@ class PreparedRelease:
             # the exception chain (tracebacks, logs); the data owner reads ``detail``
             raise ReleaseFailed(type(exc).__name__, f"{type(exc).__name__}: {exc}") from None
 
-    def store(self, store, unit, charge_id, notes=(), cost=None):
+    def store(self, store: ReleaseStore, unit: str, charge_id: int | None,
+              notes: tuple[str, ...] = (), cost: tuple[float, float] | None = None) -> Release:
         """Store the estimator's released attributes as this request's :class:`Release`."""
         est = self.estimator
         check_spend(est, self.plan)
         attrs = {name: getattr(est, name) for name in est.released_attributes()
                  if hasattr(est, name)}
-        cost = self.cost if cost is None else cost
+        # at the door (the only caller) the request has its cost, key and parameters
+        cost = cast(tuple[float, float], self.cost if cost is None else cost)
         return store.add(Release(
-            estimator=type(est).__name__, params=self.params,
+            estimator=type(est).__name__, params=cast(dict[str, Any], self.params),
             attributes=MappingProxyType(decode(encode(attrs))), guarantee=est.privacy_,
             cost=(float(cost[0]), float(cost[1])), unit=unit, charge_id=charge_id,
-            time=datetime.now(timezone.utc), key=self.key, notes=tuple(notes)), pending=True)
+            time=datetime.now(UTC), key=cast(str, self.key), notes=tuple(notes)), pending=True)
 
 
-def _cost(ledger, plan, estimator):
+def _cost(ledger: Any, plan: Guarantee, estimator: Any) -> tuple[float, float]:
     eps, dlt = ledger.cost(plan.epsilon, plan.delta, plan.neighbouring,
                            **estimator.ledger_options())
     return float(eps), float(dlt)
 
 
-def _stored(store, key):
+def _stored(store: ReleaseStore, key: str | None) -> Release:
     stored = store.find(key)
     if stored is None:
         raise RuntimeError("a paid request marked done has no stored release")

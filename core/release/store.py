@@ -10,6 +10,10 @@ Bellare, Canetti & Krawczyk, CRYPTO 1996; RFC 2104) kept in the operator's ledge
 ``release_secret``) or, for an in-memory store, in memory. The key travels with every release
 (its ``to_dict()`` is the dashboard's download); without the secret it would be a plain hash of
 the records, which an analyst who knows all records but one recomputes for each candidate.
+
+A stored release is its JSON (:meth:`Release.to_dict`) with each array moved into a row of
+``release_arrays`` as a ``.npy`` blob (``np.save(allow_pickle=False)``); releases stored before
+that, with their arrays inline in the JSON, are read as they are.
 """
 import hashlib
 import hmac
@@ -17,6 +21,9 @@ import json
 import secrets
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, cast
 
 from .codec import encode
 from .record import Release
@@ -28,10 +35,16 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS releases_by_key ON releases (dataset, key)",
     "CREATE TABLE IF NOT EXISTS release_secret (id INTEGER PRIMARY KEY CHECK (id = 1), "
     "secret TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS release_arrays (release_id INTEGER NOT NULL, "
+    "position INTEGER NOT NULL, npy BLOB NOT NULL, PRIMARY KEY (release_id, position))",
 )
 
+# a stored release: its id, its JSON payload and the .npy blobs its payload refers to
+_Row = tuple[int, str, list[bytes]]
 
-def request_key(estimator_name, params, data_fingerprint, unit, secret=None):
+
+def request_key(estimator_name: str, params: dict[str, Any], data_fingerprint: str, unit: str,
+                secret: bytes | None = None) -> str:
     """What makes two requests identical: the estimator class, its public parameters
     (canonical JSON), the exact data (fingerprint) and the ledger's unit.
 
@@ -53,12 +66,12 @@ class ReleaseStore:
     :meth:`~privclust.core.privacy.Ledger.charge`) is stored in the transaction that marks its
     request done, once: a second output for the same paid request is never stored."""
 
-    def __init__(self, dataset, ledger):
+    def __init__(self, dataset: str, ledger: Any) -> None:
         self.dataset = dataset
         self.ledger = ledger
         path = self.path = ledger.path
         self._lock = threading.Lock()
-        self._memory = []
+        self._memory: list[tuple[str, list[bytes]]] = []
         if path is None:
             self._secret = secrets.token_bytes(32)
         else:
@@ -74,77 +87,93 @@ class ReleaseStore:
             finally:
                 conn.close()
 
-    def request_key(self, estimator_name, params, data_fingerprint, unit):
+    def request_key(self, estimator_name: str, params: dict[str, Any], data_fingerprint: str,
+                    unit: str) -> str:
         """:func:`request_key` under this store's secret."""
         return request_key(estimator_name, params, data_fingerprint, unit, secret=self._secret)
 
-    def _connect(self):
+    def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
 
-    def add(self, release, pending=False):
+    @contextmanager
+    def _connection(self, conn: sqlite3.Connection | None) -> Iterator[sqlite3.Connection]:
+        """``conn``, or a new connection closed at the end of the block."""
+        if conn is not None:
+            yield conn
+            return
+        own = self._connect()
+        try:
+            yield own
+        finally:
+            own.close()
+
+    def add(self, release: Release, pending: bool = False) -> Release:
         """Store ``release``; returns it with its store id. With ``pending`` (its request was
         recorded by the charge), the request is marked done in the same transaction; when it
         was done already (another process stored its output first), nothing is stored and the
         stored release is returned instead."""
-        payload = json.dumps(release.to_dict(), separators=(",", ":"), allow_nan=False)
+        arrays: list[bytes] = []
+        payload = json.dumps(release.to_dict(arrays), separators=(",", ":"), allow_nan=False)
         if not pending:
             with self._lock:
-                new_id = self._insert(None, release, payload)
-            return Release.from_dict(json.loads(payload), id=new_id)
+                new_id = self._insert(None, release, payload, arrays)
+            return Release.from_dict(json.loads(payload), id=new_id, arrays=arrays)
         with self.ledger.settling(release.key) as (conn, was_pending):
             if was_pending:
                 with self._lock:
-                    new_id = self._insert(conn, release, payload)
+                    new_id = self._insert(conn, release, payload, arrays)
         if not was_pending:
             stored = self.find(release.key)
             if stored is None:
                 raise RuntimeError("a request marked done has no stored release")
             return stored
-        return Release.from_dict(json.loads(payload), id=new_id)
+        return Release.from_dict(json.loads(payload), id=new_id, arrays=arrays)
 
-    def _insert(self, conn, release, payload):
+    def _insert(self, conn: sqlite3.Connection | None, release: Release, payload: str,
+                arrays: list[bytes]) -> int:
         if self.path is None:
-            self._memory.append(payload)
+            self._memory.append((payload, arrays))
             return len(self._memory)
-        own = conn is None
-        conn = self._connect() if own else conn
-        try:
-            return conn.execute(
+        with self._connection(conn) as c:
+            new_id = cast(int, c.execute(   # an INSERT into a rowid table sets lastrowid
                 "INSERT INTO releases (dataset, key, charge_id, at, estimator, payload) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (self.dataset, release.key, release.charge_id, release.time.isoformat(),
-                 release.estimator, payload)).lastrowid
-        finally:
-            if own:
-                conn.close()
+                 release.estimator, payload)).lastrowid)
+            c.executemany("INSERT INTO release_arrays (release_id, position, npy) VALUES (?, ?, ?)",
+                          [(new_id, i, blob) for i, blob in enumerate(arrays)])
+        return new_id
 
-    def _rows(self, key=None):
+    def _rows(self, key: str | None = None) -> list[_Row]:
         if self.path is None:
-            rows = [(i + 1, p) for i, p in enumerate(self._memory)]
-            if key is not None:
-                rows = [(i, p) for i, p in rows if json.loads(p)["key"] == key]
-            return rows
-        conn = self._connect()
-        try:
-            if key is None:
-                return conn.execute("SELECT id, payload FROM releases WHERE dataset = ? "
-                                    "ORDER BY id", (self.dataset,)).fetchall()
-            return conn.execute("SELECT id, payload FROM releases WHERE dataset = ? AND key = ? "
-                                "ORDER BY id", (self.dataset, key)).fetchall()
-        finally:
-            conn.close()
+            rows = [(i + 1, p, a) for i, (p, a) in enumerate(self._memory)]
+            return [r for r in rows if key is None or json.loads(r[1])["key"] == key]
+        where = "r.dataset = ?" if key is None else "r.dataset = ? AND r.key = ?"
+        args = (self.dataset,) if key is None else (self.dataset, key)
+        with self._connection(None) as conn:
+            found = conn.execute(f"SELECT r.id, r.payload FROM releases r WHERE {where} "
+                                 "ORDER BY r.id", args).fetchall()
+            blobs: dict[int, list[bytes]] = {i: [] for i, _ in found}
+            for release_id, blob in conn.execute(
+                    "SELECT a.release_id, a.npy FROM release_arrays a JOIN releases r ON "
+                    f"r.id = a.release_id WHERE {where} ORDER BY a.release_id, a.position", args):
+                blobs[release_id].append(blob)
+        return [(i, p, blobs[i]) for i, p in found]
 
-    def find(self, key):
-        """The first stored release with this request key, or None."""
-        rows = self._rows(key)
-        return None if not rows else Release.from_dict(json.loads(rows[0][1]), id=rows[0][0],
-                                                       from_store=True)
+    def find(self, key: str | None) -> Release | None:
+        """The first stored release with this request key, or None (also for no key)."""
+        rows = self._rows(key) if key is not None else []
+        if not rows:
+            return None
+        i, payload, arrays = rows[0]
+        return Release.from_dict(json.loads(payload), id=i, from_store=True, arrays=arrays)
 
-    def list(self):
+    def list(self) -> list[Release]:
         """Every stored release of this source, oldest first."""
-        return [Release.from_dict(json.loads(p), id=i, from_store=True) for i, p in self._rows()]
+        return [Release.from_dict(json.loads(p), id=i, from_store=True, arrays=a)
+                for i, p, a in self._rows()]
 
-    def get(self, release_id):
+    def get(self, release_id: int) -> Release:
         """The stored release with this id (KeyError if none)."""
         for release in self.list():
             if release.id == release_id:

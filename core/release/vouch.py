@@ -10,6 +10,8 @@ another value than the one the plan and the ledger record; a callable or another
 read the records; neither passes.
 """
 import inspect
+from collections.abc import Collection
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +28,7 @@ class NotPrivate(PrivacyRefused):
     non-private solution): it may run only in the data owner view."""
 
 
-def vouch_value(value, name):
+def vouch_value(value: Any, name: str) -> Any:
     """``value`` as an exact built-in (or a copied numeric ndarray, or a tuple/list of
     vouched values); PrivacyRefused naming ``name`` for anything else."""
     kind = type(value)
@@ -47,10 +49,11 @@ def vouch_value(value, name):
         "arrays and privclust's named parameter classes")
 
 
-def vouch_params(params, parameter_classes, prefix=""):
+def vouch_params(params: dict[str, Any], parameter_classes: Collection[type],
+                 prefix: str = "") -> dict[str, Any]:
     """Every parameter of ``params`` vouched (see :func:`vouch_value`); an object of an exact
     class in ``parameter_classes`` is rebuilt from its own vouched ``get_params()``."""
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in params.items():
         name = prefix + key
         if type(value) in parameter_classes:
@@ -61,13 +64,14 @@ def vouch_params(params, parameter_classes, prefix=""):
     return out
 
 
-def _init_params(obj):
+def _init_params(obj: Any) -> dict[str, Any]:
     """The constructor parameters of a parameter object, read from its attributes."""
     names = [p for p in inspect.signature(type(obj)).parameters if p not in ("args", "kwargs")]
     return {name: getattr(obj, name) for name in names}
 
 
-def vouched_clone(estimator, trusted, parameter_classes):
+def vouched_clone(estimator: Any, trusted: Collection[type],
+                  parameter_classes: Collection[type]) -> Any:
     """A fresh estimator of ``estimator``'s exact class, built from its vouched parameters,
     with ``random_state=None`` (fresh OS entropy) and ``ledger=None`` (the curator pays).
 

@@ -15,14 +15,13 @@ from .ckm import CompressiveKMeans
 from .clompr import clompr
 from .distributed import sketch_dask
 from .dplloyd import DPLloyd, dplloyd_runs, sphere_packing_init
-from .lsh_coreset import LSHCoresetKMeans
-from .recommend import recommend_kmeans
 from .frequencies import default_frequency_scale, draw_dither, draw_frequencies
+from .lsh_coreset import LSHCoresetKMeans
 from .operator import C_F, SketchOperator
+from .recommend import recommend_kmeans
 from .release import l1_sensitivity, l2_sensitivity, release_sketch
 from .sketch import Sketch, iter_file_blocks
-from .snr import (empirical_snr, gmm_true_sketch, noise_std_for_snr, sigma_xi,
-                  snr_complex_exp)
+from .snr import empirical_snr, gmm_true_sketch, noise_std_for_snr, sigma_xi, snr_complex_exp
 
 __all__ = [
     "CompressiveKMeans", "DPLloyd", "LSHCoresetKMeans", "BalcanKMeans", "Sketch", "SketchOperator", "C_F",

@@ -50,14 +50,35 @@ import math
 
 import numpy as np
 
+from ..constraints import (
+    BOUNDS,
+    NONNEGATIVE_INT,
+    POSITIVE_DELTA,
+    POSITIVE_INT,
+    RELATION,
+    Interval,
+    Real,
+)
 from ..privacy import BudgetAccountant, exponential_mechanism, jl_matrix
 from ..privacy._validation import check_rng
-from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_choice,
-                                 check_positive_int, delta_param, epsilon_param)
+from ..privacy.estimator import (
+    CenterPredictorMixin,
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    delta_param,
+    epsilon_param,
+)
 from .lsh_coreset import KEEP_SIGMAS, LEAVES_PER_CLUSTER, weighted_kmeans
 from .prefix_tree import gdp_mu, grow_tree, noisy_counts
-from .public_ball import (BallRecordsMixin, back_to_region, clip_records, noisy_group_sums,
-                          project_centred, public_ball)
+from .public_ball import (
+    BallRecordsMixin,
+    back_to_region,
+    clip_records,
+    noisy_group_sums,
+    project_centred,
+    public_ball,
+)
 
 TRUNCATION = 0.5          # tau = TRUNCATION * r
 CUBE = 2.0                # projected records clipped to [-R, R]^p, R = CUBE * r / sqrt(p)
@@ -118,12 +139,12 @@ def cell_centres(tree, low, side, p):
     for level in range(1, len(tree.counts)):
         axis = (level - 1) % p
         par, bit = tree.parents[level], tree.bits[level]
-        l, w = lo[-1][par].copy(), width[-1][par].copy()
+        low, w = lo[-1][par].copy(), width[-1][par].copy()
         w[:, axis] /= 2.0
-        l[:, axis] += bit * w[:, axis]
-        lo.append(l)
+        low[:, axis] += bit * w[:, axis]
+        lo.append(low)
         width.append(w)
-    return np.concatenate([(l + w / 2.0)[m] for l, w, m in zip(lo, width, tree.is_leaf)])
+    return np.concatenate([(low + w / 2.0)[m] for low, w, m in zip(lo, width, tree.is_leaf, strict=True)])
 
 
 def _truncated_sq(Y, C, tau2):
@@ -239,9 +260,35 @@ class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
         clustering in high-dimensional Euclidean spaces. ICML 2017, Sec. 3 (Algorithms 1-4).
     Gupta, A., Ligett, K., McSherry, F., Roth, A. and Talwar, K. (2010). Differentially private
         combinatorial optimization. SODA 2010, Sec. 4.
+
+    Examples
+    --------
+    >>> from privclust.core import BalcanKMeans
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> est = BalcanKMeans(n_clusters=3, epsilon=1.0, bounds=(-10, 10), random_state=0).fit(data.X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> print(est.privacy_.summary())
+    (1.0, 1e-06)-DP, approximate, add/remove-one neighbours
     """
 
     _released = ("cluster_centers_",)
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "delta": [POSITIVE_DELTA],
+        "bounds": [None, BOUNDS],
+        "radius": [None, Interval(Real, 0, None, closed="neither")],
+        "projection_dim": [None, POSITIVE_INT],
+        "max_depth": [None, POSITIVE_INT],
+        "n_swaps": [NONNEGATIVE_INT],
+        "n_refine": [NONNEGATIVE_INT],
+        "shares": ["array-like"],
+        "neighbouring": [RELATION],
+        "n_init": [POSITIVE_INT],
+    }
 
     def __init__(self, n_clusters=8, epsilon=1.0, delta=1e-6, bounds=None, radius=None,
                  projection_dim=None, max_depth=None, n_swaps=5, n_refine=2,
@@ -346,11 +393,11 @@ class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
         labels = np.argmin(_truncated_sq(Y, centres_p, np.inf), axis=1)
         floor = max(1.0, 2.0 * sigma_rc)
         for round_ in range(1 + st["n_refine"]):
-            if round_:
-                labels = nearest_centre(Xb, s, centre, centres)
             counts, sums = recovery_stats(Xb, s, centre, labels, k, sigma_rc, sigma_rs, rng)
             centres = back_to_region(sums / np.maximum(counts, floor)[:, None], lo, hi, centre,
                                      r)
+            if round_ < st["n_refine"]:
+                labels = nearest_centre(Xb, s, centre, centres)
         self.cluster_centers_ = centres
         self.privacy_ = acc.guarantee("approx", self.neighbouring)
         self.n_features_in_ = d

@@ -3,10 +3,22 @@ Sec. II-III; decoder of Keriven et al., ICASSP 2017)."""
 import functools
 
 import numpy as np
+
+from ..constraints import (
+    BOUNDS,
+    DELTA,
+    EPSILON,
+    POSITIVE_INT,
+    RELATION,
+    SHARE,
+    Interval,
+    Real,
+    StrOptions,
+)
 from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator
-from ..release.prepared import PreparedRelease
 from ..privacy.estimator import CenterPredictorMixin, PrivateEstimator, delta_param, epsilon_param
+from ..release.prepared import PreparedRelease
 from .clompr import clompr, default_replicates
 from .frequencies import LAWS, _as_bounds, default_frequency_scale, default_sketch_size
 from .operator import SIGNATURES, SketchOperator
@@ -235,9 +247,41 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         R. (2019). Differentially private compressive k-means. ICASSP 2019 (add/remove release).
     Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private k-means
         clustering. CODASPY 2016, 26-37 (the refinement's noisy counts and sums).
+
+    Examples
+    --------
+    >>> from privclust.core import CompressiveKMeans
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> est = CompressiveKMeans(n_clusters=3, epsilon=1.0, bounds=(-10, 10), n_replicates=1,
+    ...                         random_state=0).fit(data.X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> print(est.privacy_.summary())
+    1.0-DP, pure, replace-one neighbours
     """
 
     _released = ("cluster_centers_", "weights_", "sketch_", "operator_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "epsilon": [EPSILON, None],
+        "n_clusters": [POSITIVE_INT],
+        "sketch_size": [None, POSITIVE_INT],
+        "signature": [StrOptions(set(SIGNATURES))],
+        "measurements_per_record": [None, POSITIVE_INT],
+        "frequency_scale": [None, Interval(Real, 0, None, closed="neither")],
+        "frequency_law": [StrOptions(set(LAWS))],
+        "bounds": [None, BOUNDS],
+        "n_replicates": [None, POSITIVE_INT],
+        "neighbouring": [RELATION],
+        "mechanism": [StrOptions(set(MECHANISMS))],
+        "delta": [DELTA],
+        "numerator_share": [None, SHARE],
+        "refine_share": [None, Interval(Real, 0, 1, closed="left")],
+        "refine_steps": [POSITIVE_INT],
+        "block_size": [POSITIVE_INT],
+    }
 
     def __init__(self, n_clusters=8, epsilon=1.0, sketch_size=None, signature="complex_exp",
                  measurements_per_record=None, frequency_scale=None,

@@ -11,8 +11,8 @@ threads made decoding 10-30x slower on 2 shared cores, measured).
 import numpy as np
 from scipy.optimize import minimize, nnls
 
-from ..privacy import as_generator
 from .._threads import single_thread
+from ..privacy import as_generator
 from .frequencies import _as_bounds
 
 _WEIGHT_BOUNDS = (1e-9, 2.0)
@@ -100,7 +100,7 @@ def _local_maxima(prob, r_re, r_im, starts):
     """Step 1 for many starts at once: one L-BFGS-B run on the sum of the (separable) negative
     correlations of every start, so each evaluation is one (B x d)(d x m) product."""
     n, d = starts.shape
-    bounds = list(zip(np.tile(prob.lo, n), np.tile(prob.hi, n)))
+    bounds = list(zip(np.tile(prob.lo, n), np.tile(prob.hi, n), strict=True))
     res = minimize(prob.correlations, starts.ravel(), args=(r_re, r_im, True), jac=True,
                    method="L-BFGS-B", bounds=bounds,
                    options={"ftol": 1e-9, "gtol": 1e-10, "maxiter": 200})
@@ -131,7 +131,7 @@ def _new_atoms(prob, r_re, r_im, rng, n_new, n_restarts, n_candidates, separatio
 def _refine(prob, centers, weights, ftol, maxiter, single=False):
     """Step 5: joint L-BFGS-B over (C, alpha), centroids in the box, weights in [1e-9, 2]."""
     k = centers.shape[0]
-    bounds = list(zip(np.tile(prob.lo, k), np.tile(prob.hi, k))) + [_WEIGHT_BOUNDS] * k
+    bounds = list(zip(np.tile(prob.lo, k), np.tile(prob.hi, k), strict=True)) + [_WEIGHT_BOUNDS] * k
     theta0 = np.concatenate([centers.ravel(), np.clip(weights, *_WEIGHT_BOUNDS)])
     res = minimize(prob.objective, theta0, args=(k, single), jac=True, method="L-BFGS-B",
                    bounds=bounds, options={"ftol": ftol, "gtol": 1e-10, "maxiter": maxiter})

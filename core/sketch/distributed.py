@@ -35,7 +35,7 @@ def sketch_dask(data, operator, measurements_per_record=None, random_state=None,
     r = sk.measurements_per_record
     if isinstance(data, (list, tuple)):
         rngs = sk.spawn_generators(len(data))
-        tasks = [dask.delayed(_file_sum)(p, operator, r, g, block_size) for p, g in zip(data, rngs)]
+        tasks = [dask.delayed(_file_sum)(p, operator, r, g, block_size) for p, g in zip(data, rngs, strict=True)]
     else:
         import dask.array as da
         if not isinstance(data, da.Array) or data.ndim != 2:
@@ -44,7 +44,7 @@ def sketch_dask(data, operator, measurements_per_record=None, random_state=None,
             raise ValueError(f"data has {data.shape[1]} columns, operator expects {operator.n_features}")
         blocks = data.rechunk({1: -1}).to_delayed().ravel()
         rngs = sk.spawn_generators(len(blocks))
-        tasks = [dask.delayed(_block_sum)(b, operator, r, g) for b, g in zip(blocks, rngs)]
+        tasks = [dask.delayed(_block_sum)(b, operator, r, g) for b, g in zip(blocks, rngs, strict=True)]
     parts = client.compute(tasks, sync=True) if client is not None else dask.compute(*tasks)
     for total, count in parts:
         sk.add_partial(total, count)

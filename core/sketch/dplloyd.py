@@ -18,10 +18,17 @@ import functools
 import math
 
 import numpy as np
+
+from ..constraints import BOUNDS, POSITIVE_INT, RELATION, StrOptions
 from ..data import clip_box
 from ..privacy import BudgetAccountant, as_generator
-from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_choice,
-                                 check_positive_int, epsilon_param)
+from ..privacy.estimator import (
+    CenterPredictorMixin,
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    epsilon_param,
+)
 from .frequencies import _as_bounds
 
 INITS = ("private_box", "sphere_packing", "uniform")
@@ -519,9 +526,30 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
     Schellekens, V., Chatalic, A., Houssiau, F., de Montjoye, Y.-A., Jacques, L. and
         Gribonval, R. (2019). Compressive k-means with differential privacy. SPARS 2019,
         Sec. III, Fig. 1 (the baselines).
+
+    Examples
+    --------
+    >>> from privclust.core import DPLloyd
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(-10, 10), random_state=0)
+    >>> print(est.plan(n_features=2).summary())
+    1.0-DP, pure, add/remove-one neighbours
+    >>> est.fit(data.X).cluster_centers_.shape
+    (3, 2)
     """
 
     _released = ("cluster_centers_",)
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "bounds": [None, BOUNDS],
+        "n_iter": [StrOptions({"auto"}), POSITIVE_INT],
+        "init": [StrOptions(set(INITS)), "array-like"],
+        "neighbouring": [RELATION],
+        "expected_n_samples": [None, POSITIVE_INT],
+    }
 
     def __init__(self, n_clusters=8, epsilon=1.0, bounds=None, n_iter="auto", init="private_box",
                  neighbouring="add_remove", expected_n_samples=None, random_state=None,

@@ -38,12 +38,25 @@ import math
 import numpy as np
 from sklearn.cluster import KMeans
 
+from ..constraints import BOUNDS, DELTA, POSITIVE_INT, RELATION, SHARE, Interval, Real, StrOptions
 from ..privacy import BudgetAccountant
-from ..privacy.estimator import (CenterPredictorMixin, PrivateEstimator, check_choice,
-                                 check_positive_int, delta_param, epsilon_param)
+from ..privacy.estimator import (
+    CenterPredictorMixin,
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    delta_param,
+    epsilon_param,
+)
 from .prefix_tree import NOISES, RecordPrefixes, add_noise, gdp_mu, grow_from_counts
-from .public_ball import (BallRecordsMixin, back_to_region, clip_records, group_sums,
-                          project_centred, public_ball)
+from .public_ball import (
+    BallRecordsMixin,
+    back_to_region,
+    clip_records,
+    group_sums,
+    project_centred,
+    public_ball,
+)
 
 #: public tuning constants (ours, chosen on UCI Letter; see benchmarks/sketch/lsh_balcan.py)
 KEEP_SIGMAS = 2.0        # a bucket is kept when its noisy count is >= KEEP_SIGMAS noise sd
@@ -131,9 +144,33 @@ class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator)
         Research (private LSH-tree coreset; k-means++ on the coreset).
     Dong, J., Roth, A. and Su, W. J. (2022). Gaussian differential privacy. J. R. Stat. Soc. B
         84(1), 3-37, Cor. 3.3 (composition).
+
+    Examples
+    --------
+    >>> from privclust.core import LSHCoresetKMeans
+    >>> from privclust.core.data import make_gaussian_mixture
+    >>> data = make_gaussian_mixture(n_samples=2000, n_features=2, n_clusters=3, random_state=0)
+    >>> est = LSHCoresetKMeans(n_clusters=3, epsilon=1.0, bounds=(-10, 10), random_state=0).fit(data.X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> print(est.privacy_.summary())
+    (1.0, 1e-06)-DP, approximate, add/remove-one neighbours
     """
 
     _released = ("cluster_centers_", "coreset_points_", "coreset_weights_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "delta": [DELTA],
+        "bounds": [None, BOUNDS],
+        "radius": [None, Interval(Real, 0, None, closed="neither")],
+        "max_depth": [POSITIVE_INT],
+        "count_share": [SHARE],
+        "mechanism": [StrOptions(set(NOISES))],
+        "neighbouring": [RELATION],
+        "n_init": [POSITIVE_INT],
+    }
 
     def __init__(self, n_clusters=8, epsilon=1.0, delta=1e-6, bounds=None, radius=None,
                  max_depth=DEFAULT_DEPTH, count_share=0.2, mechanism="gaussian",

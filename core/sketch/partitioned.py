@@ -19,6 +19,7 @@ Su, D., Cao, J., Li, N., Bertino, E. and Jin, H. (2016). Differentially private 
 Chang, A. and Kamath, P. (2021). Practical differentially private clustering. Google Research
     (the LSH prefix tree: per-level bucket counts and leaf sums are sums over records).
 """
+
 import numpy as np
 
 from ..data import clip_box

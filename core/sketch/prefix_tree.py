@@ -92,7 +92,7 @@ def leaf_ids(history, is_leaf):
     n = history[0].shape[0]
     record_leaf = np.full(n, -1, dtype=np.int64)
     start = 0
-    for node, leaf in zip(history, is_leaf):
+    for node, leaf in zip(history, is_leaf, strict=False):
         ids = np.full(len(leaf), -1, dtype=np.int64)
         ids[leaf] = start + np.arange(int(leaf.sum()))
         start += int(leaf.sum())
@@ -162,7 +162,7 @@ class PrivateTree:
 
     @property
     def leaf_counts(self):
-        return np.concatenate([c[m] for c, m in zip(self.counts, self.is_leaf)])
+        return np.concatenate([c[m] for c, m in zip(self.counts, self.is_leaf, strict=True)])
 
 
 def grow_tree(bits, count_scale, noise, keep, branch, rng):

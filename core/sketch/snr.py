@@ -6,8 +6,11 @@ signature use :func:`empirical_snr` (variances over repeated draws).
 """
 import numpy as np
 
+# c_f of the complex exponential signature (Schellekens et al., Sec. III)
+C_F_COMPLEX_EXP = 2.0 * np.sqrt(2.0)
 
-def sigma_xi(epsilon, n, sketch_size, measurements_per_record, c_f=2.0 * np.sqrt(2.0)):
+
+def sigma_xi(epsilon, n, sketch_size, measurements_per_record, c_f=C_F_COMPLEX_EXP):
     """Noise level of Schellekens et al. (SPARS 2019), Theorem 1:
     sigma_xi = 2 c_f sqrt(r m) / (sqrt(n) eps).
 

@@ -12,12 +12,13 @@ import warnings
 import numpy as np
 
 from .._threads import single_thread
+from ..constraints import POSITIVE_INT, RELATION, StrOptions
 from ..data import clip_l2
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
 from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
 from ..privacy.estimator import PrivateEstimator, epsilon_param
-from . import _gibbs_fused as _fused
 from . import _bingham
+from . import _gibbs_fused as _fused
 from ._bingham import _hoff_fallback, sample_vector_bingham
 from ._gibbs_fused import canonical_signs
 from .solvers import make_solver
@@ -297,9 +298,34 @@ class GibbsSubspaceClustering(PrivateEstimator):
         applications to multivariate and relational data. J. Comput. Graph. Stat. 18(2), 438-456.
     Kent, J. T., Ganeiber, A. M. and Mardia, K. V. (2018). A new unified approach for the
         simulation of a wide class of directional distributions. J. Comput. Graph. Stat. 27(2).
+
+    Examples
+    --------
+    >>> from privclust.core import GibbsSubspaceClustering
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=200, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.05, random_state=0)
+    >>> est = GibbsSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0, n_iter=20, n_chains=1,
+    ...                               record_every=10, random_state=0).fit(data.X)
+    >>> est.subspaces_.shape, est.labels_.shape
+    ((2, 4, 1), (200,))
+    >>> print(est.privacy_.summary())
+    1.0-DP, asymptotic only (exact sampling would be private; no guarantee for a finite run), replace-one neighbours; 1 warning
     """
 
     _released = ("subspaces_", "labels_", "released_chain_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "n_iter": [POSITIVE_INT],
+        "n_chains": [POSITIVE_INT],
+        "init": [str, np.ndarray],
+        "record_every": [POSITIVE_INT],
+        "release": [StrOptions({"random", "first", "all"})],
+        "neighbouring": [RELATION],
+    }
 
     def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, n_iter=1000, n_chains=4,
                  init="random", record_every=100, release="random", neighbouring="replace",

@@ -1,8 +1,10 @@
 """k-plane clustering (Bradley & Mangasarian 2000). NONPRIVATE."""
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import validate_data
 
 from .._threads import single_threaded
+from ..constraints import POSITIVE_INT, RANDOM_STATES
 from ..privacy import as_generator, haar_stiefel
 from .projection import check_data, fit_subspaces, squared_residuals
 
@@ -35,7 +37,25 @@ class KPlanes(ClusterMixin, BaseEstimator):
     References
     ----------
     P. S. Bradley and O. L. Mangasarian, "k-plane clustering", J. Global Optim. 16, 2000.
+
+    Examples
+    --------
+    >>> from privclust.core import KPlanes
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=300, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.01, random_state=0)
+    >>> est = KPlanes(n_clusters=2, subspace_dim=1, random_state=0).fit(data.X)
+    >>> est.subspaces_.shape, est.labels_.shape
+    ((2, 4, 1), (300,))
     """
+
+    _parameter_constraints = {
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "n_init": [POSITIVE_INT],
+        "max_iter": [POSITIVE_INT],
+        "random_state": RANDOM_STATES,
+    }
 
     def __init__(self, n_clusters=3, subspace_dim=1, n_init=10, max_iter=100, random_state=None):
         self.n_clusters = n_clusters
@@ -46,9 +66,9 @@ class KPlanes(ClusterMixin, BaseEstimator):
 
     @single_threaded
     def fit(self, X, y=None):
-        X = check_data(X, self.n_clusters, self.subspace_dim)
-        if int(self.n_init) < 1 or int(self.max_iter) < 1:
-            raise ValueError("n_init and max_iter must be >= 1")
+        self._validate_params()
+        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters,
+                       self.subspace_dim)
         rng = as_generator(self.random_state)
         k, q = self.n_clusters, self.subspace_dim
         best = None

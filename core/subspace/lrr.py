@@ -11,8 +11,10 @@ basis the ALM runs on r x n matrices (r <= min(n, d)) with a diagonal system, wh
 """
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import validate_data
 
 from .._threads import single_threaded
+from ..constraints import POSITIVE_INT, RANDOM_STATES, Interval, Real, StrOptions
 from ..privacy import as_generator
 from .projection import check_data, resolve_preset, spectral_fit
 
@@ -50,7 +52,7 @@ def lrr_coefficients(X, lam=0.1, tol=1e-8, max_iter=1000, rho=1.1, mu=1e-6, mu_m
     Y1 = np.zeros((r, n))
     Y2 = np.zeros((r, n))
     it = 0
-    for it in range(1, int(max_iter) + 1):
+    for it in range(1, int(max_iter) + 1):  # noqa: B007 -- returned: the last one
         U, sv, Vt = np.linalg.svd(Z + Y2 / mu, full_matrices=False)
         sv = np.maximum(sv - 1.0 / mu, 0.0)
         keep = sv > 0
@@ -126,7 +128,29 @@ class LowRankRepresentation(ClusterMixin, BaseEstimator):
     ----------
     G. Liu, Z. Lin, S. Yan, J. Sun, Y. Yu and Y. Ma, "Robust recovery of subspace structures by
     low-rank representation", IEEE TPAMI 35(1), 2013.
+
+    Examples
+    --------
+    >>> from privclust.core import LowRankRepresentation
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=100, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.01, random_state=0)
+    >>> est = LowRankRepresentation(n_clusters=2, subspace_dim=1, random_state=0).fit(data.X)
+    >>> est.labels_.shape
+    (100,)
     """
+
+    _parameter_constraints = {
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "lam": [None, Interval(Real, 0, None, closed="neither")],
+        "postprocess": ["boolean"],
+        "postprocess_power": [Interval(Real, 0, None, closed="neither")],
+        "preset": [None, StrOptions(set(LRR_PRESETS))],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [POSITIVE_INT],
+        "random_state": RANDOM_STATES,
+    }
 
     def __init__(self, n_clusters=3, subspace_dim=1, lam=None, postprocess=False,
                  postprocess_power=4, preset=None, tol=1e-8, max_iter=1000, random_state=None):
@@ -146,10 +170,10 @@ class LowRankRepresentation(ClusterMixin, BaseEstimator):
 
     @single_threaded
     def fit(self, X, y=None):
-        X = check_data(X, self.n_clusters, self.subspace_dim)
+        self._validate_params()
+        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters,
+                       self.subspace_dim)
         lam = self.resolved_lam()
-        if not lam > 0:
-            raise ValueError(f"lam must be > 0; got {lam!r}")
         rng = as_generator(self.random_state)
         Z, self.n_iter_ = lrr_coefficients(X, lam, self.tol, self.max_iter)
         self.coef_ = Z

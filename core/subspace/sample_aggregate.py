@@ -22,14 +22,25 @@ import warnings
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from ..constraints import POSITIVE_DELTA, POSITIVE_INT, HasMethods, Integral, Interval, StrOptions
 from ..data import clip_l2
-from ..privacy import (BudgetAccountant, Guarantee, PrivacyWarning, haar_stiefel,
-                       smooth_sensitivity_gaussian, smooth_sensitivity_parameters)
-from ..privacy.estimator import (PrivateEstimator, check_choice, check_positive_int,
-                                 default_delta, epsilon_param)
+from ..privacy import (
+    BudgetAccountant,
+    Guarantee,
+    PrivacyWarning,
+    haar_stiefel,
+    smooth_sensitivity_gaussian,
+    smooth_sensitivity_parameters,
+)
+from ..privacy.estimator import (
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    default_delta,
+    epsilon_param,
+)
 from ._smooth_bound import centre_index, smooth_bound
 from .solvers import make_solver
-
 
 SUBSAMPLING = ("partition", "independent")
 SMOOTH_BOUNDS = ("order_stat", "nrs_mean")
@@ -268,9 +279,40 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
         data analysis. STOC 2007, Sec. 3-4.
     Nissim, K., Stemmer, U. and Vadhan, S. (2016). Locating a small cluster privately. PODS 2016,
         Sec. 6 (1-cluster as the aggregation rule).
+
+    Examples
+    --------
+    >>> from privclust.core import SampleAggregateSubspaceClustering
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=1000, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.01, random_state=0)
+    >>> est = SampleAggregateSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5,
+    ...                                         random_state=0)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = est.fit(data.X)
+    >>> est.subspaces_.shape
+    (2, 4, 1)
+    >>> print(caught[0].message)
+    epsilon=1 is too small for m=50 subsets (< 4(D + ln(2/delta))/sqrt(m) = 18.2): the noise is of the order of the output diameter
+    >>> print(est.privacy_.summary())
+    (1.0, 1e-05)-DP, approximate, replace-one neighbours; 1 warning
     """
 
     _released = ("subspaces_",)
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "delta": [None, POSITIVE_DELTA],
+        "solver": [str, HasMethods(["fit"])],
+        "n_subsets": [None, Interval(Integral, 2, None, closed="left")],
+        "subsampling": [StrOptions(set(SUBSAMPLING))],
+        "smooth_bound": [StrOptions(set(SMOOTH_BOUNDS))],
+        "aggregator": [StrOptions({"smooth_sensitivity"}), callable],
+    }
 
     def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, delta=None, solver="ssc",
                  n_subsets=None, subsampling="partition", smooth_bound="order_stat",

@@ -24,8 +24,10 @@ n x n system is factored once; when d < n it is applied through the Woodbury ide
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import validate_data
 
 from .._threads import single_threaded
+from ..constraints import POSITIVE_INT, RANDOM_STATES, Interval, Real, StrOptions
 from ..privacy import as_generator
 from .projection import check_data, resolve_preset, spectral_fit
 
@@ -313,7 +315,31 @@ class SparseSubspaceClustering(ClusterMixin, BaseEstimator):
     ----------
     E. Elhamifar and R. Vidal, "Sparse subspace clustering: algorithm, theory, and
     applications", IEEE TPAMI 35(11), 2013.
+
+    Examples
+    --------
+    >>> from privclust.core import SparseSubspaceClustering
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=100, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.01, random_state=0)
+    >>> est = SparseSubspaceClustering(n_clusters=2, subspace_dim=1, random_state=0).fit(data.X)
+    >>> est.labels_.shape
+    (100,)
     """
+
+    _parameter_constraints = {
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "alpha": [None, Interval(Real, 0, None, closed="neither")],
+        "affine": [None, "boolean"],
+        "outliers": [None, "boolean"],
+        "alpha_e": [None, Interval(Real, 0, None, closed="neither")],
+        "noise": [None, "boolean"],
+        "preset": [None, StrOptions(set(SSC_PRESETS))],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [POSITIVE_INT],
+        "random_state": RANDOM_STATES,
+    }
 
     def __init__(self, n_clusters=3, subspace_dim=1, alpha=None, affine=None, outliers=None,
                  alpha_e=None, noise=None, preset=None, tol=2e-4, max_iter=200,
@@ -340,14 +366,12 @@ class SparseSubspaceClustering(ClusterMixin, BaseEstimator):
 
     @single_threaded
     def fit(self, X, y=None):
-        X = check_data(X, self.n_clusters, self.subspace_dim)
+        self._validate_params()
+        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters,
+                       self.subspace_dim)
         if len(X) < 2:
             raise ValueError("SSC needs at least 2 samples")
         p = self.resolved_params()
-        if not p["alpha"] > 0:
-            raise ValueError(f"alpha must be > 0; got {p['alpha']!r}")
-        if p["alpha_e"] is not None and not p["alpha_e"] > 0:
-            raise ValueError(f"alpha_e must be > 0; got {p['alpha_e']!r}")
         rng = as_generator(self.random_state)
         C, self.n_iter_ = ssc_coefficients(X, p["alpha"], tol=self.tol, max_iter=self.max_iter,
                                            affine=bool(p["affine"]),

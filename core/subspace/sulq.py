@@ -12,11 +12,22 @@ import warnings
 import numpy as np
 
 from .._threads import single_threaded
+from ..constraints import POSITIVE_DELTA, POSITIVE_INT, RELATION, StrOptions
 from ..data import clip_l2
-from ..privacy import (BudgetAccountant, PrivacyWarning, analytic_gaussian_sigma, gaussian,
-                       haar_stiefel)
-from ..privacy.estimator import (PrivateEstimator, check_choice, check_positive_int,
-                                 default_delta, epsilon_param)
+from ..privacy import (
+    BudgetAccountant,
+    PrivacyWarning,
+    analytic_gaussian_sigma,
+    gaussian,
+    haar_stiefel,
+)
+from ..privacy.estimator import (
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    default_delta,
+    epsilon_param,
+)
 from .projection import squared_residuals
 
 ACCOUNTING = ("basic", "zcdp")
@@ -158,9 +169,32 @@ class SuLQSubspaceClustering(PrivateEstimator):
         extensions, and lower bounds. TCC 2016, Prop. 1.3 (zCDP to (epsilon, delta)).
     Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for differential privacy:
         analytical calibration and optimal denoising. ICML 2018.
+
+    Examples
+    --------
+    >>> from privclust.core import SuLQSubspaceClustering
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=1000, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.05, random_state=0)
+    >>> est = SuLQSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5, n_iter=5,
+    ...                              random_state=0).fit(data.X)
+    >>> est.subspaces_.shape
+    (2, 4, 1)
+    >>> print(est.privacy_.summary())
+    (1.0, 1.0000000000000003e-05)-DP, approximate, replace-one neighbours
     """
 
     _released = ("subspaces_", "noise_scale_")
+
+    _parameter_constraints = {
+        **PrivateEstimator._parameter_constraints,
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "delta": [None, POSITIVE_DELTA],
+        "n_iter": [POSITIVE_INT],
+        "neighbouring": [RELATION],
+        "accounting": [StrOptions(set(ACCOUNTING))],
+    }
 
     def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, delta=None, n_iter=10,
                  neighbouring="replace", accounting="basic", ledger=None, random_state=None):

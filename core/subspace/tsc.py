@@ -14,8 +14,10 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import validate_data
 
 from .._threads import single_threaded
+from ..constraints import POSITIVE_INT, RANDOM_STATES, StrOptions
 from ..privacy import as_generator
 from .projection import check_data, complete_basis, fit_subspaces, spectral_labels
 
@@ -76,7 +78,26 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
     R. Heckel and H. Bolcskei, "Robust subspace clustering via thresholding", IEEE Trans. Inf.
     Theory 61(11), 2015. Y. Wang, Y.-X. Wang and A. Singh, "Differentially private subspace
     clustering", NeurIPS 2015.
+
+    Examples
+    --------
+    >>> from privclust.core import ThresholdSubspaceClustering
+    >>> from privclust.core.data import make_union_of_subspaces
+    >>> data = make_union_of_subspaces(n_samples=300, n_features=4, n_clusters=2, subspace_dim=1,
+    ...                                noise=0.01, random_state=0)
+    >>> est = ThresholdSubspaceClustering(n_clusters=2, subspace_dim=1, random_state=0).fit(data.X)
+    >>> est.labels_.shape
+    (300,)
     """
+
+    _parameter_constraints = {
+        "n_clusters": [POSITIVE_INT],
+        "subspace_dim": [POSITIVE_INT],
+        "n_neighbors": [None, POSITIVE_INT],
+        "variant": [StrOptions({"simplified", "full"})],
+        "subspace_method": [StrOptions({"svd", "random_points"})],
+        "random_state": RANDOM_STATES,
+    }
 
     def __init__(self, n_clusters=3, subspace_dim=1, n_neighbors=None, variant="full",
                  subspace_method="svd", random_state=None):
@@ -89,12 +110,9 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
 
     @single_threaded
     def fit(self, X, y=None):
-        X = check_data(X, self.n_clusters, self.subspace_dim)
-        if self.variant not in ("simplified", "full"):
-            raise ValueError(f"variant must be 'simplified' or 'full'; got {self.variant!r}")
-        if self.subspace_method not in ("svd", "random_points"):
-            raise ValueError("subspace_method must be 'svd' or 'random_points'; "
-                             f"got {self.subspace_method!r}")
+        self._validate_params()
+        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters,
+                       self.subspace_dim)
         rng = as_generator(self.random_state)
         n, k, q = len(X), self.n_clusters, self.subspace_dim
         s = self.n_neighbors

@@ -5,7 +5,6 @@ import time
 import numpy as np
 from playwright.sync_api import expect
 
-
 JS_TITLES = """() => {
   const out = [];
   for (const d of (window.Bokeh ? window.Bokeh.documents : []))

@@ -1,5 +1,5 @@
 """Browser fixtures for the dashboard tests: a real ``panel serve`` subprocess on 127.0.0.1
-(guides/browser-testing.md) and a small CSV builder; the chromium launch fixture lives in
+and a small CSV builder; the chromium launch fixture lives in
 ``tests/conftest.py``.
 """
 import io

@@ -4,9 +4,8 @@ through the browser's accessibility tree with Playwright's role and label locato
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from browser import open_page, open_tab, text_of, titles, wait_for
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.ui
 
@@ -39,7 +38,7 @@ def test_sliders_and_inputs_have_accessible_names(page, server):
     expect(page.get_by_label("data seed", exact=True).first).to_be_visible()
     expect(page.get_by_label("task", exact=True).first).to_be_visible()
     wait_for(page, lambda: not unnamed_controls(page), timeout=10,
-             what=f"a name on every control of the sidebar and Clusters tab")
+             what="a name on every control of the sidebar and Clusters tab")
     for tab in ("Trade-off", "Plan"):
         open_tab(page, tab)
         page.wait_for_timeout(500)

@@ -4,9 +4,8 @@ the table shows the column names, and the Suggest-bounds forecast is shown befor
 spent."""
 import numpy as np
 import pytest
-from playwright.sync_api import expect
-
 from browser import expect_text, open_page, open_tab, text_of, upload, wait_for
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.ui
 

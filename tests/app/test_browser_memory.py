@@ -4,9 +4,9 @@ the server did not issue, learns nothing of them."""
 import re
 
 import pytest
+from browser import expect_text, open_page, text_of, upload, write_csv
 from playwright.sync_api import expect
 
-from browser import expect_text, open_page, text_of, upload, write_csv
 from privclust.app.state import DataModel, Lab
 from privclust.app.state.browsers import Browsers
 

@@ -5,9 +5,17 @@ or stack (Debian chromium via Playwright against ``panel serve``)."""
 import re
 
 import pytest
-
-from browser import (expect_text, move_epsilon, open_page, open_tab, text_of, titles, upload,
-                     wait_for, write_csv)
+from browser import (
+    expect_text,
+    move_epsilon,
+    open_page,
+    open_tab,
+    text_of,
+    titles,
+    upload,
+    wait_for,
+    write_csv,
+)
 
 pytestmark = pytest.mark.ui
 

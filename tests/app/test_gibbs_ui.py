@@ -5,9 +5,8 @@ import json
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from browser import choose_long_gibbs_run, open_page, open_tab, text_of, titles, wait_for
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.ui
 

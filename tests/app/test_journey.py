@@ -5,9 +5,8 @@ refused, stating both numbers."""
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from browser import expect_text, move_epsilon, open_page, text_of, upload, wait_for, write_csv
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.ui
 

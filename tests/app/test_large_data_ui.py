@@ -10,9 +10,8 @@ import time
 
 import numpy as np
 import pytest
-from playwright.sync_api import expect
-
 from browser import expect_text, open_page, open_tab, text_of, wait_for
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.ui
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from privclust.app import catalogue
-from privclust.app.state import Lab, SettingsModel
 from privclust.app.safety import UploadError, escape, parse_upload
+from privclust.app.state import Lab, SettingsModel
 from privclust.core import PrivateEstimator
 from privclust.core.privacy import Guarantee, Ledger
 from privclust.core.privacy.estimator import check_positive_int, epsilon_param

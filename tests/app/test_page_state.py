@@ -2,9 +2,8 @@
 computes, demo data that follow the task, and settings that cannot work named before anything
 runs."""
 import pytest
-from playwright.sync_api import expect
-
 from browser import expect_text, open_page, open_tab, text_of, titles, wait_for
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.ui
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from bokeh.document import Document
 
-from privclust.app.state import Lab
 from privclust.app.page import create_app
+from privclust.app.state import Lab
 from privclust.app.state.plan import ENSEMBLE, ONE_TWIN, SAMPLE, PlanModel
 from privclust.app.views.plan import PlanView, figure
 from privclust.core.data import Dataset

@@ -2,10 +2,9 @@
 public parameters, cost and the utility a release states about itself (never computed from
 the records); a browser test that a release made in the page shows up there."""
 import pytest
-from playwright.sync_api import expect
-
 from browser import expect_text, open_page, open_tab, text_of, upload, write_csv
 from test_plan import ShapeOnlyDataset
+
 from privclust.app.state import Lab
 from privclust.app.views.releases import ReleasesView, table
 

@@ -98,6 +98,7 @@ def test_session_end_hooks_pass_bokehs_signature_check(monkeypatch):
     nothing is registered (Panel would keep it for every later session)."""
     import panel as pn
     from bokeh.document import Document
+
     from privclust.app.server import session_hooks
     doc, calls = Document(), []
 

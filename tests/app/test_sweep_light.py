@@ -5,13 +5,18 @@ import threading
 import time
 
 import pytest
+from browser import choose_long_gibbs_run, expect_text, open_page, open_tab, text_of, wait_for
 from playwright.sync_api import expect
 
-from browser import choose_long_gibbs_run, expect_text, open_page, open_tab, text_of, wait_for
 from privclust.app import catalogue
 from privclust.app.state import Lab
-from privclust.app.views.tradeoff import (LIGHT, TradeoffView, _Stoppable, light_settings,
-                                          seconds_per_fit)
+from privclust.app.views.tradeoff import (
+    LIGHT,
+    TradeoffView,
+    _Stoppable,
+    light_settings,
+    seconds_per_fit,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

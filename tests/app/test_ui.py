@@ -9,11 +9,21 @@ import time
 from pathlib import Path
 
 import pytest
+from browser import (
+    algorithm_options,
+    assert_local_and_clean,
+    choose_long_gibbs_run,
+    expect_text,
+    move_epsilon,
+    open_page,
+    open_tab,
+    text_of,
+    titles,
+    upload,
+    wait_for,
+    write_csv,
+)
 from playwright.sync_api import expect
-
-from browser import (algorithm_options, assert_local_and_clean, choose_long_gibbs_run,
-                     expect_text, move_epsilon, open_page, open_tab, text_of, titles, upload,
-                     wait_for, write_csv)
 
 pytestmark = pytest.mark.ui
 

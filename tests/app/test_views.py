@@ -7,8 +7,8 @@ import pytest
 from bokeh.document import Document
 
 from privclust.app import catalogue
-from privclust.app.state import PRESETS, Lab
 from privclust.app.page import create_app
+from privclust.app.state import PRESETS, Lab
 from privclust.app.views import SettingsPanel
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -43,7 +43,7 @@ def test_every_view_renders_for_every_task(preset, ledger_env):
     lab.data.param.update(preset=preset, n_samples=200)
     assert lab.result is not None, lab.message
     app = create_app(lab)
-    for name, view in app.views.items():
+    for view in app.views.values():
         view.__panel__().get_root(Document())
     assert lab.settings.task == PRESETS[preset][1]
 
@@ -196,8 +196,8 @@ def test_report_downloads_are_local_and_released_only(ledger_env, csv_payload):
 def test_plots_offer_png_download_in_their_toolbar(ledger_env):
     """PNG downloads: each plot's Bokeh toolbar has the save tool (the Report says so)."""
     from bokeh.models import SaveTool
-    from privclust.app.views import teaching
-    from privclust.app.views import ClustersView
+
+    from privclust.app.views import ClustersView, teaching
     lab = Lab()
     fig = hv.render(ClustersView(lab=lab).figure(), backend="bokeh")
     assert len(list(fig.select({"type": SaveTool}))) >= 2  # private and baseline plots
@@ -225,7 +225,8 @@ def test_gibbs_traces_stream_new_rows_and_thin_to_the_cap(ledger_env, monkeypatc
     would be exceeded the stride doubles and the thinned trace replaces the plotted one (a
     few times per run, not at every poll); the last record is plotted when the run ends."""
     from privclust.app.server.sampler import diagnostic_rows
-    from privclust.app.views import GibbsView, gibbs as gibbs_mod
+    from privclust.app.views import GibbsView
+    from privclust.app.views import gibbs as gibbs_mod
     lab = Lab(schedule=lambda fn: None)
     view = GibbsView(lab=lab)
     view._reset(3)

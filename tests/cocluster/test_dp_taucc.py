@@ -163,7 +163,7 @@ def _ledger_mismatch(calls, ledger):
     """Why the mechanisms actually run differ from the recorded releases ('' when they agree)."""
     if len(calls) != len(ledger):
         return f"{len(calls)} mechanism calls but {len(ledger)} ledger entries"
-    for i, ((k1, e1, s1), (k2, e2, s2)) in enumerate(zip(calls, ledger)):
+    for i, ((k1, e1, s1), (k2, e2, s2)) in enumerate(zip(calls, ledger, strict=True)):
         if k1 != k2 or not math.isclose(e1, e2, rel_tol=1e-12) or s1 != s2:
             return f"release {i}: ran {(k1, e1, s1)}, recorded {(k2, e2, s2)}"
     return ""
@@ -240,7 +240,7 @@ def test_compute_table_deletes_all_zero_rows_but_never_all(monkeypatch):
 
 def _same_partition(a, b):
     a, b = np.asarray(a), np.asarray(b)
-    return len(set(zip(a.tolist(), b.tolist()))) == len(set(a.tolist())) == len(set(b.tolist()))
+    return len(set(zip(a.tolist(), b.tolist(), strict=True))) == len(set(a.tolist())) == len(set(b.tolist()))
 
 
 @pytest.mark.parametrize("n_iter", [1, 2, 4])
@@ -254,9 +254,9 @@ def test_huge_epsilon_equals_alternating_single_greedy_passes(n_iter, seed):
     measure (4 greedy passes from a blind start; on cstr they reach NMI ~0.3 where Fast-tauCC,
     which repeats each phase to convergence, reaches ~0.6) and catches a wrong table,
     normalisation or deletion in either step."""
-    from privclust.core.cocluster.fast_taucc import _phase
-    from privclust.core.cocluster.init import random_matrix
     from privclust.core.cocluster._tau import prototype_weights
+    from privclust.core.cocluster.fast_taucc import _phase
+    from privclust.core.cocluster.initial_partitions import random_matrix
 
     ds = make_block_counts(240, 180, 4, 4, signal=0.4, background=0.3, random_state=seed)
     A = sp.csr_matrix(ds.X, dtype=float)

@@ -8,8 +8,8 @@ import pytest
 
 import privclust.core.cocluster.dp_taucc as dp
 from privclust.core.cocluster._aggregate import project, table
-from privclust.core.cocluster.init import random_matrix
 from privclust.core.cocluster._tau import utility_range
+from privclust.core.cocluster.initial_partitions import random_matrix
 from privclust.core.privacy import exponential_probabilities
 from privclust.core.privacy.audit import epsilon_lower_bound
 
@@ -102,7 +102,7 @@ def test_initial_column_step_sensitivity(rng):
     A[2] = 0.0
     _, _, P0 = random_matrix(6, 5, 3, 2, rng, size=1, flip=0.1)
     U = dp.assignment_utilities(A.T, P0)[0]
-    for u, v, B in _cell_neighbours(A):
+    for _, v, B in _cell_neighbours(A):
         diff = dp.assignment_utilities(B.T, P0)[0] - U
         assert set(np.flatnonzero(np.abs(diff).max(axis=1) > 0)) <= {v}
         assert np.ptp(diff, axis=1).max() <= 1.0 + 1e-9

@@ -7,16 +7,25 @@ key of the same records in any order and split; shards are validated at registra
 never fails after its charge; the Curator refuses missing public facts before anything runs.
 """
 import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from privclust.core import (BalcanKMeans, CompressiveKMeans, Curator, Dataset, DPLloyd,
-                             DPTauCoClustering, Ledger, LSHCoresetKMeans, OneCluster,
-                             PrivateBounds)
+from privclust.core import (
+    BalcanKMeans,
+    CompressiveKMeans,
+    Curator,
+    Dataset,
+    DPLloyd,
+    DPTauCoClustering,
+    Ledger,
+    LSHCoresetKMeans,
+    OneCluster,
+    PrivateBounds,
+)
 from privclust.core.data import clip_box
-from privclust.core.data.dask_dataset import (SCHEDULER_SETTING, DaskDataset, dask_client,
-                                              project)
+from privclust.core.data.dask_dataset import SCHEDULER_SETTING, DaskDataset, dask_client, project
 from privclust.core.data.validation import DataFormatError
 from privclust.core.privacy.partitioned_bounds import _histogram_block, bin_logits
 from privclust.core.release.vouch import PrivacyRefused
@@ -426,8 +435,12 @@ def test_every_private_estimator_has_a_dask_mode_or_a_stated_reason():
 def test_operator_registry_round_trip_lists_private_data_without_reading(client, tmp_path,
                                                                          monkeypatch):
     from privclust.core.data import get_dataset, list_datasets
-    from privclust.core.data.dask_registry import (REGISTRY_SETTING, read_entries,
-                                                   register_entry, write_registry)
+    from privclust.core.data.dask_registry import (
+        REGISTRY_SETTING,
+        read_entries,
+        register_entry,
+        write_registry,
+    )
     X = _records()
     _write_shards(tmp_path / "s", X, [500])
     record = register_entry({"name": "big", "path": str(tmp_path / "s"), "box": list(BOX)},

@@ -11,7 +11,7 @@ import pytest
 import scipy.io
 import scipy.sparse as sp
 
-from privclust.core.data import DataFormatError, DataWarning, Dataset, load
+from privclust.core.data import DataFormatError, Dataset, DataWarning, load
 
 X = np.array([[1.5, -2.0, 0.0], [3.25, 4.0, 1e-3], [0.0, 7.0, -8.5]])
 
@@ -55,7 +55,7 @@ def test_csv_round_trips_and_fingerprint_matches_npy(tmp_path):
     assert load(_npz(only=np.asfortranarray(X))).fingerprint == ref
     path = tmp_path / "m.csv"
     path.write_bytes(_csv(X, ["a", "b", "c"]))
-    for src in (path, str(path), open(path, "rb"), open(path, "r", encoding="utf-8")):
+    for src in (path, str(path), open(path, "rb"), open(path, encoding="utf-8")):
         ds = load(src)
         assert ds.fingerprint == ref and ds.name == "m"
         if hasattr(src, "close"):
@@ -106,7 +106,7 @@ def test_npz_sparse_triple_labels_and_names():
     assert ds.fingerprint == Dataset(A).fingerprint
     assert load(_mtx(A)).fingerprint == ds.fingerprint
     coo = A.tocoo()
-    triples = "".join(f"{i + 1} {j + 1} {v:g}\n" for i, j, v in zip(coo.row, coo.col, coo.data))
+    triples = "".join(f"{i + 1} {j + 1} {v:g}\n" for i, j, v in zip(coo.row, coo.col, coo.data, strict=True))
     tri = load(triples.encode(), format="triples", shape=A.shape)
     assert tri.fingerprint == ds.fingerprint
 

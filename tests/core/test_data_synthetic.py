@@ -5,8 +5,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from privclust.core.data import (make_block_counts, make_gaussian_mixture, make_planted_ball,
-                                 make_union_of_subspaces)
+from privclust.core.data import (
+    make_block_counts,
+    make_gaussian_mixture,
+    make_planted_ball,
+    make_union_of_subspaces,
+)
 
 
 def test_union_of_subspaces_noiseless_points_lie_in_their_subspace():

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from privclust.core.data import (Dataset, DataWarning, check_counts, clip_box, clip_l2,
-                                 quantize)
+from privclust.core.data import Dataset, DataWarning, check_counts, clip_box, clip_l2, quantize
 
 
 def test_dataset_basic_properties():
@@ -31,9 +30,11 @@ def test_fingerprint_canonical_and_sensitive():
     assert Dataset(np.asfortranarray(a)).fingerprint == f        # layout-independent
     assert Dataset(a, labels=[0, 1, 2], name="x").fingerprint == f  # metadata not hashed
     assert Dataset(a.reshape(4, 3)).fingerprint != f              # shape matters
-    b = a.copy(); b[2, 3] += 1e-12
+    b = a.copy()
+    b[2, 3] += 1e-12
     assert Dataset(b).fingerprint != f                           # one value matters
-    z = np.zeros((2, 2)); z[0, 0] = -0.0
+    z = np.zeros((2, 2))
+    z[0, 0] = -0.0
     assert Dataset(z).fingerprint == Dataset(np.zeros((2, 2))).fingerprint
 
 

@@ -18,8 +18,11 @@ from privclust.core import Curator, GeometricBounds, Ledger, forecast_geometric_
 from privclust.core.privacy import geometric_bounds as gb
 from privclust.core.privacy.audit import epsilon_lower_bound
 from privclust.core.privacy.estimator import DataAccessError
-from privclust.core.privacy.geometric_bounds import (bucket_edges, exponents_for_range,
-                                                     geometric_bounds)
+from privclust.core.privacy.geometric_bounds import (
+    bucket_edges,
+    exponents_for_range,
+    geometric_bounds,
+)
 
 N_AUDIT = 200_000
 AUDIT_EXPONENTS = (0, 1)     # buckets [-4,-2) [-2,-1) (-1,1) [1,2) [2,4)

@@ -46,9 +46,9 @@ def test_principal_angles_clip_no_nan():
 
 def test_projector_distance_orthogonal_is_sqrt_2q():
     d, q = 7, 3
-    I = np.eye(d)
-    assert M.projector_distance(I[:, :q], I[:, q:2 * q]) == pytest.approx(math.sqrt(2 * q))
-    assert M.projector_distance(I[:, :q], I[:, :q]) == pytest.approx(0.0, abs=1e-7)
+    eye = np.eye(d)
+    assert M.projector_distance(eye[:, :q], eye[:, q:2 * q]) == pytest.approx(math.sqrt(2 * q))
+    assert M.projector_distance(eye[:, :q], eye[:, :q]) == pytest.approx(0.0, abs=1e-7)
 
 
 def test_projector_distance_matches_definition(rng):
@@ -80,9 +80,9 @@ def test_wasserstein_equals_brute_force(rng):
         for p in itertools.permutations(range(4)))
     assert M.wasserstein_subspaces(A, B) == pytest.approx(brute, rel=1e-10)
     # orthogonal pairs: every d^2 = 2q -> d_W = sqrt(2 k q) (the largest value for k q-dimensional subspaces)
-    I = np.eye(8)
-    A = np.stack([I[:, 0:2], I[:, 2:4]])
-    B = np.stack([I[:, 4:6], I[:, 6:8]])
+    eye = np.eye(8)
+    A = np.stack([eye[:, 0:2], eye[:, 2:4]])
+    B = np.stack([eye[:, 4:6], eye[:, 6:8]])
     assert M.wasserstein_subspaces(A, B) == pytest.approx(math.sqrt(2 * 2 * 2))
 
 
@@ -291,6 +291,42 @@ def test_split_rhat_iid_vs_separated_vs_trend(rng):
     assert M.split_rhat(shifted) > 1.1
     trend = rng.standard_normal((4, 1000)) + np.linspace(0, 3, 1000)
     assert M.split_rhat(trend) > 1.1                   # what splitting is for
+
+
+def _ar1(rng, phi, m, n):
+    """m AR(1) chains of n draws: x_t = phi x_{t-1} + e_t."""
+    e = rng.standard_normal((m, n))
+    x = np.zeros((m, n))
+    for t in range(1, n):      # a recursion over time, vectorised over chains
+        x[:, t] = phi * x[:, t - 1] + e[:, t]
+    return x
+
+
+@pytest.mark.parametrize("phi", [0.0, 0.5, 0.9, 0.99])
+@pytest.mark.parametrize("m, n", [(2, 200), (4, 1000), (8, 301)])
+def test_rhat_and_ess_agree_with_arviz(phi, m, n):
+    """Split R-hat equals ArviZ's (method "split") to rounding; the effective sample size is
+    within 3% of ArviZ's (method "mean"; equal in most cases, ArviZ adds one more
+    autocorrelation term at the cut-off)."""
+    az = pytest.importorskip("arviz")
+    chains = _ar1(np.random.default_rng(int(phi * 100) + m), phi, m, n)
+    assert M.split_rhat(chains) == pytest.approx(float(az.rhat(chains, method="split")),
+                                                 rel=1e-12)
+    assert M.effective_sample_size(chains) == pytest.approx(
+        float(az.ess(chains, method="mean")), rel=0.03)
+
+
+def test_effective_sample_size_tracks_autocorrelation(rng):
+    """Independent draws: about m n; AR(1) with phi = 0.9: about m n (1 - phi) / (1 + phi);
+    constant chains: m n; the same validation as split_rhat."""
+    assert M.effective_sample_size(rng.standard_normal((4, 2000))) == pytest.approx(8000, rel=0.1)
+    slow = M.effective_sample_size(_ar1(rng, 0.9, 4, 4000))
+    assert slow == pytest.approx(16000 * 0.1 / 1.9, rel=0.25)
+    assert M.effective_sample_size(np.ones((3, 10))) == 30
+    with pytest.raises(ValueError, match="at least 4"):
+        M.effective_sample_size(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        M.effective_sample_size([[1.0, 2.0, np.nan, 3.0]])
 
 
 def test_projector_distances_is_the_pairwise_projector_distance():

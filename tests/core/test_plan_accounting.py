@@ -7,8 +7,15 @@ import pytest
 from privclust.core.cocluster.dp_estimator import DPTauCoClustering
 from privclust.core.privacy import BudgetExceeded, Guarantee, Ledger, analytic_gaussian_sigma
 from privclust.core.privacy.plan_accounting import (
-    PlanEvent, account_guarantees, account_plan, compose_pld, compose_rdp, convert_events,
-    events_for_guarantee, gaussian_epsilon)
+    PlanEvent,
+    account_guarantees,
+    account_plan,
+    compose_pld,
+    compose_rdp,
+    convert_events,
+    events_for_guarantee,
+    gaussian_epsilon,
+)
 from privclust.core.privacy.relations import RelationError
 from privclust.core.privacy.risk import max_posterior, odds_factor, risk_sentence, risk_table
 from privclust.core.release import Curator
@@ -170,7 +177,11 @@ def test_not_private_release_refused():
 
 
 # ---- Curator.release_plan --------------------------------------------------------------------
-def _data(rng=np.random.default_rng(5)):
+# one generator for the whole module: each call draws new records, as the tests were written
+_DATA_RNG = np.random.default_rng(5)
+
+
+def _data(rng=_DATA_RNG):
     return np.vstack([rng.normal(-2, 0.3, (150, 2)), rng.normal(2, 0.3, (150, 2))])
 
 

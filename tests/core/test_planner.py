@@ -4,7 +4,14 @@ import pandas as pd
 import pytest
 
 from privclust.core.experiments.planner import (
-    PlanResult, PublicFacts, Target, build_twin, parse_target, plan_utility, smoothing_bandwidth)
+    PlanResult,
+    PublicFacts,
+    Target,
+    build_twin,
+    parse_target,
+    plan_utility,
+    smoothing_bandwidth,
+)
 from privclust.core.privacy import Ledger
 from privclust.core.release import Curator
 

@@ -27,8 +27,10 @@ from privclust.core.privacy import quantile as quantile_module
 from privclust.core.privacy.audit import epsilon_lower_bound
 from privclust.core.privacy.bounds import private_bounds
 from privclust.core.privacy.estimator import DataAccessError
-from privclust.core.privacy.quantile import (exponential_quantile_probabilities,
-                                             exponential_quantiles)
+from privclust.core.privacy.quantile import (
+    exponential_quantile_probabilities,
+    exponential_quantiles,
+)
 
 N_AUDIT = 200_000
 

@@ -10,6 +10,7 @@ Pensa, SDM 2025, Sec. 4.1.
 import dataclasses
 import decimal
 import gc
+import io
 import json
 import math
 import sqlite3
@@ -23,8 +24,8 @@ from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 
 import privclust.core as core
-from privclust.core import DPLloyd, Ledger, Release
 from privclust.core import Curator as CoreCurator
+from privclust.core import DPLloyd, Ledger, Release
 from privclust.core.data import Dataset
 from privclust.core.privacy import BudgetAccountant, BudgetExceeded, Guarantee
 from privclust.core.privacy import estimator as estimator_module
@@ -261,7 +262,7 @@ def test_release_is_frozen_and_holds_copies_only():
     # only released attributes leave; the unreleased fitted X does not
     assert set(release.attributes) == {"cluster_centers_"}
     with pytest.raises(AttributeError):
-        release.internal_
+        release.internal_  # noqa: B018 -- the access must raise
 
     # no reference to the estimator, the data or any estimator/dataset object
     for obj in _reachable(release):
@@ -487,7 +488,7 @@ def _same(a, b):
         return
     if isinstance(a, (list, tuple)):
         assert type(a) is type(b) and len(a) == len(b)
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             _same(x, y)
         return
     assert a == b and type(b) is type(a) or (isinstance(a, np.integer) and b == int(a))
@@ -500,6 +501,45 @@ def test_codec_round_trips_through_strict_json(value):
     assert "NaN" not in text and "Infinity" not in text
     _same(value, loads(text))
     _same(value, decode(json.loads(json.dumps(encode(value)))))
+
+
+@pytest.mark.parametrize("value", CODEC_VALUES, ids=lambda v: type(v).__name__)
+def test_codec_round_trips_with_arrays_as_npy_blobs(value):
+    arrays = []
+    text = json.dumps(encode(value, arrays), allow_nan=False)
+    assert "__ndarray__" not in text    # every array went to a blob
+    _same(value, decode(json.loads(text), arrays))
+    with pytest.raises(ValueError, match="blob"):
+        decode({"__npy__": 0})
+
+
+def test_store_keeps_arrays_as_npy_blobs_and_reads_old_inline_payloads(tmp_path):
+    """Arrays are stored as .npy blobs (no pickle), not as JSON float lists; a release stored
+    the old way (arrays inline in its JSON payload) is still read back as it was."""
+    X = make_X()
+    ds = Dataset(X, name="private")
+    path = tmp_path / "budget.sqlite"
+    first = Curator(ds, Ledger(3.0, path=path, dataset=ds)).release(dplloyd(seed=0))
+    conn = sqlite3.connect(path)
+    try:
+        (payload,) = conn.execute("SELECT payload FROM releases WHERE id = ?",
+                                  (first.id,)).fetchone()
+        blobs = [b for (b,) in conn.execute("SELECT npy FROM release_arrays WHERE release_id = ? "
+                                            "ORDER BY position", (first.id,))]
+        assert "__ndarray__" not in payload and "__npy__" in payload and blobs
+        centres = np.load(io.BytesIO(blobs[0]), allow_pickle=False)
+        np.testing.assert_array_equal(centres, first.cluster_centers_)
+        # the format before blobs: the download JSON itself, arrays inline, no blob rows
+        conn.execute("UPDATE releases SET payload = ? WHERE id = ?",
+                     (json.dumps(first.to_dict(), allow_nan=False), first.id))
+        conn.execute("DELETE FROM release_arrays")
+        conn.commit()
+    finally:
+        conn.close()
+    curator = Curator(Dataset(X, name="reloaded"), Ledger(3.0, path=path, dataset=ds))
+    (old,) = curator.releases()
+    np.testing.assert_array_equal(old.cluster_centers_, first.cluster_centers_)
+    assert not old.cluster_centers_.flags.writeable and old.to_dict() == first.to_dict()
 
 
 def test_codec_refuses_what_it_cannot_store():

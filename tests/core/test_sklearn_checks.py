@@ -44,54 +44,20 @@ ESTIMATORS = [
 ]
 
 # ---- why checks fail by design --------------------------------------------------------------
-# privclust's errors name the parameter and the shape in its own words; scikit-learn matches
-# its own message texts in these checks
-EMPTY_DATA_MESSAGE = {
-    "check_estimators_empty_data_messages":
-        "a 0-feature X is refused with privclust's own message, not '0 feature(s) (shape=...)'",
-}
-# dense input only: sparse X is refused, but not with the words scikit-learn looks for (the
-# private estimators refuse it with "sparse" in the message, before any charge, and pass)
-DENSE_ONLY = {
-    "check_estimator_sparse_tag": "dense input only; the refusal of sparse X does not say 'sparse'",
-    "check_estimator_sparse_array": "dense input only; the refusal does not say 'sparse'",
-    "check_estimator_sparse_matrix": "dense input only; the refusal does not say 'sparse'",
-}
-# the centre estimators' predict checks the width against the released centres with its own
-# message ('X has 3 features; the centres have 2'), and refuses 1-D X without 'Reshape'
-CENTRE_PREDICT = {
-    "check_n_features_in_after_fitting":
-        "predict refuses a width mismatch with privclust's message, not scikit-learn's",
-    "check_fit2d_predict1d": "1-D X is refused without scikit-learn's 'Reshape your data' text",
-}
-# the subspace baselines (and private estimators whose port to the base is pending) predate
-# n_features_in_
-NO_N_FEATURES_IN = {
-    "check_n_features_in": "the subspace baselines do not set n_features_in_",
-    "check_n_features_in_after_fitting": "the subspace baselines do not set n_features_in_",
-}
-# complex X: the subspace estimators refuse it, but first on subspace_dim vs the shape of
-# scikit-learn's tiny complex test matrix, with that message
-COMPLEX_SHAPE_FIRST = {
-    "check_complex_data": "refused, but by the subspace_dim/n_clusters check against the tiny "
-                          "test shape before the dtype check, so the message differs",
-}
-# the co-clusterings take non-negative count matrices (dense or sparse) and do not declare the
-# positive_only / sparse input tags, so scikit-learn feeds them standard-normal data
+# The co-clusterings take non-negative count matrices (dense or sparse; tags positive_only and
+# sparse). scikit-learn then feeds them shifted, positive data, but these checks still send
+# inputs they refuse first with their own count-matrix messages:
 COUNTS = {
-    "check_estimators_overwrite_params": "count input: standard-normal test data are refused",
-    "check_estimators_fit_returns_self": "count input: negative test data are refused",
-    "check_readonly_memmap_input": "count input: negative test data are refused",
-    "check_n_features_in_after_fitting": "count input: negative test data are refused",
-    "check_positive_only_tag_during_fit": "count input; the positive_only tag is not declared",
-    "check_pipeline_consistency": "count input: negative test data are refused",
-    "check_estimators_pickle": "count input: negative test data are refused",
-    "check_estimators_nan_inf": "count input: the negative entries of the test data are refused "
-                                "before the NaN, with the count-matrix message",
-    "check_estimator_sparse_tag": "sparse count matrices are accepted; the sparse tag is not set",
-    "check_complex_data": "refused on n_col_clusters vs the tiny test matrix first",
+    "check_positive_only_tag_during_fit": "negative X is refused, with the count-matrix message "
+                                          "(row/column of the first negative entry), not "
+                                          "scikit-learn's 'Negative values in data passed to'",
+    "check_estimators_nan_inf": "NaN/inf refused with the count-matrix message naming the cell",
+    "check_complex_data": "complex X refused on n_col_clusters vs the tiny test matrix first",
     "check_dtype_object": "object dtype is refused with TypeError (not a numeric matrix), "
                           "scikit-learn expects ValueError",
+}
+# K0 = L0 = 2 clusters cannot split one row or one column: refused with privclust's message
+ONE_ROW_OR_COLUMN = {
     "check_fit2d_1sample": "K0 = 2 row clusters cannot split 1 row; privclust's message",
     "check_fit2d_1feature": "L0 = 2 column clusters cannot split 1 column; privclust's message",
 }
@@ -100,35 +66,30 @@ ONECLUSTER = {
     "check_dtype_object": "object X is refused with privclust's message (a numeric array of "
                           "shape (n_samples, n_features)), not scikit-learn's",
 }
+# the private subspace estimators check subspace_dim against the public shape in their plan,
+# before the data (and their dtype) are read; scikit-learn's tiny complex matrix fails that first
+COMPLEX_SHAPE_FIRST = {
+    "check_complex_data": "refused, but by the subspace_dim/n_clusters check against the tiny "
+                          "test shape (in the plan, before any data is read), so the message "
+                          "differs",
+}
 
 EXPECTED_FAILURES = {
-    "CompressiveKMeans": {**EMPTY_DATA_MESSAGE, **CENTRE_PREDICT},
-    "DPLloyd": {**EMPTY_DATA_MESSAGE, **CENTRE_PREDICT},
-    "LSHCoresetKMeans": {**EMPTY_DATA_MESSAGE, **CENTRE_PREDICT},
-    "BalcanKMeans": {**EMPTY_DATA_MESSAGE, **CENTRE_PREDICT},
-    "OneCluster": {**EMPTY_DATA_MESSAGE, **ONECLUSTER},
-    "PrivateKBalls": {**EMPTY_DATA_MESSAGE, **ONECLUSTER},
-    "DPTauCoClustering": {**EMPTY_DATA_MESSAGE, **COUNTS},
-    "PrivateBounds": {**EMPTY_DATA_MESSAGE},
-    "DPNMF": {**EMPTY_DATA_MESSAGE, **{check: why for check, why in COUNTS.items()
-                                       if check not in ("check_fit2d_1sample",
-                                                        "check_fit2d_1feature")}},
-    "GeometricBounds": {**EMPTY_DATA_MESSAGE},
-    "TauCoClustering": {**EMPTY_DATA_MESSAGE, **COUNTS,
-                        "check_n_features_in": "TauCoClustering does not set n_features_in_"},
-    "KPlanes": {**EMPTY_DATA_MESSAGE, **DENSE_ONLY, **NO_N_FEATURES_IN, **COMPLEX_SHAPE_FIRST,
-                # max_iter is a parameter but KPlanes does not report n_iter_
-                "check_non_transformer_estimators_n_iter": "KPlanes does not set n_iter_"},
-    "ThresholdSubspaceClustering": {**EMPTY_DATA_MESSAGE, **DENSE_ONLY, **NO_N_FEATURES_IN,
-                                    **COMPLEX_SHAPE_FIRST},
-    "SparseSubspaceClustering": {**EMPTY_DATA_MESSAGE, **DENSE_ONLY, **NO_N_FEATURES_IN,
-                                 **COMPLEX_SHAPE_FIRST,
-                                 "check_fit2d_1sample": "SSC needs at least two records; its "
+    **{name: {} for name in ("CompressiveKMeans", "DPLloyd", "LSHCoresetKMeans", "BalcanKMeans",
+                             "PrivateBounds", "GeometricBounds", "ThresholdSubspaceClustering",
+                             "LowRankRepresentation")},
+    "OneCluster": ONECLUSTER,
+    "PrivateKBalls": ONECLUSTER,
+    "DPTauCoClustering": {**COUNTS, **ONE_ROW_OR_COLUMN},
+    "DPNMF": COUNTS,
+    "TauCoClustering": {**COUNTS, **ONE_ROW_OR_COLUMN,
+                        "check_estimators_empty_data_messages":
+                            "a 0-column count matrix is refused with the count-matrix message"},
+    # max_iter is a parameter but KPlanes does not report n_iter_
+    "KPlanes": {"check_non_transformer_estimators_n_iter": "KPlanes does not set n_iter_"},
+    "SparseSubspaceClustering": {"check_fit2d_1sample": "SSC needs at least two records; its "
                                                         "own message"},
-    "LowRankRepresentation": {**EMPTY_DATA_MESSAGE, **DENSE_ONLY, **NO_N_FEATURES_IN,
-                              **COMPLEX_SHAPE_FIRST},
-    # the private subspace estimators set n_features_in_ once on the PrivateEstimator base
-    **{name: {**EMPTY_DATA_MESSAGE, **COMPLEX_SHAPE_FIRST}
+    **{name: COMPLEX_SHAPE_FIRST
        for name in ("SampleAggregateSubspaceClustering", "GibbsSubspaceClustering",
                     "SuLQSubspaceClustering")},
 }

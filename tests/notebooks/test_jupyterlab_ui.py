@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from nbbrowser import PageWatch, check_own_axes_and_slider
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "00_introduction.ipynb"

@@ -9,6 +9,7 @@ of the widgets and plots the notebook is meant to show, and for any resource the
 another host (a plot displayed without ``pn.panel`` carries Panel stylesheets on cdn.holoviz.org
 even with ``inline=True``: HoloViews renders it outside Panel's inline path).
 """
+import itertools
 import json
 import re
 import time
@@ -116,7 +117,7 @@ def test_teaching_structure(path):
     nb = nbformat.read(path, as_version=4)
     cells = nb.cells
     assert cells[0].cell_type == "markdown" and cells[0].source.startswith("# ")
-    for prev, cell in zip(cells, cells[1:]):
+    for prev, cell in itertools.pairwise(cells):
         if cell.cell_type == "code":
             assert prev.cell_type == "markdown", \
                 f"{path.name}: code cell {cell.id} has no explanation before it"

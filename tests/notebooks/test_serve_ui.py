@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from nbbrowser import PageWatch, check_own_axes_and_slider
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.ipynb"))

@@ -63,7 +63,7 @@ def test_L_sensitivity_at_most_2_and_Q_at_most_1(d):
     rng = np.random.default_rng(10 + d)
     grid = gr.radius_grid((0.0, 1.0), 2.0 ** -8, d)
     worst_L = worst_Q = 0.0
-    for trial in range(12):
+    for _ in range(12):
         n = int(rng.integers(8, 60))
         t = int(rng.integers(1, n + 1))
         X = clustered(rng, n, d)

@@ -8,9 +8,20 @@ from sklearn.base import clone
 
 from privclust.core import OneCluster, PrivateKBalls
 from privclust.core.data import make_planted_ball
-from privclust.core.onecluster import (OneClusterAggregator, inside_ball, one_cluster_aggregate,
-                                       screen_outliers, smallest_ball_2approx)
-from privclust.core.privacy import BudgetAccountant, BudgetExceeded, Guarantee, Ledger, PrivacyWarning
+from privclust.core.onecluster import (
+    OneClusterAggregator,
+    inside_ball,
+    one_cluster_aggregate,
+    screen_outliers,
+    smallest_ball_2approx,
+)
+from privclust.core.privacy import (
+    BudgetAccountant,
+    BudgetExceeded,
+    Guarantee,
+    Ledger,
+    PrivacyWarning,
+)
 
 gc_mod = importlib.import_module("privclust.core.onecluster.good_center")
 

@@ -84,8 +84,8 @@ def test_attack10_release_key_is_not_a_hash_of_the_records_api(tmp_path):
 
 
 def test_attack10_release_key_is_not_a_hash_of_the_records_app(tmp_path, monkeypatch):
-    from privclust.app.state import Lab
     from privclust.app.export import report_payload
+    from privclust.app.state import Lab
 
     monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3.0")
     candidates = _candidates()

@@ -12,12 +12,11 @@ one that does not is refused before the charge, through the Curator and through 
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
+from test_plan_before_data import TABLE
 
 import privclust.core as core
 from privclust.core import Curator, Dataset, Ledger
 from privclust.core.release import ReleaseFailed
-
-from test_plan_before_data import TABLE
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from privclust.core import Curator, Ledger
-from privclust.core.release import PrivacyRefused
 from privclust.core.data import make_union_of_subspaces
 from privclust.core.onecluster.aggregator import OneClusterAggregator
+from privclust.core.release import PrivacyRefused
 from privclust.core.subspace import SampleAggregateSubspaceClustering
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -113,7 +113,7 @@ def test_finding3_no_warning_tells_whether_a_huge_record_is_there(make):
 def test_finding3_warnings_after_the_charge_are_withheld_for_the_data_owner():
     class Loud(core.DPLloyd):
         def _fit(self, X, rng):
-            warnings.warn(f"record 0 is {X[0, 0]!r}")
+            warnings.warn(f"record 0 is {X[0, 0]!r}", stacklevel=1)
             return super()._fit(X, rng)
     curator = Curator(_X(), Ledger(5.0), trusted=(Loud,))
     with warnings.catch_warnings(record=True) as caught:
@@ -213,7 +213,7 @@ def test_finding6_the_same_records_dense_or_sparse_or_permuted_have_one_budget(t
     rows, cols = np.nonzero(counts)
     mtx = ("%%MatrixMarket matrix coordinate real general\n"
            f"{counts.shape[0]} {counts.shape[1]} {len(rows)}\n"
-           + "".join(f"{i + 1} {j + 1} {counts[i, j]:g}\n" for i, j in zip(rows, cols)))
+           + "".join(f"{i + 1} {j + 1} {counts[i, j]:g}\n" for i, j in zip(rows, cols, strict=True)))
     sparse = load(mtx.encode(), format="mtx")
     permuted = Dataset(counts[::-1, [3, 1, 0, 5, 2, 4]].astype(np.int32))
     assert sparse.is_sparse and not dense.is_sparse
@@ -240,6 +240,7 @@ def test_finding7_the_cost_a_release_states_is_the_cost_charged(row_cap, cell_bo
 # ---- one caller, one build, one plan, one clone -------------------------------------------------
 def test_ledger_charge_has_one_caller_in_core():
     import ast
+
     import privclust.core
     root = os.path.dirname(privclust.core.__file__)
     callers = []
@@ -256,6 +257,7 @@ def test_ledger_charge_has_one_caller_in_core():
 
 def test_one_app_release_builds_plans_and_clones_once(ledger_env, csv_bytes, monkeypatch):
     from sklearn import base as sklearn_base
+
     from privclust.app import catalogue
     from privclust.app.state import Lab
     from privclust.core.privacy.estimator import PrivateEstimator

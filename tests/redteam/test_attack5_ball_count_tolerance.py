@@ -94,7 +94,7 @@ def test_attack5_L_moves_by_at_most_2_over_random_neighbours_with_far_records():
     grid = gr.radius_grid(BOX, h, d)
     radii_units = np.rint(grid / h).astype(np.int64)
     worst = 0.0
-    for trial in range(40):
+    for _ in range(40):
         n = int(rng.integers(10, 60))
         t = int(rng.integers(2, n + 1))
         centre = rng.integers(0, units + 1, size=d)

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from privclust.app.cli import main as cli_main
-from privclust.app.state import Lab, SettingsModel
 from privclust.app.config import OWNER_VIEW
+from privclust.app.state import Lab, SettingsModel
 from privclust.app.views import SettingsPanel
 from privclust.core.data import Dataset
 

@@ -183,7 +183,10 @@ def test_spends_add_up_to_epsilon_exactly():
 def test_private_box_is_skipped_when_a_public_n_shows_it_too_noisy():
     """Digits-like facts (d = 64, box [0, 16], eps = 1): the moments of 1,797 records are too
     noisy (about 2,000 needed), so a declared n spends nothing on them; Letter-like facts do."""
-    names = lambda est, d: [s[0] for s in est.schedule(d)[3]]
+
+    def names(est, d):
+        return [s[0] for s in est.schedule(d)[3]]
+
     assert not any("init" in name for name in
                    names(DPLloyd(8, bounds=(0, 16), expected_n_samples=1797), 64))
     assert sum("init" in name for name in names(DPLloyd(8, bounds=(0, 16)), 64)) == 3

@@ -172,7 +172,7 @@ def test_tree_counts_move_by_one_per_level_when_a_record_is_added(rng):
         b = grow_tree(np.vstack([bits, extra]), 1e-9, "gaussian", -1.0, lambda root: 0.0,
                       np.random.default_rng(5))
         assert [len(c) for c in a.counts] == [1, 2, 4, 8, 16] == [len(c) for c in b.counts]
-        for ca, cb in zip(a.counts, b.counts):
+        for ca, cb in zip(a.counts, b.counts, strict=True):
             diff = cb - ca
             assert np.sum(np.abs(diff) > 0.5) == 1 and np.isclose(diff.max(), 1.0)
 

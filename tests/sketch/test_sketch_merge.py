@@ -59,4 +59,4 @@ def test_bad_file_names_the_file(tmp_path, op):
 
 def test_empty_sketch_has_no_mean(op):
     with pytest.raises(ValueError, match="empty"):
-        Sketch(op).mean
+        Sketch(op).mean  # noqa: B018 -- the access must raise

@@ -2,8 +2,13 @@
 import numpy as np
 import pytest
 
-from privclust.core.sketch import (C_F, SketchOperator, default_frequency_scale, draw_dither,
-                                   draw_frequencies)
+from privclust.core.sketch import (
+    C_F,
+    SketchOperator,
+    default_frequency_scale,
+    draw_dither,
+    draw_frequencies,
+)
 
 
 def test_c_f_constants():

@@ -2,8 +2,15 @@
 import numpy as np
 import pytest
 
-from privclust.core.sketch import (Sketch, SketchOperator, empirical_snr, gmm_true_sketch,
-                                   noise_std_for_snr, sigma_xi, snr_complex_exp)
+from privclust.core.sketch import (
+    Sketch,
+    SketchOperator,
+    empirical_snr,
+    gmm_true_sketch,
+    noise_std_for_snr,
+    sigma_xi,
+    snr_complex_exp,
+)
 
 
 def test_exact_gmm_sketch_matches_a_large_sample(rng):

@@ -2,8 +2,11 @@
 import numpy as np
 import pytest
 
-from privclust.core.subspace._bingham import (acg_parameters, hoff_coordinate_update,
-                                             sample_vector_bingham)
+from privclust.core.subspace._bingham import (
+    acg_parameters,
+    hoff_coordinate_update,
+    sample_vector_bingham,
+)
 
 
 def circle_moment(conc):

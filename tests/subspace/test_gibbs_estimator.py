@@ -235,6 +235,7 @@ def test_stream_steps_sends_records_then_the_released_state(two_planes):
     state."""
     import multiprocessing as mp
     import threading
+
     from privclust.core.release.live import stream_steps
     params = GibbsSubspaceClustering(2, 2, epsilon=3.0, n_iter=20, n_chains=2, record_every=5,
                                      random_state=7).get_params()
@@ -271,7 +272,8 @@ def test_stream_steps_sends_records_then_the_released_state(two_planes):
         stream_steps(GibbsSubspaceClustering(ledger=Ledger(1.0)), two_planes.X, None, None,
                      stop)
     [(kind, name, text)] = run(threading.Event(), dict(params, epsilon=-1.0))
-    assert kind == "error" and name == "ValueError" and "epsilon" in text
+    # scikit-learn's parameter validation (a ValueError) names the parameter
+    assert kind == "error" and name == "InvalidParameterError" and "epsilon" in text
 
 
 @pytest.mark.parametrize("process", [False, True])

@@ -11,9 +11,12 @@ from privclust.core import Curator
 from privclust.core.onecluster import OneClusterAggregator
 from privclust.core.privacy import BudgetExceeded, Guarantee, Ledger, PrivacyWarning
 from privclust.core.privacy.estimator import DataAccessError
-from privclust.core.subspace import (GibbsSubspaceClustering, KPlanes,
-                                     SampleAggregateSubspaceClustering, SuLQSubspaceClustering)
-
+from privclust.core.subspace import (
+    GibbsSubspaceClustering,
+    KPlanes,
+    SampleAggregateSubspaceClustering,
+    SuLQSubspaceClustering,
+)
 
 ESTIMATORS = [
     lambda ledger: SuLQSubspaceClustering(2, 2, epsilon=0.5, delta=1e-4, n_iter=3,

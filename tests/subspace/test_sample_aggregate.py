@@ -10,11 +10,16 @@ from privclust.core.metrics import wasserstein_subspaces
 from privclust.core.privacy import Ledger, PrivacyWarning
 from privclust.core.privacy.audit import epsilon_lower_bound
 from privclust.core.subspace import KPlanes, SampleAggregateSubspaceClustering
-from privclust.core.subspace.sample_aggregate import (canonical_block_vectors, canonical_order,
-                                                      noisy_release, projector_box,
-                                                      projector_vectors, vectors_to_bases,
-                                                      wasserstein_matrix)
 from privclust.core.subspace._smooth_bound import centre_index, smooth_bound
+from privclust.core.subspace.sample_aggregate import (
+    canonical_block_vectors,
+    canonical_order,
+    noisy_release,
+    projector_box,
+    projector_vectors,
+    vectors_to_bases,
+    wasserstein_matrix,
+)
 
 
 def _line_dist(points):
@@ -241,13 +246,13 @@ def test_canonical_order_is_invariant_to_permuting_subspaces():
     sols = np.linalg.qr(rng.standard_normal((6, 3, 4, 2)))[0]          # m=6, k=3, d=4, q=2
     perms = [rng.permutation(3) for _ in range(6)]
     perms[0] = np.array([2, 1, 0])                                       # at least one non-identity
-    shuffled = np.stack([s[p] for s, p in zip(sols, perms)])
+    shuffled = np.stack([s[p] for s, p in zip(sols, perms, strict=True)])
     Y, Y2 = canonical_block_vectors(sols), canonical_block_vectors(shuffled)
     assert Y.shape == (6, 3 * 10)
     np.testing.assert_array_equal(Y, Y2)
     # each block's k vectors are its projector vectors, sorted on the first coordinate
     V = projector_vectors(sols)
-    for y, v in zip(Y.reshape(6, 3, 10), V):
+    for y, v in zip(Y.reshape(6, 3, 10), V, strict=True):
         np.testing.assert_array_equal(y, v[canonical_order(v)])
         assert np.all(np.diff(y[:, 0]) >= 0)
     # and the order uses only the block itself: a block's row is unchanged by other blocks

@@ -4,8 +4,13 @@ import numpy as np
 import pytest
 
 from privclust.core.metrics import wasserstein_subspaces
-from privclust.core.subspace import (KPlanes, LowRankRepresentation, SparseSubspaceClustering,
-                                     ThresholdSubspaceClustering, fit_subspaces)
+from privclust.core.subspace import (
+    KPlanes,
+    LowRankRepresentation,
+    SparseSubspaceClustering,
+    ThresholdSubspaceClustering,
+    fit_subspaces,
+)
 from privclust.core.subspace.solvers import make_solver
 
 

@@ -11,15 +11,18 @@ from privclust.core.metrics import wasserstein_subspaces
 from privclust.core.privacy import Ledger
 from privclust.core.privacy.audit import epsilon_lower_bound
 from privclust.core.subspace import SuLQSubspaceClustering
-from privclust.core.subspace.sulq import (cluster_scatter, noisy_scatter, scatter_sensitivity,
-                                          zcdp_rho)
+from privclust.core.subspace.sulq import (
+    cluster_scatter,
+    noisy_scatter,
+    scatter_sensitivity,
+    zcdp_rho,
+)
 
 
 def _adversarial_pairs(rng, d, count):
     e = np.eye(d)
     fixed = [(e[0], e[1]), (e[0], -e[0]), (e[0], (e[0] + e[1]) / math.sqrt(2)), (e[0], 0 * e[0])]
-    for pair in fixed:
-        yield pair
+    yield from fixed
     for _ in range(count):
         x, y = rng.standard_normal((2, d))
         yield x / np.linalg.norm(x), y / np.linalg.norm(y) * rng.choice([1.0, rng.random()])

@@ -2,7 +2,11 @@
 import numpy as np
 import pytest
 
-from privclust.core.cocluster.init import balanced_labels, block_pattern, random_matrix
+from privclust.core.cocluster.initial_partitions import (
+    balanced_labels,
+    block_pattern,
+    random_matrix,
+)
 
 
 @pytest.mark.parametrize("K0,L0", [(2, 2), (3, 3), (3, 5), (5, 3), (4, 9)])
@@ -32,7 +36,7 @@ def test_prototypes_match_the_expanded_matrix(rng):
     n, m, K0, L0 = 13, 11, 3, 4
     R0, C0, P0 = random_matrix(n, m, K0, L0, rng, size=3, flip=0.0)
     pattern = block_pattern(K0, L0)
-    for r, c, p in zip(R0, C0, P0):
+    for r, c, p in zip(R0, C0, P0, strict=True):
         M = pattern[r][:, c]                                        # explicit n x m 0/1 matrix
         onehot = np.eye(L0)[c]
         np.testing.assert_array_equal(p, (M @ onehot).T)
@@ -52,7 +56,7 @@ def test_flips_change_one_percent_of_entries(rng):
 def test_flip_counts_follow_the_uniform_distinct_cells_law():
     """Flipping n_flip distinct uniform cells puts Hypergeometric(|C_l|, nm - |C_l|, n_flip)
     flips in each (row, column block): exact total, right mean and variance per block."""
-    from privclust.core.cocluster.init import flip_counts
+    from privclust.core.cocluster.initial_partitions import flip_counts
     n, sizes, n_flip, S = 7, np.array([3, 4, 6]), 20, 40_000
     N = n * sizes.sum()
     f = flip_counts(n, sizes, n_flip, n_flip / N, np.random.default_rng(4), size=S)

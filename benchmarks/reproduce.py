@@ -1,6 +1,6 @@
 """One command per seed figure: run the existing benchmark scripts with the papers' settings.
 
-    python benchmarks/reproduce.py <paper> <figure> [--quick] [--fresh] [--report] [--list]
+    python benchmarks/reproduce.py <paper> <figure> [--quick] [--fresh] [--report] [--steps LABEL ...] [--list]
 
     papers and figures:
       subspace   fig2 fig3    Wang, Wang & Singh (NIPS 2015), Figs. 2 and 3
@@ -13,7 +13,8 @@ The figure is split into steps (one invocation of an existing script each). A pr
 over the steps; each finished step is recorded with its wall time in
 ``benchmarks/results/reproduce/<paper>_<figure>_<mode>/state.json`` and its output files are
 copied there, so an interrupted run resumes at the first unfinished step (``--fresh`` starts
-over; ``--report`` writes the report from the steps finished so far). Inside a step,
+over; ``--report`` writes the report from the steps finished so far; ``--steps`` runs only the
+named steps, in the order given). Inside a step,
 ``cocluster/fig2_competitors.py`` also resumes from its partial rows; ``onecluster/grid.py``
 keeps its partial rows but restarts. At the end the driver writes, in that folder, the
 CSV and PNG of the figure and ``report.md``: the settings, the time of every step and a table
@@ -227,9 +228,14 @@ def _slug(label):
     return label.replace(" ", "_")
 
 
-def run(paper, figure, quick=False, fresh=False, report_only=False):
+def run(paper, figure, quick=False, fresh=False, report_only=False, only=None):
     from tqdm import tqdm
     fig = FIGURES[paper, figure]
+    labels = [s.label for s in fig.steps]
+    unknown = sorted(set(only or ()) - set(labels))
+    if unknown:
+        raise ValueError(f"steps must be among {labels}; got {unknown}")
+    todo = [next(s for s in fig.steps if s.label == lab) for lab in only] if only else fig.steps
     mode = _MODES.get(paper, ("paper", "quick"))[quick]
     folder = RESULTS / "reproduce" / f"{paper}_{figure}_{'quick' if quick else 'paper'}"
     if fresh and folder.exists():
@@ -237,7 +243,7 @@ def run(paper, figure, quick=False, fresh=False, report_only=False):
     folder.mkdir(parents=True, exist_ok=True)
     state_path = folder / "state.json"
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
-    bar = tqdm([] if report_only else fig.steps, desc=f"{paper} {figure}", unit="step")
+    bar = tqdm([] if report_only else todo, desc=f"{paper} {figure}", unit="step")
     for step in bar:
         if step.label in state:
             continue
@@ -299,6 +305,9 @@ def main():
     p.add_argument("--list", action="store_true", help="list the figures and exit")
     p.add_argument("--report", action="store_true",
                    help="only write report.md from the steps finished so far")
+    p.add_argument("--steps", nargs="+", metavar="LABEL",
+                   help="run only these steps, in this order (e.g. --steps 'column 2' "
+                        "'column 3'); the report still covers every finished step")
     a = p.parse_args()
     if a.list or a.paper is None:
         for (paper, figure), fig in FIGURES.items():
@@ -307,7 +316,7 @@ def main():
     if (a.paper, a.figure) not in FIGURES:
         p.error(f"unknown figure {a.figure!r} for {a.paper}; "
                 f"choose from {[f for (q, f) in FIGURES if q == a.paper]}")
-    run(a.paper, a.figure, a.quick, a.fresh, a.report)
+    run(a.paper, a.figure, a.quick, a.fresh, a.report, a.steps)
 
 
 if __name__ == "__main__":

@@ -8,12 +8,19 @@ from the caller's numpy Generator in the same order as on the numpy path (the co
 draws from it directly: numba's Generator methods produce numpy's streams), so both paths give
 the same chain for the same seed (to rounding; tests check it, Generator state included).
 
-The one computation done differently is the eigendecomposition of the compressed scatter matrix
-in the column update: tridiagonalisation and implicit QL here, LAPACK ``syevd`` on the numpy path.
-Eigenvectors are unique only up to sign, so both paths flip each eigenvector (as a vector of
-R^d) to make its largest-magnitude entry positive (:func:`canonical_signs`). The ACG proposal
-is symmetric under each coordinate sign flip (its acceptance reads only y_j^2), so any sign
-convention gives the same column distribution.
+Computations done differently, with the same result to rounding: the complement basis of the
+column update (Householder reflectors here, a complete QR on the numpy path: the eigenvectors
+N v as vectors of R^d do not depend on that choice), the eigendecomposition of the compressed
+scatter matrix (tridiagonalisation and implicit QL here, LAPACK ``syevd`` on the numpy path)
+and the order of the sums of the scatter matrices. Eigenvectors are unique only up to sign, so
+both paths flip each eigenvector (as a vector of R^d) to make its largest-magnitude entry
+positive (:func:`canonical_signs`). The ACG proposal is symmetric under each coordinate sign
+flip (its acceptance reads only y_j^2), so any sign convention gives the same column
+distribution.
+
+The loops over chains, bases and proposal rows are parallel loops (they draw nothing and write
+disjoint outputs: the chain does not depend on the thread count), run on
+PRIVCLUST_GIBBS_THREADS threads, default 1 (:func:`use_threads`).
 
 References
 ----------
@@ -21,7 +28,8 @@ Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clus
     NIPS 2015, Sec. 4.1, Eqs. (11)-(12).
 Kent, J. T., Ganeiber, A. M. and Mardia, K. V. (2018). A new unified approach for the
     simulation of a wide class of directional distributions. J. Comput. Graph. Stat. 27(2).
-Golub, G. H. and Van Loan, C. F. (2013). Matrix Computations, 4th ed., Secs. 8.3.1 and 8.3.5.
+Golub, G. H. and Van Loan, C. F. (2013). Matrix Computations, 4th ed., Secs. 5.1.2, 5.2.2,
+    8.3.1 and 8.3.5.
 """
 import math
 import os

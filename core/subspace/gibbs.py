@@ -80,8 +80,9 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
     Layout: one (q*C*k, d) @ (d, m) product puts the rows on the last (long, contiguous) axis;
     the sum over q adds q contiguous blocks and the Gumbel argmax compares k contiguous
     slices, so no reduction runs over a tiny trailing axis. ``fused`` (None: when numba is
-    installed) does everything after that product and the Exp(1) draws in one compiled kernel
-    (:mod:`._gibbs_fused`): the same labels for the same seed.
+    installed) does everything after that product and the Exp(1) draws in two compiled kernels
+    (:mod:`._gibbs_fused`: labels and counts, then the scatter matrices accumulated row by row):
+    the same labels for the same seed.
 
     References
     ----------
@@ -145,8 +146,9 @@ def u_update(U, A, counts, kappa, rng, fused=None):
     positive: the draw depends on the eigenbasis only through these signs, and the ACG proposal
     is symmetric under each sign flip, so the rule leaves the distribution unchanged and makes
     the result independent of how the eigenproblem is solved. ``fused`` (None: when numba is
-    installed) builds N, solves the eigenproblem and runs the ACG tests in compiled
-    kernels (:mod:`._gibbs_fused`); same draws, same chain for the same seed.
+    installed) builds N (from Householder reflectors instead of a full QR), solves the
+    eigenproblem and runs the ACG tests in compiled kernels (:mod:`._gibbs_fused`); same draws,
+    same chain for the same seed.
 
     References
     ----------

@@ -108,3 +108,28 @@ def test_compiled_path_hands_the_same_rows_to_hoffs_update(monkeypatch):
     np.testing.assert_array_equal(zf, zn)
     np.testing.assert_allclose(Uf, Un, atol=1e-9)
     assert nf == nn
+
+
+@needs_numba
+def test_the_chain_does_not_depend_on_the_number_of_threads(monkeypatch):
+    """The parallel loops (chains in the label kernel, bases in the column set-up, rows in the
+    acceptance tests) write disjoint outputs and draw nothing: two threads give the one-thread
+    chain exactly, Generator state included."""
+    X, sq, outer = _problem(q=3)
+    monkeypatch.setenv(_gibbs_fused.THREADS_VARIABLE, "1")
+    U1, z1, n1 = _chain(X, sq, outer, True, 3, 30, kappa=20.0)
+    monkeypatch.setenv(_gibbs_fused.THREADS_VARIABLE, "2")
+    U2, z2, n2 = _chain(X, sq, outer, True, 3, 30, kappa=20.0)
+    monkeypatch.setenv(_gibbs_fused.THREADS_VARIABLE, "1")
+    _gibbs_fused.use_threads()
+    np.testing.assert_array_equal(z1, z2)
+    np.testing.assert_array_equal(U1, U2)
+    assert n1 == n2
+
+
+@needs_numba
+@pytest.mark.parametrize("value", ["0", "two"])
+def test_a_bad_thread_count_is_refused_by_name(monkeypatch, value):
+    monkeypatch.setenv(_gibbs_fused.THREADS_VARIABLE, value)
+    with pytest.raises(ValueError, match="PRIVCLUST_GIBBS_THREADS"):
+        _gibbs_fused.use_threads()

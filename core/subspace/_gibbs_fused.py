@@ -20,7 +20,8 @@ distribution.
 
 The loops over chains, bases and proposal rows are parallel loops (they draw nothing and write
 disjoint outputs: the chain does not depend on the thread count), run on
-PRIVCLUST_GIBBS_THREADS threads, default 1 (:func:`use_threads`).
+PRIVCLUST_GIBBS_THREADS threads, default 1, when that variable is above 1 at import
+(:func:`use_threads`).
 
 References
 ----------
@@ -45,12 +46,7 @@ AVAILABLE = numba is not None
 THREADS_VARIABLE = "PRIVCLUST_GIBBS_THREADS"
 
 
-def use_threads():
-    """Set the threads of the kernels' parallel loops (chains, bases, proposal rows) for the
-    calling thread: the environment variable PRIVCLUST_GIBBS_THREADS, default 1, at most
-    numba's thread count. One by default: on a shared machine, parallel regions whose threads
-    wait for a busy core cost far more than they save (measured: 10x slower under load).
-    The chain does not depend on the number of threads."""
+def _threads():
     value = os.environ.get(THREADS_VARIABLE, "1")
     try:
         n = int(value)
@@ -59,11 +55,29 @@ def use_threads():
             from None
     if n < 1:
         raise ValueError(f"{THREADS_VARIABLE} must be a positive integer; got {value!r}")
-    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    return n
+
+
+PARALLEL = AVAILABLE and _threads() > 1    # read once, at import: parallel builds or serial ones
+
+
+def use_threads():
+    """Set the threads of the kernels' parallel loops (chains, bases, proposal rows) for the
+    calling thread: the environment variable PRIVCLUST_GIBBS_THREADS, default 1, at most
+    numba's thread count. The kernels are built with parallel loops only when that variable
+    is above 1 at import (then compiled in every process, not cached). One by default: on a
+    shared machine, parallel regions whose threads wait for a busy core cost far more than
+    they save (measured with 2 threads at a load average of 15-20 on 2 cores: 25x slower).
+    The chain does not depend on the number of threads."""
+    numba.set_num_threads(min(_threads(), numba.config.NUMBA_NUM_THREADS))
 
 
 def _jit(fn, parallel=False):
-    return numba.njit(cache=True, nogil=True, parallel=parallel)(fn) if AVAILABLE else None
+    """Compile ``fn``; its prange loops run in parallel only when PARALLEL, and then nothing is
+    cached (numba's cache does not tell a parallel build from a serial one)."""
+    if not AVAILABLE:
+        return None
+    return numba.njit(cache=not PARALLEL, nogil=True, parallel=parallel and PARALLEL)(fn)
 
 
 def canonical_signs(V):

@@ -143,8 +143,9 @@ def compare_subspace_fig2(folder, quick):
         tables += mod.markdown(f"Column {col}", methods, eps_vals, table)
     if results:
         mod.plot(results, folder / f"fig2_{mode}.png")
-    try:
-        claims = [line[2:].split(":", 1) for line in mod.headline(rows) if line.startswith("- (")]
+    try:                                 # the statements read finished columns only
+        claims = [line[2:].split(":", 1) for line in mod.headline(
+            [r for r in rows if r[0] in finished]) if line.startswith("- (")]
     except (TypeError, ValueError):      # too few methods finished for a statement
         claims = [("(the paper's statements)", "not enough finished rows yet")]
     note = ([f"**Unfinished columns, rows so far** (included in the tables and the plot): "

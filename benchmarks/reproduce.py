@@ -1,6 +1,6 @@
 """One command per seed figure: run the existing benchmark scripts with the papers' settings.
 
-    python benchmarks/reproduce.py <paper> <figure> [--quick] [--fresh] [--report] [--list]
+    python benchmarks/reproduce.py <paper> <figure> [--quick] [--fresh] [--report] [--steps LABEL ...] [--list]
 
     papers and figures:
       subspace   fig2 fig3    Wang, Wang & Singh (NIPS 2015), Figs. 2 and 3
@@ -13,7 +13,8 @@ The figure is split into steps (one invocation of an existing script each). A pr
 over the steps; each finished step is recorded with its wall time in
 ``benchmarks/results/reproduce/<paper>_<figure>_<mode>/state.json`` and its output files are
 copied there, so an interrupted run resumes at the first unfinished step (``--fresh`` starts
-over; ``--report`` writes the report from the steps finished so far). Inside a step,
+over; ``--report`` writes the report from the steps finished so far; ``--steps`` runs only the
+named steps, in the order given). Inside a step,
 ``cocluster/fig2_competitors.py`` also resumes from its partial rows; ``onecluster/grid.py``
 keeps its partial rows but restarts. At the end the driver writes, in that folder, the
 CSV and PNG of the figure and ``report.md``: the settings, the time of every step and a table
@@ -117,23 +118,41 @@ def compare_cocluster_fig3(folder, quick):
 def compare_subspace_fig2(folder, quick):
     mod = _module("subspace/fig2.py")
     mode = "quick" if quick else "full"
-    rows = []
+    rows, partial = [], []
     for part in sorted(p for p in folder.glob("column_*") if p.is_dir()):
         rows += [(int(r[0]),) + tuple(r[1:]) for r in mod.read_rows(part / f"fig2_{mode}.csv")]
+    finished = {r[0] for r in rows}
+    for col in (1, 2, 3):               # an unfinished column: the units it has finished
+        src = RESULTS / "subspace" / f"fig2_{mode}_column{col}.partial.csv"
+        if col in finished or not src.exists():
+            continue
+        shutil.copy2(src, folder / src.name)
+        units = mod.Checkpoint(src).done
+        rows += [(col,) + tuple(r) for u in units.values() for r in u]
+        partial.append(f"column {col}: {len(units)} units finished ("
+                       + ", ".join(units) + "), rows in `" + src.name + "`")
     merged = folder / f"fig2_{mode}.csv"
     with open(merged, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["column", "method", "epsilon", "trial", "cost", "wasserstein"])
         w.writerows(rows)
-    results = []
+    results, tables = [], []
     for col in sorted({r[0] for r in rows}):
         methods, eps_vals, table = mod.summarise([r[1:] for r in rows if r[0] == col])
         results.append((f"column {col}", methods, eps_vals, table))
-    mod.plot(results, folder / f"fig2_{mode}.png")
-    claims = [line[2:].split(":", 1) for line in mod.headline(rows) if line.startswith("- (")]
-    return (_table(["paper's statement (WWS15 Sec. 5)", "this run"],
-                   [(c[0], c[1].strip() if len(c) > 1 else "") for c in claims]),
-            merged.name, f"fig2_{mode}.png")
+        tables += mod.markdown(f"Column {col}", methods, eps_vals, table)
+    if results:
+        mod.plot(results, folder / f"fig2_{mode}.png")
+    try:                                 # the statements read finished columns only
+        claims = [line[2:].split(":", 1) for line in mod.headline(
+            [r for r in rows if r[0] in finished]) if line.startswith("- (")]
+    except (TypeError, ValueError):      # too few methods finished for a statement
+        claims = [("(the paper's statements)", "not enough finished rows yet")]
+    note = (["**Unfinished columns, rows so far** (included in the tables and the plot): "
+             + "; ".join(partial) + ".", ""] if partial else [])
+    return (note + _table(["paper's statement (WWS15 Sec. 5)", "this run"],
+                          [(c[0], c[1].strip() if len(c) > 1 else "") for c in claims])
+            + [""] + tables, merged.name, f"fig2_{mode}.png" if results else None)
 
 
 def compare_subspace_fig3(folder, quick):
@@ -227,9 +246,14 @@ def _slug(label):
     return label.replace(" ", "_")
 
 
-def run(paper, figure, quick=False, fresh=False, report_only=False):
+def run(paper, figure, quick=False, fresh=False, report_only=False, only=None):
     from tqdm import tqdm
     fig = FIGURES[paper, figure]
+    labels = [s.label for s in fig.steps]
+    unknown = sorted(set(only or ()) - set(labels))
+    if unknown:
+        raise ValueError(f"steps must be among {labels}; got {unknown}")
+    todo = [next(s for s in fig.steps if s.label == lab) for lab in only] if only else fig.steps
     mode = _MODES.get(paper, ("paper", "quick"))[quick]
     folder = RESULTS / "reproduce" / f"{paper}_{figure}_{'quick' if quick else 'paper'}"
     if fresh and folder.exists():
@@ -237,7 +261,7 @@ def run(paper, figure, quick=False, fresh=False, report_only=False):
     folder.mkdir(parents=True, exist_ok=True)
     state_path = folder / "state.json"
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
-    bar = tqdm([] if report_only else fig.steps, desc=f"{paper} {figure}", unit="step")
+    bar = tqdm([] if report_only else todo, desc=f"{paper} {figure}", unit="step")
     for step in bar:
         if step.label in state:
             continue
@@ -299,6 +323,9 @@ def main():
     p.add_argument("--list", action="store_true", help="list the figures and exit")
     p.add_argument("--report", action="store_true",
                    help="only write report.md from the steps finished so far")
+    p.add_argument("--steps", nargs="+", metavar="LABEL",
+                   help="run only these steps, in this order (e.g. --steps 'column 2' "
+                        "'column 3'); the report still covers every finished step")
     a = p.parse_args()
     if a.list or a.paper is None:
         for (paper, figure), fig in FIGURES.items():
@@ -307,7 +334,7 @@ def main():
     if (a.paper, a.figure) not in FIGURES:
         p.error(f"unknown figure {a.figure!r} for {a.paper}; "
                 f"choose from {[f for (q, f) in FIGURES if q == a.paper]}")
-    run(a.paper, a.figure, a.quick, a.fresh, a.report)
+    run(a.paper, a.figure, a.quick, a.fresh, a.report, a.steps)
 
 
 if __name__ == "__main__":

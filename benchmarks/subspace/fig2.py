@@ -14,7 +14,9 @@ One data draw per column; trials differ by the algorithms' randomness. Gibbs: on
 trial (chains run batched); the reported value is the mean of the metric
 over the last 100 iterations (recorded every 10), an average of per-state utilities: releasing
 those states would cost 100 epsilon. Metrics on the clipped data: cost (Eq. 3) and d_W (Eq. 2).
-Writes fig2_<mode>.md/.csv/.png under benchmarks/results/subspace/. The md ends with
+Writes fig2_<mode>.md/.csv/.png under benchmarks/results/subspace/; while a column runs, its
+finished units (an s.a./SuLQ trial, a Gibbs initialisation at one epsilon) are kept in
+fig2_<mode>_column<c>.partial.csv and a rerun resumes from them. The md ends with
 "Headline observations", the paper's claims (its Sec. 5 discussion of Fig. 2) checked against the medians of the run,
 computed from the rows by :func:`headline` (rules stated there), not typed by hand.
 """
@@ -62,43 +64,81 @@ def init_bases(name, X, k, q, seed):
     return cls(k, q, random_state=seed).fit(X[idx]).subspaces_
 
 
-def run_column(col, eps_grid, trials, n_iter, log):
+class Checkpoint:
+    """Rows of finished units (a trial of the s.a./SuLQ loop, or one Gibbs initialisation at one
+    epsilon) of one column, appended to ``path`` as each unit ends, so that an interrupted
+    column resumes at its first unfinished unit. Every unit is seeded by its own trial or
+    epsilon, so the rows do not depend on where a run was interrupted."""
+
+    def __init__(self, path):
+        self.path = path
+        self.done = {}
+        if path is not None and path.exists():
+            with open(path, newline="") as fh:
+                for unit, method, eps, trial, cost, wd in csv.reader(fh):
+                    self.done.setdefault(unit, []).append(
+                        (method, float(eps), int(trial), float(cost), float(wd)))
+
+    def run(self, unit, compute):
+        """The unit's rows: from the file, else ``compute()`` (then appended to the file)."""
+        if unit not in self.done:
+            rows = compute()
+            if self.path is not None:
+                with open(self.path, "a", newline="") as fh:
+                    csv.writer(fh).writerows((unit,) + tuple(r) for r in rows)
+            self.done[unit] = rows
+        return self.done[unit]
+
+
+def run_column(col, eps_grid, trials, n_iter, log, checkpoint=None):
+    checkpoint = checkpoint or Checkpoint(None)
     rows = []                       # (method, eps, trial, cost, wdist)
     title, X, truth, k, q = load_column(col, seed=100)
     Xc = clip_l2(X, 1.0)
     for trial in range(trials):
 
-        def add(method, eps, U, tr=trial):
-            rows.append((method, eps, tr, subspace_cost(Xc, U), wasserstein_subspaces(U, truth)))
+        def private_and_baseline(tr=trial):
+            out = []
 
-        t0 = time.time()
-        add("non-private k-plane", np.inf, KPlanes(k, q, random_state=trial).fit(Xc).subspaces_)
-        for eps in eps_grid:
-            for solver in ("tsc", "ssc", "lrr"):
-                sa = SampleAggregateSubspaceClustering(k, q, epsilon=eps, solver=solver,
-                                                       random_state=1000 * trial + 7)
-                add(f"s.a.+{solver.upper()}", eps, sa.fit(X).subspaces_)
-            for T in (10, 50):
-                su = SuLQSubspaceClustering(k, q, epsilon=eps, n_iter=T, random_state=trial)
-                add(f"SuLQ-{T}", eps, su.fit(X).subspaces_)
-        log(f"  col {col} trial {trial}: s.a. + SuLQ {time.time() - t0:.1f}s")
+            def add(method, eps, U):
+                out.append((method, eps, tr, subspace_cost(Xc, U), wasserstein_subspaces(U, truth)))
+
+            t0 = time.time()
+            add("non-private k-plane", np.inf, KPlanes(k, q, random_state=tr).fit(Xc).subspaces_)
+            for eps in eps_grid:
+                for solver in ("tsc", "ssc", "lrr"):
+                    sa = SampleAggregateSubspaceClustering(k, q, epsilon=eps, solver=solver,
+                                                           random_state=1000 * tr + 7)
+                    add(f"s.a.+{solver.upper()}", eps, sa.fit(X).subspaces_)
+                for T in (10, 50):
+                    su = SuLQSubspaceClustering(k, q, epsilon=eps, n_iter=T, random_state=tr)
+                    add(f"SuLQ-{T}", eps, su.fit(X).subspaces_)
+            log(f"  col {col} trial {tr}: s.a. + SuLQ {time.time() - t0:.1f}s")
+            return out
+
+        rows += checkpoint.run(f"sa {trial}", private_and_baseline)
     # Gibbs: trials are batched chains
-    inits = {"random": "random", "ssc": init_bases("ssc", X, k, q, 0),
-             "lrr": init_bases("lrr", X, k, q, 0)}
-    for name, init in inits.items():
-        t0 = time.time()
+    inits = {"random": "random", "ssc": None, "lrr": None}
+    for name in inits:
         for eps in eps_grid:
-            g = GibbsSubspaceClustering(k, q, epsilon=eps, n_iter=n_iter, n_chains=trials,
-                                        init=init, record_every=10, release="all",
-                                        random_state=int(eps * 1000) % 2**31 + 11)
-            g.fit(X, reference=truth)
-            last = max(1, min(10, len(g.trace_["iteration"])))
-            cost = g.trace_["cost"][-last:].mean(axis=0)
-            wd = g.trace_["wasserstein"][-last:].mean(axis=0)
-            label = "exp.+random" if name == "random" else f"exp.+{name.upper()} (non-private init)"
-            for c in range(trials):
-                rows.append((label, eps, c, float(cost[c]), float(wd[c])))
-        log(f"  col {col} Gibbs init={name}: {time.time() - t0:.1f}s")
+
+            def gibbs(name=name, eps=eps):
+                if inits[name] is None:
+                    inits[name] = init_bases(name, X, k, q, 0)
+                t0 = time.time()
+                g = GibbsSubspaceClustering(k, q, epsilon=eps, n_iter=n_iter, n_chains=trials,
+                                            init=inits[name], record_every=10, release="all",
+                                            random_state=int(eps * 1000) % 2**31 + 11)
+                g.fit(X, reference=truth)
+                last = max(1, min(10, len(g.trace_["iteration"])))
+                cost = g.trace_["cost"][-last:].mean(axis=0)
+                wd = g.trace_["wasserstein"][-last:].mean(axis=0)
+                label = ("exp.+random" if name == "random"
+                         else f"exp.+{name.upper()} (non-private init)")
+                log(f"  col {col} Gibbs init={name} eps={eps:g}: {time.time() - t0:.1f}s")
+                return [(label, eps, c, float(cost[c]), float(wd[c])) for c in range(trials)]
+
+            rows += checkpoint.run(f"gibbs {name} {eps!r}", gibbs)
     return title, rows
 
 
@@ -287,7 +327,8 @@ def main():
         if col == 3 and not os.environ.get("PRIVCLUST_DATA_DIR"):
             log("column 3 skipped: PRIVCLUST_DATA_DIR is not set")
             continue
-        title, rows = run_column(col, eps_grid, trials, n_iter, log)
+        partial = OUT / f"fig2_{mode}_column{col}.partial.csv"
+        title, rows = run_column(col, eps_grid, trials, n_iter, log, Checkpoint(partial))
         methods, eps_vals, table = summarise(rows)
         results.append((title, methods, eps_vals, table))
         md += markdown(title, methods, eps_vals, table)
@@ -306,6 +347,8 @@ def main():
         w.writerows(all_rows)
     if results:
         plot(results, OUT / f"fig2_{mode}.png")
+    for col in args.columns:                  # finished: the checkpoints are in the CSV now
+        (OUT / f"fig2_{mode}_column{col}.partial.csv").unlink(missing_ok=True)
     print(f"wrote {OUT}/fig2_{mode}.* in {time.time() - start:.0f}s")
 
 

@@ -113,6 +113,7 @@ def _sample_fused(lam, rng, max_proposals):
     from ``rng`` the same numbers in the same order. Rows still pending after
     ``max_proposals`` are NaN."""
     out = np.full(lam.shape, np.nan)
+    _fused.use_threads()
     _fused.acg_sample(np.ascontiguousarray(lam), rng, -(-max_proposals // _ROUND), _ROUND, out)
     return out
 

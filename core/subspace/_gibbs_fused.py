@@ -8,12 +8,20 @@ from the caller's numpy Generator in the same order as on the numpy path (the co
 draws from it directly: numba's Generator methods produce numpy's streams), so both paths give
 the same chain for the same seed (to rounding; tests check it, Generator state included).
 
-The one computation done differently is the eigendecomposition of the compressed scatter matrix
-in the column update: tridiagonalisation and implicit QL here, LAPACK ``syevd`` on the numpy path.
-Eigenvectors are unique only up to sign, so both paths flip each eigenvector (as a vector of
-R^d) to make its largest-magnitude entry positive (:func:`canonical_signs`). The ACG proposal
-is symmetric under each coordinate sign flip (its acceptance reads only y_j^2), so any sign
-convention gives the same column distribution.
+Computations done differently, with the same result to rounding: the complement basis of the
+column update (Householder reflectors here, a complete QR on the numpy path: the eigenvectors
+N v as vectors of R^d do not depend on that choice), the eigendecomposition of the compressed
+scatter matrix (tridiagonalisation and implicit QL here, LAPACK ``syevd`` on the numpy path)
+and the order of the sums of the scatter matrices. Eigenvectors are unique only up to sign, so
+both paths flip each eigenvector (as a vector of R^d) to make its largest-magnitude entry
+positive (:func:`canonical_signs`). The ACG proposal is symmetric under each coordinate sign
+flip (its acceptance reads only y_j^2), so any sign convention gives the same column
+distribution.
+
+The loops over chains, bases and proposal rows are parallel loops (they draw nothing and write
+disjoint outputs: the chain does not depend on the thread count), run on
+PRIVCLUST_GIBBS_THREADS threads, default 1, when that variable is above 1 at import
+(:func:`use_threads`).
 
 References
 ----------
@@ -21,9 +29,11 @@ Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clus
     NIPS 2015, Sec. 4.1, Eqs. (11)-(12).
 Kent, J. T., Ganeiber, A. M. and Mardia, K. V. (2018). A new unified approach for the
     simulation of a wide class of directional distributions. J. Comput. Graph. Stat. 27(2).
-Golub, G. H. and Van Loan, C. F. (2013). Matrix Computations, 4th ed., Secs. 8.3.1 and 8.3.5.
+Golub, G. H. and Van Loan, C. F. (2013). Matrix Computations, 4th ed., Secs. 5.1.2, 5.2.2,
+    8.3.1 and 8.3.5.
 """
 import math
+import os
 
 import numpy as np
 
@@ -33,10 +43,41 @@ except ImportError:                      # the numpy path runs instead
     numba = None
 
 AVAILABLE = numba is not None
+THREADS_VARIABLE = "PRIVCLUST_GIBBS_THREADS"
 
 
-def _jit(fn):
-    return numba.njit(cache=True, nogil=True)(fn) if AVAILABLE else None
+def _threads():
+    value = os.environ.get(THREADS_VARIABLE, "1")
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"{THREADS_VARIABLE} must be a positive integer; got {value!r}") \
+            from None
+    if n < 1:
+        raise ValueError(f"{THREADS_VARIABLE} must be a positive integer; got {value!r}")
+    return n
+
+
+PARALLEL = AVAILABLE and _threads() > 1    # read once, at import: parallel builds or serial ones
+
+
+def use_threads():
+    """Set the threads of the kernels' parallel loops (chains, bases, proposal rows) for the
+    calling thread: the environment variable PRIVCLUST_GIBBS_THREADS, default 1, at most
+    numba's thread count. The kernels are built with parallel loops only when that variable
+    is above 1 at import (then compiled in every process, not cached). One by default: on a
+    shared machine, parallel regions whose threads wait for a busy core cost far more than
+    they save (measured with 2 threads at a load average of 15-20 on 2 cores: 25x slower).
+    The chain does not depend on the number of threads."""
+    numba.set_num_threads(min(_threads(), numba.config.NUMBA_NUM_THREADS))
+
+
+def _jit(fn, parallel=False):
+    """Compile ``fn``; its prange loops run in parallel only when PARALLEL, and then nothing is
+    cached (numba's cache does not tell a parallel build from a serial one)."""
+    if not AVAILABLE:
+        return None
+    return numba.njit(cache=not PARALLEL, nogil=True, parallel=parallel and PARALLEL)(fn)
 
 
 def canonical_signs(V):
@@ -46,40 +87,56 @@ def canonical_signs(V):
     return V * np.where(np.take_along_axis(V, idx, axis=-2) < 0, -1.0, 1.0)
 
 
-def _z_labels(P, sq_norms, kappa, log_e, z, onehot, counts):
+def _z_labels(P, sq_norms, kappa, log_e, z, counts):
     """Labels of all chains for one chunk of m rows.
 
-    P (q*C*k, m) = U^T x products, log_e (C, k, m) = log of the Exp(1) draws. Writes z (C, m) and
-    onehot (C, k - 1, m) (1.0 where z == l, for l < k - 1) and adds to counts (C*k,). The logits
-    kappa * min(||U^T x||^2 - ||x||^2, 0) and the Gumbel-max (strict >: ties to the lowest
-    index) follow the numpy path operation by operation."""
+    P (q*C*k, m) = U^T x products, log_e (C, k, m) = log of the Exp(1) draws. Writes z (C, m)
+    and counts (C, k) of the chunk. The
+    logits kappa * min(||U^T x||^2 - ||x||^2, 0) and the Gumbel-max (strict >: ties to the
+    lowest index) follow the numpy path operation by operation; the inner loops run over the m
+    rows without branches (vectorised by the compiler), chains in parallel."""
     C, k, m = log_e.shape
     CK = C * k
     q = P.shape[0] // CK
-    best = np.empty(m)
-    for c in range(C):
+    for c in numba.prange(C):
+        best = np.empty(m)
+        s = np.empty(m)
+        zc = z[c]
         for ell in range(k):
             row = c * k + ell
             for i in range(m):
-                s = P[row, i] * P[row, i]
-                for j in range(1, q):
+                s[i] = P[row, i] * P[row, i]
+            for j in range(1, q):
+                for i in range(m):
                     v = P[j * CK + row, i]
-                    s += v * v
-                s -= sq_norms[i]
-                if s > 0.0:
-                    s = 0.0
-                s = s * kappa - log_e[c, ell, i]
-                if ell == 0 or s > best[i]:
-                    best[i] = s
-                    z[c, i] = ell
-        for ell in range(k - 1):
-            for i in range(m):
-                onehot[c, ell, i] = 0.0
+                    s[i] += v * v
+            if ell == 0:
+                for i in range(m):
+                    best[i] = min(s[i] - sq_norms[i], 0.0) * kappa - log_e[c, 0, i]
+                    zc[i] = 0
+            else:
+                for i in range(m):
+                    x = min(s[i] - sq_norms[i], 0.0) * kappa - log_e[c, ell, i]
+                    better = x > best[i]
+                    best[i] = x if better else best[i]
+                    zc[i] = ell if better else zc[i]
+        for ell in range(k):
+            counts[c, ell] = 0
         for i in range(m):
-            ell = z[c, i]
-            counts[c * k + ell] += 1
-            if ell < k - 1:
-                onehot[c, ell, i] = 1.0
+            counts[c, zc[i]] += 1
+
+
+def _scatter(z, outer, k, A_tri):
+    """A_tri[c * k + z[c, i]] += outer[i] for all chains c and rows i: the scatter matrices'
+    upper triangles, accumulated row by row (a row of ``outer`` and all of A_tri stay in the
+    L1 cache)."""
+    C, m = z.shape
+    n_tri = outer.shape[1]
+    for i in range(m):
+        for c in range(C):
+            row = c * k + z[c, i]
+            for t in range(n_tri):
+                A_tri[row, t] += outer[i, t]
 
 
 def _symmetric_eigh(V, d, e):
@@ -172,7 +229,7 @@ def _symmetric_eigh(V, d, e):
             for _ in range(60):
                 g = d[ell]
                 p = (d[ell + 1] - g) / (2.0 * e[ell])
-                r = math.hypot(p, 1.0)
+                r = math.sqrt(p * p + 1.0)     # hypot(p, 1): |p| <= 2^52 as |e| > eps tst1
                 if p < 0:
                     r = -r
                 d[ell] = e[ell] / (p + r)
@@ -195,7 +252,9 @@ def _symmetric_eigh(V, d, e):
                     s2 = s
                     g = c * e[i]
                     h = c * p
-                    r = math.hypot(p, e[i])
+                    r = math.sqrt(p * p + e[i] * e[i])
+                    if r == 0.0 or not r < math.inf:          # under- or overflow
+                        r = math.hypot(p, e[i])
                     e[i + 1] = s * r
                     s = e[i] / r
                     c = p / r
@@ -218,85 +277,96 @@ symmetric_eigh = _jit(_symmetric_eigh)
 
 
 def _column_setup(U, A, r, kappa, NV, a):
-    """For every basis U[b] (d, q) and scatter matrix A[b] (d, d): an orthonormal basis N of the
-    complement of the columns other than r (pivoted Gram-Schmidt, twice), the eigenvalues of
-    N^T A[b] N (ascending) times kappa into a[b] (p,) and the eigenvectors N V into NV[b] (d, p),
-    each with its largest-magnitude entry positive."""
+    """For every basis U[b] (d, q) and scatter matrix A[b] (d, d): the eigenvalues of N^T A[b] N
+    (ascending) times kappa into a[b] (p,) and the eigenvectors N V into NV[b] (d, p), each with
+    its largest-magnitude entry positive, where N (d, p) is an orthonormal basis of the
+    complement of the columns other than r. N = H [0; I_p] for the product H = H_1 ... H_{q-1}
+    of the Householder reflectors of the QR of those columns (Golub & Van Loan (2013),
+    Sec. 5.2.2), so N^T A N is the trailing (p, p) block of H^T A H (two-sided reflections of
+    A, never forming N) and N V = H [0; V]. The vectors N v do not depend on the choice of N
+    (up to the sign fixed here), so the numpy path's complete QR gives the same ones. Bases in
+    parallel."""
     B, d, q = U.shape
     p = d - q + 1
-    basis = np.empty((d, d))
-    N = np.empty((d, p))
-    AN = np.empty((d, p))
-    S = np.empty((p, p))
-    w = np.empty(p)
-    e = np.empty(p)
-    v = np.empty(d)
-    for b in range(B):
-        nb = 0
+    m = q - 1
+    work_O, work_Vh, work_M = np.empty((B, d, m)), np.zeros((B, m, d)), np.empty((B, d, d))
+    work_t, work_S, work_Y = np.empty((B, d)), np.empty((B, p, p)), np.empty((B, d, p))
+    work_w, work_e, work_order = np.empty((B, p)), np.empty((B, p)), np.empty((B, p), np.int64)
+    for b in numba.prange(B):
+        Qw, Vh, M, t, S, Y = work_O[b], work_Vh[b], work_M[b], work_t[b], work_S[b], work_Y[b]
+        w, e = work_w[b], work_e[b]          # Vh: unit reflector vectors, H_j = I - 2 v v^T
+        M[:, :] = A[b]
+        col = 0
         for j in range(q):
             if j != r:
                 for h in range(d):
-                    basis[h, nb] = U[b, h, j]
-                nb += 1
-        for t in range(p):
-            pick = 0
-            most = -1.0
-            for i in range(d):                       # e_i farthest from the span so far
-                rest = 1.0
-                for col in range(nb):
-                    rest -= basis[i, col] * basis[i, col]
-                if rest > most:
-                    most = rest
-                    pick = i
-            for h in range(d):
-                v[h] = 0.0
-            v[pick] = 1.0
-            for _ in range(2):
-                for col in range(nb):
-                    dot = 0.0
-                    for h in range(d):
-                        dot += basis[h, col] * v[h]
-                    for h in range(d):
-                        v[h] -= dot * basis[h, col]
+                    Qw[h, col] = U[b, h, j]
+                col += 1
+        for j in range(m):
             norm = 0.0
+            for h in range(j, d):
+                norm += Qw[h, j] * Qw[h, j]
+            alpha = -math.sqrt(norm) if Qw[j, j] >= 0.0 else math.sqrt(norm)
+            for h in range(j, d):
+                Vh[j, h] = Qw[h, j]
+            Vh[j, j] -= alpha
+            vn = 0.0
+            for h in range(j, d):
+                vn += Vh[j, h] * Vh[j, h]
+            vn = math.sqrt(vn)
+            for h in range(j, d):
+                Vh[j, h] /= vn
+            for c2 in range(j + 1, m):
+                dot = 0.0
+                for h in range(j, d):
+                    dot += Vh[j, h] * Qw[h, c2]
+                for h in range(j, d):
+                    Qw[h, c2] -= 2.0 * dot * Vh[j, h]
+            beta = 0.0                       # M <- H_j M H_j (symmetric rank-2 update)
             for h in range(d):
-                norm += v[h] * v[h]
-            norm = np.sqrt(norm)
-            for h in range(d):
-                basis[h, nb] = v[h] / norm
-                N[h, t] = basis[h, nb]
-            nb += 1
-        for h in range(d):
-            for t in range(p):
                 acc = 0.0
+                for g in range(j, d):
+                    acc += M[h, g] * Vh[j, g]
+                t[h] = acc
+                beta += Vh[j, h] * acc
+            for h in range(d):
                 for g in range(d):
-                    acc += A[b, h, g] * N[g, t]
-                AN[h, t] = acc
+                    M[h, g] += 4.0 * beta * Vh[j, h] * Vh[j, g] - 2.0 * (
+                        Vh[j, h] * t[g] + t[h] * Vh[j, g])
         for s1 in range(p):
-            for s2 in range(s1, p):
-                acc = 0.0
-                for h in range(d):
-                    acc += N[h, s1] * AN[h, s2]
-                S[s1, s2] = acc
-                S[s2, s1] = acc
+            for s2 in range(p):
+                S[s1, s2] = M[m + s1, m + s2]
         symmetric_eigh(S, w, e)
-        order = np.argsort(w)
-        for t in range(p):
-            col = order[t]
-            a[b, t] = kappa * w[col]
+        order = work_order[b]                # ascending eigenvalues (stable insertion sort)
+        for c2 in range(p):
+            h = c2
+            while h > 0 and w[order[h - 1]] > w[c2]:
+                order[h] = order[h - 1]
+                h -= 1
+            order[h] = c2
+        for c2 in range(p):
+            src = order[c2]
+            a[b, c2] = kappa * w[src]
+            for h in range(m):
+                Y[h, c2] = 0.0
+            for h in range(p):
+                Y[m + h, c2] = S[h, src]
+        for j in range(m - 1, -1, -1):       # Y <- H_j Y, j = q-1, ..., 1
+            for c2 in range(p):
+                dot = 0.0
+                for h in range(j, d):
+                    dot += Vh[j, h] * Y[h, c2]
+                for h in range(j, d):
+                    Y[h, c2] -= 2.0 * dot * Vh[j, h]
+        for c2 in range(p):
             big = 0.0
             sign = 1.0
             for h in range(d):
-                acc = 0.0
-                for s1 in range(p):
-                    acc += N[h, s1] * S[s1, col]
-                NV[b, h, t] = acc
-                if abs(acc) > big:
-                    big = abs(acc)
-                    sign = 1.0 if acc >= 0.0 else -1.0
-            if sign < 0.0:
-                for h in range(d):
-                    NV[b, h, t] = -NV[b, h, t]
+                if abs(Y[h, c2]) > big:
+                    big = abs(Y[h, c2])
+                    sign = 1.0 if Y[h, c2] >= 0.0 else -1.0
+            for h in range(d):
+                NV[b, h, c2] = sign * Y[h, c2]
 
 
 def _acg_parameters(lam, b, omega, log_m):
@@ -324,11 +394,12 @@ def _acg_parameters(lam, b, omega, log_m):
 def _acg_round(g, u, rows, lam, omega, log_m, out, hit):
     """One round of ACG proposals for the pending rows: g (P, R, p) standard normals, u (P, R)
     uniforms; the first accepted proposal of pending row j is written to out[rows[j]] and
-    hit[j] set (the numpy path's acceptance test, proposal by proposal)."""
+    hit[j] set (the numpy path's acceptance test, proposal by proposal). Rows in parallel."""
     P, R, p = g.shape
-    w = np.empty(p)
-    for j in range(P):
+    work = np.empty((P, p))
+    for j in numba.prange(P):
         row = rows[j]
+        w = work[j]
         hit[j] = False
         for t in range(R):
             s0 = 0.0
@@ -429,11 +500,12 @@ def _u_sweep(U, A, perm, start, kappa, rng, rounds, R, NV, a, y):
     return -1
 
 
-z_labels = _jit(_z_labels)
+z_labels = _jit(_z_labels, parallel=True)
+scatter = _jit(_scatter)
 orthonormalise = _jit(_orthonormalise)
-column_setup = _jit(_column_setup)
+column_setup = _jit(_column_setup, parallel=True)
 acg_parameters = _jit(_acg_parameters)
-acg_round = _jit(_acg_round)
+acg_round = _jit(_acg_round, parallel=True)
 acg_sample = _jit(_acg_sample)
 u_sweep = _jit(_u_sweep)
 
@@ -444,13 +516,14 @@ def warm_up():
     without numba."""
     if not AVAILABLE:
         return
+    use_threads()
     rng = np.random.default_rng(0)
     U = np.linalg.qr(rng.standard_normal((3, 4, 2)))[0]
     A = np.einsum("bij,bkj->bik", U, U) + np.eye(4)
     NV, a, y = np.empty((3, 4, 3)), np.empty((3, 3)), np.empty((3, 3))
     u_sweep(U.copy(), A, rng.permutation(2), 0, 1.0, rng, 10, 16, NV, a, y)
     acg_sample(np.ones((2, 3)), rng, 1, 16, np.empty((2, 3)))
-    z, onehot, counts = np.empty((1, 5), np.int64), np.empty((1, 2, 5)), np.zeros(3, np.int64)
-    z_labels(rng.standard_normal((6, 5)), np.ones(5), 1.0, np.zeros((1, 3, 5)), z, onehot,
-             counts)
+    z, counts = np.empty((1, 5), np.int64), np.zeros((1, 3), np.int64)
+    z_labels(rng.standard_normal((6, 5)), np.ones(5), 1.0, np.zeros((1, 3, 5)), z, counts)
+    scatter(z, np.ones((5, 10)), 3, np.zeros((3, 10)))
     orthonormalise(U.copy())

@@ -6,6 +6,7 @@ Target (Wang, Wang & Singh 2015, Eq. 10): p(U, z; X) proportional to exp(-(eps/2
 replace-one neighbours (Prop. 4.1: d^2 in [0, 1]); the Markov chain reaches the target only in
 the limit, so the guarantee is "asymptotic": there is no formal guarantee for a finite run.
 """
+import functools
 import numbers
 import warnings
 
@@ -30,6 +31,23 @@ def triu_outer(X):
     """(n, d(d+1)/2) upper triangles (row-major, diagonal included) of the x_i x_i^T."""
     iu = np.triu_indices(X.shape[1])
     return X[:, iu[0]] * X[:, iu[1]]
+
+
+@functools.lru_cache(maxsize=8)
+def _triu(d):
+    """``np.triu_indices(d)``, computed once per d."""
+    return np.triu_indices(d)
+
+
+@functools.lru_cache(maxsize=8)
+def _triu_position(d):
+    """(d*d,) index of entry (i, j) of a symmetric (d, d) matrix in its row-major upper
+    triangle (the layout of :func:`triu_outer`)."""
+    iu = _triu(d)
+    pos = np.empty((d, d), dtype=np.intp)
+    pos[iu] = np.arange(len(iu[0]))
+    pos[iu[1], iu[0]] = pos[iu]
+    return pos.ravel()
 
 
 def _gumbel_argmax_middle(logits, rng):
@@ -63,8 +81,9 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
     Layout: one (q*C*k, d) @ (d, m) product puts the rows on the last (long, contiguous) axis;
     the sum over q adds q contiguous blocks and the Gumbel argmax compares k contiguous
     slices, so no reduction runs over a tiny trailing axis. ``fused`` (None: when numba is
-    installed) does everything after that product and the Exp(1) draws in one compiled kernel
-    (:mod:`._gibbs_fused`): the same labels for the same seed.
+    installed) does everything after that product and the Exp(1) draws in two compiled kernels
+    (:mod:`._gibbs_fused`: labels and counts, then the scatter matrices accumulated row by row):
+    the same labels for the same seed.
 
     References
     ----------
@@ -73,7 +92,7 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
     """
     C, k, d, q = U.shape
     n = len(X)
-    iu = np.triu_indices(d)
+    iu = _triu(d)
     n_tri = len(iu[0])
     Wt = np.ascontiguousarray(U.transpose(3, 0, 1, 2)).reshape(q * C * k, d)
     z = np.empty((C, n), dtype=np.int64)
@@ -93,16 +112,15 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
         else:
             oc = outer[start:start + m][:, iu[0] * d + iu[1]]
         if fused:
+            _fused.use_threads()
             log_e = rng.standard_exponential((C, k, m))   # gumbel_perturbed's draws, in order
             np.maximum(log_e, np.finfo(np.float64).tiny, out=log_e)
             np.log(log_e, out=log_e)
-            zc, onehot = np.empty((C, m), dtype=np.int64), np.empty((C, k - 1, m))
-            _fused.z_labels(P, sq_norms[start:start + m], kappa, log_e, zc, onehot, counts)
+            zc, chunk_counts = np.empty((C, m), dtype=np.int64), np.empty((C, k), dtype=np.int64)
+            _fused.z_labels(P, sq_norms[start:start + m], kappa, log_e, zc, chunk_counts)
+            _fused.scatter(zc, np.ascontiguousarray(oc), k, A_tri)
+            counts += chunk_counts.reshape(C * k)
             z[:, start:start + m] = zc
-            part = (onehot.reshape(C * (k - 1), m) @ oc).reshape(C, k - 1, n_tri)
-            At = A_tri.reshape(C, k, n_tri)                   # the last cluster: total - others
-            At[:, :k - 1] += part
-            At[:, k - 1] += oc.sum(axis=0) - part.sum(axis=1)
             continue
         np.multiply(P, P, out=P)
         proj2 = P.reshape(q, C * k, m).sum(axis=0)                       # ||U^T x||^2
@@ -114,9 +132,7 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
         onehot = (zc[:, None, :] == labels).reshape(C * k, m).astype(float)
         A_tri += onehot @ oc
         counts += np.bincount((zc + k * np.arange(C)[:, None]).ravel(), minlength=C * k)
-    A = np.empty((C * k, d, d))
-    A[:, iu[0], iu[1]] = A_tri
-    A[:, iu[1], iu[0]] = A_tri
+    A = A_tri[:, _triu_position(d)]                 # (C*k, d*d): both triangles in one gather
     return z, A.reshape(C, k, d, d), counts.reshape(C, k)
 
 
@@ -131,8 +147,9 @@ def u_update(U, A, counts, kappa, rng, fused=None):
     positive: the draw depends on the eigenbasis only through these signs, and the ACG proposal
     is symmetric under each sign flip, so the rule leaves the distribution unchanged and makes
     the result independent of how the eigenproblem is solved. ``fused`` (None: when numba is
-    installed) builds N, solves the eigenproblem and runs the ACG tests in compiled
-    kernels (:mod:`._gibbs_fused`); same draws, same chain for the same seed.
+    installed) builds N (from Householder reflectors instead of a full QR), solves the
+    eigenproblem and runs the ACG tests in compiled kernels (:mod:`._gibbs_fused`); same draws,
+    same chain for the same seed.
 
     References
     ----------
@@ -151,6 +168,7 @@ def u_update(U, A, counts, kappa, rng, fused=None):
     fused = _fused.AVAILABLE if fused is None else fused
     perm = rng.permutation(q)
     if fused:
+        _fused.use_threads()
         _u_sweep_fused(U, np.ascontiguousarray(A), perm, kappa, rng)
     else:
         U = _u_sweep_numpy(U, A, perm, kappa, rng)

@@ -108,3 +108,42 @@ def test_compiled_path_hands_the_same_rows_to_hoffs_update(monkeypatch):
     np.testing.assert_array_equal(zf, zn)
     np.testing.assert_allclose(Uf, Un, atol=1e-9)
     assert nf == nn
+
+
+_THREADS_CHILD = """
+import sys
+import numpy as np
+sys.path.insert(0, {here!r})
+from test_gibbs_fused import _chain, _problem
+from privclust.core.subspace import _gibbs_fused
+assert _gibbs_fused.PARALLEL
+U, z, nxt = _chain(*_problem(q=3), True, 3, 30, kappa=20.0)
+np.save({out!r}, np.concatenate([U.ravel(), z.ravel().astype(float), [nxt]]))
+"""
+
+
+@needs_numba
+@pytest.mark.slow
+def test_the_chain_does_not_depend_on_the_number_of_threads(tmp_path):
+    """With PRIVCLUST_GIBBS_THREADS=2 at import the kernels are parallel builds (chains in the
+    label kernel, bases in the column set-up, rows in the acceptance tests: disjoint outputs,
+    no draws); the chain is the serial one exactly, Generator state included."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    out = tmp_path / "chain.npy"
+    env = dict(os.environ, **{_gibbs_fused.THREADS_VARIABLE: "2"})
+    code = _THREADS_CHILD.format(here=str(Path(__file__).parent), out=str(out))
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=1200)
+    U, z, nxt = _chain(*_problem(q=3), True, 3, 30, kappa=20.0)
+    np.testing.assert_array_equal(
+        np.load(out), np.concatenate([U.ravel(), z.ravel().astype(float), [nxt]]))
+
+
+@needs_numba
+@pytest.mark.parametrize("value", ["0", "two"])
+def test_a_bad_thread_count_is_refused_by_name(monkeypatch, value):
+    monkeypatch.setenv(_gibbs_fused.THREADS_VARIABLE, value)
+    with pytest.raises(ValueError, match="PRIVCLUST_GIBBS_THREADS"):
+        _gibbs_fused.use_threads()

@@ -303,10 +303,14 @@ def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, 
     proc = subprocess.Popen(serve_command("127.0.0.1", port, extra=["--liveness", *extra]),
                             stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
-        deadline = time.time() + 120
-        while time.time() < deadline:
+        # the warm-up (imports, one throw-away page) takes seconds on an idle machine and
+        # minutes on a busy one
+        deadline = time.time() + max(120, first_timeout)
+        while True:
             if proc.poll() is not None:
                 raise RuntimeError(log_path.read_text())
+            if time.time() > deadline:
+                raise RuntimeError(f"the server was not ready within {max(120, first_timeout)} s")
             try:
                 if requests.get(f"{origin}/liveness", timeout=1).ok:
                     break

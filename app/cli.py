@@ -44,8 +44,8 @@ def serve_command(address: str = "127.0.0.1", port: int = 5006, show: bool = Fal
     benchmark tour all start it from here).
 
     It serves ``page.py`` with ``warmup.py`` as the ``--setup`` hook and Panel's
-    ``--reuse-sessions`` (a page's session is built when its websocket connects; the first
-    page's session is kept for the server's lifetime). The websocket origin is
+    ``--reuse-sessions --warm`` (every page's HTML comes from a session built at startup; a
+    page's own session is built when its websocket connects). The websocket origin is
     pinned to the served address (cross-site websocket hijacking is refused);
     ``--allow-websocket-origin`` in ``extra`` overrides it for a deployment behind a proxy.
     ``processes`` > 1 spreads the sessions over that many server processes (``--num-procs``).
@@ -62,7 +62,10 @@ def serve_command(address: str = "127.0.0.1", port: int = 5006, show: bool = Fal
            # session, a class's twelve GETs queued behind each other, and a page whose
            # websocket came after the unused-session lifetime had its session built a second
            # time (23 builds for 12 pages, benchmarks/app/load.py with the server profiled)
-           "--reuse-sessions"]
+           "--reuse-sessions",
+           # ... and that first session is a throw-away one built at startup, not the first
+           # visitor's (which would then never expire)
+           "--warm"]
     if not any(arg.startswith("--allow-websocket-origin") for arg in extra):
         hosts = {address, "localhost", "127.0.0.1"} if address in ("127.0.0.1", "localhost") \
             else {address}

@@ -214,10 +214,10 @@ def test_stopping_privclust_serve_stops_the_server(signum, tmp_path):
         env=dict(os.environ, PRIVCLUST_STATE_DIR=str(tmp_path / "state")))
     server = []
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300  # a busy machine: only a server that never starts fails
         while True:
             assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-            assert time.monotonic() < deadline, "privclust serve did not start within 120 s"
+            assert time.monotonic() < deadline, "privclust serve did not start within 300 s"
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/liveness", timeout=2) as r:
                     if r.status == 200:
@@ -248,10 +248,10 @@ def _start_cli(port, tmp_path, extra=()):
         [sys.executable, "-m", "privclust.app.cli", "serve", "--port", str(port), "--",
          "--liveness", *extra], stdout=log, stderr=subprocess.STDOUT,
         env=dict(os.environ, PRIVCLUST_STATE_DIR=str(tmp_path / "state")))
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300  # a busy machine: only a server that never starts fails
     while True:
         assert proc.poll() is None, Path(log.name).read_text()
-        assert time.monotonic() < deadline, "privclust serve did not start within 120 s"
+        assert time.monotonic() < deadline, "privclust serve did not start within 300 s"
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/liveness", timeout=2) as r:
                 if r.status == 200:

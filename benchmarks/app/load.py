@@ -334,7 +334,8 @@ def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, 
         shutil.rmtree(state, ignore_errors=True)
     out["server_tracebacks"] = text.count("Traceback")
     # of which: a page closed while the server was still sending to it (tornado's
-    # WebSocketClosedError / StreamClosedError, logged by Panel's message dispatch)
+    # WebSocketClosedError / StreamClosedError, logged by Panel's message dispatch) or while
+    # Bokeh was still handling its last messages
     out["server_tracebacks_closed_socket"] = closed_socket_tracebacks(text)
     if "Traceback" in text:
         at = text.index("Traceback")
@@ -342,12 +343,18 @@ def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, 
     return out
 
 
+CLOSED_PAGE = ("WebSocketClosedError", "StreamClosedError",
+               # Bokeh handled a message of a page after that page's connection was detached
+               # (the page closed): ServerConnection.session asserts it still has one
+               "assert self._session is not None")
+
+
 def closed_socket_tracebacks(log_text):
     """Tracebacks in the server log that belong to a record (a timestamped log line and the
-    lines under it) about a websocket closed by its page."""
+    lines under it) about a page that closed its websocket: the server still sending to it, or
+    Bokeh still handling a message it sent just before."""
     records = re.split(r"\n(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)", log_text)
-    return sum(r.count("Traceback") for r in records
-               if "WebSocketClosedError" in r or "StreamClosedError" in r)
+    return sum(r.count("Traceback") for r in records if any(m in r for m in CLOSED_PAGE))
 
 
 def summary(out):
@@ -415,7 +422,8 @@ def write(path, record):
           f"- requests: {o['requests']}, to other hosts: {s['foreign_requests']} "
           f"{sorted(set(o['foreign_requests']))[:5]}; page errors: {o['page_errors'][:5]}; "
           f"server tracebacks: {s['server_tracebacks']} (of which a page closed while the "
-          f"server was sending: {s['server_tracebacks_closed_socket']}); users that failed: "
+          f"server was sending to it or handling its last messages: "
+          f"{s['server_tracebacks_closed_socket']}); users that failed: "
           f"{o.get('user_failures')}", ""]
     path.write_text("\n".join(md))
 

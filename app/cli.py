@@ -44,7 +44,10 @@ def serve_command(address: str = "127.0.0.1", port: int = 5006, show: bool = Fal
     """The ``panel serve`` command line for the dashboard (the CLI, the tests' server and the
     benchmark tour all start it from here).
 
-    It serves ``page.py`` with ``warmup.py`` as the ``--setup`` hook. The websocket origin is
+    It serves ``page.py`` with ``warmup.py`` as the ``--setup`` hook and Panel's
+    ``--reuse-sessions --warm`` (every page's HTML comes from a session built at startup; a
+    page's own session is built when its websocket connects; without ``--warm`` under
+    ``--num-procs`` before Python 3.12, see below). The websocket origin is
     pinned to the served address (cross-site websocket hijacking is refused);
     ``--allow-websocket-origin`` in ``extra`` overrides it for a deployment behind a proxy.
     ``processes`` > 1 spreads the sessions over that many server processes (``--num-procs``).
@@ -55,7 +58,20 @@ def serve_command(address: str = "127.0.0.1", port: int = 5006, show: bool = Fal
            "--port", str(port), "--setup", str(WARMUP),
            # a page whose websocket connects late (a busy server) must find its session: Bokeh
            # would otherwise build a new one for the socket, which the page does not know
-           "--unused-session-lifetime", str(UNUSED_SESSION_MS)]
+           "--unused-session-lifetime", str(UNUSED_SESSION_MS),
+           # a page's HTML is the first session's (its root ids and resources); the page's own
+           # session is built once, when its websocket connects. Without it each GET built a
+           # session, a class's twelve GETs queued behind each other, and a page whose
+           # websocket came after the unused-session lifetime had its session built a second
+           # time (23 builds for 12 pages, benchmarks/app/load.py with the server profiled)
+           "--reuse-sessions"]
+    if (processes == 1 and not any(a.startswith("--num-procs") for a in extra)) \
+            or sys.version_info >= (3, 12):
+        # ... and that first session is a throw-away one built at startup, not the first
+        # visitor's (which would then never expire). Panel builds it uninitialised with
+        # --num-procs before Python 3.12, and its page then lacks the template's scripts
+        # ("bootstrap is not defined" in every page): there the first visitor's session is kept
+        cmd.append("--warm")
     if not any(arg.startswith("--allow-websocket-origin") for arg in extra):
         hosts = {address, "localhost", "127.0.0.1"} if address in ("127.0.0.1", "localhost") \
             else {address}

@@ -6,6 +6,7 @@ executes this file once per browser session, so every session gets its own model
 whose resources are all served by Panel itself (FastListTemplate, MaterialTemplate and
 VanillaTemplate fetch Google Fonts on every load).
 """
+import time
 from importlib import resources
 
 import holoviews as hv
@@ -79,6 +80,11 @@ def create_app(lab=None, **lab_params):
         title="privclust — differentially private clustering lab",
         logo=str(_asset("logo.svg")), favicon=str(_asset("logo.svg")),
         header_background="#1f3a5f", sidebar_width=380,
+        # no header spinner: Panel syncs the template's spinner of *every* live session with
+        # the server's busy state, which each session's periodic callbacks flip, so the cost
+        # grew with the square of the sessions (a third of the server's main thread with twelve
+        # pages open); each result view shows its own loading state instead
+        busy_indicator=None,
         sidebar=sidebar,
         main=[Banner(lab=lab), tabs, connection.LostNotice()],
         raw_css=[_asset("privclust.css").read_text()],
@@ -104,9 +110,17 @@ BUSY = {"Data", "Clusters", "Subspaces", "Co-clusters", "Report", "Releases"}
 
 def _lazy_tabs(tabs, views, build):
     """Fill each empty tab with its view (``build(name, cls)``) when it is first opened, or in
-    the background once the page has loaded (one view every ``PREBUILD_MS``, hidden tabs are
-    not rendered, so nothing is sent), whichever comes first: a new page costs the server
-    little while a class opens its pages, and a tab is usually built before it is opened."""
+    the background once the page has loaded (one view every ``PREBUILD_MS`` while the server is
+    idle; hidden tabs are not rendered, so nothing is sent), whichever comes first: a new page
+    costs the server little while a class opens its pages, and a tab is usually built before it
+    is opened.
+
+    The server is taken as busy when this background callback runs more than ``BUSY_LATE_S``
+    late (the IO loop was doing other work): while twelve pages open and slide at once, the
+    prebuilds of every page competed with their first results and slider moves for the one
+    main thread (a quarter of the server's time in the profile of benchmarks/app/load.py);
+    they now wait until the class's requests are served.
+    """
     def fill(index):
         holder = tabs.objects[index]
         if not holder.objects:
@@ -115,18 +129,30 @@ def _lazy_tabs(tabs, views, build):
     tabs.param.watch(lambda event: fill(event.new), "active")
     pending = [i for i, holder in enumerate(tabs.objects) if not holder.objects]
     callback = []
+    last = [time.monotonic()]
 
     def prebuild():
+        now = time.monotonic()
+        late, last[0] = now - last[0] - PREBUILD_MS / 1000, now
+        if late > BUSY_LATE_S:
+            return  # the server is busy: try again at the next tick
+        while pending and tabs.objects[pending[0]].objects:
+            pending.pop(0)  # opened (and built) since
         if pending:
             fill(pending.pop(0))
+            last[0] = time.monotonic()  # the build's own time is not lateness
         elif callback:
             callback.pop().stop()
 
-    pn.state.onload(lambda: callback.append(
-        pn.state.add_periodic_callback(prebuild, period=PREBUILD_MS)))
+    def start():
+        last[0] = time.monotonic()
+        callback.append(pn.state.add_periodic_callback(prebuild, period=PREBUILD_MS))
+
+    pn.state.onload(start)
 
 
 PREBUILD_MS = 1000
+BUSY_LATE_S = 0.2
 
 
 if __name__.startswith("bokeh"):  # executed per session by `panel serve`

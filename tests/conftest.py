@@ -101,6 +101,19 @@ def two_lines(union_of_subspaces):
     return _read_only(union_of_subspaces(1000, 4, 2, 1, noise=0.01, seed=2))
 
 
+# Playwright's assertions (expect(...).to_be_visible() and the like) wait 5 s by default: on this
+# project's busy 2-core machine a server's answer can take longer, and such tests failed with
+# nothing wrong. The limit only catches a page that never gets there; what is asserted is
+# unchanged.
+EXPECT_TIMEOUT_MS = 30_000
+try:
+    from playwright.sync_api import expect as _expect
+except ImportError:  # the browser tests are skipped without Playwright
+    pass
+else:
+    _expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+
+
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 

@@ -219,7 +219,7 @@ async def _browser_at_our_priority(server_pids, stop):
                     pass
         try:
             await asyncio.wait_for(stop.wait(), 1.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
 

@@ -46,8 +46,11 @@ const label = (root) => {
   root.querySelectorAll('input:not([type=hidden]), select, textarea').forEach((el) => {
     if (named(el)) return;
     const root = el.getRootNode();
+    // a checkbox's text is its wrapping label or, where Bokeh draws the input straight into
+    // its shadow root, the element beside it
+    const box = el.parentElement || el.nextElementSibling || el.previousElementSibling;
     const own = (el.type === 'checkbox' || el.type === 'radio')
-      ? (el.parentElement && el.parentElement.textContent || '') : ownTitle(root);
+      ? (box && box.textContent || '') : ownTitle(root);
     const name = own.trim() || el.placeholder || el.name || el.title;
     if (name) el.setAttribute('aria-label', name.trim());
   });

@@ -5,6 +5,7 @@
 setuptools' ``find`` does not apply that mapping, so each mapped folder is searched here and its
 subpackages are named under its package: a new subpackage needs no edit anywhere.
 """
+
 import tomllib
 from pathlib import Path
 
@@ -12,10 +13,13 @@ from setuptools import find_packages, setup
 
 ROOT = Path(__file__).resolve().parent
 PACKAGE_DIR = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
-    "package-dir"]
+    "package-dir"
+]
 
-setup(packages=[
-    name if not sub else f"{name}.{sub}"
-    for name, folder in PACKAGE_DIR.items()
-    for sub in ["", *find_packages(where=str(ROOT / folder))]
-])
+setup(
+    packages=[
+        name if not sub else f"{name}.{sub}"
+        for name, folder in PACKAGE_DIR.items()
+        for sub in ["", *find_packages(where=str(ROOT / folder))]
+    ]
+)

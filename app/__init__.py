@@ -7,14 +7,27 @@
     lab = Lab()            # one session's state: dataset, settings, ledger, runs
     ClustersView(lab=lab)  # any view displays inline; create_app(lab) is the whole page
 """
+
 from importlib import import_module
 
 _EXPORTS = {
-    "create_app": "page", "Lab": "state", "DataModel": "state", "SettingsModel": "state",
-    "LedgerModel": "state", "Banner": "views", "DataPanel": "views", "DataPreview": "views",
-    "SettingsPanel": "views", "LedgerPanel": "views", "ClustersView": "views",
-    "SubspacesView": "views", "CoclustersView": "views", "ReportView": "views",
-    "GibbsView": "views", "TradeoffView": "views", "PlanView": "views",
+    "create_app": "page",
+    "Lab": "state",
+    "DataModel": "state",
+    "SettingsModel": "state",
+    "LedgerModel": "state",
+    "Banner": "views",
+    "DataPanel": "views",
+    "DataPreview": "views",
+    "SettingsPanel": "views",
+    "LedgerPanel": "views",
+    "ClustersView": "views",
+    "SubspacesView": "views",
+    "CoclustersView": "views",
+    "ReportView": "views",
+    "GibbsView": "views",
+    "TradeoffView": "views",
+    "PlanView": "views",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -11,6 +11,7 @@ a non-private solution), the attributes a release carries
 (:meth:`~privclust.core.PrivateEstimator.released_attributes`), and whether it takes epsilon,
 delta, a public box or a task parameter (its constructor's signature).
 """
+
 import inspect
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -32,10 +33,10 @@ TASK_PARAMS = ("n_clusters", "subspace_dim", "n_row_clusters", "n_col_clusters",
 
 KIND_TEXT = {
     "pure": "pure ε-DP: any one record changes the probability of any output by at most a "
-            "factor e^ε.",
+    "factor e^ε.",
     "approx": "(ε, δ)-DP: like pure ε-DP, except with a small probability δ.",
     "asymptotic": "asymptotic only: ε-DP holds for the sampler's limit distribution, not exactly "
-                  "after a finite number of iterations.",
+    "after a finite number of iterations.",
     "cell": "cell-level ε-DP: protects one cell (one count) of the matrix, not a whole row.",
     "none": "not private: a baseline computed on the raw data.",
 }
@@ -67,8 +68,14 @@ class AlgorithmSpec:
         """The spec of registry entry ``key`` (:mod:`privclust.core.algorithms`) with the
         widgets ``params``."""
         entry = registry.get(key)
-        return cls(key, entry.label, entry.task, entry.cls, params=dict(params or {}),
-                   fixed=dict(entry.fixed))
+        return cls(
+            key,
+            entry.label,
+            entry.task,
+            entry.cls,
+            params=dict(params or {}),
+            fixed=dict(entry.fixed),
+        )
 
     @cached_property
     def _signature(self):
@@ -125,8 +132,9 @@ class AlgorithmSpec:
 
     def parameterized(self):
         """A fresh ``param.Parameterized`` holding this estimator's widget parameters."""
-        cls = param.parameterized_class(f"{self.key}_params", {
-            name: _copy_parameter(p) for name, p in self.params.items()})
+        cls = param.parameterized_class(
+            f"{self.key}_params", {name: _copy_parameter(p) for name, p in self.params.items()}
+        )
         return cls()
 
 
@@ -146,50 +154,76 @@ def _int(default, lo, hi, label, doc=""):
 
 def _preset(doc):
     """The named solver settings (privclust.core.subspace.solvers.PRESETS); None: general."""
-    return param.Selector(default=None, objects=[None, "faces", "motion"],
-                          label="preset (None: general)", doc=doc)
+    return param.Selector(
+        default=None, objects=[None, "faces", "motion"], label="preset (None: general)", doc=doc
+    )
 
 
 def _grid_step():
     """Empty (None): the estimator's default, the box's largest side / 2^16 (raised to what
     float64 resolves), so a box per column of any scale works without touching it."""
-    return param.Number(None, bounds=(1e-12, None), allow_None=True,
-                        label="public grid step (empty: box side / 2^16)")
+    return param.Number(
+        None,
+        bounds=(1e-12, None),
+        allow_None=True,
+        label="public grid step (empty: box side / 2^16)",
+    )
 
 
 # the widgets of each registry entry's constructor parameters (none: only the task's settings)
 WIDGETS = {
-    "ssc": {"preset": _preset("SSC: faces = sparse errors (Elhamifar & Vidal 2013, faces); "
-                              "motion = affine subspaces")},
+    "ssc": {
+        "preset": _preset(
+            "SSC: faces = sparse errors (Elhamifar & Vidal 2013, faces); motion = affine subspaces"
+        )
+    },
     "lrr": {"preset": _preset("LRR: the lambda of Liu et al. 2013 for faces or motion")},
-    "sample_aggregate": {"solver": param.Selector(default="tsc",
-                                                  objects=["tsc", "ssc", "lrr", "kplanes"],
-                                                  label="solver on each subset")},
-    "gibbs": {"n_iter": _int(200, 10, 20000, "iterations"),
-              "n_chains": _int(3, 1, 8, "chains"),
-              "record_every": _int(10, 1, 1000, "record every"),
-              "init": param.Selector(default="random",
-                                     objects=["random", "ssc", "lrr", "tsc", "kplanes"],
-                                     label="initialisation")},
+    "sample_aggregate": {
+        "solver": param.Selector(
+            default="tsc", objects=["tsc", "ssc", "lrr", "kplanes"], label="solver on each subset"
+        )
+    },
+    "gibbs": {
+        "n_iter": _int(200, 10, 20000, "iterations"),
+        "n_chains": _int(3, 1, 8, "chains"),
+        "record_every": _int(10, 1, 1000, "record every"),
+        "init": param.Selector(
+            default="random",
+            objects=["random", "ssc", "lrr", "tsc", "kplanes"],
+            label="initialisation",
+        ),
+    },
     "sulq": {"n_iter": _int(10, 1, 100, "iterations")},
-    "compressive": {"sketch_size": _int(500, 10, 20000, "sketch size m"),
-                    "mechanism": param.Selector(default="laplace", objects=["laplace", "gaussian"],
-                                                label="noise (gaussian: uses δ)"),
-                    "signature": param.Selector(default="complex_exp",
-                                                objects=["complex_exp", "quantized"],
-                                                label="signature"),
-                    "n_replicates": _int(3, 1, 10, "decoder replicates")},
-    "dplloyd": {"init": param.Selector(default="private_box",
-                                       objects=["private_box", "sphere_packing", "uniform"],
-                                       label="initialisation")},
+    "compressive": {
+        "sketch_size": _int(500, 10, 20000, "sketch size m"),
+        "mechanism": param.Selector(
+            default="laplace", objects=["laplace", "gaussian"], label="noise (gaussian: uses δ)"
+        ),
+        "signature": param.Selector(
+            default="complex_exp", objects=["complex_exp", "quantized"], label="signature"
+        ),
+        "n_replicates": _int(3, 1, 10, "decoder replicates"),
+    },
+    "dplloyd": {
+        "init": param.Selector(
+            default="private_box",
+            objects=["private_box", "sphere_packing", "uniform"],
+            label="initialisation",
+        )
+    },
     "onecluster": {"grid_step": _grid_step()},
     "kballs": {"grid_step": _grid_step()},
-    "dptaucc": {"n_iter": _int(4, 1, 50, "iterations I"),
-                "row_cap": param.Integer(
-                    None, bounds=(1, 10**9), allow_None=True,
-                    label="public cap L on a row's total count",
-                    doc="rows are clipped to total count L; a record-level ledger needs it (one "
-                        "record costs 2L ceil(1/c) x ε) and refuses the release without it")},
+    "dptaucc": {
+        "n_iter": _int(4, 1, 50, "iterations I"),
+        "row_cap": param.Integer(
+            None,
+            bounds=(1, 10**9),
+            allow_None=True,
+            label="public cap L on a row's total count",
+            doc="rows are clipped to total count L; a record-level ledger needs it (one "
+            "record costs 2L ceil(1/c) x ε) and refuses the release without it",
+        ),
+    },
 }
 
 # the order in which the page lists a task's estimators (the non-private reference first)
@@ -203,16 +237,18 @@ ORDER = {
 
 def _ordered(task):
     order = ORDER.get(task, [])
-    return sorted(registry.for_task(task),
-                  key=lambda a: order.index(a.key) if a.key in order else len(order))
+    return sorted(
+        registry.for_task(task), key=lambda a: order.index(a.key) if a.key in order else len(order)
+    )
 
 
-SPECS = [AlgorithmSpec.registered(a.key, WIDGETS.get(a.key)) for task in TASKS
-         for a in _ordered(task)]
+SPECS = [
+    AlgorithmSpec.registered(a.key, WIDGETS.get(a.key)) for task in TASKS for a in _ordered(task)
+]
 
 
 def by_key(key, specs=None):
-    for spec in (SPECS if specs is None else specs):
+    for spec in SPECS if specs is None else specs:
         if spec.key == key:
             return spec
     raise KeyError(f"unknown algorithm {key!r}")
@@ -225,7 +261,7 @@ def for_task(task, specs=None):
 def for_estimator(name, specs=None):
     """The spec whose estimator class is called ``name`` (a stored release names its class),
     or None."""
-    for spec in (SPECS if specs is None else specs):
+    for spec in SPECS if specs is None else specs:
         if spec.estimator.__name__ == name:
             return spec
     return None

@@ -7,6 +7,7 @@ The server's settings (:mod:`privclust.app.config`) are options of ``serve`` and
 ``panel serve`` child as its ``PRIVCLUST_*`` environment. ``--dataset NAME=PATH --box LO,HI``
 registers a large private data set (shards read on Dask) before the server starts.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,13 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
-def serve_command(address: str = "127.0.0.1", port: int = 5006, show: bool = False,
-                  extra: list[str] | tuple[str, ...] = (), processes: int = 1) -> list[str]:
+def serve_command(
+    address: str = "127.0.0.1",
+    port: int = 5006,
+    show: bool = False,
+    extra: list[str] | tuple[str, ...] = (),
+    processes: int = 1,
+) -> list[str]:
     """The ``panel serve`` command line for the dashboard (the CLI, the tests' server and the
     benchmark tour all start it from here).
 
@@ -54,27 +60,43 @@ def serve_command(address: str = "127.0.0.1", port: int = 5006, show: bool = Fal
     ``extra`` (further ``panel serve`` options, e.g. ``--liveness``) comes last.
     """
     extra = list(extra)
-    cmd = [sys.executable, "-m", "panel", "serve", str(PAGE), "--address", address,
-           "--port", str(port), "--setup", str(WARMUP),
-           # a page whose websocket connects late (a busy server) must find its session: Bokeh
-           # would otherwise build a new one for the socket, which the page does not know
-           "--unused-session-lifetime", str(UNUSED_SESSION_MS),
-           # a page's HTML is the first session's (its root ids and resources); the page's own
-           # session is built once, when its websocket connects. Without it each GET built a
-           # session, a class's twelve GETs queued behind each other, and a page whose
-           # websocket came after the unused-session lifetime had its session built a second
-           # time (23 builds for 12 pages, benchmarks/app/load.py with the server profiled)
-           "--reuse-sessions"]
-    if (processes == 1 and not any(a.startswith("--num-procs") for a in extra)) \
-            or sys.version_info >= (3, 12):
+    cmd = [
+        sys.executable,
+        "-m",
+        "panel",
+        "serve",
+        str(PAGE),
+        "--address",
+        address,
+        "--port",
+        str(port),
+        "--setup",
+        str(WARMUP),
+        # a page whose websocket connects late (a busy server) must find its session: Bokeh
+        # would otherwise build a new one for the socket, which the page does not know
+        "--unused-session-lifetime",
+        str(UNUSED_SESSION_MS),
+        # a page's HTML is the first session's (its root ids and resources); the page's own
+        # session is built once, when its websocket connects. Without it each GET built a
+        # session, a class's twelve GETs queued behind each other, and a page whose
+        # websocket came after the unused-session lifetime had its session built a second
+        # time (23 builds for 12 pages, benchmarks/app/load.py with the server profiled)
+        "--reuse-sessions",
+    ]
+    if (
+        processes == 1 and not any(a.startswith("--num-procs") for a in extra)
+    ) or sys.version_info >= (3, 12):
         # ... and that first session is a throw-away one built at startup, not the first
         # visitor's (which would then never expire). Panel builds it uninitialised with
         # --num-procs before Python 3.12, and its page then lacks the template's scripts
         # ("bootstrap is not defined" in every page): there the first visitor's session is kept
         cmd.append("--warm")
     if not any(arg.startswith("--allow-websocket-origin") for arg in extra):
-        hosts = {address, "localhost", "127.0.0.1"} if address in ("127.0.0.1", "localhost") \
+        hosts = (
+            {address, "localhost", "127.0.0.1"}
+            if address in ("127.0.0.1", "localhost")
             else {address}
+        )
         for host in sorted(hosts):
             cmd += ["--allow-websocket-origin", f"{host}:{port}"]
     if processes > 1:
@@ -105,8 +127,9 @@ def run_server(cmd: list[str], env: dict[str, str] | None = None) -> int:
     previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
     try:
         # the child also watches us: it ends when we do, even on a SIGKILL we cannot forward
-        child = subprocess.Popen(cmd, env=env, process_group=0,
-                                 preexec_fn=parent_watch.child_watching(os.getpid()))
+        child = subprocess.Popen(
+            cmd, env=env, process_group=0, preexec_fn=parent_watch.child_watching(os.getpid())
+        )
         for signum in pending:
             child.send_signal(signum)
         code = child.wait()
@@ -123,11 +146,15 @@ def _settings_options(serve: argparse.ArgumentParser) -> None:
     for setting in config.SETTINGS:
         default = "unset" if setting.default is None else setting.default
         if setting is config.OWNER_VIEW:
-            serve.add_argument(setting.option, action="store_true",
-                               help=f"{setting.doc} (env {setting.env}=1)")
+            serve.add_argument(
+                setting.option, action="store_true", help=f"{setting.doc} (env {setting.env}=1)"
+            )
         else:
-            serve.add_argument(setting.option, metavar=setting.metavar,
-                               help=f"{setting.doc} (env {setting.env}; default {default})")
+            serve.add_argument(
+                setting.option,
+                metavar=setting.metavar,
+                help=f"{setting.doc} (env {setting.env}; default {default})",
+            )
 
 
 def _child_env(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict | None:
@@ -165,6 +192,7 @@ def _box(text: str) -> list:
 
 def _scheduler_client(address: str):
     from dask.distributed import Client
+
     return Client(address, set_as_default=False)
 
 
@@ -179,9 +207,12 @@ def _register_datasets(args, env: dict, parser: argparse.ArgumentParser) -> dict
         register_entry,
         write_registry,
     )
+
     if len(args.box) != len(args.dataset):
-        parser.error(f"give one --box per --dataset ({len(args.dataset)} data set(s), "
-                     f"{len(args.box)} box(es))")
+        parser.error(
+            f"give one --box per --dataset ({len(args.dataset)} data set(s), "
+            f"{len(args.box)} box(es))"
+        )
     entries = []
     try:
         registry = config.DATASETS.read(env)
@@ -198,14 +229,21 @@ def _register_datasets(args, env: dict, parser: argparse.ArgumentParser) -> dict
         if not entries:
             return None
         address = config.DASK_SCHEDULER.read(env)
-        client = _scheduler_client(address) if address else None   # None: local threads
+        client = _scheduler_client(address) if address else None  # None: local threads
         records = []
         for e in entries:
-            print(f"privclust: registering {e['name']} ({e['path']}): validating every shard "
-                  "...", file=sys.stderr, flush=True)
+            print(
+                f"privclust: registering {e['name']} ({e['path']}): validating every shard ...",
+                file=sys.stderr,
+                flush=True,
+            )
             records.append(e if "registration" in e else register_entry(e, client))
-            print(f"privclust: {e['name']}: {records[-1]['n_samples']} records x "
-                  f"{records[-1]['n_features']} features", file=sys.stderr, flush=True)
+            print(
+                f"privclust: {e['name']}: {records[-1]['n_samples']} records x "
+                f"{records[-1]['n_features']} features",
+                file=sys.stderr,
+                flush=True,
+            )
     except (ValueError, OSError, config.SettingError) as exc:
         parser.error(str(exc))
     folder = config.STATE_DIR.read(env)
@@ -220,35 +258,54 @@ def main(argv: list[str] | None = None) -> int:
     extra: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
-        argv, extra = argv[:cut], argv[cut + 1:]
+        argv, extra = argv[:cut], argv[cut + 1 :]
     # "--box -5,5": a box's low side is often negative, which argparse takes for an option
-    argv = [f"--box={argv[i + 1]}" if a == "--box" and i + 1 < len(argv) else a
-            for i, a in enumerate(argv) if i == 0 or argv[i - 1] != "--box"]
+    argv = [
+        f"--box={argv[i + 1]}" if a == "--box" and i + 1 < len(argv) else a
+        for i, a in enumerate(argv)
+        if i == 0 or argv[i - 1] != "--box"
+    ]
     parser = argparse.ArgumentParser(
-        prog="privclust", description="privclust: an interactive lab for differentially private "
-        "clustering.")
+        prog="privclust",
+        description="privclust: an interactive lab for differentially private clustering.",
+    )
     parser.add_argument("--version", action="version", version=f"privclust {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = commands.add_parser(
-        "serve", help="start the dashboard in a browser tab (synthetic demo data by default)",
+        "serve",
+        help="start the dashboard in a browser tab (synthetic demo data by default)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Start the privclust dashboard with `panel serve`. Arguments after `--` are\n"
         "passed to `panel serve` (e.g. -- --basic-auth FILE --cookie-secret SECRET).",
         epilog="Each setting option sets its PRIVCLUST_* variable for the server; without the\n"
         "option the variable in the environment applies, else the default. Bad values stop\n"
-        "the command before the server starts.")
-    serve.add_argument("--address", default="127.0.0.1",
-                       help="address to listen on (default 127.0.0.1: this machine only)")
+        "the command before the server starts.",
+    )
+    serve.add_argument(
+        "--address",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only)",
+    )
     serve.add_argument("--port", type=int, default=5006, help="port (default 5006)")
     serve.add_argument("--show", action="store_true", help="open the page in a web browser")
     _settings_options(serve)
-    serve.add_argument("--dataset", action="append", default=[], metavar="NAME=PATH",
-                       help="register a large private data set: a folder of .npy / .npz / "
-                       ".csv shards (or one file), read on Dask; repeatable, each with its "
-                       "--box")
-    serve.add_argument("--box", action="append", default=[], metavar="LO,HI",
-                       help="the public box of the --dataset before it: LO,HI for every "
-                       "column, or LO1:LO2:...,HI1:HI2:... per column")
+    serve.add_argument(
+        "--dataset",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="register a large private data set: a folder of .npy / .npz / "
+        ".csv shards (or one file), read on Dask; repeatable, each with its "
+        "--box",
+    )
+    serve.add_argument(
+        "--box",
+        action="append",
+        default=[],
+        metavar="LO,HI",
+        help="the public box of the --dataset before it: LO,HI for every "
+        "column, or LO1:LO2:...,HI1:HI2:... per column",
+    )
     args = parser.parse_args(argv)
     if args.command != "serve":
         parser.print_help()
@@ -258,8 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     env = _child_env(args, serve)
     env = _register_datasets(args, env or dict(os.environ), serve) or env
     processes = config.processes(env)
-    return run_server(serve_command(args.address, args.port, args.show, extra, processes),
-                      env=env)
+    return run_server(serve_command(args.address, args.port, args.show, extra, processes), env=env)
 
 
 if __name__ == "__main__":

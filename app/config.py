@@ -10,6 +10,7 @@ documentation, and a bad value raises :class:`SettingError` naming the variable.
 ``privclust.core.data`` itself (the core never imports the app); they are listed here so that the
 documentation and the command line are complete.
 """
+
 from __future__ import annotations
 
 import math
@@ -99,8 +100,9 @@ class Setting:
         try:
             return self.parse(raw.strip())
         except ValueError as exc:
-            where = f"{self.option} {raw!r} (sets {self.env})" if from_option \
-                else f"{self.env}={raw!r}"
+            where = (
+                f"{self.option} {raw!r} (sets {self.env})" if from_option else f"{self.env}={raw!r}"
+            )
             raise SettingError(f"{where}: {exc}") from None
 
     def read(self, environ: Mapping[str, str] | None = None) -> Any:
@@ -112,38 +114,78 @@ class Setting:
 
 
 STATE_DIR = Setting(
-    "PRIVCLUST_STATE_DIR", "--state-dir", "~/.privclust", _path, metavar="DIR",
+    "PRIVCLUST_STATE_DIR",
+    "--state-dir",
+    "~/.privclust",
+    _path,
+    metavar="DIR",
     doc="folder of the budget ledger and the release store: the SQLite file ledger.sqlite "
-        "keeps every charge and every release it paid for across sessions and restarts")
+    "keeps every charge and every release it paid for across sessions and restarts",
+)
 BUDGET_EPSILON = Setting(
-    "PRIVCLUST_BUDGET_EPSILON", "--budget-epsilon", "3.0", _positive_float, metavar="EPS",
-    doc="total epsilon each private dataset may spend over all sessions and restarts")
+    "PRIVCLUST_BUDGET_EPSILON",
+    "--budget-epsilon",
+    "3.0",
+    _positive_float,
+    metavar="EPS",
+    doc="total epsilon each private dataset may spend over all sessions and restarts",
+)
 BUDGET_DELTA = Setting(
-    "PRIVCLUST_BUDGET_DELTA", "--budget-delta", "1e-4", _delta, metavar="DELTA",
-    doc="total delta each private dataset may spend")
+    "PRIVCLUST_BUDGET_DELTA",
+    "--budget-delta",
+    "1e-4",
+    _delta,
+    metavar="DELTA",
+    doc="total delta each private dataset may spend",
+)
 OWNER_VIEW = Setting(
-    "PRIVCLUST_OWNER_VIEW", "--owner-view", "0", _flag, metavar="",
+    "PRIVCLUST_OWNER_VIEW",
+    "--owner-view",
+    "0",
+    _flag,
+    metavar="",
     doc="offer the data owner view (displays computed on the raw records, marked NOT PRIVATE): "
-        "only on a server the data owner runs for themselves, never where an analyst is at "
-        "the browser")
+    "only on a server the data owner runs for themselves, never where an analyst is at "
+    "the browser",
+)
 MAX_UPLOAD_MB = Setting(
-    "PRIVCLUST_MAX_UPLOAD_MB", "--max-upload-mb", "50", _positive_float, metavar="MB",
-    doc="largest file a browser may upload, in MB; checked in the browser and again on the "
-        "server")
+    "PRIVCLUST_MAX_UPLOAD_MB",
+    "--max-upload-mb",
+    "50",
+    _positive_float,
+    metavar="MB",
+    doc="largest file a browser may upload, in MB; checked in the browser and again on the server",
+)
 DATA_DIR = Setting(
-    "PRIVCLUST_DATA_DIR", "--data-dir", None, _folder, metavar="DIR",
+    "PRIVCLUST_DATA_DIR",
+    "--data-dir",
+    None,
+    _folder,
+    metavar="DIR",
     doc="folder of the real datasets (classic3, cstr, Extended Yale B), listed as private data; "
-        "read by privclust.core.data")
+    "read by privclust.core.data",
+)
 
 MAX_SAMPLERS = Setting(
-    "PRIVCLUST_MAX_SAMPLERS", "--max-samplers", "2", _positive_int, metavar="N",
+    "PRIVCLUST_MAX_SAMPLERS",
+    "--max-samplers",
+    "2",
+    _positive_int,
+    metavar="N",
     doc="Gibbs sampler runs allowed at once on this server (each is a process of its own: "
-        "about one per core); later Starts wait in a queue and see their position")
+    "about one per core); later Starts wait in a queue and see their position",
+)
 PROCESSES = Setting(
-    "PRIVCLUST_PROCESSES", "--processes", "1", _positive_int, metavar="N",
+    "PRIVCLUST_PROCESSES",
+    "--processes",
+    "1",
+    _positive_int,
+    metavar="N",
     doc="server processes (panel serve --num-procs): sessions are spread over them; the "
-        "ledger and the release store are shared (SQLite), demo results are cached per "
-        "process, and an uploaded file stays in the process of the session that uploaded it")
+    "ledger and the release store are shared (SQLite), demo results are cached per "
+    "process, and an uploaded file stays in the process of the session that uploaded it",
+)
+
 
 def _file(raw: str) -> Path:
     path = Path(raw).expanduser()
@@ -153,18 +195,38 @@ def _file(raw: str) -> Path:
 
 
 DATASETS = Setting(
-    "PRIVCLUST_DATASETS", "--datasets", None, _file, metavar="FILE",
+    "PRIVCLUST_DATASETS",
+    "--datasets",
+    None,
+    _file,
+    metavar="FILE",
     doc="registry file (JSON) of large private data sets kept in shards and read on Dask; "
-        "privclust serve validates and registers them before the server starts (see also "
-        "--dataset); read by privclust.core.data")
+    "privclust serve validates and registers them before the server starts (see also "
+    "--dataset); read by privclust.core.data",
+)
 DASK_SCHEDULER = Setting(
-    "PRIVCLUST_DASK_SCHEDULER", "--dask-scheduler", None, str, metavar="ADDRESS",
+    "PRIVCLUST_DASK_SCHEDULER",
+    "--dask-scheduler",
+    None,
+    str,
+    metavar="ADDRESS",
     doc="address of an existing Dask scheduler (tcp://host:8786) on which releases read the "
-        "large data sets; unset: a local cluster of 2 workers in the server process; read by "
-        "privclust.core.data")
+    "large data sets; unset: a local cluster of 2 workers in the server process; read by "
+    "privclust.core.data",
+)
 
-SETTINGS = (STATE_DIR, BUDGET_EPSILON, BUDGET_DELTA, OWNER_VIEW, MAX_UPLOAD_MB, DATA_DIR,
-            MAX_SAMPLERS, PROCESSES, DATASETS, DASK_SCHEDULER)
+SETTINGS = (
+    STATE_DIR,
+    BUDGET_EPSILON,
+    BUDGET_DELTA,
+    OWNER_VIEW,
+    MAX_UPLOAD_MB,
+    DATA_DIR,
+    MAX_SAMPLERS,
+    PROCESSES,
+    DATASETS,
+    DASK_SCHEDULER,
+)
 
 
 def state_dir() -> Path:
@@ -202,4 +264,3 @@ def processes(environ: Mapping[str, str] | None = None) -> int:
 def check(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Read every setting (raising :class:`SettingError` on the first bad one); ``{env: value}``."""
     return {s.env: s.read(environ) for s in SETTINGS}
-

@@ -4,6 +4,7 @@ reruns the release on the data owner's side, and a self-contained HTML plot.
 Private data: only the Release (its released attributes, parameters, guarantee, cost and time),
 never a baseline, per-record arrays that were not released or the hash of the data.
 """
+
 import html
 import io
 
@@ -45,24 +46,34 @@ def report_payload(result):
     release = result.release
     if release is not None:
         g = release.guarantee
-        return {"algorithm": result.spec.label, "class": release.estimator,
-                "task": result.spec.task, "release_id": release.id,
-                "time": release.time.isoformat(), "parameters": _jsonable(release.params),
-                "guarantee": _jsonable(g.to_dict()), "guarantee_summary": g.summary(),
-                "cost": {"epsilon": release.cost[0], "delta": release.cost[1],
-                         "unit": release.unit},
-                "charge_id": release.charge_id, "randomness": release.randomness,
-                "notes": list(release.notes), "request_key": release.key,
-                "feature_names": _feature_names(result),
-                "released": _jsonable(dict(release.attributes))}
+        return {
+            "algorithm": result.spec.label,
+            "class": release.estimator,
+            "task": result.spec.task,
+            "release_id": release.id,
+            "time": release.time.isoformat(),
+            "parameters": _jsonable(release.params),
+            "guarantee": _jsonable(g.to_dict()),
+            "guarantee_summary": g.summary(),
+            "cost": {"epsilon": release.cost[0], "delta": release.cost[1], "unit": release.unit},
+            "charge_id": release.charge_id,
+            "randomness": release.randomness,
+            "notes": list(release.notes),
+            "request_key": release.key,
+            "feature_names": _feature_names(result),
+            "released": _jsonable(dict(release.attributes)),
+        }
     g = result.guarantee
     return {
         "algorithm": result.spec.label,
         "class": result.spec.estimator.__name__,
         "task": result.spec.task,
         "settings": {k: _jsonable(v) for k, v in result.settings.items()},
-        "dataset_fingerprint": (getattr(result.dataset, "fingerprint", None)
-                                if getattr(result.dataset, "public", False) else None),
+        "dataset_fingerprint": (
+            getattr(result.dataset, "fingerprint", None)
+            if getattr(result.dataset, "public", False)
+            else None
+        ),
         "guarantee": g.to_dict() if g is not None else {"kind": "none"},
         "released": {k: _jsonable(v) for k, v in evaluation.released(result).items()},
     }
@@ -71,8 +82,11 @@ def report_payload(result):
 def csv_cell(value):
     """CSV injection guard (OWASP): a cell starting with = + - @ tab/CR gets a quote prefix."""
     text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "@", "\t", "\r") or (
-        text[:1] == "-" and not _is_number(text)) else text
+    return (
+        "'" + text
+        if text[:1] in ("=", "+", "@", "\t", "\r") or (text[:1] == "-" and not _is_number(text))
+        else text
+    )
 
 
 def _is_number(text):
@@ -105,9 +119,13 @@ def report_csv(result):
         arr = np.asarray(value)
         if arr.dtype.kind not in "biufc" or arr.size == 0:
             continue
-        if names is not None and arr.ndim >= 1 and arr.shape[-1] == len(names) and \
-                name not in ("labels_", "row_labels_", "column_labels_"):
-            if arr.ndim == 3:       # subspaces (k, d, q): one row per basis vector
+        if (
+            names is not None
+            and arr.ndim >= 1
+            and arr.shape[-1] == len(names)
+            and name not in ("labels_", "row_labels_", "column_labels_")
+        ):
+            if arr.ndim == 3:  # subspaces (k, d, q): one row per basis vector
                 rows = np.transpose(arr, (0, 2, 1)).reshape(-1, arr.shape[1])
                 index = [f"{i}/{j}" for i in range(arr.shape[0]) for j in range(arr.shape[2])]
             else:
@@ -159,14 +177,21 @@ def release_script(result, filename="privclust_release.py"):
     if result.owner_only or release is None:
         raise ValueError("a script is exported for a private release only")
     import privclust.core as core
+
     params = dict(release.params)
-    for k, v in params.items():   # a parameter object (a named solver) is rebuilt by its class
+    for k, v in params.items():  # a parameter object (a named solver) is rebuilt by its class
         if isinstance(v, dict) and set(v) == {"class", "params"} and hasattr(core, v["class"]):
             params[k] = _Code(f"pc.{v['class']}(**{_literal(v['params'])})")
-    return SCRIPT.format(id=release.id, time=f"{release.time:%Y-%m-%d %H:%M}",
-                         filename=filename, params=_literal(params), cls=release.estimator,
-                         budget_eps=release.cost[0], budget_delta=release.cost[1] or 0.0,
-                         unit=release.unit)
+    return SCRIPT.format(
+        id=release.id,
+        time=f"{release.time:%Y-%m-%d %H:%M}",
+        filename=filename,
+        params=_literal(params),
+        cls=release.estimator,
+        budget_eps=release.cost[0],
+        budget_delta=release.cost[1] or 0.0,
+        unit=release.unit,
+    )
 
 
 class _Code(str):
@@ -200,14 +225,18 @@ def plot_html(fig, title="privclust plot"):
     is opened (tested in a browser with every request counted)."""
     from bokeh.embed import components
     from bokeh.util.paths import bokehjs_path
+
     if fig is None:
         return as_file("<!DOCTYPE html><html><body><p>No plot for this result.</p></body></html>")
     script, div = components(hv.render(fig, backend="bokeh"))
-    js = "\n".join(f"<script>{(bokehjs_path() / 'js' / name).read_text()}</script>"
-                   for name in BOKEHJS)
-    return as_file(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                   f"<title>{html.escape(title)}</title>\n{js}\n</head>\n<body>\n{div}\n"
-                   f"{script}\n</body></html>\n")
+    js = "\n".join(
+        f"<script>{(bokehjs_path() / 'js' / name).read_text()}</script>" for name in BOKEHJS
+    )
+    return as_file(
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title>\n{js}\n</head>\n<body>\n{div}\n"
+        f"{script}\n</body></html>\n"
+    )
 
 
 def as_file(text):

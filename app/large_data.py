@@ -5,6 +5,7 @@ scheduler named by ``PRIVCLUST_DASK_SCHEDULER`` when it is set, else a local clu
 workers (threads) inside the server process. Its partitions report their progress to the page
 (:meth:`privclust.core.Curator.progress`).
 """
+
 import threading
 
 from . import config
@@ -16,6 +17,7 @@ _client = None
 def is_large(dataset):
     """Whether ``dataset`` lives in shards read on Dask (its records are never in memory)."""
     from privclust.core.data import DaskDataset
+
     return isinstance(dataset, DaskDataset)
 
 
@@ -25,12 +27,14 @@ def client():
     with _lock:
         if _client is None:
             from dask.distributed import Client, LocalCluster
+
             address = config.DASK_SCHEDULER.read()
             if address:
                 _client = Client(address, set_as_default=False)
             else:
-                cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=None)
+                cluster = LocalCluster(
+                    n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+                )
                 _client = Client(cluster, set_as_default=False)
         return _client
 

@@ -14,6 +14,7 @@ only how its plots and widgets reach the browser:
   looking at private data (:mod:`privclust.app.server.panel_compat`: no web font when served,
   inlined stylesheets in a kernel).
 """
+
 import holoviews as hv
 import panel as pn
 

@@ -6,6 +6,7 @@ executes this file once per browser session, so every session gets its own model
 whose resources are all served by Panel itself (FastListTemplate, MaterialTemplate and
 VanillaTemplate fetch Google Fonts on every load).
 """
+
 import time
 from importlib import resources
 
@@ -54,10 +55,17 @@ def create_app(lab=None, **lab_params):
         if session_hooks.in_session() and "data" not in lab_params:
             lab_params["data"] = _browser_data()
         lab, worker = session_lab(**lab_params)
-    views = [("Data", DataPreview), ("Clusters", ClustersView), ("Subspaces", SubspacesView),
-             ("Co-clusters", CoclustersView), ("Gibbs", GibbsView), ("Plan", PlanView),
-             ("Trade-off", TradeoffView), ("Report", ReportView),
-             ("Releases", ReleasesView)]
+    views = [
+        ("Data", DataPreview),
+        ("Clusters", ClustersView),
+        ("Subspaces", SubspacesView),
+        ("Co-clusters", CoclustersView),
+        ("Gibbs", GibbsView),
+        ("Plan", PlanView),
+        ("Trade-off", TradeoffView),
+        ("Report", ReportView),
+        ("Releases", ReleasesView),
+    ]
     built = {}
 
     def build(name, cls):
@@ -70,16 +78,29 @@ def create_app(lab=None, **lab_params):
 
     active = 1
     lazy = session_hooks.in_session()
-    tabs = pn.Tabs(*((name, pn.Column(sizing_mode="stretch_width") if lazy and i != active
-                      else build(name, cls)) for i, (name, cls) in enumerate(views)),
-                   active=active, dynamic=True, sizing_mode="stretch_width")
+    tabs = pn.Tabs(
+        *(
+            (
+                name,
+                pn.Column(sizing_mode="stretch_width")
+                if lazy and i != active
+                else build(name, cls),
+            )
+            for i, (name, cls) in enumerate(views)
+        ),
+        active=active,
+        dynamic=True,
+        sizing_mode="stretch_width",
+    )
     if lazy:
         _lazy_tabs(tabs, views, build)
     sidebar = [DataPanel(lab=lab), SettingsPanel(lab=lab), LedgerPanel(lab=lab)]
     template = pn.template.BootstrapTemplate(
         title="privclust — differentially private clustering lab",
-        logo=str(_asset("logo.svg")), favicon=str(_asset("logo.svg")),
-        header_background="#1f3a5f", sidebar_width=380,
+        logo=str(_asset("logo.svg")),
+        favicon=str(_asset("logo.svg")),
+        header_background="#1f3a5f",
+        sidebar_width=380,
         # no header spinner: Panel syncs the template's spinner of *every* live session with
         # the server's busy state, which each session's periodic callbacks flip, so the cost
         # grew with the square of the sessions (a third of the server's main thread with twelve
@@ -121,6 +142,7 @@ def _lazy_tabs(tabs, views, build):
     main thread (a quarter of the server's time in the profile of benchmarks/app/load.py);
     they now wait until the class's requests are served.
     """
+
     def fill(index):
         holder = tabs.objects[index]
         if not holder.objects:

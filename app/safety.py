@@ -2,6 +2,7 @@
 escaping of user-controlled text (file names, column names and values are shown in the page,
 so they are escaped before they reach HTML).
 """
+
 import html
 import os
 import re
@@ -54,18 +55,23 @@ def parse_upload(filename, payload, max_bytes=None, label_column=None):
     if not isinstance(payload, (bytes, bytearray)):
         raise UploadError(f"{name}: no file content received")
     if len(payload) > limit:
-        raise UploadError(f"{name}: file is {len(payload) / 2**20:.1f} MB, larger than "
-                          f"the server limit of {limit / 2**20:.1f} MB")
+        raise UploadError(
+            f"{name}: file is {len(payload) / 2**20:.1f} MB, larger than "
+            f"the server limit of {limit / 2**20:.1f} MB"
+        )
     if len(payload) == 0:
         raise UploadError(f"{name}: the file is empty")
     ext = os.path.splitext(name.lower())[1]
     if ext not in UPLOAD_EXTENSIONS:
-        raise UploadError(f"{name}: unsupported file type {ext or '(none)'}; "
-                          f"use one of {', '.join(UPLOAD_EXTENSIONS)}")
+        raise UploadError(
+            f"{name}: unsupported file type {ext or '(none)'}; "
+            f"use one of {', '.join(UPLOAD_EXTENSIONS)}"
+        )
     fmt = {".txt": "csv"}.get(ext, ext.lstrip("."))
     try:
-        dataset = load(bytes(payload), format=fmt, name=name, max_bytes=limit,
-                       label_column=label_column)
+        dataset = load(
+            bytes(payload), format=fmt, name=name, max_bytes=limit, label_column=label_column
+        )
     except (ValueError, TypeError, OSError, UnicodeDecodeError) as exc:
         text = str(exc)
         raise UploadError(text if name in text else f"{name}: {text}") from None

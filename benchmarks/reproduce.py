@@ -23,6 +23,7 @@ with the paper's numbers or statements beside ours.
 ``--quick`` runs each script's reduced setting (minutes); without it, the paper's setting
 (``subspace fig2`` then takes hours on a 2-core machine).
 """
+
 import argparse
 import csv
 import importlib.util
@@ -56,7 +57,7 @@ class Step:
 class Figure:
     title: str
     steps: list
-    compare: object          # compare(folder, quick) -> (markdown lines, csv name, png name)
+    compare: object  # compare(folder, quick) -> (markdown lines, csv name, png name)
 
 
 def _module(relpath):
@@ -70,14 +71,18 @@ def _module(relpath):
 
 
 def _table(header, rows):
-    return (["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-            + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows])
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + [
+        "| " + " | ".join(str(c) for c in r) + " |" for r in rows
+    ]
 
 
 def _md_table_to_csv(md_path, csv_path):
     """The first markdown table of ``md_path`` as a CSV (for scripts that write JSON + md)."""
-    rows = [line.strip().strip("|").split("|") for line in Path(md_path).read_text().splitlines()
-            if line.startswith("|") and not set(line) <= set("|-: ")]
+    rows = [
+        line.strip().strip("|").split("|")
+        for line in Path(md_path).read_text().splitlines()
+        if line.startswith("|") and not set(line) <= set("|-: ")
+    ]
     with open(csv_path, "w", newline="") as fh:
         csv.writer(fh).writerows([c.strip() for c in r] for r in rows)
 
@@ -91,11 +96,18 @@ def compare_cocluster_fig2(folder, quick):
         for method in (mod.TAUCC_EVAL, mod.TAUCC_DP, mod.KMEANS_NAME, mod.DPHD, mod.NMF):
             v = mod._at_one(rows, name, method)
             paper = mod.PAPER[name].get(method, "not reported")
-            ours = f"{v.mean():.3f} (median {np.median(v):.3f}, {len(v)} runs)" if len(v) else "not run"
+            ours = (
+                f"{v.mean():.3f} (median {np.median(v):.3f}, {len(v)} runs)"
+                if len(v)
+                else "not run"
+            )
             out.append((name, method, paper, ours))
-    return (_table(["dataset", "method", "paper NMI at eps = 1", "ours at eps = 1"], out)
-            + ["", "Every epsilon: `fig2_competitors.md`."],
-            "fig2_competitors.csv", "competitors_fig2.png")
+    return (
+        _table(["dataset", "method", "paper NMI at eps = 1", "ours at eps = 1"], out)
+        + ["", "Every epsilon: `fig2_competitors.md`."],
+        "fig2_competitors.csv",
+        "competitors_fig2.png",
+    )
 
 
 def compare_cocluster_fig3(folder, quick):
@@ -109,10 +121,14 @@ def compare_cocluster_fig3(folder, quick):
                 if r["dataset"] == name and float(r["epsilon"]) == eps:
                     means.setdefault(int(r["n_iter"]), []).append(float(r["tau_rows"]))
             best = max(means, key=lambda i: np.mean(means[i]))
-            out.append((name, eps, "good trade-offs for 3 <= I <= 5", best,
-                        f"{np.mean(means[best]):.3f}"))
-    return (_table(["dataset", "eps", "paper (Sec. 5)", "our best I", "its mean tau_R|C"], out),
-            "fig3_tau.csv", "fig3_classic3.png")
+            out.append(
+                (name, eps, "good trade-offs for 3 <= I <= 5", best, f"{np.mean(means[best]):.3f}")
+            )
+    return (
+        _table(["dataset", "eps", "paper (Sec. 5)", "our best I", "its mean tau_R|C"], out),
+        "fig3_tau.csv",
+        "fig3_classic3.png",
+    )
 
 
 def compare_subspace_fig2(folder, quick):
@@ -122,15 +138,20 @@ def compare_subspace_fig2(folder, quick):
     for part in sorted(p for p in folder.glob("column_*") if p.is_dir()):
         rows += [(int(r[0]),) + tuple(r[1:]) for r in mod.read_rows(part / f"fig2_{mode}.csv")]
     finished = {r[0] for r in rows}
-    for col in (1, 2, 3):               # an unfinished column: the units it has finished
+    for col in (1, 2, 3):  # an unfinished column: the units it has finished
         src = RESULTS / "subspace" / f"fig2_{mode}_column{col}.partial.csv"
         if col in finished or not src.exists():
             continue
         shutil.copy2(src, folder / src.name)
         units = mod.Checkpoint(src).done
         rows += [(col,) + tuple(r) for u in units.values() for r in u]
-        partial.append(f"column {col}: {len(units)} units finished ("
-                       + ", ".join(units) + "), rows in `" + src.name + "`")
+        partial.append(
+            f"column {col}: {len(units)} units finished ("
+            + ", ".join(units)
+            + "), rows in `"
+            + src.name
+            + "`"
+        )
     merged = folder / f"fig2_{mode}.csv"
     with open(merged, "w", newline="") as fh:
         w = csv.writer(fh)
@@ -143,16 +164,35 @@ def compare_subspace_fig2(folder, quick):
         tables += mod.markdown(f"Column {col}", methods, eps_vals, table)
     if results:
         mod.plot(results, folder / f"fig2_{mode}.png")
-    try:                                 # the statements read finished columns only
-        claims = [line[2:].split(":", 1) for line in mod.headline(
-            [r for r in rows if r[0] in finished]) if line.startswith("- (")]
-    except (TypeError, ValueError):      # too few methods finished for a statement
+    try:  # the statements read finished columns only
+        claims = [
+            line[2:].split(":", 1)
+            for line in mod.headline([r for r in rows if r[0] in finished])
+            if line.startswith("- (")
+        ]
+    except (TypeError, ValueError):  # too few methods finished for a statement
         claims = [("(the paper's statements)", "not enough finished rows yet")]
-    note = (["**Unfinished columns, rows so far** (included in the tables and the plot): "
-             + "; ".join(partial) + ".", ""] if partial else [])
-    return (note + _table(["paper's statement (WWS15 Sec. 5)", "this run"],
-                          [(c[0], c[1].strip() if len(c) > 1 else "") for c in claims])
-            + [""] + tables, merged.name, f"fig2_{mode}.png" if results else None)
+    note = (
+        [
+            "**Unfinished columns, rows so far** (included in the tables and the plot): "
+            + "; ".join(partial)
+            + ".",
+            "",
+        ]
+        if partial
+        else []
+    )
+    return (
+        note
+        + _table(
+            ["paper's statement (WWS15 Sec. 5)", "this run"],
+            [(c[0], c[1].strip() if len(c) > 1 else "") for c in claims],
+        )
+        + [""]
+        + tables,
+        merged.name,
+        f"fig2_{mode}.png" if results else None,
+    )
 
 
 def compare_subspace_fig3(folder, quick):
@@ -164,80 +204,187 @@ def compare_subspace_fig3(folder, quick):
         sub = [r for r in rows if float(r["epsilon"]) == eps]
         last = max(int(r["iteration"]) for r in sub)
         fin = [r for r in sub if int(r["iteration"]) == last]
-        out.append((eps, "test statistic small after 10^4 iterations (mixing)", last,
-                    f"{np.mean([float(r['test_statistic']) for r in fin]):.4f}",
-                    f"{np.median([float(r['wasserstein']) for r in fin]):.3f}"))
-    return (_table(["eps", "paper (WWS15 Fig. 3)", "iterations", "our mean final test stat",
-                    "median final d_W"], out), f"fig3_{mode}.csv", f"fig3_{mode}.png")
+        out.append(
+            (
+                eps,
+                "test statistic small after 10^4 iterations (mixing)",
+                last,
+                f"{np.mean([float(r['test_statistic']) for r in fin]):.4f}",
+                f"{np.median([float(r['wasserstein']) for r in fin]):.3f}",
+            )
+        )
+    return (
+        _table(
+            [
+                "eps",
+                "paper (WWS15 Fig. 3)",
+                "iterations",
+                "our mean final test stat",
+                "median final d_W",
+            ],
+            out,
+        ),
+        f"fig3_{mode}.csv",
+        f"fig3_{mode}.png",
+    )
 
 
 def _compare_sketch(fig):
     def compare(folder, quick):
         stem = f"{fig}_{'quick' if quick else 'paper'}"
         _md_table_to_csv(folder / f"{stem}.md", folder / f"{stem}.csv")
-        note = ("SCH19 Fig. 1: relative SSE of DP CKM near 1 (non-private level) once eps is "
-                "large enough, below DPLloyd; quantisation and r = 1 cost little at n = 1e7"
-                if fig == "fig1" else
-                "SCH19 Fig. 3: relative SSE is a function of the SNR of the noisy sketch")
-        return ([f"Paper: {note} (read from its plot; no numbers printed).", "",
-                 "Ours (median relative SSE; the script's table):", ""]
-                + (folder / f"{stem}.md").read_text().splitlines(), f"{stem}.csv", f"{stem}.png")
+        note = (
+            "SCH19 Fig. 1: relative SSE of DP CKM near 1 (non-private level) once eps is "
+            "large enough, below DPLloyd; quantisation and r = 1 cost little at n = 1e7"
+            if fig == "fig1"
+            else "SCH19 Fig. 3: relative SSE is a function of the SNR of the noisy sketch"
+        )
+        return (
+            [
+                f"Paper: {note} (read from its plot; no numbers printed).",
+                "",
+                "Ours (median relative SSE; the script's table):",
+                "",
+            ]
+            + (folder / f"{stem}.md").read_text().splitlines(),
+            f"{stem}.csv",
+            f"{stem}.png",
+        )
+
     return compare
 
 
 def _compare_onecluster(stem, csv_name, png):
     def compare(folder, quick):
-        return (["NSV16 has no experimental figure: its guarantees are asymptotic (a ball of "
-                 "radius O(sqrt(log n)) r_opt holding the cluster). Ours:", ""]
-                + (folder / stem).read_text().splitlines(), csv_name, png)
+        return (
+            [
+                "NSV16 has no experimental figure: its guarantees are asymptotic (a ball of "
+                "radius O(sqrt(log n)) r_opt holding the cluster). Ours:",
+                "",
+            ]
+            + (folder / stem).read_text().splitlines(),
+            csv_name,
+            png,
+        )
+
     return compare
 
 
 FIGURES = {
     ("subspace", "fig2"): Figure(
         "WWS15 Fig. 2: k-means cost and Wasserstein distance vs epsilon",
-        [Step(f"column {c}", "subspace/fig2.py", ["--columns", str(c)],
-              ["--quick", "--columns", str(c)],
-              ["subspace/fig2_{mode}.csv", "subspace/fig2_{mode}.md"]) for c in (1, 2, 3)],
-        compare_subspace_fig2),
+        [
+            Step(
+                f"column {c}",
+                "subspace/fig2.py",
+                ["--columns", str(c)],
+                ["--quick", "--columns", str(c)],
+                ["subspace/fig2_{mode}.csv", "subspace/fig2_{mode}.md"],
+            )
+            for c in (1, 2, 3)
+        ],
+        compare_subspace_fig2,
+    ),
     ("subspace", "fig3"): Figure(
         "WWS15 Fig. 3: Gibbs mixing (8 chains)",
-        [Step("8 chains", "subspace/fig3.py", [], ["--quick"],
-              ["subspace/fig3_{mode}.csv", "subspace/fig3_{mode}.md", "subspace/fig3_{mode}.png"])],
-        compare_subspace_fig3),
+        [
+            Step(
+                "8 chains",
+                "subspace/fig3.py",
+                [],
+                ["--quick"],
+                ["subspace/fig3_{mode}.csv", "subspace/fig3_{mode}.md", "subspace/fig3_{mode}.png"],
+            )
+        ],
+        compare_subspace_fig3,
+    ),
     ("sketch", "fig1"): Figure(
         "SCH19 Fig. 1: relative SSE vs epsilon",
-        [Step("fig1", "sketch/figures.py", ["fig1", "--paper"], ["fig1", "--quick"],
-              ["sketch/fig1_{mode}.json", "sketch/fig1_{mode}.md", "sketch/fig1_{mode}.png"])],
-        _compare_sketch("fig1")),
+        [
+            Step(
+                "fig1",
+                "sketch/figures.py",
+                ["fig1", "--paper"],
+                ["fig1", "--quick"],
+                ["sketch/fig1_{mode}.json", "sketch/fig1_{mode}.md", "sketch/fig1_{mode}.png"],
+            )
+        ],
+        _compare_sketch("fig1"),
+    ),
     ("sketch", "fig3"): Figure(
         "SCH19 Fig. 3: relative SSE vs SNR",
-        [Step("fig3", "sketch/figures.py", ["fig3", "--paper"], ["fig3", "--quick"],
-              ["sketch/fig3_{mode}.json", "sketch/fig3_{mode}.md", "sketch/fig3_{mode}.png"])],
-        _compare_sketch("fig3")),
+        [
+            Step(
+                "fig3",
+                "sketch/figures.py",
+                ["fig3", "--paper"],
+                ["fig3", "--quick"],
+                ["sketch/fig3_{mode}.json", "sketch/fig3_{mode}.md", "sketch/fig3_{mode}.png"],
+            )
+        ],
+        _compare_sketch("fig3"),
+    ),
     ("onecluster", "utility"): Figure(
         "NSV16 1-cluster: utility on 100 seeds",
-        [Step("utility", "onecluster/utility_100.py", ["100"], ["10"],
-              ["onecluster/utility_100.csv", "onecluster/utility_100.md"])],
-        _compare_onecluster("utility_100.md", "utility_100.csv", None)),
+        [
+            Step(
+                "utility",
+                "onecluster/utility_100.py",
+                ["100"],
+                ["10"],
+                ["onecluster/utility_100.csv", "onecluster/utility_100.md"],
+            )
+        ],
+        _compare_onecluster("utility_100.md", "utility_100.csv", None),
+    ),
     ("onecluster", "grid"): Figure(
         "NSV16 1-cluster: radius ratio, coverage and time vs epsilon",
-        [Step("grid", "onecluster/grid.py", ["20"], ["3", "1000", "2"],
-              ["onecluster/grid_raw.csv", "onecluster/grid_summary.md", "onecluster/grid.png"])],
-        _compare_onecluster("grid_summary.md", "grid_raw.csv", "grid.png")),
+        [
+            Step(
+                "grid",
+                "onecluster/grid.py",
+                ["20"],
+                ["3", "1000", "2"],
+                ["onecluster/grid_raw.csv", "onecluster/grid_summary.md", "onecluster/grid.png"],
+            )
+        ],
+        _compare_onecluster("grid_summary.md", "grid_raw.csv", "grid.png"),
+    ),
     ("cocluster", "fig2"): Figure(
         "BP25 Fig. 2: NMI vs epsilon with DP-KMeans, DPHD, DPNMF",
-        [Step("fig2", "cocluster/fig2_competitors.py", ["--runs", "10"],
-              ["--runs", "2", "--quick"],
-              ["cocluster/fig2_competitors.csv", "cocluster/fig2_competitors.md",
-               "cocluster/competitors_fig2.png"])],
-        compare_cocluster_fig2),
+        [
+            Step(
+                "fig2",
+                "cocluster/fig2_competitors.py",
+                ["--runs", "10"],
+                ["--runs", "2", "--quick"],
+                [
+                    "cocluster/fig2_competitors.csv",
+                    "cocluster/fig2_competitors.md",
+                    "cocluster/competitors_fig2.png",
+                ],
+            )
+        ],
+        compare_cocluster_fig2,
+    ),
     ("cocluster", "fig3"): Figure(
         "BP25 Fig. 3: tau_R|C of the released table vs iterations",
-        [Step("fig3", "cocluster/fig3_tau_vs_iterations.py", ["10"], ["2"],
-              ["cocluster/fig3_tau.csv", "cocluster/fig3_summary.md",
-               "cocluster/fig3_classic3.png", "cocluster/fig3_cstr.png"])],
-        compare_cocluster_fig3),
+        [
+            Step(
+                "fig3",
+                "cocluster/fig3_tau_vs_iterations.py",
+                ["10"],
+                ["2"],
+                [
+                    "cocluster/fig3_tau.csv",
+                    "cocluster/fig3_summary.md",
+                    "cocluster/fig3_classic3.png",
+                    "cocluster/fig3_cstr.png",
+                ],
+            )
+        ],
+        compare_cocluster_fig3,
+    ),
 }
 _MODES = {"sketch": ("paper", "quick"), "subspace": ("full", "quick")}
 
@@ -248,6 +395,7 @@ def _slug(label):
 
 def run(paper, figure, quick=False, fresh=False, report_only=False, only=None):
     from tqdm import tqdm
+
     fig = FIGURES[paper, figure]
     labels = [s.label for s in fig.steps]
     unknown = sorted(set(only or ()) - set(labels))
@@ -278,8 +426,13 @@ def run(paper, figure, quick=False, fresh=False, report_only=False, only=None):
         t = time.perf_counter()
         try:
             with open(folder / f"{_slug(step.label)}.log", "w") as log:
-                subprocess.run(cmd, cwd=HERE / Path(step.script).parent, stdout=log,
-                               stderr=subprocess.STDOUT, check=True)
+                subprocess.run(
+                    cmd,
+                    cwd=HERE / Path(step.script).parent,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    check=True,
+                )
             seconds = time.perf_counter() - t
             target = folder / _slug(step.label) if len(fig.steps) > 1 else folder
             target.mkdir(exist_ok=True)
@@ -290,26 +443,43 @@ def run(paper, figure, quick=False, fresh=False, report_only=False, only=None):
             if quick:
                 for src, backup in kept.items():
                     backup.replace(src)
-        state[step.label] = {"seconds": round(seconds, 1),
-                             "command": " ".join(["python", f"benchmarks/{step.script}"] + args)}
+        state[step.label] = {
+            "seconds": round(seconds, 1),
+            "command": " ".join(["python", f"benchmarks/{step.script}"] + args),
+        }
         state_path.write_text(json.dumps(state, indent=1))
     lines, csv_name, png = fig.compare(folder, quick)
     total = sum(s["seconds"] for s in state.values())
-    report = [f"# {fig.title} ({'quick' if quick else 'paper'} setting)", "",
-              f"Command: `python benchmarks/reproduce.py {paper} {figure}"
-              f"{' --quick' if quick else ''}`; total {total:.0f} s wall on a shared 2-core "
-              "machine (a step whose script resumed from its own partial results records only the "
-              "time of the resumed part).", "", "| step | command | wall s |", "|---|---|---|"]
+    report = [
+        f"# {fig.title} ({'quick' if quick else 'paper'} setting)",
+        "",
+        f"Command: `python benchmarks/reproduce.py {paper} {figure}"
+        f"{' --quick' if quick else ''}`; total {total:.0f} s wall on a shared 2-core "
+        "machine (a step whose script resumed from its own partial results records only the "
+        "time of the resumed part).",
+        "",
+        "| step | command | wall s |",
+        "|---|---|---|",
+    ]
     report += [f"| {k} | `{v['command']}` | {v['seconds']} |" for k, v in state.items()]
     missing = [s.label for s in fig.steps if s.label not in state]
     if missing:
-        report += ["", f"**Partial**: not finished yet: {', '.join(missing)} (rerun the command "
-                   "to resume); the tables below cover the finished steps only."]
-    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
-                   if p.suffix in (".csv", ".png"))
-    report += ["", "Files here: " + ", ".join(f"`{f}`" for f in files) + f"; main table "
-               f"`{csv_name}`" + (f", plot `{png}`" if png else "") + ".", "",
-               "## Paper vs ours", ""] + lines
+        report += [
+            "",
+            f"**Partial**: not finished yet: {', '.join(missing)} (rerun the command "
+            "to resume); the tables below cover the finished steps only.",
+        ]
+    files = sorted(
+        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.suffix in (".csv", ".png")
+    )
+    report += [
+        "",
+        "Files here: " + ", ".join(f"`{f}`" for f in files) + f"; main table "
+        f"`{csv_name}`" + (f", plot `{png}`" if png else "") + ".",
+        "",
+        "## Paper vs ours",
+        "",
+    ] + lines
     (folder / "report.md").write_text("\n".join(report) + "\n")
     print(f"wrote {folder / 'report.md'} ({total:.0f} s)")
 
@@ -321,19 +491,26 @@ def main():
     p.add_argument("--quick", action="store_true", help="each script's reduced setting")
     p.add_argument("--fresh", action="store_true", help="discard finished steps")
     p.add_argument("--list", action="store_true", help="list the figures and exit")
-    p.add_argument("--report", action="store_true",
-                   help="only write report.md from the steps finished so far")
-    p.add_argument("--steps", nargs="+", metavar="LABEL",
-                   help="run only these steps, in this order (e.g. --steps 'column 2' "
-                        "'column 3'); the report still covers every finished step")
+    p.add_argument(
+        "--report", action="store_true", help="only write report.md from the steps finished so far"
+    )
+    p.add_argument(
+        "--steps",
+        nargs="+",
+        metavar="LABEL",
+        help="run only these steps, in this order (e.g. --steps 'column 2' "
+        "'column 3'); the report still covers every finished step",
+    )
     a = p.parse_args()
     if a.list or a.paper is None:
         for (paper, figure), fig in FIGURES.items():
             print(f"{paper:11s}{figure:9s}{fig.title}")
         return
     if (a.paper, a.figure) not in FIGURES:
-        p.error(f"unknown figure {a.figure!r} for {a.paper}; "
-                f"choose from {[f for (q, f) in FIGURES if q == a.paper]}")
+        p.error(
+            f"unknown figure {a.figure!r} for {a.paper}; "
+            f"choose from {[f for (q, f) in FIGURES if q == a.paper]}"
+        )
     run(a.paper, a.figure, a.quick, a.fresh, a.report, a.steps)
 
 

@@ -7,6 +7,7 @@ a :class:`privclust.core.privacy.Guarantee`, and charges an optional ``ledger=``
 Names are imported lazily, so ``import privclust.core`` stays cheap and a family's modules are
 only loaded when one of its classes is used.
 """
+
 from importlib import import_module
 
 _EXPORTS = {
@@ -32,7 +33,7 @@ _EXPORTS = {
     # co-clustering (Battaglia & Pensa, SDM 2025)
     "TauCoClustering": "cocluster",
     "DPTauCoClustering": "cocluster",
-    "DPNMF": "cocluster",   # benchmark competitor (Saha & Imtiaz 2024); plan kind "none"
+    "DPNMF": "cocluster",  # benchmark competitor (Saha & Imtiaz 2024); plan kind "none"
     # the release protocol: the one door to non-public data
     "Curator": "release",
     "Release": "release",
@@ -58,8 +59,18 @@ __all__ = sorted(_EXPORTS) + ["privacy", "data", "metrics", "release"]
 
 
 def __getattr__(name):
-    if name in ("privacy", "data", "metrics", "subspace", "sketch", "onecluster", "cocluster",
-                "experiments", "release", "algorithms"):
+    if name in (
+        "privacy",
+        "data",
+        "metrics",
+        "subspace",
+        "sketch",
+        "onecluster",
+        "cocluster",
+        "experiments",
+        "release",
+        "algorithms",
+    ):
         return import_module(f"{__name__}.{name}")
     try:
         module = _EXPORTS[name]

@@ -4,21 +4,24 @@ The families work on small matrices in tight loops; unpinned OpenBLAS + OpenMP t
 shared cores (measured on 2 cores: sketch decoding 10-30x slower, SSC 20x slower). The
 ``ThreadpoolController`` scans the loaded libraries once per process; ``threadpool_limits()``
 would re-scan them on every call (about 5 ms, as much as a couple of Gibbs iterations)."""
+
 import contextlib
 import functools
 
 from threadpoolctl import ThreadpoolController
 
 _CONTROLLER = []
-_MIN_WORK = 1_000_000     # below this the pinning overhead (~ms) outweighs the benefit
+_MIN_WORK = 1_000_000  # below this the pinning overhead (~ms) outweighs the benefit
 
 
 def single_threaded(method):
     """Decorator: run ``method`` inside :func:`single_thread`."""
+
     @functools.wraps(method)
     def wrapper(*args, **kwargs):
         with single_thread():
             return method(*args, **kwargs)
+
     return wrapper
 
 

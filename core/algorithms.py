@@ -19,13 +19,28 @@ existing estimator is one more :class:`PlannerVariant` of its entry, e.g.
 ``PlannerVariant("onecluster_recconcave", {"radius_variant": "rec_concave"},
 selects=("radius_variant",))``.
 """
+
 from dataclasses import dataclass, field, replace
 from importlib import import_module
 from types import MappingProxyType
 
-__all__ = ["Algorithm", "PlannerVariant", "REGISTRY", "FAMILIES", "TASKS", "get", "for_task",
-           "for_class_name", "private_classes", "parameter_classes", "baseline_of",
-           "task_baseline", "build", "planner_variants", "planner_variant"]
+__all__ = [
+    "Algorithm",
+    "PlannerVariant",
+    "REGISTRY",
+    "FAMILIES",
+    "TASKS",
+    "get",
+    "for_task",
+    "for_class_name",
+    "private_classes",
+    "parameter_classes",
+    "baseline_of",
+    "task_baseline",
+    "build",
+    "planner_variants",
+    "planner_variant",
+]
 
 FAMILIES = ("subspace", "kmeans", "onecluster", "cocluster", "bounds")
 TASKS = ("subspace", "kmeans", "onecluster", "cocluster")
@@ -128,13 +143,13 @@ class Algorithm:
 
     def __post_init__(self):
         object.__setattr__(self, "fixed", _frozen(self.fixed))
-        object.__setattr__(self, "planner", tuple(replace(v, label=v.label or self.label)
-                                                  for v in self.planner))
+        object.__setattr__(
+            self, "planner", tuple(replace(v, label=v.label or self.label) for v in self.planner)
+        )
         if self.family not in FAMILIES:
             raise ValueError(f"{self.key}: family must be one of {FAMILIES}, got {self.family!r}")
         if self.task is not None and self.task not in TASKS:
-            raise ValueError(f"{self.key}: task must be None or one of {TASKS}, got "
-                             f"{self.task!r}")
+            raise ValueError(f"{self.key}: task must be None or one of {TASKS}, got {self.task!r}")
 
     @property
     def class_name(self):
@@ -150,6 +165,7 @@ class Algorithm:
     def private(self):
         """Is it a :class:`~privclust.core.privacy.estimator.PrivateEstimator`?"""
         from .privacy.estimator import PrivateEstimator
+
         return issubclass(self.cls, PrivateEstimator)
 
     def build(self, **params):
@@ -163,66 +179,191 @@ def _variant(name, label=None, **params):
 
 REGISTRY = (
     # subspace clustering (Wang, Wang & Singh, NIPS 2015)
-    Algorithm("kplanes", ".subspace:KPlanes", "subspace", "subspace", "k-plane clustering",
-              parameter=True, planner=(_variant("kplanes", n_init=3),)),
-    Algorithm("tsc", ".subspace:ThresholdSubspaceClustering", "subspace", "subspace",
-              "Thresholding subspace clustering", parameter=True),
-    Algorithm("ssc", ".subspace:SparseSubspaceClustering", "subspace", "subspace",
-              "Sparse subspace clustering", parameter=True),
-    Algorithm("lrr", ".subspace:LowRankRepresentation", "subspace", "subspace",
-              "Low-rank representation", parameter=True),
-    Algorithm("gibbs", ".subspace:GibbsSubspaceClustering", "subspace", "subspace",
-              "Gibbs sampler", baseline="kplanes",
-              planner=(PlannerVariant("gibbs", {"n_iter": 100, "n_chains": 1,
-                                                "release": "first"},
-                                      own=("n_iter", "n_chains", "record_every", "init"),
-                                      same_as={"record_every": "n_iter"}),)),
-    Algorithm("sulq", ".subspace:SuLQSubspaceClustering", "subspace", "subspace",
-              "SuLQ k-planes", baseline="kplanes", planner=(_variant("sulq"),)),
-    Algorithm("sample_aggregate", ".subspace:SampleAggregateSubspaceClustering", "subspace",
-              "subspace", "Sample-and-aggregate", baseline="kplanes",
-              planner=(_variant("sample_aggregate", solver="tsc"),)),
+    Algorithm(
+        "kplanes",
+        ".subspace:KPlanes",
+        "subspace",
+        "subspace",
+        "k-plane clustering",
+        parameter=True,
+        planner=(_variant("kplanes", n_init=3),),
+    ),
+    Algorithm(
+        "tsc",
+        ".subspace:ThresholdSubspaceClustering",
+        "subspace",
+        "subspace",
+        "Thresholding subspace clustering",
+        parameter=True,
+    ),
+    Algorithm(
+        "ssc",
+        ".subspace:SparseSubspaceClustering",
+        "subspace",
+        "subspace",
+        "Sparse subspace clustering",
+        parameter=True,
+    ),
+    Algorithm(
+        "lrr",
+        ".subspace:LowRankRepresentation",
+        "subspace",
+        "subspace",
+        "Low-rank representation",
+        parameter=True,
+    ),
+    Algorithm(
+        "gibbs",
+        ".subspace:GibbsSubspaceClustering",
+        "subspace",
+        "subspace",
+        "Gibbs sampler",
+        baseline="kplanes",
+        planner=(
+            PlannerVariant(
+                "gibbs",
+                {"n_iter": 100, "n_chains": 1, "release": "first"},
+                own=("n_iter", "n_chains", "record_every", "init"),
+                same_as={"record_every": "n_iter"},
+            ),
+        ),
+    ),
+    Algorithm(
+        "sulq",
+        ".subspace:SuLQSubspaceClustering",
+        "subspace",
+        "subspace",
+        "SuLQ k-planes",
+        baseline="kplanes",
+        planner=(_variant("sulq"),),
+    ),
+    Algorithm(
+        "sample_aggregate",
+        ".subspace:SampleAggregateSubspaceClustering",
+        "subspace",
+        "subspace",
+        "Sample-and-aggregate",
+        baseline="kplanes",
+        planner=(_variant("sample_aggregate", solver="tsc"),),
+    ),
     # k-means (Schellekens et al., SPARS 2019; Su et al., 2016)
-    Algorithm("kmeans", "sklearn.cluster:KMeans", "kmeans", "kmeans",
-              "Lloyd k-means (scikit-learn)", fixed={"n_init": 3}),
-    Algorithm("compressive", ".sketch:CompressiveKMeans", "kmeans", "kmeans",
-              "Compressive k-means (DP sketch)", baseline="kmeans",
-              planner=(_variant("ckm", label="Compressive k-means"),)),
-    Algorithm("dplloyd", ".sketch:DPLloyd", "kmeans", "kmeans", "DPLloyd", baseline="kmeans",
-              planner=(PlannerVariant("dplloyd", {"init": "uniform"}, selects=("init",),
-                                      label="DPLloyd (uniform init)"),
-                       PlannerVariant("dplloyd_improved", {"init": "sphere_packing"},
-                                      selects=("init",),
-                                      label="DPLloyd (sphere-packing init)"))),
+    Algorithm(
+        "kmeans",
+        "sklearn.cluster:KMeans",
+        "kmeans",
+        "kmeans",
+        "Lloyd k-means (scikit-learn)",
+        fixed={"n_init": 3},
+    ),
+    Algorithm(
+        "compressive",
+        ".sketch:CompressiveKMeans",
+        "kmeans",
+        "kmeans",
+        "Compressive k-means (DP sketch)",
+        baseline="kmeans",
+        planner=(_variant("ckm", label="Compressive k-means"),),
+    ),
+    Algorithm(
+        "dplloyd",
+        ".sketch:DPLloyd",
+        "kmeans",
+        "kmeans",
+        "DPLloyd",
+        baseline="kmeans",
+        planner=(
+            PlannerVariant(
+                "dplloyd", {"init": "uniform"}, selects=("init",), label="DPLloyd (uniform init)"
+            ),
+            PlannerVariant(
+                "dplloyd_improved",
+                {"init": "sphere_packing"},
+                selects=("init",),
+                label="DPLloyd (sphere-packing init)",
+            ),
+        ),
+    ),
     # private coresets (Chang & Kamath 2021) and DPHD (Balcan, Dick, Liang, Mou & Zhang, 2017)
-    Algorithm("lsh_kmeans", ".sketch:LSHCoresetKMeans", "kmeans", "kmeans",
-              "LSH-coreset k-means", baseline="kmeans",
-              planner=(_variant("lsh_kmeans", label="LSH-coreset k-means"),)),
-    Algorithm("balcan_kmeans", ".sketch:BalcanKMeans", "kmeans", "kmeans",
-              "DPHD k-means (Balcan et al.)", baseline="kmeans",
-              planner=(_variant("balcan_kmeans", label="DPHD k-means (Balcan et al.)"),)),
+    Algorithm(
+        "lsh_kmeans",
+        ".sketch:LSHCoresetKMeans",
+        "kmeans",
+        "kmeans",
+        "LSH-coreset k-means",
+        baseline="kmeans",
+        planner=(_variant("lsh_kmeans", label="LSH-coreset k-means"),),
+    ),
+    Algorithm(
+        "balcan_kmeans",
+        ".sketch:BalcanKMeans",
+        "kmeans",
+        "kmeans",
+        "DPHD k-means (Balcan et al.)",
+        baseline="kmeans",
+        planner=(_variant("balcan_kmeans", label="DPHD k-means (Balcan et al.)"),),
+    ),
     # a small cluster (Nissim, Stemmer & Vadhan, PODS 2016)
-    Algorithm("smallest_ball", ".onecluster.baseline:SmallestBall", "onecluster", "onecluster",
-              "smallest ball holding t points (2-approx.)"),
-    Algorithm("onecluster", ".onecluster:OneCluster", "onecluster", "onecluster",
-              "1-cluster (GoodRadius + GoodCenter)", baseline="smallest_ball",
-              planner=(_variant("onecluster", label="1-cluster"),)),
-    Algorithm("kballs", ".onecluster:PrivateKBalls", "onecluster", "onecluster",
-              "k balls (repeated 1-cluster)", baseline="smallest_ball"),
-    Algorithm("onecluster_aggregator", ".onecluster:OneClusterAggregator", "onecluster", None,
-              "1-cluster aggregation rule (sample-and-aggregate)", parameter=True),
+    Algorithm(
+        "smallest_ball",
+        ".onecluster.baseline:SmallestBall",
+        "onecluster",
+        "onecluster",
+        "smallest ball holding t points (2-approx.)",
+    ),
+    Algorithm(
+        "onecluster",
+        ".onecluster:OneCluster",
+        "onecluster",
+        "onecluster",
+        "1-cluster (GoodRadius + GoodCenter)",
+        baseline="smallest_ball",
+        planner=(_variant("onecluster", label="1-cluster"),),
+    ),
+    Algorithm(
+        "kballs",
+        ".onecluster:PrivateKBalls",
+        "onecluster",
+        "onecluster",
+        "k balls (repeated 1-cluster)",
+        baseline="smallest_ball",
+    ),
+    Algorithm(
+        "onecluster_aggregator",
+        ".onecluster:OneClusterAggregator",
+        "onecluster",
+        None,
+        "1-cluster aggregation rule (sample-and-aggregate)",
+        parameter=True,
+    ),
     # co-clustering (Battaglia & Pensa, SDM 2025)
     Algorithm("fasttaucc", ".cocluster:TauCoClustering", "cocluster", "cocluster", "Fast-τCC"),
-    Algorithm("dptaucc", ".cocluster:DPTauCoClustering", "cocluster", "cocluster", "DP-τCC",
-              baseline="fasttaucc", planner=(_variant("dp_taucc"),)),
+    Algorithm(
+        "dptaucc",
+        ".cocluster:DPTauCoClustering",
+        "cocluster",
+        "cocluster",
+        "DP-τCC",
+        baseline="fasttaucc",
+        planner=(_variant("dp_taucc"),),
+    ),
     # a benchmark competitor of DP-tauCC, not private as a whole (Saha & Imtiaz, TKDD 2024)
     Algorithm("dpnmf", ".cocluster:DPNMF", "cocluster", None, "DPNMF (Saha & Imtiaz 2024)"),
     # public bounds from private quantiles (Smith, STOC 2011)
-    Algorithm("private_bounds", ".privacy.bounds:PrivateBounds", "bounds", None,
-              "Private bounds (quantiles)"),
+    Algorithm(
+        "private_bounds",
+        ".privacy.bounds:PrivateBounds",
+        "bounds",
+        None,
+        "Private bounds (quantiles)",
+    ),
     # a public box from a noisy histogram over power-of-two buckets per column
-    Algorithm("geometric_bounds", ".privacy.geometric_bounds:GeometricBounds", "bounds", None,
-              "Geometric-bucket bounds"),
+    Algorithm(
+        "geometric_bounds",
+        ".privacy.geometric_bounds:GeometricBounds",
+        "bounds",
+        None,
+        "Geometric-bucket bounds",
+    ),
 )
 
 _BY_KEY = {a.key: a for a in REGISTRY}

@@ -5,14 +5,27 @@ Each estimator declares ``_parameter_constraints`` (scikit-learn's convention, c
 parameter of the wrong type or range is refused, with its name, before any charge. Checks that
 need the public shape or several parameters together stay in the estimators.
 """
+
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 __all__ = [
-    "BOUNDS", "DELTA", "EPSILON", "LEDGER", "NONNEGATIVE_INT", "POSITIVE_DELTA", "POSITIVE_INT",
-    "RANDOM_STATES", "RELATION", "SHARE", "HasMethods", "Integral", "Interval", "Real",
+    "BOUNDS",
+    "DELTA",
+    "EPSILON",
+    "LEDGER",
+    "NONNEGATIVE_INT",
+    "POSITIVE_DELTA",
+    "POSITIVE_INT",
+    "RANDOM_STATES",
+    "RELATION",
+    "SHARE",
+    "HasMethods",
+    "Integral",
+    "Interval",
+    "Real",
     "StrOptions",
 ]
 

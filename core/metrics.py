@@ -16,6 +16,7 @@ n x k*d temporaries beyond one chunk); only k x k or K x L problems are solved w
 - MCMC diagnostics [WWS15 Sec. 5; Gelman et al., BDA3 Sec. 11.4-11.5]:
   :func:`gibbs_test_statistic`, :func:`split_rhat`, :func:`effective_sample_size`.
 """
+
 from numbers import Integral
 
 import numpy as np
@@ -25,19 +26,34 @@ from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.cluster import contingency_matrix
 
 __all__ = [
-    "principal_angles", "projector_distance", "projector_distances", "wasserstein_subspaces",
+    "principal_angles",
+    "projector_distance",
+    "projector_distances",
+    "wasserstein_subspaces",
     "subspace_cost",
-    "assign_to_subspaces", "class_subspaces", "sse", "relative_sse", "nmi", "ari",
-    "clustering_accuracy", "contingency_table", "goodman_kruskal_tau", "tau_rows", "tau_columns",
-    "gibbs_test_statistic", "split_rhat", "effective_sample_size",
+    "assign_to_subspaces",
+    "class_subspaces",
+    "sse",
+    "relative_sse",
+    "nmi",
+    "ari",
+    "clustering_accuracy",
+    "contingency_table",
+    "goodman_kruskal_tau",
+    "tau_rows",
+    "tau_columns",
+    "gibbs_test_statistic",
+    "split_rhat",
+    "effective_sample_size",
 ]
 
-_CHUNK_ELEMENTS = 1 << 20      # ~8 MB of float64 per chunk temporary
+_CHUNK_ELEMENTS = 1 << 20  # ~8 MB of float64 per chunk temporary
 _ORTHONORMAL_ATOL = 1e-6
 
 
 # --------------------------------------------------------------------------------------------
 # validation helpers
+
 
 def data_matrix(X, name="X"):
     """Return X as float64 CSR or C-contiguous ndarray (n, d); finite, non-empty (ValueError
@@ -79,8 +95,10 @@ def _bases(U, name, ndim):
     gram = np.swapaxes(U, -1, -2) @ U
     err = float(np.max(np.abs(gram - np.eye(q))))
     if err > _ORTHONORMAL_ATOL:
-        raise ValueError(f"{name} does not have orthonormal columns (max |U^T U - I| = {err:.2e});"
-                         " orthonormalise it first, e.g. with np.linalg.qr")
+        raise ValueError(
+            f"{name} does not have orthonormal columns (max |U^T U - I| = {err:.2e});"
+            " orthonormalise it first, e.g. with np.linalg.qr"
+        )
     return U
 
 
@@ -131,6 +149,7 @@ def _row_sq_norms(X):
 
 # --------------------------------------------------------------------------------------------
 # subspaces [WWS15 Sec. 2]
+
 
 def principal_angles(U, V):
     """Principal angles (radians, ascending) between span(U) and span(V).
@@ -212,8 +231,9 @@ def wasserstein_subspaces(A, B, return_matching=False):
     """
     cost = projector_distances(A, B) ** 2
     if cost.shape[0] != cost.shape[1]:
-        raise ValueError(f"A and B hold different numbers of subspaces: {cost.shape[0]} != "
-                         f"{cost.shape[1]}")
+        raise ValueError(
+            f"A and B hold different numbers of subspaces: {cost.shape[0]} != {cost.shape[1]}"
+        )
     rows, cols = linear_sum_assignment(cost)
     d_w = float(np.sqrt(cost[rows, cols].sum()))
     if return_matching:
@@ -292,7 +312,7 @@ def class_subspaces(X, labels, subspace_dim):
     if not 1 <= q <= X.shape[1]:
         raise ValueError(f"subspace_dim must be in [1, {X.shape[1]}], got {subspace_dim}")
     out = []
-    for c in np.unique(labels):               # one SVD per class, not per point
+    for c in np.unique(labels):  # one SVD per class, not per point
         Xc = X[labels == c]
         if Xc.shape[0] < q:
             raise ValueError(f"class {c!r} has {Xc.shape[0]} points, fewer than subspace_dim={q}")
@@ -303,6 +323,7 @@ def class_subspaces(X, labels, subspace_dim):
 
 # --------------------------------------------------------------------------------------------
 # k-means [SCH19 Eq. (1)]
+
 
 def sse(X, centers, chunk_size=None):
     """Sum of squared errors SSE(X, C) = sum_i min_j ||x_i - c_j||^2 [SCH19 Eq. (1)].
@@ -354,6 +375,7 @@ def relative_sse(X, centers, reference_centers, chunk_size=None):
 # --------------------------------------------------------------------------------------------
 # partitions [BP25 Sec. 5]
 
+
 def nmi(labels_true, labels_pred):
     """Normalised mutual information, arithmetic normalisation, natural logs [BP25 Sec. 5; the
     authors' scripts use scikit-learn's arithmetic NMI].
@@ -397,6 +419,7 @@ def clustering_accuracy(labels_true, labels_pred):
 
 # --------------------------------------------------------------------------------------------
 # co-clustering [BP25 Sec. 3.2]
+
 
 def contingency_table(A, row_labels, col_labels, n_row_clusters=None, n_col_clusters=None):
     """Co-cluster contingency table T = R^T A C, t_kl = sum_{i in R_k, j in C_l} a_ij [BP25
@@ -486,6 +509,7 @@ def tau_columns(table, normalized=False):
 # --------------------------------------------------------------------------------------------
 # MCMC diagnostics [WWS15 Sec. 5]
 
+
 def gibbs_test_statistic(samples, cumulative=False):
     """Mixing statistic of the Gibbs sampler [WWS15 Sec. 5, Fig. 3]::
 
@@ -539,7 +563,7 @@ def _check_chains(chains, what):
 def _split_halves(C):
     """Each chain split into halves (the middle draw dropped when n_draws is odd)."""
     n = C.shape[1] // 2
-    return np.concatenate([C[:, :n], C[:, C.shape[1] - n:]], axis=0)
+    return np.concatenate([C[:, :n], C[:, C.shape[1] - n :]], axis=0)
 
 
 def split_rhat(chains):
@@ -594,7 +618,7 @@ def effective_sample_size(chains):
     if np.ptp(halves) == 0.0:
         return float(m * n)
     centred = halves - halves.mean(axis=1, keepdims=True)
-    size = 1 << int(2 * n - 1).bit_length()          # zero padding: no circular wrap-around
+    size = 1 << int(2 * n - 1).bit_length()  # zero padding: no circular wrap-around
     spectrum = np.fft.rfft(centred, n=size, axis=1)
     acov = np.fft.irfft(spectrum * spectrum.conj(), n=size, axis=1)[:, :n] / n
     W = acov[:, 0].mean() * n / (n - 1)

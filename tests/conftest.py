@@ -1,4 +1,5 @@
 """Shared pytest fixtures for privclust."""
+
 import os
 import shutil
 from pathlib import Path
@@ -19,6 +20,7 @@ def _compiled_gibbs_kernels():
     a test starts, which then loads them from numba's on-disk cache): the first sampling run of
     a test would otherwise pay several seconds of compilation inside its timeouts."""
     from privclust.core.subspace import _gibbs_fused
+
     _gibbs_fused.warm_up()
 
 
@@ -54,10 +56,12 @@ class _SealedRecords:
 
     def __array__(self, *args, **kwargs):
         from privclust.core.privacy.estimator import DataAccessError
+
         raise DataAccessError("the records were read")
 
     def __getitem__(self, item):
         from privclust.core.privacy.estimator import DataAccessError
+
         raise DataAccessError("the records were read")
 
 
@@ -79,11 +83,12 @@ def union_of_subspaces():
 
     def make(n, d, k, q, noise=0.0, seed=0):
         return make_union_of_subspaces(n, d, k, q, noise=noise, random_state=seed)
+
     return make
 
 
 def _read_only(dataset):
-    dataset.X.setflags(write=False)   # shared by the whole session: a fit must not write to X
+    dataset.X.setflags(write=False)  # shared by the whole session: a fit must not write to X
     return dataset
 
 
@@ -114,8 +119,15 @@ else:
     _expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="session")
@@ -126,12 +138,17 @@ def browser_type_launch_args(browser_type_launch_args):
     inside the same session fails ("Sync API inside the asyncio loop"). Under CI a missing chromium
     fails loudly instead of skipping.
     """
-    path = (os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
-            or shutil.which("chromium-browser"))
+    path = (
+        os.environ.get("CHROMIUM_PATH")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+    )
     if path is None:
         if os.environ.get("CI"):
-            pytest.fail("chromium is not installed: CI must install Debian's chromium "
-                        "(apt-get install chromium); the ui tests may not skip in CI")
+            pytest.fail(
+                "chromium is not installed: CI must install Debian's chromium "
+                "(apt-get install chromium); the ui tests may not skip in CI"
+            )
         pytest.skip("chromium not installed (apt-get install chromium)")
     return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
 

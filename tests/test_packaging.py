@@ -1,5 +1,6 @@
 """The distribution ships the privclust package (core, app) without tests or benchmarks, and the
 console command works."""
+
 import ast
 import shutil
 import subprocess
@@ -25,11 +26,25 @@ def _built_wheel(tmp_path: Path) -> zipfile.ZipFile:
         src.mkdir(exist_ok=True)
         shutil.copy(ROOT / name, src / name)
     for folder in _pyproject()["tool"]["setuptools"]["package-dir"].values():
-        shutil.copytree(ROOT / folder, src / folder,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(tmp_path / "dist"), str(src)], check=True,
-                   capture_output=True)
+        shutil.copytree(
+            ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(src),
+        ],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = (tmp_path / "dist").glob("privclust-*.whl")
     return zipfile.ZipFile(wheel)
 
@@ -52,7 +67,7 @@ def _absolute(module: str, level: int, path: Path) -> str:
     if level == 0:
         return module
     parts = ["privclust", "core", *path.relative_to(ROOT / "core").parent.parts]
-    return ".".join([*parts[:len(parts) - level + 1], *([module] if module else [])])
+    return ".".join([*parts[: len(parts) - level + 1], *([module] if module else [])])
 
 
 def test_core_never_imports_the_ui_stack_or_the_app():
@@ -68,24 +83,43 @@ def test_core_never_imports_the_ui_stack_or_the_app():
                 names = [base] + [f"{base}.{alias.name}" for alias in node.names]
             else:
                 continue
-            offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names
-                          if n.split(".")[0] in UI_STACK or n.startswith("privclust.app")]
+            offenders += [
+                f"{path.relative_to(ROOT)}: {n}"
+                for n in names
+                if n.split(".")[0] in UI_STACK or n.startswith("privclust.app")
+            ]
     assert not offenders, "core/ must not import the UI stack or the app: " + ", ".join(offenders)
 
 
 def test_core_uses_no_global_numpy_rng():
-    pattern = ("np.random.seed(", "np.random.rand(", "np.random.randn(", "np.random.randint(",
-               "np.random.choice(", "np.random.normal(", "np.random.laplace(",
-               "np.random.uniform(", "np.random.shuffle(", "np.random.permutation(")
-    hits = [f"{p.relative_to(ROOT)}:{i}" for p in (ROOT / "core").rglob("*.py")
-            for i, line in enumerate(p.read_text().splitlines(), 1)
-            if any(s in line for s in pattern)]
+    pattern = (
+        "np.random.seed(",
+        "np.random.rand(",
+        "np.random.randn(",
+        "np.random.randint(",
+        "np.random.choice(",
+        "np.random.normal(",
+        "np.random.laplace(",
+        "np.random.uniform(",
+        "np.random.shuffle(",
+        "np.random.permutation(",
+    )
+    hits = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for p in (ROOT / "core").rglob("*.py")
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if any(s in line for s in pattern)
+    ]
     assert not hits, "every draw must come from the estimator's Generator: " + ", ".join(hits)
 
 
 def test_version_command():
-    out = subprocess.run([sys.executable, "-m", "privclust.app.cli", "--version"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "privclust.app.cli", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert out.strip() == f"privclust {_pyproject()['project']['version']}"
 
 
@@ -96,8 +130,9 @@ def test_serve_command_line_pins_origin():
     assert cmd[1:5] == ["-m", "panel", "serve", str(PAGE)]
     assert "127.0.0.1:5007" in cmd and "localhost:5007" in cmd
     assert "--show" not in cmd
-    custom = serve_command("0.0.0.0", 80, show=True,
-                           extra=["--allow-websocket-origin", "example.org"])
+    custom = serve_command(
+        "0.0.0.0", 80, show=True, extra=["--allow-websocket-origin", "example.org"]
+    )
     assert custom.count("--allow-websocket-origin") == 1 and custom[-1] == "example.org"
     assert "--show" in custom
 

@@ -11,6 +11,7 @@ one of ``limit`` slot files while it samples; a waiting run holds a ticket file 
 arrival time. The kernel drops a lock when its process ends, so a crashed server never keeps
 a slot, and any process of the server sees the same queue.
 """
+
 import fcntl
 import itertools
 import os
@@ -137,6 +138,7 @@ _shared_lock = threading.Lock()
 def shared():
     """The server's admission, from its settings (state dir, ``PRIVCLUST_MAX_SAMPLERS``)."""
     from privclust.app import config
+
     key = (str(config.state_dir()), config.max_samplers())
     with _shared_lock:
         if key not in _shared:

@@ -5,6 +5,7 @@ The handler lives in this importable module, not in ``page.py``: ``panel serve``
 as a fresh module per session and clears that module when the session ends, so a handler
 defined there would lose its globals and fail inside whatever later session warned.
 """
+
 import logging
 import warnings
 

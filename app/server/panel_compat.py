@@ -16,6 +16,7 @@ this module first.
 - :func:`no_web_font`: ``template.EditableTemplate._resources`` (a served notebook's page asks
   Google for its web font).
 """
+
 import base64
 import os
 
@@ -52,14 +53,18 @@ class BoundedFileDropper(pn.widgets.FileDropper):
         elif name in self._rejected or name not in self._file_buffer:
             return None  # the rest of a refused file, or a chunk without a first chunk
         self._sizes[name] = self._sizes.get(name, 0) + (
-            len(chunk) if isinstance(chunk, (bytes, bytearray, memoryview, str)) else 0)
+            len(chunk) if isinstance(chunk, (bytes, bytearray, memoryview, str)) else 0
+        )
         if sum(self._sizes.values()) > self._max_bytes:
             self._file_buffer.pop(name, None)
             self._sizes.pop(name, None)
             self._rejected.add(name)
             if self._on_reject is not None:
-                self._on_reject(name, f"{os.path.basename(name)}: the file is too large for the "
-                                      f"server limit of {self._max_bytes / 2**20:g} MB")
+                self._on_reject(
+                    name,
+                    f"{os.path.basename(name)}: the file is too large for the "
+                    f"server limit of {self._max_bytes / 2**20:g} MB",
+                )
             return None
         if data.get("chunk") == data.get("total_chunks"):
             self._sizes.pop(name, None)
@@ -100,6 +105,7 @@ def keep_stylesheets_local():
     """
     from panel import reactive
     from panel.io import resources as res
+
     if getattr(res.patch_stylesheet, "_privclust_local", False):
         return
     original = res.patch_stylesheet
@@ -127,6 +133,7 @@ def keep_text_pane_stylesheets():
     through its ``stylesheets`` parameter, which this leaves alone. Process-wide, idempotent.
     """
     from panel.pane.markup import HTMLBasePane
+
     original = HTMLBasePane._update
     if getattr(original, "_privclust_keep_stylesheets", False):
         return
@@ -138,6 +145,7 @@ def keep_text_pane_stylesheets():
             props = get_properties(doc)
             props.pop("stylesheets", None)
             return props
+
         self._get_properties = without_stylesheets
         try:
             original(self, ref, model)
@@ -171,7 +179,7 @@ def inline_updated_stylesheets():
             for prefix in (resources.CDN_DIST, resources.LOCAL_DIST):
                 if not url.startswith(prefix):
                     continue
-                path = resources.DIST_DIR / url[len(prefix):].split("?")[0]
+                path = resources.DIST_DIR / url[len(prefix) :].split("?")[0]
                 if path.is_file():
                     data = base64.b64encode(path.read_bytes()).decode("ascii")
                     stylesheet.url = f"data:text/css;base64,{data}"

@@ -11,6 +11,7 @@ References
 ----------
 Linux man-pages, prctl(2), PR_SET_PDEATHSIG.
 """
+
 import ctypes
 import ctypes.util
 import os
@@ -36,8 +37,10 @@ def die_with_parent(expected_parent=None, signum=signal.SIGTERM):
 
 def child_watching(parent_pid):
     """A ``preexec_fn`` for ``subprocess.Popen``: the child dies with ``parent_pid``."""
+
     def preexec():
         die_with_parent(parent_pid)
+
     return preexec
 
 
@@ -45,5 +48,6 @@ def watch_master_if_worker():
     """In a worker forked by ``panel serve --num-procs`` (Tornado's ``fork_processes``): die
     with the master. A no-op in a single-process server."""
     from tornado.process import task_id
+
     if task_id() is not None:
         die_with_parent(os.getppid())

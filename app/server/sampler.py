@@ -14,6 +14,7 @@ A demo run starts only when the server admits it (:mod:`.admission`: at most
 ``PRIVCLUST_MAX_SAMPLERS`` at once, the others queued in order of arrival). A private run is
 charged when Start is pressed, so it is not queued: it counts against no slot.
 """
+
 import logging
 import queue
 import threading
@@ -28,10 +29,10 @@ from . import admission as admissions
 
 log = logging.getLogger(__name__)
 
-YIELD_S = 0.003          # thread mode only: GIL hand-over to the IO loop after each record
-STOP_GRACE_S = 15.0      # Stop: the child finishes its current record, else it is terminated
-CLOSE_GRACE_S = 2.0      # session end: the same, with a shorter wait
-SAMPLER_NICE = 10        # the sampler process yields the CPU to the server (and browser)
+YIELD_S = 0.003  # thread mode only: GIL hand-over to the IO loop after each record
+STOP_GRACE_S = 15.0  # Stop: the child finishes its current record, else it is terminated
+CLOSE_GRACE_S = 2.0  # session end: the same, with a shorter wait
+SAMPLER_NICE = 10  # the sampler process yields the CPU to the server (and browser)
 COLUMNS = ["iteration", "chain", "cost", "test_statistic", "distance", "rhat"]
 
 
@@ -41,20 +42,25 @@ def diagnostic_rows(item):
     if isinstance(item, (list, tuple)):
         return [r for x in item for r in diagnostic_rows(x)]
     if not isinstance(item, dict):
-        item = {k: getattr(item, k) for k in COLUMNS + ["distance_to_reference"]
-                if hasattr(item, k)}
+        item = {
+            k: getattr(item, k) for k in COLUMNS + ["distance_to_reference"] if hasattr(item, k)
+        }
     item = dict(item)
     if "distance" not in item:
         item["distance"] = item.get("wasserstein", item.get("distance_to_reference"))
     chain = item.get("chain")
     if chain is not None and np.ndim(chain) == 0:
         return [{k: _num(item.get(k)) for k in COLUMNS}]
-    n = max((np.size(item[k]) for k in ("cost", "test_statistic") if item.get(k) is not None),
-            default=1)
+    n = max(
+        (np.size(item[k]) for k in ("cost", "test_statistic") if item.get(k) is not None), default=1
+    )
     rows = []
     for c in range(n):
-        row = {"iteration": _num(item.get("iteration")), "chain": float(c),
-               "rhat": _num(item.get("rhat"))}
+        row = {
+            "iteration": _num(item.get("iteration")),
+            "chain": float(c),
+            "rhat": _num(item.get("rhat")),
+        }
         for k in ("cost", "test_statistic", "distance"):
             v = item.get(k)
             row[k] = _num(np.ravel(v)[c] if v is not None and np.size(v) == n else v)
@@ -77,6 +83,7 @@ def start_sampler_server():
     a fresh interpreter to import numpy, scipy and the sampler. No-op under "spawn"."""
     if mp_context().get_start_method() == "forkserver":
         from multiprocessing import forkserver
+
         forkserver.ensure_running()
 
 
@@ -87,12 +94,14 @@ class GibbsRunner(param.Parameterized):
 
     running = param.Boolean(False)
     status = param.String("")
-    queue_position = param.Integer(0, doc="place in the queue for a free sampler (0: not "
-                                          "waiting)")
+    queue_position = param.Integer(0, doc="place in the queue for a free sampler (0: not waiting)")
     produced = param.Integer(0, doc="diagnostic batches produced so far")
     process = param.Boolean(True, doc="sample in a child process (else a thread of this one)")
-    nice = param.Integer(SAMPLER_NICE, bounds=(0, 19),
-                         doc="niceness increment of the sampler process (0: same priority)")
+    nice = param.Integer(
+        SAMPLER_NICE,
+        bounds=(0, 19),
+        doc="niceness increment of the sampler process (0: same priority)",
+    )
 
     def __init__(self, admission=None, **params):
         super().__init__(**params)
@@ -138,12 +147,14 @@ class GibbsRunner(param.Parameterized):
                 if ticket is not None:
                     ticket.close()
                 self.running = False
+
         self._thread = threading.Thread(target=main, daemon=True, name="privclust-gibbs")
         self._thread.start()
 
     def _queued(self, position):
-        self.param.update(status=f"waiting for a free sampler (position {position})",
-                          queue_position=position)
+        self.param.update(
+            status=f"waiting for a free sampler (position {position})", queue_position=position
+        )
 
     def start(self, estimator, X, reference=None):
         """Demo data: run ``estimator`` (its own seed, no ledger) on ``X`` in the background."""
@@ -168,6 +179,7 @@ class GibbsRunner(param.Parameterized):
                 self.status = live.status
             finally:
                 self.running = False
+
         self.param.update(running=True, status="running", produced=0)
         self._thread = threading.Thread(target=main, daemon=True, name="privclust-gibbs")
         self._thread.start()
@@ -215,19 +227,23 @@ class GibbsRunner(param.Parameterized):
             ctx = mp_context()
             conn, w = ctx.Pipe(duplex=False)
             self._mp_stop = ctx.Event()
-            proc = ctx.Process(target=stream_steps, daemon=True, name="privclust-gibbs-sampler",
-                               args=(estimator.set_params(ledger=None), X, reference, w,
-                                     self._mp_stop, self.nice))
+            proc = ctx.Process(
+                target=stream_steps,
+                daemon=True,
+                name="privclust-gibbs-sampler",
+                args=(estimator.set_params(ledger=None), X, reference, w, self._mp_stop, self.nice),
+            )
             try:
                 proc.start()
             finally:
-                w.close()   # the child holds the only write end: its exit is our EOF
+                w.close()  # the child holds the only write end: its exit is our EOF
             self._proc = proc
             if self._stop.is_set():
                 self._mp_stop.set()
             while True:
                 if self._stop_at is not None and time.monotonic() - self._stop_at > (
-                        CLOSE_GRACE_S if self._closing else STOP_GRACE_S):
+                    CLOSE_GRACE_S if self._closing else STOP_GRACE_S
+                ):
                     proc.terminate()
                     break
                 if not conn.poll(0.2):
@@ -249,10 +265,11 @@ class GibbsRunner(param.Parameterized):
                 proc.kill()
                 proc.join(5)
             if self.error is None and status is None and not self._stop.is_set():
-                self.error = RuntimeError(f"the sampler process ended unexpectedly (exit code "
-                                          f"{proc.exitcode})")
+                self.error = RuntimeError(
+                    f"the sampler process ended unexpectedly (exit code {proc.exitcode})"
+                )
             if state is not None and self.error is None:
-                for name, value in state.items():   # the released state of the run
+                for name, value in state.items():  # the released state of the run
                     setattr(self.estimator, name, value)
             if self.error is not None:
                 log.warning("Gibbs run failed: %r", self.error)

@@ -6,6 +6,7 @@ later session; inside a session, Bokeh refuses a callback unless it takes exactl
 argument (a callback with an optional argument is refused silently, and whatever it should have
 stopped outlives the closed tab). :func:`on_session_end` avoids both.
 """
+
 import panel as pn
 
 
@@ -25,4 +26,5 @@ def on_session_end(*callbacks):
 def _one_argument(cb):
     def on_end(session_context):
         cb(session_context)
+
     return on_end

@@ -9,6 +9,7 @@ forkserver, so the first Start of a server does not pay for a fresh interpreter,
 what is alive then out of the garbage collector's full passes. The throw-away page has no
 session, runs no fit and touches no data beyond the embedded preset generator.
 """
+
 import gc
 import logging
 import time
@@ -44,5 +45,6 @@ def warm_up():
 # "bokeh..." module name, so the guard tests that name (and __main__ for a direct run)
 if __name__ in ("panel_setup_module", "__main__"):
     from privclust.app.server.parent_watch import watch_master_if_worker
+
     watch_master_if_worker()  # --num-procs: this worker ends with the panel serve master
     print(f"privclust: warm-up done in {warm_up():.2f} s", flush=True)

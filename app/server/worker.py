@@ -1,5 +1,6 @@
 """Where a session's work runs: one worker thread per session (fits off the server's IO loop)
 and the debouncer that turns a burst of slider moves into one run."""
+
 import logging
 import queue
 import threading
@@ -41,8 +42,9 @@ class SessionWorker:
                 gen = self._latest[kind] = self._latest.get(kind, 0) + 1
             self._queue.put((kind, gen, fn))
             if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, daemon=True,
-                                                name="privclust-session-worker")
+                self._thread = threading.Thread(
+                    target=self._loop, daemon=True, name="privclust-session-worker"
+                )
                 self._thread.start()
 
     def _loop(self):
@@ -105,6 +107,7 @@ class Debouncer:
         def fire():
             self._pending = None
             run()
+
         self._pending = pn.state.add_periodic_callback(fire, period=self.delay_ms, count=1)
 
     def on_load(self):

@@ -7,6 +7,7 @@ beyond it were moved onto the face: a box suggested with a lower bound above mos
 maxima gave 39 centre values all equal to it) or that the noise pushed the centre out of the box
 and it was clipped back.
 """
+
 import numpy as np
 
 #: the released attributes holding centres, by estimator
@@ -37,7 +38,7 @@ def on_faces(centres, lower, upper):
 
 
 def face_warning(result, column_name=lambda j: f"feature {j}"):
-    """" Warning: ..." when released centres of ``result`` sit on the faces of the box it was
+    """ " Warning: ..." when released centres of ``result`` sit on the faces of the box it was
     asked with ("" otherwise, or when it has no box or no centres). ``column_name(j)`` names the
     columns."""
     settings = result.settings or {}
@@ -48,15 +49,18 @@ def face_warning(result, column_name=lambda j: f"feature {j}"):
         return ""
     try:
         faces = on_faces(centres, settings["lower"], settings["upper"])
-    except ValueError:          # a box of another width than the centres: nothing to say
+    except ValueError:  # a box of another width than the centres: nothing to say
         return ""
     if not faces.any():
         return ""
     columns = np.flatnonzero(faces.any(axis=0))
-    names = ", ".join(column_name(int(j)) for j in columns[:6]) + (", ..." if len(columns) > 6
-                                                                  else "")
-    return (f"\n\nWarning: {int(faces.sum())} of {faces.size} released centre coordinates sit on "
-            f"the public box's faces (columns: {names}): either the box cuts the data there "
-            "(records beyond it were moved onto the face: widen it in those columns), or the "
-            "noise pushed the centres out of the box and they were clipped back (spend more ε "
-            "or use more records).")
+    names = ", ".join(column_name(int(j)) for j in columns[:6]) + (
+        ", ..." if len(columns) > 6 else ""
+    )
+    return (
+        f"\n\nWarning: {int(faces.sum())} of {faces.size} released centre coordinates sit on "
+        f"the public box's faces (columns: {names}): either the box cuts the data there "
+        "(records beyond it were moved onto the face: widen it in those columns), or the "
+        "noise pushed the centres out of the box and they were clipped back (spend more ε "
+        "or use more records)."
+    )

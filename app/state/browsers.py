@@ -17,6 +17,7 @@ first) and :data:`MAX_UPLOADS` files per browser (the oldest goes first). Nothin
 disk; a restart forgets everything (the releases stay in the ledger's store, listed again when
 the same file is uploaded).
 """
+
 import hashlib
 import re
 import secrets
@@ -26,11 +27,20 @@ from collections import OrderedDict
 COOKIE = "privclust_browser"
 MAX_BROWSERS = 512
 MAX_UPLOADS = 8
-_TOKEN = re.compile(r"^[A-Za-z0-9_-]{43}$")   # token_urlsafe(32)
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{43}$")  # token_urlsafe(32)
 
 # the data choice a reload restores (public settings; an upload is named by its opaque id)
-CHOICE = ("source", "preset", "registry_name", "n_samples", "n_features", "n_clusters",
-          "subspace_dim", "noise", "seed")
+CHOICE = (
+    "source",
+    "preset",
+    "registry_name",
+    "n_samples",
+    "n_features",
+    "n_clusters",
+    "subspace_dim",
+    "noise",
+    "seed",
+)
 
 
 class BrowserRecord:
@@ -40,14 +50,14 @@ class BrowserRecord:
         self._lock = lock
         self.choice = {}
         self.upload_id = None
-        self._uploads = OrderedDict()   # id -> (file name, Dataset)
+        self._uploads = OrderedDict()  # id -> (file name, Dataset)
 
     def add_upload(self, name, dataset):
         """Keep an uploaded dataset; returns its id (random: it names nothing)."""
         with self._lock:
             for uid, (_, ds) in self._uploads.items():
                 if ds.fingerprint == dataset.fingerprint and ds.name == dataset.name:
-                    return uid      # the same file again: listed once
+                    return uid  # the same file again: listed once
             uid = secrets.token_hex(8)
             self._uploads[uid] = (str(name), dataset)
             while len(self._uploads) > MAX_UPLOADS:
@@ -76,7 +86,7 @@ class Browsers:
 
     def __init__(self, max_browsers=MAX_BROWSERS):
         self._lock = threading.Lock()
-        self._records = OrderedDict()   # sha256(token) -> BrowserRecord
+        self._records = OrderedDict()  # sha256(token) -> BrowserRecord
         self._max = int(max_browsers)
 
     @staticmethod

@@ -1,5 +1,6 @@
 """The dataset of one session: a synthetic preset (public demo data), a registry set or an upload
 (private)."""
+
 import param
 
 from ..safety import UploadError, parse_upload
@@ -46,6 +47,7 @@ def planted_balls(n_samples, n_features, n_balls, std, seed):
     import numpy as np
 
     from privclust.core import data
+
     k = max(1, min(int(n_balls), n_samples // 2))
     sizes = [n_samples // k + (j < n_samples % k) for j in range(k)]
     rng = np.random.default_rng(seed)
@@ -57,21 +59,35 @@ def planted_balls(n_samples, n_features, n_balls, std, seed):
         centers[:, 0] += 0.25 * np.cos(angles)
         centers[:, 1] += 0.25 * np.sin(angles)
     seeds = rng.integers(2**31, size=k)
-    parts = [data.make_planted_ball(n_samples=m, n_features=n_features, std=std, center=c,
-                                    random_state=int(s))
-             for m, c, s in zip(sizes, centers, seeds, strict=False)]
+    parts = [
+        data.make_planted_ball(
+            n_samples=m, n_features=n_features, std=std, center=c, random_state=int(s)
+        )
+        for m, c, s in zip(sizes, centers, seeds, strict=False)
+    ]
     inliers = np.concatenate([p.truth["inliers"] for p in parts])
     labels = np.concatenate([p.truth["inliers"] * (j + 1) for j, p in enumerate(parts)])
     centers = np.stack([p.truth["center"] for p in parts])
-    truth = {"center": centers[0], "centers": centers,
-             "radius": max(p.truth["radius"] for p in parts), "inliers": inliers,
-             "std": std, "grid_step": parts[0].truth["grid_step"], "bounds": (0.0, 1.0),
-             "n_points": max(1, min(int(p.truth["inliers"].sum()) for p in parts) // 2)}
-    return data.Dataset(np.vstack([p.X for p in parts]), labels=labels.astype(np.int64),
-                        name="planted_balls", truth=truth, public=True,
-                        description=f"{k} balls of std {std:g}, each with half of its "
-                                    f"{n_samples // k} records, in [0,1]^{n_features} "
-                                    "(Nissim, Stemmer & Vadhan, PODS 2016)")
+    truth = {
+        "center": centers[0],
+        "centers": centers,
+        "radius": max(p.truth["radius"] for p in parts),
+        "inliers": inliers,
+        "std": std,
+        "grid_step": parts[0].truth["grid_step"],
+        "bounds": (0.0, 1.0),
+        "n_points": max(1, min(int(p.truth["inliers"].sum()) for p in parts) // 2),
+    }
+    return data.Dataset(
+        np.vstack([p.X for p in parts]),
+        labels=labels.astype(np.int64),
+        name="planted_balls",
+        truth=truth,
+        public=True,
+        description=f"{k} balls of std {std:g}, each with half of its "
+        f"{n_samples // k} records, in [0,1]^{n_features} "
+        "(Nissim, Stemmer & Vadhan, PODS 2016)",
+    )
 
 
 class DataModel(param.Parameterized):
@@ -87,8 +103,13 @@ class DataModel(param.Parameterized):
     noise = param.Number(0.1, bounds=(0.0, 1.0), step=0.01, label="noise")
     seed = param.Integer(0, bounds=(0, 10**6), label="data seed")
 
-    upload_id = param.Selector(default=None, objects=[], allow_None=True, label="your uploads",
-                               doc="which of this browser's uploads is loaded (an opaque id)")
+    upload_id = param.Selector(
+        default=None,
+        objects=[],
+        allow_None=True,
+        label="your uploads",
+        doc="which of this browser's uploads is loaded (an opaque id)",
+    )
     dataset = param.Parameter(default=None, doc="the current privclust.core.data.Dataset")
     error = param.String(default="", doc="plain-text load/upload error (escape to render)")
 
@@ -101,14 +122,15 @@ class DataModel(param.Parameterized):
         if browser is not None and browser.choice and not params:
             params = dict(browser.choice)
             if params.get("source") == "preset":
-                self._sized_for = params.get("preset")   # keep the restored sizes
+                self._sized_for = params.get("preset")  # keep the restored sizes
             self._upload = browser.upload(browser.upload_id)
             if params.get("source") == "upload" and self._upload is None:
-                params.pop("source")                     # forgotten (oldest of too many)
+                params.pop("source")  # forgotten (oldest of too many)
         super().__init__(**params)
         self._sync_uploads(browser.upload_id if self._upload is not None else None)
         try:
             from privclust.core.data import list_datasets
+
             names = [n for n in list_datasets() if n not in PRESETS]
         except Exception:  # noqa: BLE001 -- registry not available yet or no data dir
             names = []
@@ -117,8 +139,18 @@ class DataModel(param.Parameterized):
             self.registry_name = names[0]
         self.load()
 
-    @param.depends("source", "preset", "registry_name", "n_samples", "n_features", "n_clusters",
-                   "subspace_dim", "noise", "seed", watch=True)
+    @param.depends(
+        "source",
+        "preset",
+        "registry_name",
+        "n_samples",
+        "n_features",
+        "n_clusters",
+        "subspace_dim",
+        "noise",
+        "seed",
+        watch=True,
+    )
     def load(self):
         """(Re)build the dataset from the current choice; errors go to ``error``."""
         if self.source == "preset" and self._sized_for != self.preset:
@@ -135,6 +167,7 @@ class DataModel(param.Parameterized):
                 if not self.registry_name:
                     raise ValueError("no registry dataset available")
                 from privclust.core.data import get_dataset
+
                 ds = get_dataset(self.registry_name)
             else:
                 ds = self._upload
@@ -152,15 +185,16 @@ class DataModel(param.Parameterized):
 
     def _remember(self):
         if self._browser is not None:
-            self._browser.remember(self.param.values(),
-                                   self.upload_id if self.source == "upload" else None)
+            self._browser.remember(
+                self.param.values(), self.upload_id if self.source == "upload" else None
+            )
 
     def _sync_uploads(self, selected=None):
         """The upload list of this browser (empty without one); ``selected`` id is chosen."""
         uploads = self._browser.uploads() if self._browser is not None else []
         self.param.upload_id.objects = [uid for uid, _ in uploads]
         if selected:
-            self.upload_id = selected   # its dataset is already loaded: nothing reruns
+            self.upload_id = selected  # its dataset is already loaded: nothing reruns
 
     def upload_names(self):
         """{label: id} of this browser's uploads, oldest first (what the sidebar lists)."""
@@ -184,20 +218,31 @@ class DataModel(param.Parameterized):
         """The synthetic preset: public demo data, so its generator takes the page's data seed
         (a public setting; nothing private is drawn here)."""
         from privclust.core import data
+
         d, k = self.n_features, self.n_clusters
         if self.preset == "union_of_subspaces":
             q = min(self.subspace_dim, d - 1)
-            return data.make_union_of_subspaces(n_samples=self.n_samples, n_features=d,
-                                                n_clusters=k, subspace_dim=q, noise=self.noise,
-                                                random_state=self.seed)
+            return data.make_union_of_subspaces(
+                n_samples=self.n_samples,
+                n_features=d,
+                n_clusters=k,
+                subspace_dim=q,
+                noise=self.noise,
+                random_state=self.seed,
+            )
         if self.preset == "gaussian_mixture":
-            return data.make_gaussian_mixture(n_samples=self.n_samples, n_features=d,
-                                              n_clusters=k, random_state=self.seed)
+            return data.make_gaussian_mixture(
+                n_samples=self.n_samples, n_features=d, n_clusters=k, random_state=self.seed
+            )
         if self.preset == "planted_ball":
             return planted_balls(self.n_samples, d, k, max(self.noise, 1e-3) / 5, self.seed)
-        return data.make_block_counts(n_rows=self.n_samples, n_cols=max(20, self.n_samples // 2),
-                                      n_row_clusters=k, n_col_clusters=k,
-                                      random_state=self.seed)
+        return data.make_block_counts(
+            n_rows=self.n_samples,
+            n_cols=max(20, self.n_samples // 2),
+            n_row_clusters=k,
+            n_col_clusters=k,
+            random_state=self.seed,
+        )
 
     def upload(self, filename, payload):
         """Parse an uploaded file (validated, size-capped); it becomes this session's dataset."""
@@ -223,5 +268,3 @@ class DataModel(param.Parameterized):
         if self.source == "preset":
             return PRESETS[self.preset][1]
         return None
-
-

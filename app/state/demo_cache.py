@@ -7,6 +7,7 @@ live in the Curator's store, per dataset, charged). The cache is bounded (least 
 results are dropped beyond ``max_items``) and thread-safe; a request that arrives while the
 same one is being computed by another session waits for it instead of computing it again.
 """
+
 import collections
 import dataclasses
 import threading

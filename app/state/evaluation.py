@@ -5,6 +5,7 @@ what the estimator declares it releases); ``metrics`` marks every score that rea
 data, or truth computed from non-public records (``Dataset.truth_public`` False), as evaluation
 only: the analyst never sees it.
 """
+
 import logging
 
 import numpy as np
@@ -27,8 +28,11 @@ def released(result):
     if result.release is not None:
         return dict(result.release.attributes)
     est = result.estimator
-    names = (est.released_attributes() if result.spec.private else
-             [k for k in vars(est) if k.endswith("_") and not k.startswith("_")])
+    names = (
+        est.released_attributes()
+        if result.spec.private
+        else [k for k in vars(est) if k.endswith("_") and not k.startswith("_")]
+    )
     return {k: getattr(est, k) for k in names if getattr(est, k, None) is not None}
 
 
@@ -93,7 +97,7 @@ def _safe(fn, *args):
 def metrics(result, baseline=None):
     """[(name, value, eval_only)] for a run; eval_only scores read the raw data."""
     est, ds, task = result.estimator, result.dataset, result.spec.task
-    X, truth = getattr(ds, "X", None), getattr(ds, "truth", {}) or {}   # None: on Dask
+    X, truth = getattr(ds, "X", None), getattr(ds, "truth", {}) or {}  # None: on Dask
     # truth computed from non-public records (e.g. top singular vectors of the raw data) is
     # evaluation only, like every score against it
     truth_eval = not getattr(ds, "truth_public", getattr(ds, "public", False))
@@ -106,29 +110,44 @@ def metrics(result, baseline=None):
     if task == "subspace" and getattr(est, "subspaces_", None) is not None:
         S = est.subspaces_
         if "subspaces" in truth:
-            add("Wasserstein distance to the true subspaces",
-                _safe(m.wasserstein_subspaces, S, truth["subspaces"]), truth_eval)
+            add(
+                "Wasserstein distance to the true subspaces",
+                _safe(m.wasserstein_subspaces, S, truth["subspaces"]),
+                truth_eval,
+            )
         if baseline is not None:
-            add("Wasserstein distance to the non-private baseline",
-                _safe(m.wasserstein_subspaces, S, baseline.subspaces_), True)
+            add(
+                "Wasserstein distance to the non-private baseline",
+                _safe(m.wasserstein_subspaces, S, baseline.subspaces_),
+                True,
+            )
         add("subspace cost (mean squared distance)", _safe(m.subspace_cost, X, S), True)
         if baseline is not None:
             add("baseline subspace cost", _safe(m.subspace_cost, X, baseline.subspaces_), True)
     elif task == "kmeans" and getattr(est, "cluster_centers_", None) is not None:
         C = est.cluster_centers_
         if baseline is not None:
-            add("relative SSE (private / non-private)",
-                _safe(m.relative_sse, X, C, baseline.cluster_centers_), True)
+            add(
+                "relative SSE (private / non-private)",
+                _safe(m.relative_sse, X, C, baseline.cluster_centers_),
+                True,
+            )
         add("SSE", _safe(m.sse, X, C), True)
     elif task == "onecluster" and balls_of(est) is not None:
         centres, radii = balls_of(est)
-        add("released radius" if len(radii) == 1 else "largest released radius",
-            float(np.max(radii)), False)
+        add(
+            "released radius" if len(radii) == 1 else "largest released radius",
+            float(np.max(radii)),
+            False,
+        )
         inside = (cdist(np.asarray(X), centres) <= radii[None, :]).any(axis=1)
         add("records inside the ball(s)", float(inside.sum()), True)
         if "center" in truth:
-            add("distance of the centre to the planted centre",
-                planted_distance(centres[0], truth), truth_eval)
+            add(
+                "distance of the centre to the planted centre",
+                planted_distance(centres[0], truth),
+                truth_eval,
+            )
             add("planted radius", float(truth["radius"]), truth_eval)
     elif task == "cocluster":
         T = getattr(est, "table_", None)

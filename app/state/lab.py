@@ -7,6 +7,7 @@ page holds the returned ``Release`` objects, and non-private algorithms run only
 owner view through the Curator's owner path, marked NOT PRIVATE. One :class:`Lab` per browser
 session holds everything user-derived; nothing is kept in module globals or ``pn.state.cache``.
 """
+
 import contextlib
 import logging
 import re
@@ -51,8 +52,18 @@ class Lab(param.Parameterized):
     n_runs = param.Integer(0, doc="estimator fits started by this session")
     settings_changed = param.Event(doc="any setting, an algorithm parameter included, changed")
 
-    def __init__(self, data=None, settings=None, ledger=None, specs=None, schedule=None,
-                 worker=None, ledger_path=None, demo_cache=None, **params):
+    def __init__(
+        self,
+        data=None,
+        settings=None,
+        ledger=None,
+        specs=None,
+        schedule=None,
+        worker=None,
+        ledger_path=None,
+        demo_cache=None,
+        **params,
+    ):
         super().__init__(**params)
         self.data = data or DataModel()
         self.settings = settings or SettingsModel(specs=specs)
@@ -72,8 +83,10 @@ class Lab(param.Parameterized):
         self.settings.param.watch(self._on_owner_view, "owner_view")
         self.settings.param.watch(self._on_task, "task")  # registered first: before the re-run
         self.data.param.watch(self._on_dataset, ["dataset"])
-        self.settings.param.watch(self._on_settings, [
-            p for p in self.settings.param if p not in ("name", "owner_view", "private_mode")])
+        self.settings.param.watch(
+            self._on_settings,
+            [p for p in self.settings.param if p not in ("name", "owner_view", "private_mode")],
+        )
         self._algo_watcher = None
         self._watch_algo()
         self._on_dataset()
@@ -97,8 +110,9 @@ class Lab(param.Parameterized):
         self.cancel_demo()
         self.result = None
         with self.quietly():
-            self.settings.param.update(owner_view=False if private else self.settings.owner_view,
-                                       private_mode=private)
+            self.settings.param.update(
+                owner_view=False if private else self.settings.owner_view, private_mode=private
+            )
             if ds is not None:
                 self.settings.adapt_to(ds, self.data.suggested_task)
         self._watch_algo()
@@ -117,8 +131,10 @@ class Lab(param.Parameterized):
         if self._quiet or self.data.source != "preset" or self.data.suggested_task == event.new:
             return
         preset = next(k for k, (_, task) in PRESETS.items() if task == event.new)
-        self._notice = (f"Switched the demo data to “{PRESETS[preset][0]}”: the "
-                        f"{catalogue.TASKS[event.new]} task needs data of its kind. ")
+        self._notice = (
+            f"Switched the demo data to “{PRESETS[preset][0]}”: the "
+            f"{catalogue.TASKS[event.new]} task needs data of its kind. "
+        )
         self.data.preset = preset
 
     @contextlib.contextmanager
@@ -147,10 +163,13 @@ class Lab(param.Parameterized):
 
         def job():  # runs on the session's worker
             if request is None or self.data.dataset is not request.dataset:
-                self.say("The dataset changed before the release started: nothing was run "
-                          "or charged.", "warning")
+                self.say(
+                    "The dataset changed before the release started: nothing was run or charged.",
+                    "warning",
+                )
                 return None
             return self.do_release(request)
+
         self.worker(job)
 
     # ---- requests ---------------------------------------------------------------------------
@@ -162,9 +181,14 @@ class Lab(param.Parameterized):
             return None
         private = not ds.public
         curator = self.ledger.curator if private and self.ledger.dataset is ds else None
-        return Request(dataset=ds, curator=curator, spec=spec, settings=self.settings.values(spec),
-                       owner_view=bool(self.settings.owner_view) and private,
-                       seed=int(self.settings.seed))
+        return Request(
+            dataset=ds,
+            curator=curator,
+            spec=spec,
+            settings=self.settings.values(spec),
+            owner_view=bool(self.settings.owner_view) and private,
+            seed=int(self.settings.seed),
+        )
 
     def request_run(self):
         """Demo mode: (re-)run through the debouncing scheduler."""
@@ -201,8 +225,11 @@ class Lab(param.Parameterized):
         if request.dataset.public:
             return self._fit_demo(request)
         if request.curator is None:
-            self.say(f"Refused: {self.ledger.error or 'this dataset has no budget ledger'}. "
-                      "Nothing was run or charged.", "danger")
+            self.say(
+                f"Refused: {self.ledger.error or 'this dataset has no budget ledger'}. "
+                "Nothing was run or charged.",
+                "danger",
+            )
             return None
         return self._release(request)
 
@@ -227,9 +254,12 @@ class Lab(param.Parameterized):
         if outcome.not_private and request.owner_view:
             return self._owner_run(request)
         if outcome.not_private:
-            self.say(f"Refused: {spec.label} with these settings is not private, so it is not "
-                     "offered on private data (only the data owner view runs it, marked NOT "
-                     "PRIVATE). Nothing was run or charged.", "danger")
+            self.say(
+                f"Refused: {spec.label} with these settings is not private, so it is not "
+                "offered on private data (only the data owner view runs it, marked NOT "
+                "PRIVATE). Nothing was run or charged.",
+                "danger",
+            )
             return None
         text, kind = releases.describe(outcome, spec.label, self.ledger, request.owner_view)
         if not outcome.ok:
@@ -237,18 +267,29 @@ class Lab(param.Parameterized):
             if outcome.status == releases.FAILED:
                 self.result = None
                 if not request.owner_view:
-                    self._failure_detail, _ = releases.describe(outcome, spec.label,
-                                                                self.ledger, True)
+                    self._failure_detail, _ = releases.describe(
+                        outcome, spec.label, self.ledger, True
+                    )
             return None
         release = outcome.release
         if not release.from_store:
             self.n_runs += 1
-        result = RunResult(key=release.key, spec=spec, settings=values, estimator=release,
-                           dataset=request.dataset, elapsed=time.perf_counter() - t0,
-                           private_mode=True, from_cache=release.from_store)
+        result = RunResult(
+            key=release.key,
+            spec=spec,
+            settings=values,
+            estimator=release,
+            dataset=request.dataset,
+            elapsed=time.perf_counter() - t0,
+            private_mode=True,
+            from_cache=release.from_store,
+        )
         if request.dataset is not self.data.dataset:
-            self.say("The dataset changed while the release ran: it is stored with the other "
-                      "releases of its dataset (the ledger panel lists them).", "warning")
+            self.say(
+                "The dataset changed while the release ran: it is stored with the other "
+                "releases of its dataset (the ledger panel lists them).",
+                "warning",
+            )
             return None
         self.param.update(result=result, stale=False)
         face = self.face_note(result)
@@ -267,19 +308,31 @@ class Lab(param.Parameterized):
             self.n_runs += 1
         except Exception as exc:  # noqa: BLE001 -- the owner may read the message
             log.warning("owner run failed: %s", traceback.format_exc(limit=3))
-            self.say(f"The run failed ({type(exc).__name__}): {exc} (data owner view: not "
-                      "private)", "danger")
+            self.say(
+                f"The run failed ({type(exc).__name__}): {exc} (data owner view: not private)",
+                "danger",
+            )
             return None
         finally:
             self.running = False
-        result = RunResult(key=None, spec=spec, settings=values, estimator=fitted,
-                           dataset=request.dataset, elapsed=time.perf_counter() - t0,
-                           private_mode=True, owner_only=True)
+        result = RunResult(
+            key=None,
+            spec=spec,
+            settings=values,
+            estimator=fitted,
+            dataset=request.dataset,
+            elapsed=time.perf_counter() - t0,
+            private_mode=True,
+            owner_only=True,
+        )
         if request.dataset is not self.data.dataset or not self.settings.owner_view:
             return None
         self.param.update(result=result, stale=False)
-        self.say(f"{spec.label} ran on the raw data: NOT PRIVATE (data owner view only; not a "
-                  "release, not downloadable). Nothing was charged.", "warning")
+        self.say(
+            f"{spec.label} ran on the raw data: NOT PRIVATE (data owner view only; not a "
+            "release, not downloadable). Nothing was charged.",
+            "warning",
+        )
         return result
 
     def open_release(self, release_id):
@@ -294,16 +347,29 @@ class Lab(param.Parameterized):
             return None
         spec = catalogue.for_estimator(release.estimator, self.settings.specs)
         if spec is None:
-            self.say(f"Release #{release.id} ({release.estimator}) is not a clustering result: "
-                     "the ledger panel lists it.", "info")
+            self.say(
+                f"Release #{release.id} ({release.estimator}) is not a clustering result: "
+                "the ledger panel lists it.",
+                "info",
+            )
             return None
         settings = {k: v for k, v in release.params.items() if not isinstance(v, dict)}
-        result = RunResult(key=release.key, spec=spec, settings=settings, estimator=release,
-                           dataset=self.data.dataset, elapsed=0.0, private_mode=True,
-                           from_cache=True)
+        result = RunResult(
+            key=release.key,
+            spec=spec,
+            settings=settings,
+            estimator=release,
+            dataset=self.data.dataset,
+            elapsed=0.0,
+            private_mode=True,
+            from_cache=True,
+        )
         self.param.update(result=result)
-        self.say(f"Re-opened release #{release.id} ({release.time:%Y-%m-%d %H:%M} UTC): "
-                  "nothing was charged.", "info")
+        self.say(
+            f"Re-opened release #{release.id} ({release.time:%Y-%m-%d %H:%M} UTC): "
+            "nothing was charged.",
+            "info",
+        )
         return result
 
     def _fit_demo(self, request):
@@ -318,8 +384,7 @@ class Lab(param.Parameterized):
             self._say_demo(self.result)
             return self.result
         # computed once for every session asking the same now (they wait for this one)
-        result, _ = self._cache.get_or_compute(
-            key, ds, lambda: self._compute_demo(request, key))
+        result, _ = self._cache.get_or_compute(key, ds, lambda: self._compute_demo(request, key))
         if result is None:
             return None
         result = demo_cache_module.for_session(result, ds)
@@ -355,8 +420,15 @@ class Lab(param.Parameterized):
             return None
         finally:
             self.running = False
-        return RunResult(key=key, spec=spec, settings=values, estimator=est, dataset=ds,
-                         elapsed=time.perf_counter() - t0, private_mode=False)
+        return RunResult(
+            key=key,
+            spec=spec,
+            settings=values,
+            estimator=est,
+            dataset=ds,
+            elapsed=time.perf_counter() - t0,
+            private_mode=False,
+        )
 
     def _say_demo(self, result):
         """The status of a demo result (fresh or from the cache): a notice and its warnings,
@@ -365,8 +437,10 @@ class Lab(param.Parameterized):
         notice, self._notice = self._notice, ""
         faces = self.face_note(result)
         warned = bool(faces or (result.guarantee is not None and result.guarantee.warnings))
-        self.say((notice + _warnings_text(result.guarantee) + faces).strip(),
-                 "warning" if warned else "info")
+        self.say(
+            (notice + _warnings_text(result.guarantee) + faces).strip(),
+            "warning" if warned else "info",
+        )
 
     def face_note(self, result):
         """The free warning about released centres on the box's faces (see
@@ -392,8 +466,10 @@ class Lab(param.Parameterized):
         if bspec is None or not self.raw_allowed(dataset):
             return None
         try:
-            est = bspec.build(self.settings.values(bspec),
-                              random_state=random_state_for(dataset, self.settings.seed))
+            est = bspec.build(
+                self.settings.values(bspec),
+                random_state=random_state_for(dataset, self.settings.seed),
+            )
             if dataset.public:
                 return est.fit(dataset.X)
             if self.ledger.curator is None or self.ledger.dataset is not dataset:
@@ -433,10 +509,15 @@ class Lab(param.Parameterized):
         left = self.ledger.remaining
         if (eps, delta) == (0.0, 0.0):
             return "Identical to a stored release: answered from the store, nothing is charged."
-        note = relation_note(prepared.plan.neighbouring, prepared.plan.epsilon, eps,
-                             self.ledger.unit)
-        text = (f"Charges ε = {eps:g}" + (f", δ = {delta:g}" if delta else "")
-                + (f" ({note})" if note else "") + f"; ε = {left[0]:g} remain.")
+        note = relation_note(
+            prepared.plan.neighbouring, prepared.plan.epsilon, eps, self.ledger.unit
+        )
+        text = (
+            f"Charges ε = {eps:g}"
+            + (f", δ = {delta:g}" if delta else "")
+            + (f" ({note})" if note else "")
+            + f"; ε = {left[0]:g} remain."
+        )
         fits = releases.budget_check(self.ledger.curator, prepared) is None
         return text if fits else text + " Not enough budget: it would be refused."
 
@@ -448,30 +529,40 @@ class Lab(param.Parameterized):
         ``settings.bounds_anyway``. Returns the Release or None."""
         from privclust.core import GeometricBounds
         from privclust.core.privacy.geometric_bounds import exponents_for_range
+
         s, curator = self.settings, self.ledger.curator
         if self.mode != "private" or curator is None:
-            self.say("Suggested bounds are for private data: on demo data the generator's box "
-                     "is public and already set.", "info")
+            self.say(
+                "Suggested bounds are for private data: on demo data the generator's box "
+                "is public and already set.",
+                "info",
+            )
             return None
         try:
-            est = GeometricBounds(epsilon=s.bounds_epsilon, neighbouring=self.ledger.unit,
-                                  exponents=exponents_for_range(s.bounds_largest,
-                                                                s.bounds_smallest))
+            est = GeometricBounds(
+                epsilon=s.bounds_epsilon,
+                neighbouring=self.ledger.unit,
+                exponents=exponents_for_range(s.bounds_largest, s.bounds_smallest),
+            )
             forecast = self.bounds_forecast(est)
         except ValueError as exc:
             self.say(f"Refused before anything ran: {exc}. Nothing was run or charged.", "danger")
             return None
         if forecast.reliable is False and not s.bounds_anyway:
-            self.say("Nothing was spent: " + forecast.message() + " (Tick “suggest even when "
-                     "the forecast says unreliable” to spend anyway.)", "warning")
+            self.say(
+                "Nothing was spent: " + forecast.message() + " (Tick “suggest even when "
+                "the forecast says unreliable” to spend anyway.)",
+                "warning",
+            )
             return None
         try:
             outcome = releases.release(curator, est)
         finally:
             self.ledger.refresh()
         if not outcome.ok:
-            self.say(*releases.describe(outcome, "Suggest bounds", self.ledger,
-                                        self.settings.owner_view))
+            self.say(
+                *releases.describe(outcome, "Suggest bounds", self.ledger, self.settings.owner_view)
+            )
             return None
         release = outcome.release
         lower, upper = np.asarray(release.lower_), np.asarray(release.upper_)
@@ -479,13 +570,18 @@ class Lab(param.Parameterized):
             s.set_feature_box(lower, upper)
         self.stale = True
         missed = [s.column_name(j) for j in np.flatnonzero(~np.asarray(release.found_))]
-        text = (f"Suggested a public box per column from a noisy power-of-two histogram "
-                f"(release #{release.id}, charged ε = {release.cost[0]:g}); it is now set in "
-                "the sidebar's table.")
+        text = (
+            f"Suggested a public box per column from a noisy power-of-two histogram "
+            f"(release #{release.id}, charged ε = {release.cost[0]:g}); it is now set in "
+            "the sidebar's table."
+        )
         if missed:
-            self.say(text + f" Not found (no bucket stood out of the noise), so given the whole "
-                     f"search range: {', '.join(missed[:8])}{', ...' if len(missed) > 8 else ''}"
-                     ". Type a box for them from what you know.", "warning")
+            self.say(
+                text + f" Not found (no bucket stood out of the noise), so given the whole "
+                f"search range: {', '.join(missed[:8])}{', ...' if len(missed) > 8 else ''}"
+                ". Type a box for them from what you know.",
+                "warning",
+            )
         else:
             self.say(text, "success")
         return release
@@ -495,24 +591,29 @@ class Lab(param.Parameterized):
         is spent (:func:`privclust.core.forecast_geometric_bounds`); None without data."""
         from privclust.core import GeometricBounds
         from privclust.core.privacy.geometric_bounds import exponents_for_range
+
         ds, s = self.data.dataset, self.settings
         if ds is None:
             return None
         if est is None:
-            est = GeometricBounds(epsilon=s.bounds_epsilon, neighbouring=self.ledger.unit,
-                                  exponents=exponents_for_range(s.bounds_largest,
-                                                                s.bounds_smallest))
+            est = GeometricBounds(
+                epsilon=s.bounds_epsilon,
+                neighbouring=self.ledger.unit,
+                exponents=exponents_for_range(s.bounds_largest, s.bounds_smallest),
+            )
         return est.forecast(ds.n_samples, ds.n_features)
 
     def outside_share(self):
         """Data owner view only: the share of records outside the current public box (NOT
         PRIVATE: an exact count of the raw data), else None."""
         from privclust.core.data import outside_share
+
         ds, s = self.data.dataset, self.settings
         if ds is None or ds.public or not self.raw_allowed(ds) or self.ledger.curator is None:
             return None
         return self.ledger.curator.owner_evaluate(
-            lambda d: outside_share(d, *s.box_arrays(d.n_features))).value
+            lambda d: outside_share(d, *s.box_arrays(d.n_features))
+        ).value
 
     def show(self, result, text, kind="success"):
         """Show ``result`` (a demo result is also cached) with a status message; a result of
@@ -532,15 +633,20 @@ class Lab(param.Parameterized):
         is read) are always shown in full. ``charged``: whether the budget was spent."""
         kind = type(exc).__name__
         if private and about_data and not self.settings.owner_view:
-            text = (f"The run failed ({kind}). Its message may describe the private data: the "
-                    "data owner view (not private) shows it.")
+            text = (
+                f"The run failed ({kind}). Its message may describe the private data: the "
+                "data owner view (not private) shows it."
+            )
         elif isinstance(exc, (ValueError, TypeError)):
             text = f"The run failed ({kind}): {exc}"
         else:
             text = f"The run failed ({kind})."
         if private:
-            text += (" The budget charged for it stays spent." if charged
-                     else " Nothing was run or charged.")
+            text += (
+                " The budget charged for it stays spent."
+                if charged
+                else " Nothing was run or charged."
+            )
         return text
 
     def _on_owner_view(self, event):
@@ -561,7 +667,7 @@ class Lab(param.Parameterized):
         data: yes. Private data: only in the data owner view, and only for the dataset now
         loaded (a run that finished after the data changed never unlocks raw displays); never
         for a large data set on Dask (its records are not loaded, in the page or the server)."""
-        if dataset is None or not hasattr(dataset, "X"):   # a large data set stays on Dask
+        if dataset is None or not hasattr(dataset, "X"):  # a large data set stays on Dask
             return False
         if getattr(dataset, "public", False):
             return True
@@ -576,10 +682,15 @@ class Lab(param.Parameterized):
 
 
 # internal names that warnings may quote, as the page says them
-READABLE = {"eval_row_labels_": "the evaluation row labels", "ckm": "compressive k-means",
-            "dplloyd": "DPLloyd", "dplloyd_improved": "DPLloyd (improved init)"}
-_READABLE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, READABLE), key=len,
-                                                  reverse=True)) + r")\b")
+READABLE = {
+    "eval_row_labels_": "the evaluation row labels",
+    "ckm": "compressive k-means",
+    "dplloyd": "DPLloyd",
+    "dplloyd_improved": "DPLloyd (improved init)",
+}
+_READABLE = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, READABLE), key=len, reverse=True)) + r")\b"
+)
 
 
 def readable(text):
@@ -595,8 +706,12 @@ def _warnings_text(guarantee):
 
 
 def _demo_key(ds, spec, values, seed):
-    return (ds.fingerprint if ds is not None else None, spec.key,
-            tuple(sorted((k, _hashable(v)) for k, v in values.items())), seed)
+    return (
+        ds.fingerprint if ds is not None else None,
+        spec.key,
+        tuple(sorted((k, _hashable(v)) for k, v in values.items())),
+        seed,
+    )
 
 
 def _hashable(v):

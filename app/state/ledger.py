@@ -1,5 +1,6 @@
 """The Curator and the persistent budget ledger of the session's private dataset, as the page
 shows them."""
+
 import dataclasses
 import logging
 import os
@@ -46,22 +47,29 @@ class LedgerModel(param.Parameterized):
             return
         from privclust.core import Curator
         from privclust.core.privacy import Ledger
+
         eps, delta = config.budget()
         path = self._path or os.path.join(config.state_dir(), "ledger.sqlite")
         try:
             ledger = Ledger(eps, delta, path=path, dataset=dataset)
-            self.curator = Curator(dataset, ledger, trusted=trusted,
-                                   **large_data.curator_options(dataset))
+            self.curator = Curator(
+                dataset, ledger, trusted=trusted, **large_data.curator_options(dataset)
+            )
         except (ValueError, TypeError) as exc:
-            self.param.update(active=False, history=[], releases=[],
-                              error=f"no release is possible on this dataset: {exc}")
+            self.param.update(
+                active=False,
+                history=[],
+                releases=[],
+                error=f"no release is possible on this dataset: {exc}",
+            )
             return
         self.ledger = ledger
         if ledger.pending():
             # paid requests whose run was lost (a crash, a killed server): completed at no new
             # charge, off the caller's thread
-            threading.Thread(target=self._recover, args=(self.curator,), daemon=True,
-                             name="privclust-recover").start()
+            threading.Thread(
+                target=self._recover, args=(self.curator,), daemon=True, name="privclust-recover"
+            ).start()
         self.refresh(force=True)
         self.param.update(active=True, unit=ledger.unit, error="")
 
@@ -79,14 +87,22 @@ class LedgerModel(param.Parameterized):
             return
         lg = self.ledger
         spent = lg.spent
-        if not force and spent == tuple(self.spent) and len(self.history) == len(lg.history) \
-                and len(self.releases) == len(self.curator.releases()):
+        if (
+            not force
+            and spent == tuple(self.spent)
+            and len(self.history) == len(lg.history)
+            and len(self.releases) == len(self.curator.releases())
+        ):
             return
         failed = set(lg.failed_charges())
         pending = {p["charge_id"] for p in lg.pending()}
-        self.param.update(total=lg.total, spent=spent, remaining=lg.remaining,
-                          history=[charge_row(h, lg.unit, failed, pending) for h in lg.history],
-                          releases=[release_row(r) for r in self.curator.releases()])
+        self.param.update(
+            total=lg.total,
+            spent=spent,
+            remaining=lg.remaining,
+            history=[charge_row(h, lg.unit, failed, pending) for h in lg.history],
+            releases=[release_row(r) for r in self.curator.releases()],
+        )
 
     def public_facts(self):
         """What may be shown about the private data without a release (Curator.public_facts:
@@ -103,9 +119,15 @@ def budget_key(dataset):
 def release_row(release):
     """A stored release as a plain dict for the ledger panel."""
     eps, delta = release.cost
-    return {"id": release.id, "time": release.time, "estimator": release.estimator,
-            "guarantee": release.guarantee.summary(), "epsilon": float(eps),
-            "delta": float(delta), "unit": release.unit}
+    return {
+        "id": release.id,
+        "time": release.time,
+        "estimator": release.estimator,
+        "guarantee": release.guarantee.summary(),
+        "epsilon": float(eps),
+        "delta": float(delta),
+        "unit": release.unit,
+    }
 
 
 def charge_row(charge, unit, failed=(), pending=()):
@@ -114,8 +136,7 @@ def charge_row(charge, unit, failed=(), pending=()):
     release failed after the charge (nothing was released), "pending" while its release is
     still to be stored (running, or to be completed at no new charge), else "" ."""
     row = dataclasses.asdict(charge)
-    row["result"] = ("failed" if charge.id in failed else
-                     "pending" if charge.id in pending else "")
+    row["result"] = "failed" if charge.id in failed else "pending" if charge.id in pending else ""
     row["relation"] = charge.relation or unit
     # a charge recorded before relations were stored was requested in the ledger's unit
     requested = charge.requested or (charge.epsilon, charge.delta)
@@ -129,9 +150,13 @@ def relation_note(relation, requested_eps, charged_eps, unit):
     if relation == unit or requested_eps == charged_eps:
         return ""
     if relation == "add_remove" and unit == "replace":
-        return (f"an add/remove release of ε {requested_eps:g} costs 2 x ε = {charged_eps:g} on "
-                "this replace-one ledger")
+        return (
+            f"an add/remove release of ε {requested_eps:g} costs 2 x ε = {charged_eps:g} on "
+            "this replace-one ledger"
+        )
     if relation == "cell":
-        return (f"a cell-level release of ε {requested_eps:g} costs ε {charged_eps:g} for one "
-                "record (its row sum is capped)")
+        return (
+            f"a cell-level release of ε {requested_eps:g} costs ε {charged_eps:g} for one "
+            "record (its row sum is capped)"
+        )
     return f"a {relation} release of ε {requested_eps:g} costs ε {charged_eps:g} in {unit} units"

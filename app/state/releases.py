@@ -7,6 +7,7 @@ that turns an outcome into the page's words. A refusal happens before anything r
 charged; a failure after the charge keeps its message (which may describe the records) for the
 data owner view only.
 """
+
 import logging
 from dataclasses import dataclass, field
 
@@ -50,15 +51,16 @@ def _refused(exc):
 
 def _failed(exc):
     log.warning("release failed after its charge: %s", exc.detail)
-    return Outcome(FAILED, kind=exc.kind, detail=exc.detail,
-                   releases=list(getattr(exc, "releases", [])))
+    return Outcome(
+        FAILED, kind=exc.kind, detail=exc.detail, releases=list(getattr(exc, "releases", []))
+    )
 
 
 def prepare(curator, estimator):
     """The Curator's prepared request, or a refused :class:`Outcome` (nothing ran)."""
     try:
         return curator.prepare(estimator)
-    except (PrivacyRefused, ValueError, TypeError) as exc:   # parameters, before any charge
+    except (PrivacyRefused, ValueError, TypeError) as exc:  # parameters, before any charge
         return _refused(exc)
 
 
@@ -69,8 +71,9 @@ def budget_check(curator, prepared):
     if cost == (0.0, 0.0):
         return None
     plan = prepared.plan
-    fits = curator.ledger.can_charge(plan.epsilon, plan.delta, relation=plan.neighbouring,
-                                     **prepared.estimator.ledger_options())
+    fits = curator.ledger.can_charge(
+        plan.epsilon, plan.delta, relation=plan.neighbouring, **prepared.estimator.ledger_options()
+    )
     return None if fits else Outcome(REFUSED, budget=(cost, plan))
 
 
@@ -84,9 +87,9 @@ def release(curator, estimator):
         return refused
     try:
         done = curator.release(prepared)
-    except ReleaseCancelled as exc:   # a large data set's release, stopped before its charge
+    except ReleaseCancelled as exc:  # a large data set's release, stopped before its charge
         return Outcome(REFUSED, reason=str(exc))
-    except BudgetExceeded:   # another session spent the budget meanwhile
+    except BudgetExceeded:  # another session spent the budget meanwhile
         return Outcome(REFUSED, budget=(prepared.cost, prepared.plan))
     except ReleaseFailed as exc:
         return _failed(exc)
@@ -106,8 +109,9 @@ def start_live(curator, estimator, reference=None, diagnostics=False, process=Tr
     if refused is not None:
         return refused
     try:
-        live = curator.live(prepared, reference=reference, diagnostics=diagnostics,
-                            process=process, nice=nice).start()
+        live = curator.live(
+            prepared, reference=reference, diagnostics=diagnostics, process=process, nice=nice
+        ).start()
     except BudgetExceeded:
         return Outcome(REFUSED, budget=(prepared.cost, prepared.plan))
     except (PrivacyRefused, ValueError, TypeError) as exc:
@@ -132,12 +136,17 @@ def commit_plan(curator, result, releases, delta):
     ``reason`` is a whole sentence)."""
     try:
         accounting, made = result.commit(curator, releases, delta=delta)
-    except BudgetExceeded as exc:   # the planner's words say that nothing was charged
+    except BudgetExceeded as exc:  # the planner's words say that nothing was charged
         return Outcome(REFUSED, reason=str(exc).rstrip(".") + ".")
     except ReleaseFailed as exc:
         out = _failed(exc)
-        return Outcome(FAILED, kind=out.kind, detail=out.detail, releases=out.releases,
-                       accounting=result.account(releases, delta=delta))
+        return Outcome(
+            FAILED,
+            kind=out.kind,
+            detail=out.detail,
+            releases=out.releases,
+            accounting=result.account(releases, delta=delta),
+        )
     except (PrivacyRefused, ValueError, TypeError) as exc:
         return Outcome(REFUSED, reason=f"{exc}. Nothing was charged or run.")
     return Outcome(RELEASED, releases=list(made), accounting=accounting)
@@ -150,10 +159,13 @@ def budget_text(ledger_model, cost, plan):
     left = ledger_model.remaining
     eps, delta = cost
     note = relation_note(plan.neighbouring, plan.epsilon, eps, ledger_model.unit)
-    return (f"Refused: this release costs ε = {eps:g}" + (f", δ = {delta:g}" if delta else "")
-            + (f" ({note})" if note else "")
-            + f" but only ε = {left[0]:g}, δ = {left[1]:g} remain for this dataset. "
-            "Nothing was run or charged.")
+    return (
+        f"Refused: this release costs ε = {eps:g}"
+        + (f", δ = {delta:g}" if delta else "")
+        + (f" ({note})" if note else "")
+        + f" but only ε = {left[0]:g}, δ = {left[1]:g} remain for this dataset. "
+        "Nothing was run or charged."
+    )
 
 
 def describe(outcome, label, ledger_model, owner_view=False, what="release"):
@@ -162,27 +174,36 @@ def describe(outcome, label, ledger_model, owner_view=False, what="release"):
     if outcome.status == REFUSED:
         if outcome.budget is not None:
             return budget_text(ledger_model, *outcome.budget), "danger"
-        return (f"Refused before anything ran: {outcome.reason}. Nothing was run or charged.",
-                "danger")
+        return (
+            f"Refused before anything ran: {outcome.reason}. Nothing was run or charged.",
+            "danger",
+        )
     if outcome.status == FAILED:
         if owner_view:
-            return (f"The {what} failed: {outcome.detail}. The budget charged for it stays "
-                    "spent. (data owner view: not private)"), "danger"
-        return (f"The {what} failed ({outcome.kind}) after it was charged; its message may "
-                "describe the private data: the data owner view (not private) shows it. The "
-                "budget charged for it stays spent."), "danger"
+            return (
+                f"The {what} failed: {outcome.detail}. The budget charged for it stays "
+                "spent. (data owner view: not private)"
+            ), "danger"
+        return (
+            f"The {what} failed ({outcome.kind}) after it was charged; its message may "
+            "describe the private data: the data owner view (not private) shows it. The "
+            "budget charged for it stays spent."
+        ), "danger"
     release = outcome.release
     if outcome.status == FROM_STORE:
-        return ("Identical request: answered from the release store. Nothing was charged.",
-                "info")
+        return ("Identical request: answered from the release store. Nothing was charged.", "info")
     eps, delta = release.cost
-    note = relation_note(release.guarantee.neighbouring, release.guarantee.epsilon, eps,
-                         release.unit)
+    note = relation_note(
+        release.guarantee.neighbouring, release.guarantee.epsilon, eps, release.unit
+    )
     warnings = release.guarantee.warnings
-    text = (f"Released {label}: charged ε = {eps:g}" + (f", δ = {delta:g}" if delta else "")
-            + (f" ({note})" if note else "")
-            + " to the ledger before it ran; fresh randomness, the seed was ignored."
-            + "".join(f" Warning: {w}" for w in warnings))
+    text = (
+        f"Released {label}: charged ε = {eps:g}"
+        + (f", δ = {delta:g}" if delta else "")
+        + (f" ({note})" if note else "")
+        + " to the ledger before it ran; fresh randomness, the seed was ignored."
+        + "".join(f" Warning: {w}" for w in warnings)
+    )
     return text, "warning" if warnings else "success"
 
 

@@ -1,5 +1,6 @@
 """What a run works on (:class:`Request`, captured once) and what the page shows of it
 (:class:`RunResult`)."""
+
 import dataclasses
 
 from ..catalogue import AlgorithmSpec
@@ -39,6 +40,7 @@ class RunResult:
     def release(self):
         """The Release of a private result (None on demo data and for owner-only results)."""
         from privclust.core import Release
+
         return self.estimator if isinstance(self.estimator, Release) else None
 
     @property

@@ -1,4 +1,5 @@
 """The task, algorithm and privacy settings of one session (the sidebar's model)."""
+
 import numpy as np
 import param
 
@@ -7,8 +8,25 @@ from privclust.core import algorithms as registry
 from .. import catalogue, config
 
 # the epsilon slider's log-spaced grid
-EPSILON_GRID = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0,
-                500.0, 1000.0]
+EPSILON_GRID = [
+    0.01,
+    0.02,
+    0.05,
+    0.1,
+    0.2,
+    0.5,
+    1.0,
+    2.0,
+    5.0,
+    10.0,
+    20.0,
+    50.0,
+    100.0,
+    200.0,
+    500.0,
+    1000.0,
+]
+
 
 class SettingsModel(param.Parameterized):
     """Task, algorithm and privacy settings; ``algo`` holds the estimator-specific parameters."""
@@ -22,43 +40,76 @@ class SettingsModel(param.Parameterized):
     n_row_clusters = param.Integer(3, bounds=(1, 20), label="row clusters")
     n_col_clusters = param.Integer(3, bounds=(1, 20), label="column clusters")
     n_points = param.Integer(500, bounds=(1, 10**7), label="t (points in the ball)")
-    lower = param.Number(-5.0, label="public box: lower (all columns)",
-                         doc="every record is clipped to [lower, upper] in each feature before "
-                             "the algorithm sees it; the noise is scaled to this box. Setting "
-                             "it applies one value to every column")
-    upper = param.Number(5.0, label="public box: upper (all columns)",
-                         doc="every record is clipped to [lower, upper] in each feature before "
-                             "the algorithm sees it; the noise is scaled to this box. Setting "
-                             "it applies one value to every column")
-    feature_box = param.Parameter(default=None,
-                                  doc="the public box per column: None (lower/upper for every "
-                                      "column) or a pair of tuples (lowers, uppers), one value "
-                                      "per column of the loaded data")
-    feature_names = param.List(default=[], doc="the loaded data's column names (public: the "
-                                               "header; 'feature j' where it has none)")
-    bounds_epsilon = param.Number(0.1, bounds=(0.001, 100.0), label="ε for suggested bounds",
-                                  doc="spent once on a noisy histogram of each column over "
-                                      "power-of-two buckets")
-    bounds_largest = param.Number(1e5, bounds=(1e-300, 1e300), label="largest plausible |value|",
-                                  doc="public: no column holds values beyond ± this (e.g. a "
-                                      "sensor's limit); the search covers magnitudes up to it")
-    bounds_smallest = param.Number(1e-3, bounds=(1e-300, 1e300),
-                                   label="smallest magnitude to resolve",
-                                   doc="public: magnitudes below it share one bucket around 0")
-    bounds_anyway = param.Boolean(False, label="suggest even when the forecast says unreliable",
-                                  doc="without it, Suggest bounds spends nothing when the "
-                                      "forecast (from public facts) says the result would be "
-                                      "unreliable")
-    seed = param.Integer(0, bounds=(0, 10**6), label="random seed (demo data only)",
-                         doc="seeds the estimators on public demo data; a private release "
-                             "always draws fresh randomness (a seed is public)")
+    lower = param.Number(
+        -5.0,
+        label="public box: lower (all columns)",
+        doc="every record is clipped to [lower, upper] in each feature before "
+        "the algorithm sees it; the noise is scaled to this box. Setting "
+        "it applies one value to every column",
+    )
+    upper = param.Number(
+        5.0,
+        label="public box: upper (all columns)",
+        doc="every record is clipped to [lower, upper] in each feature before "
+        "the algorithm sees it; the noise is scaled to this box. Setting "
+        "it applies one value to every column",
+    )
+    feature_box = param.Parameter(
+        default=None,
+        doc="the public box per column: None (lower/upper for every "
+        "column) or a pair of tuples (lowers, uppers), one value "
+        "per column of the loaded data",
+    )
+    feature_names = param.List(
+        default=[],
+        doc="the loaded data's column names (public: the header; 'feature j' where it has none)",
+    )
+    bounds_epsilon = param.Number(
+        0.1,
+        bounds=(0.001, 100.0),
+        label="ε for suggested bounds",
+        doc="spent once on a noisy histogram of each column over power-of-two buckets",
+    )
+    bounds_largest = param.Number(
+        1e5,
+        bounds=(1e-300, 1e300),
+        label="largest plausible |value|",
+        doc="public: no column holds values beyond ± this (e.g. a "
+        "sensor's limit); the search covers magnitudes up to it",
+    )
+    bounds_smallest = param.Number(
+        1e-3,
+        bounds=(1e-300, 1e300),
+        label="smallest magnitude to resolve",
+        doc="public: magnitudes below it share one bucket around 0",
+    )
+    bounds_anyway = param.Boolean(
+        False,
+        label="suggest even when the forecast says unreliable",
+        doc="without it, Suggest bounds spends nothing when the "
+        "forecast (from public facts) says the result would be "
+        "unreliable",
+    )
+    seed = param.Integer(
+        0,
+        bounds=(0, 10**6),
+        label="random seed (demo data only)",
+        doc="seeds the estimators on public demo data; a private release "
+        "always draws fresh randomness (a seed is public)",
+    )
     owner_view = param.Boolean(False, label="data owner view (not private)")
-    owner_allowed = param.Boolean(False, constant=True, precedence=-1,
-                                  doc="the operator enabled the data owner view on this server "
-                                      "(PRIVCLUST_OWNER_VIEW); without it owner_view stays off")
-    private_mode = param.Boolean(False, precedence=-1,
-                                 doc="private data loaded: only private algorithms are offered "
-                                     "outside the data owner view")
+    owner_allowed = param.Boolean(
+        False,
+        constant=True,
+        precedence=-1,
+        doc="the operator enabled the data owner view on this server "
+        "(PRIVCLUST_OWNER_VIEW); without it owner_view stays off",
+    )
+    private_mode = param.Boolean(
+        False,
+        precedence=-1,
+        doc="private data loaded: only private algorithms are offered outside the data owner view",
+    )
     algo = param.Parameter(default=None, doc="param.Parameterized of the algorithm's params")
 
     def __init__(self, specs=None, **params):
@@ -83,19 +134,26 @@ class SettingsModel(param.Parameterized):
         try:
             lo, hi = np.broadcast_to(lo, (d,)), np.broadcast_to(hi, (d,))
         except ValueError:
-            raise ValueError(f"the box needs one lower and one upper value per column ({d} "
-                             f"columns), got {len(lo)} and {len(hi)}") from None
+            raise ValueError(
+                f"the box needs one lower and one upper value per column ({d} "
+                f"columns), got {len(lo)} and {len(hi)}"
+            ) from None
         for j in range(d):
             if not (np.isfinite(lo[j]) and np.isfinite(hi[j]) and lo[j] < hi[j]):
-                raise ValueError(f"column {self.column_name(j)}: the box needs finite numbers "
-                                 f"with lower < upper, got [{lo[j]:g}, {hi[j]:g}]")
+                raise ValueError(
+                    f"column {self.column_name(j)}: the box needs finite numbers "
+                    f"with lower < upper, got [{lo[j]:g}, {hi[j]:g}]"
+                )
         if np.all(lo == lo[0]) and np.all(hi == hi[0]):
             self.param.update(lower=float(lo[0]), upper=float(hi[0]), feature_box=None)
             return
         self._setting_box = True
         try:
-            self.param.update(lower=float(lo.min()), upper=float(hi.max()),
-                              feature_box=(tuple(map(float, lo)), tuple(map(float, hi))))
+            self.param.update(
+                lower=float(lo.min()),
+                upper=float(hi.max()),
+                feature_box=(tuple(map(float, lo)), tuple(map(float, hi))),
+            )
         finally:
             self._setting_box = False
 
@@ -109,8 +167,10 @@ class SettingsModel(param.Parameterized):
     def box_arrays(self, n_features):
         """The public box as two float arrays of length ``n_features``."""
         lo, hi = self.box()
-        return (np.broadcast_to(np.asarray(lo, float), (n_features,)).copy(),
-                np.broadcast_to(np.asarray(hi, float), (n_features,)).copy())
+        return (
+            np.broadcast_to(np.asarray(lo, float), (n_features,)).copy(),
+            np.broadcast_to(np.asarray(hi, float), (n_features,)).copy(),
+        )
 
     def column_name(self, j):
         """The name of column ``j``: its header name, else "feature j"."""
@@ -195,7 +255,8 @@ class SettingsModel(param.Parameterized):
         if task is not None and task != self.task:
             self.task = task
         names = getattr(dataset, "feature_names", None) or [
-            f"feature {j}" for j in range(dataset.n_features)]
+            f"feature {j}" for j in range(dataset.n_features)
+        ]
         self.param.update(feature_box=None, feature_names=[str(n) for n in names])
         truth = getattr(dataset, "truth", {}) or {}
         if not getattr(dataset, "public", False):
@@ -214,6 +275,8 @@ class SettingsModel(param.Parameterized):
         if "inliers" in truth:
             upd.update(n_points=int(truth.get("n_points", max(1, int(np.sum(truth["inliers"]))))))
         if "row_labels" in truth:
-            upd.update(n_row_clusters=int(np.max(truth["row_labels"]) + 1),
-                       n_col_clusters=int(np.max(truth["column_labels"]) + 1))
+            upd.update(
+                n_row_clusters=int(np.max(truth["row_labels"]) + 1),
+                n_col_clusters=int(np.max(truth["column_labels"]) + 1),
+            )
         self.param.update(**upd)

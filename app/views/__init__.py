@@ -1,5 +1,6 @@
 """The page's views, one module per tab plus the sidebar and the banner; each is a
 ``pn.viewable.Viewer`` of one session's :class:`~privclust.app.state.Lab`."""
+
 from .banner import Banner
 from .clusters import ClustersView
 from .coclusters import CoclustersView
@@ -13,6 +14,19 @@ from .sidebar import DataPanel, LedgerPanel, SettingsPanel
 from .subspaces import SubspacesView
 from .tradeoff import TradeoffView
 
-__all__ = ["Banner", "ClustersView", "CoclustersView", "DataPanel", "DataPreview", "GibbsView",
-           "LedgerPanel", "MetricsTable", "PlanView", "ReleasesView", "ReportView", "SettingsPanel",
-           "SubspacesView", "TradeoffView"]
+__all__ = [
+    "Banner",
+    "ClustersView",
+    "CoclustersView",
+    "DataPanel",
+    "DataPreview",
+    "GibbsView",
+    "LedgerPanel",
+    "MetricsTable",
+    "PlanView",
+    "ReleasesView",
+    "ReportView",
+    "SettingsPanel",
+    "SubspacesView",
+    "TradeoffView",
+]

@@ -1,4 +1,5 @@
 """The Clusters tab: the private result beside the non-private baseline, on the same axes."""
+
 import numpy as np
 import panel as pn
 import param
@@ -19,8 +20,9 @@ class ClustersView(View):
             return md("No result yet." + (" Press **Release**." if lab.mode == "private" else ""))
         if result.spec.task == "cocluster":
             return md("Co-clustering results are in the **Co-clusters** tab.")
-        return pn.pane.HoloViews(self.figure(), css_classes=["pc-clusters-plot"],
-                                 sizing_mode="stretch_width")
+        return pn.pane.HoloViews(
+            self.figure(), css_classes=["pc-clusters-plot"], sizing_mode="stretch_width"
+        )
 
     def figure(self, analyst=False):
         """The HoloViews layout: the result beside the baseline; ``analyst`` (downloads of
@@ -32,20 +34,40 @@ class ClustersView(View):
             return None
         ds = result.dataset
         raw = lab.show_raw and not (analyst and not ds.public)
-        P, mean = plots.projection(ds.X if raw else ds, raw)   # not raw: public axes (shape)
+        P, mean = plots.projection(ds.X if raw else ds, raw)  # not raw: public axes (shape)
         flag = raw and not ds.public
         eps = result.settings.get("epsilon")
-        left = self._draw(result, result.estimator, P, mean, raw, plots.mark(
-            result.spec.title(result.kind) + (f", ε={eps:g}" if eps is not None else ""), flag))
+        left = self._draw(
+            result,
+            result.estimator,
+            P,
+            mean,
+            raw,
+            plots.mark(
+                result.spec.title(result.kind) + (f", ε={eps:g}" if eps is not None else ""), flag
+            ),
+        )
         base = lab.baseline(result) if raw and not result.owner_only else None
         if base is not None:
-            right = self._draw(result, base, P, mean, True,
-                               plots.mark(f"non-private: {result.baseline_spec.label}", flag),
-                               evaluation.match_clusters(result.estimator, base))
+            right = self._draw(
+                result,
+                base,
+                P,
+                mean,
+                True,
+                plots.mark(f"non-private: {result.baseline_spec.label}", flag),
+                evaluation.match_clusters(result.estimator, base),
+            )
         elif raw:
-            right = plots.empty("non-private baseline", "no baseline for this task"
-                                if not result.owner_only else "this result is not private",
-                                P, mean, names=ds.feature_names)
+            right = plots.empty(
+                "non-private baseline",
+                "no baseline for this task"
+                if not result.owner_only
+                else "this result is not private",
+                P,
+                mean,
+                names=ds.feature_names,
+            )
         else:
             right = hidden("non-private baseline")
         return (left + right).opts(shared_axes=True)
@@ -73,9 +95,11 @@ class ClustersView(View):
         balls = evaluation.balls_of(est)
         if balls is not None:
             centres, radii = balls
-            over = over * plots.centres(centres, P, mean, color="crimson",
-                                        names=names) * plots.balls(
-                centres, radii, P, mean)
+            over = (
+                over
+                * plots.centres(centres, P, mean, color="crimson", names=names)
+                * plots.balls(centres, radii, P, mean)
+            )
         return over.opts(title=title)
 
     @param.depends("lab.result", "lab.settings.owner_view")
@@ -83,5 +107,6 @@ class ClustersView(View):
         return MetricsTable(lab=self.lab)
 
     def __panel__(self):
-        return pn.Column(teach(teaching.CLUSTERS), self._plots, self._metrics,
-                         sizing_mode="stretch_width")
+        return pn.Column(
+            teach(teaching.CLUSTERS), self._plots, self._metrics, sizing_mode="stretch_width"
+        )

@@ -8,6 +8,7 @@ three figures built once with the view (a run only streams into them), at most `
 chain (the stride between plotted records doubles when the cap is reached). A ``hv.streams.Buffer`` + ``DynamicMap`` would rebuild three overlays and
 their ranges on every poll; the direct stream sends only the new rows.
 """
+
 import logging
 import math
 import threading
@@ -32,9 +33,12 @@ from .common import teach
 log = logging.getLogger(__name__)
 
 METRICS = ("cost", "test_statistic", "distance")
-MAX_POINTS = 400         # plotted points per chain and trace
-TITLES = {"cost": "cost per chain", "test_statistic": "test statistic T",
-          "distance": "distance to the non-private baseline"}
+MAX_POINTS = 400  # plotted points per chain and trace
+TITLES = {
+    "cost": "cost per chain",
+    "test_statistic": "test statistic T",
+    "distance": "distance to the non-private baseline",
+}
 
 
 def wide_columns(n_chains):
@@ -53,23 +57,43 @@ def _trace_figure(metric, source, n_chains, x_range):
     and sent back to the server, once per figure (measured: 3 extra messages and replies per
     poll)."""
     label = {"cost": "cost", "test_statistic": "T", "distance": "distance"}[metric]
-    fig = figure(width=460, height=260, title=TITLES[metric], x_axis_label="iteration",
-                 x_range=x_range,
-                 y_axis_label=label, tools="pan,wheel_zoom,box_zoom,reset,save",
-                 active_scroll=None, toolbar_location="above")
+    fig = figure(
+        width=460,
+        height=260,
+        title=TITLES[metric],
+        x_axis_label="iteration",
+        x_range=x_range,
+        y_axis_label=label,
+        tools="pan,wheel_zoom,box_zoom,reset,save",
+        active_scroll=None,
+        toolbar_location="above",
+    )
     fig.title.text_font_size = "11pt"
     for c in range(n_chains):
-        r = fig.line("iteration", f"{metric}_{c}", source=source, line_width=2,
-                     color=Category10_10[c % 10], name=f"chain {c}")
+        r = fig.line(
+            "iteration",
+            f"{metric}_{c}",
+            source=source,
+            line_width=2,
+            color=Category10_10[c % 10],
+            name=f"chain {c}",
+        )
         # drawn by the browser when needed: 2 fewer models per line to send each time the
         # (dynamic) Gibbs tab is opened (190 instead of 238 models for 8 chains)
         r.nonselection_glyph = r.muted_glyph = "auto"
     # While the metric has no value, a note keeps the y range defined: an empty (or all-NaN)
     # data range is NaN, and Bokeh logs "could not set initial ranges" at every draw. The view
     # hides it once there is data (set_has_data), so the y range then follows the data alone.
-    note = fig.text(x=[0], y=[0], text=["no data yet"], text_align="left",
-                    text_baseline="middle", text_font_size="9pt", text_color="#777",
-                    name="no-data")
+    note = fig.text(
+        x=[0],
+        y=[0],
+        text=["no data yet"],
+        text_align="left",
+        text_baseline="middle",
+        text_font_size="9pt",
+        text_color="#777",
+        name="no-data",
+    )
     note.nonselection_glyph = note.muted_glyph = "auto"
     return fig
 
@@ -85,8 +109,10 @@ def chain_legend(n_chains):
     """One legend for the three trace figures (HTML above them): a Bokeh legend in each figure
     is redrawn with it at every streamed update, which made tab switches while sampling about
     twice as slow in the browser (benchmarks/app/tour.py)."""
-    return " ".join(f'<span style="color:{Category10_10[c % 10]};font-weight:bold">&#9644;</span> '
-                    f"chain {c}" for c in range(n_chains))
+    return " ".join(
+        f'<span style="color:{Category10_10[c % 10]};font-weight:bold">&#9644;</span> chain {c}'
+        for c in range(n_chains)
+    )
 
 
 def set_has_data(fig, has_data):
@@ -116,27 +142,34 @@ class GibbsView(pn.viewable.Viewer):
         self._has_data = {}
         self.source = ColumnDataSource(data=_empty_columns(self._max_chains))
         self.x_range = Range1d(0, 1)
-        self.figures = {m: _trace_figure(m, self.source, self._max_chains, self.x_range)
-                        for m in METRICS}
+        self.figures = {
+            m: _trace_figure(m, self.source, self._max_chains, self.x_range) for m in METRICS
+        }
         self._panes = {m: TracePane(self.figures[m]) for m in METRICS}
         self.legend = pn.pane.HTML("", css_classes=["pc-chain-legend"], margin=(0, 10))
         self._clear_history(1)
-        self.start_btn = pn.widgets.Button(label="Start sampler", color="primary",
-                                           css_classes=["pc-gibbs-start"])
-        self.stop_btn = pn.widgets.Button(label="Stop", color="danger", disabled=True,
-                                          css_classes=["pc-gibbs-stop"])
+        self.start_btn = pn.widgets.Button(
+            label="Start sampler", color="primary", css_classes=["pc-gibbs-start"]
+        )
+        self.stop_btn = pn.widgets.Button(
+            label="Stop", color="danger", disabled=True, css_classes=["pc-gibbs-stop"]
+        )
         self.start_btn.on_click(lambda e: self.start())
         self.stop_btn.on_click(lambda e: self.runner.stop())
         self.progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width")
-        self.info = pn.pane.Markdown("", css_classes=["pc-gibbs-info"],
-                                     sizing_mode="stretch_width")
+        self.info = pn.pane.Markdown("", css_classes=["pc-gibbs-info"], sizing_mode="stretch_width")
         self.message = pn.pane.Alert("", alert_type="danger", visible=False)
         self.spend_demo = pn.pane.Markdown(
             "Demo data: the sampler spends nothing (the page seed applies).",
-            css_classes=["pc-gibbs-spend"])
-        self.spend_private = pn.pane.Alert("", alert_type="warning", visible=False,
-                                           css_classes=["pc-gibbs-spend"],
-                                           sizing_mode="stretch_width")
+            css_classes=["pc-gibbs-spend"],
+        )
+        self.spend_private = pn.pane.Alert(
+            "",
+            alert_type="warning",
+            visible=False,
+            css_classes=["pc-gibbs-spend"],
+            sizing_mode="stretch_width",
+        )
         self._show_spend_note()
         self.runner.param.watch(self._on_running, "running")
         session_hooks.on_session_end(self._cleanup)
@@ -146,7 +179,7 @@ class GibbsView(pn.viewable.Viewer):
         """A new run: empty history and plots, stride 1, the run's chains shown on one iteration
         axis spanning the run."""
         self._n_chains = max(1, min(int(n_chains), self._max_chains))
-        self._hist = []                  # one wide row (self._wide) per record
+        self._hist = []  # one wide row (self._wide) per record
         self._last_rhat = None
         self._stride, self._sent, self._final_sent = 1, None, False
         self.source.data = _empty_columns(self._max_chains)
@@ -169,8 +202,9 @@ class GibbsView(pn.viewable.Viewer):
         has no finite value (``columns``: the rows just sent, appended or replacing the source;
         None: the source was emptied)."""
         for m, fig in self.figures.items():
-            has = columns is not None and any(np.isfinite(columns[f"{m}_{c}"]).any()
-                                              for c in range(self._n_chains))
+            has = columns is not None and any(
+                np.isfinite(columns[f"{m}_{c}"]).any() for c in range(self._n_chains)
+            )
             if append:
                 has = has or self._has_data.get(m, False)
             if self._has_data.get(m) != has:
@@ -231,6 +265,7 @@ class GibbsView(pn.viewable.Viewer):
     @param.depends("lab.mode", "lab.settings.owner_view", "lab.data.dataset", watch=True)
     def _privacy_changed(self):
         """Raw diagnostics in the plots only while they may be shown; re-sent when allowed."""
+
         def apply():
             with self._poll_lock:
                 self._sent = None
@@ -242,6 +277,7 @@ class GibbsView(pn.viewable.Viewer):
                     self._mark_data(None)
                 if self._hist:
                     self._show_progress()
+
         self._on_session_thread(apply)
 
     def _on_session_thread(self, fn):
@@ -257,14 +293,18 @@ class GibbsView(pn.viewable.Viewer):
     def start(self):
         lab = self.lab
         spec = lab.settings.spec
-        if (spec is None or spec.key != "gibbs") and lab.settings.task == "subspace" and \
-                "gibbs" in lab.settings.param.algorithm.objects:
+        if (
+            (spec is None or spec.key != "gibbs")
+            and lab.settings.task == "subspace"
+            and "gibbs" in lab.settings.param.algorithm.objects
+        ):
             with lab.quietly():  # no blocking demo fit now: the live run's state is the result
                 lab.settings.algorithm = "gibbs"
             spec = lab.settings.spec
         if spec is None or spec.key != "gibbs":
-            self._alert("The Gibbs sampler belongs to the subspace clustering task: choose it "
-                        "first.")
+            self._alert(
+                "The Gibbs sampler belongs to the subspace clustering task: choose it first."
+            )
             return False
         if lab.data.dataset is None or self.runner.running:
             return False
@@ -286,34 +326,47 @@ class GibbsView(pn.viewable.Viewer):
         lab = self.lab
         spec, values, curator = request.spec, request.settings, request.curator
         if curator is None:
-            self._alert(f"Refused: {lab.ledger.error or 'no budget ledger'}. Nothing was run or "
-                        "charged.")
+            self._alert(
+                f"Refused: {lab.ledger.error or 'no budget ledger'}. Nothing was run or charged."
+            )
             return False
         try:
             est = spec.build(values, random_state=None, ledger=None)
-        except (ValueError, TypeError) as exc:   # the public settings, before anything runs
+        except (ValueError, TypeError) as exc:  # the public settings, before anything runs
             self._alert(f"Refused before anything ran: {exc}. Nothing was run or charged.")
             return False
         reference = self._reference(request)
         # the raw traces travel only to a server that offers the data owner view (an operator
         # setting); the view shows them only while that view is on
-        started = releases.start_live(curator, est, reference, diagnostics=config.owner_view(),
-                                      process=self.runner.process, nice=self.runner.nice)
+        started = releases.start_live(
+            curator,
+            est,
+            reference,
+            diagnostics=config.owner_view(),
+            process=self.runner.process,
+            nice=self.runner.nice,
+        )
         lab.ledger.refresh()
         if isinstance(started, releases.Outcome):
             if started.not_private and request.owner_view:  # NOT PRIVATE, the owner path
                 lab.do_release(request)
-                self._alert("A non-random initialisation is not private: it ran once through "
-                            "the data owner path (NOT PRIVATE, no live traces, nothing "
-                            "charged).", "warning")
+                self._alert(
+                    "A non-random initialisation is not private: it ran once through "
+                    "the data owner path (NOT PRIVATE, no live traces, nothing "
+                    "charged).",
+                    "warning",
+                )
             elif started.not_private:
-                self._alert("Refused: a Gibbs chain started from a non-private solution is not "
-                            "private, so it is not offered on private data. Nothing was run or "
-                            "charged.")
+                self._alert(
+                    "Refused: a Gibbs chain started from a non-private solution is not "
+                    "private, so it is not offered on private data. Nothing was run or "
+                    "charged."
+                )
             elif started.status == releases.FROM_STORE:
                 lab.do_release(request)
-                self._alert("Identical request: the stored release is shown, nothing was "
-                            "charged.", "info")
+                self._alert(
+                    "Identical request: the stored release is shown, nothing was charged.", "info"
+                )
             else:
                 self._alert(releases.describe(started, spec.label, lab.ledger)[0])
             return False
@@ -375,13 +428,16 @@ class GibbsView(pn.viewable.Viewer):
         self.progress.value = int(min(100, 100 * last / max(n_iter, 1)))
         r = self._last_rhat if self._raw_ok() and self._n_chains >= 2 else None
         if self.runner.queue_position:  # the server runs at most PRIVCLUST_MAX_SAMPLERS
-            self.info.object = (f"Waiting for a free sampler: **{self.runner.queue_position}** "
-                                "in the queue (a class shares this server's samplers; Stop "
-                                "leaves the queue, nothing is run or charged before it starts)")
+            self.info.object = (
+                f"Waiting for a free sampler: **{self.runner.queue_position}** "
+                "in the queue (a class shares this server's samplers; Stop "
+                "leaves the queue, nothing is run or charged before it starts)"
+            )
             return
-        self.info.object = (f"iteration **{last:.0f}** of {n_iter} · diagnostic updates "
-                            f"**{self.updates}**" + (f" · R-hat (cost) **{r:.3f}**"
-                                                     if r is not None else ""))
+        self.info.object = (
+            f"iteration **{last:.0f}** of {n_iter} · diagnostic updates "
+            f"**{self.updates}**" + (f" · R-hat (cost) **{r:.3f}**" if r is not None else "")
+        )
 
     def _raw_ok(self):
         """Raw-data diagnostics (cost, distance, R-hat) only for public data or the data owner
@@ -415,33 +471,60 @@ class GibbsView(pn.viewable.Viewer):
             self._alert(f"Sampler {runner.status}; no state was released.", "warning")
             return
         # the run's own spec/settings/dataset: the controls may have changed while it ran
-        result = RunResult(key=self._key, spec=self._spec, settings=self._values,
-                           estimator=est, dataset=self._dataset,
-                           elapsed=time.perf_counter() - self._t0, private_mode=False)
-        lab.show(result, f"Gibbs sampler {runner.status}; the "
-                 "state is shown in the Clusters, Subspaces and Report tabs.")
+        result = RunResult(
+            key=self._key,
+            spec=self._spec,
+            settings=self._values,
+            estimator=est,
+            dataset=self._dataset,
+            elapsed=time.perf_counter() - self._t0,
+            private_mode=False,
+        )
+        lab.show(
+            result,
+            f"Gibbs sampler {runner.status}; the "
+            "state is shown in the Clusters, Subspaces and Report tabs.",
+        )
 
     def _finish_private(self):
         lab, runner = self.lab, self.runner
         outcome = releases.live_outcome(runner.live)
         if not outcome.ok:
-            self._alert(releases.describe(outcome, self._spec.label, lab.ledger,
-                                          lab.raw_allowed(self._dataset),
-                                          what="sampler's release")[0])
+            self._alert(
+                releases.describe(
+                    outcome,
+                    self._spec.label,
+                    lab.ledger,
+                    lab.raw_allowed(self._dataset),
+                    what="sampler's release",
+                )[0]
+            )
             return
         release = outcome.release
-        result = RunResult(key=release.key, spec=self._spec, settings=self._values,
-                           estimator=release, dataset=self._dataset,
-                           elapsed=time.perf_counter() - self._t0, private_mode=True,
-                           from_cache=release.from_store)
+        result = RunResult(
+            key=release.key,
+            spec=self._spec,
+            settings=self._values,
+            estimator=release,
+            dataset=self._dataset,
+            elapsed=time.perf_counter() - self._t0,
+            private_mode=True,
+            from_cache=release.from_store,
+        )
         stopped = runner.status == "stopped"
-        shown = lab.show(result, f"Gibbs sampler {runner.status}: released the state " +
-                         ("it reached when stopped" if stopped else "of the last iteration") +
-                         f", charged ε = {release.cost[0]:g} in full. It is shown in the "
-                         "Clusters, Subspaces and Report tabs.")
+        shown = lab.show(
+            result,
+            f"Gibbs sampler {runner.status}: released the state "
+            + ("it reached when stopped" if stopped else "of the last iteration")
+            + f", charged ε = {release.cost[0]:g} in full. It is shown in the "
+            "Clusters, Subspaces and Report tabs.",
+        )
         if not shown:
-            self._alert("The dataset changed while the sampler ran: its release is stored with "
-                        "the other releases of its dataset.", "warning")
+            self._alert(
+                "The dataset changed while the sampler ran: its release is stored with "
+                "the other releases of its dataset.",
+                "warning",
+            )
 
     def _alert(self, text, kind="danger"):
         self.message.param.update(object=escape(text), alert_type=kind, visible=True)
@@ -456,11 +539,16 @@ class GibbsView(pn.viewable.Viewer):
     @param.depends("lab.mode", "lab.settings.owner_view", "lab.data.dataset")
     def _traces(self):
         if not self._raw_ok():
-            return pn.pane.Markdown("Private data: the sampler shows progress only. Cost and "
-                                    "distance traces are computed on the raw data (switch on the "
-                                    "data owner view to see them, not private).")
-        return pn.Column(self.legend, pn.Row(self._panes["cost"], self._panes["test_statistic"]),
-                         self._panes["distance"])
+            return pn.pane.Markdown(
+                "Private data: the sampler shows progress only. Cost and "
+                "distance traces are computed on the raw data (switch on the "
+                "data owner view to see them, not private)."
+            )
+        return pn.Column(
+            self.legend,
+            pn.Row(self._panes["cost"], self._panes["test_statistic"]),
+            self._panes["distance"],
+        )
 
     @param.depends("lab.mode", "lab.settings_changed", "lab.ledger.spent", watch=True)
     def _show_spend_note(self):
@@ -470,16 +558,28 @@ class GibbsView(pn.viewable.Viewer):
         private = lab.mode == "private"
         if private:
             spec = lab.settings.spec
-            cost = lab.cost_note(spec) if spec is not None and spec.key == "gibbs" else \
-                "Choose the Gibbs sampler to see what Start charges."
+            cost = (
+                lab.cost_note(spec)
+                if spec is not None and spec.key == "gibbs"
+                else "Choose the Gibbs sampler to see what Start charges."
+            )
             self.spend_private.object = (
                 "**Private data: Start is a release.** It is charged to this dataset's budget "
                 "before sampling starts (fresh randomness, the seed is ignored); **Stop** still "
-                f"releases the state reached so far, charged in full. {escape(cost)}")
+                f"releases the state reached so far, charged in full. {escape(cost)}"
+            )
         self.spend_demo.visible, self.spend_private.visible = not private, private
 
     def __panel__(self):
         controls = pn.Row(self.start_btn, self.stop_btn)
-        return pn.Column(teach(teaching.GIBBS), self.spend_demo, self.spend_private, controls,
-                         self.progress, self.info, self.message, self._traces,
-                         sizing_mode="stretch_width")
+        return pn.Column(
+            teach(teaching.GIBBS),
+            self.spend_demo,
+            self.spend_private,
+            controls,
+            self.progress,
+            self.info,
+            self.message,
+            self._traces,
+            sizing_mode="stretch_width",
+        )

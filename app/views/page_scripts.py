@@ -11,6 +11,7 @@ again every second: tabs are drawn when first opened and parameter widgets are r
 the algorithm changes. The code is inline (a ``CustomJS``), so the page still loads nothing
 from any other host.
 """
+
 from bokeh.models import CustomJS
 
 NAME_CONTROLS = r"""
@@ -72,5 +73,6 @@ def install(doc, cookie=None):
     doc.js_on_event("document_ready", CustomJS(code=NAME_CONTROLS))
     if cookie is not None:
         name, token = cookie
-        doc.js_on_event("document_ready", CustomJS(args={"name": name, "token": token},
-                                                   code=SET_COOKIE))
+        doc.js_on_event(
+            "document_ready", CustomJS(args={"name": name, "token": token}, code=SET_COOKIE)
+        )

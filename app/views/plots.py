@@ -3,6 +3,7 @@
 Titles of plots computed on raw private data carry ``NOT_PRIVATE``: whatever
 the browser shows is a release, so a non-private plot must say so.
 """
+
 import textwrap
 
 import holoviews as hv
@@ -58,8 +59,9 @@ def axis_labels(P, mean, names=None):
     directions ("PC 1", "PC 2")."""
     P = np.asarray(P, dtype=float)
     d = P.shape[0]
-    names = list(names) if names is not None and len(names) == d else [
-        f"feature {j}" for j in range(d)]
+    names = (
+        list(names) if names is not None and len(names) == d else [f"feature {j}" for j in range(d)]
+    )
     if d == 1:
         return str(names[0]), ""
     public = np.array_equal(P, np.eye(d)[:, :2]) and not np.any(np.asarray(mean))
@@ -76,8 +78,17 @@ def _project(points, P, mean):
 
 def _opts(title, **kw):
     """Common options; the mouse wheel scrolls the page (wheel zoom is a tool to switch on)."""
-    return dict(title=title, responsive=True, min_width=MIN_WIDTH, height=HEIGHT,
-                tools=["hover"], active_tools=["pan"], fontsize=FONTS, hooks=CANVAS, **kw)
+    return dict(
+        title=title,
+        responsive=True,
+        min_width=MIN_WIDTH,
+        height=HEIGHT,
+        tools=["hover"],
+        active_tools=["pan"],
+        fontsize=FONTS,
+        hooks=CANVAS,
+        **kw,
+    )
 
 
 def _dims(P, mean, soft=None, names=None):
@@ -85,8 +96,10 @@ def _dims(P, mean, soft=None, names=None):
     soft range (an empty plot's axes stay defined, no NaN range in the browser, and widen to
     any data overlaid)."""
     xl, yl = axis_labels(P, mean, names)
-    return [hv.Dimension("x", label=xl, soft_range=soft or (None, None)),
-            hv.Dimension("y", label=yl or "y", soft_range=soft or (None, None))]
+    return [
+        hv.Dimension("x", label=xl, soft_range=soft or (None, None)),
+        hv.Dimension("y", label=yl or "y", soft_range=soft or (None, None)),
+    ]
 
 
 def points(X, labels, P, mean, title, max_points=3000, names=None):
@@ -101,7 +114,8 @@ def points(X, labels, P, mean, title, max_points=3000, names=None):
     data = {"x": xy[:, 0], "y": xy[:, 1], "cluster": lab.astype(str)}
     color = "cluster" if labels is not None else "lightgrey"
     return hv.Points(data, _dims(P, mean, names=names), ["cluster"]).opts(
-        color=color, cmap=PALETTE, size=3, alpha=0.6, **_opts(title, show_legend=False))
+        color=color, cmap=PALETTE, size=3, alpha=0.6, **_opts(title, show_legend=False)
+    )
 
 
 def empty(title, text="", P=None, mean=None, names=None):
@@ -114,22 +128,27 @@ def empty(title, text="", P=None, mean=None, names=None):
     if not text:
         return base
     text = "\n".join(textwrap.wrap(text, 30))  # a narrow plot must not clip the note
-    return base * hv.Text(0, 0, text, kdims=[xdim, ydim]).opts(text_font_size="9pt",
-                                                                text_color="#555")
+    return base * hv.Text(0, 0, text, kdims=[xdim, ydim]).opts(
+        text_font_size="9pt", text_color="#555"
+    )
 
 
 def centres(C, P, mean, color="black", marker="x", label="centres", names=None):
     xy = _project(C, P, mean)
-    return hv.Points({"x": xy[:, 0], "y": xy[:, 1]}, _dims(P, mean, names=names),
-                     label=label).opts(
-        color=color, marker=marker, size=14, line_width=3)
+    return hv.Points({"x": xy[:, 0], "y": xy[:, 1]}, _dims(P, mean, names=names), label=label).opts(
+        color=color, marker=marker, size=14, line_width=3
+    )
 
 
 def balls(C, radii, P, mean, color="crimson"):
     """Balls drawn as circles (an orthonormal projection of a ball is a disc of equal radius)."""
     xy = _project(C, P, mean)
-    return hv.Overlay([hv.Ellipse(float(x), float(y), 2 * float(r)).opts(color=color, line_width=2)
-                       for (x, y), r in zip(xy, np.ravel(radii), strict=True)])
+    return hv.Overlay(
+        [
+            hv.Ellipse(float(x), float(y), 2 * float(r)).opts(color=color, line_width=2)
+            for (x, y), r in zip(xy, np.ravel(radii), strict=True)
+        ]
+    )
 
 
 def directions(bases, P, scale=1.0, names=None):
@@ -141,7 +160,8 @@ def directions(bases, P, scale=1.0, names=None):
             segs.append((-a[0], -a[1], a[0], a[1], str(cluster)))
     x, y = _dims(P, np.zeros(P.shape[0]), names=names)
     return hv.Segments(segs, [x, y, x.clone("x1"), y.clone("y1")], ["cluster"]).opts(
-        color="cluster", cmap=PALETTE, line_width=3)
+        color="cluster", cmap=PALETTE, line_width=3
+    )
 
 
 def distance_heatmap(D, title, xlabel, ylabel):
@@ -149,12 +169,24 @@ def distance_heatmap(D, title, xlabel, ylabel):
     top) is subspace i of this result, column j (x axis, ``xlabel j``) subspace j of the
     reference. Each heatmap keeps its own axes: put several in :func:`grid`."""
     D = np.asarray(D, dtype=float)
-    data = [(f"{xlabel} {j}", f"{ylabel} {i}", D[i, j])
-            for i in range(D.shape[0]) for j in range(D.shape[1])]
+    data = [
+        (f"{xlabel} {j}", f"{ylabel} {i}", D[i, j])
+        for i in range(D.shape[0])
+        for j in range(D.shape[1])
+    ]
     hm = hv.HeatMap(data, [xlabel, ylabel], "distance").opts(
-        cmap="viridis_r", colorbar=True, responsive=True, min_width=MIN_WIDTH, height=320,
-        title=title, tools=["hover"], fontsize=FONTS, invert_yaxis=True, axiswise=True,
-        hooks=CANVAS)
+        cmap="viridis_r",
+        colorbar=True,
+        responsive=True,
+        min_width=MIN_WIDTH,
+        height=320,
+        title=title,
+        tools=["hover"],
+        fontsize=FONTS,
+        invert_yaxis=True,
+        axiswise=True,
+        hooks=CANVAS,
+    )
     return (hm * _cell_labels(data, [xlabel, ylabel], D.shape)).opts(axiswise=True)
 
 
@@ -190,17 +222,22 @@ def _cell_labels(data, kdims, shape):
     for color, pick in (("white", vals > mid), ("black", ~(vals > mid))):
         rows = [(x, y, _compact(v)) for (x, y, v), keep in zip(data, pick, strict=True) if keep]
         if rows:
-            layers.append(hv.Labels(rows, kdims, "text").opts(text_color=color,
-                                                              text_font_size=size))
+            layers.append(
+                hv.Labels(rows, kdims, "text").opts(text_color=color, text_font_size=size)
+            )
     return hv.Overlay(layers)
 
 
 def _subtitle(text):
     """A hook adding a second, smaller title line under the plot's title."""
+
     def hook(plot, element):
         from bokeh.models import Title
-        plot.state.add_layout(Title(text=text, text_font_size="9pt",
-                                    text_font_style="italic"), "above")
+
+        plot.state.add_layout(
+            Title(text=text, text_font_size="9pt", text_font_style="italic"), "above"
+        )
+
     return hook
 
 
@@ -222,23 +259,35 @@ def matrix(A, row_order, col_order, title, max_side=300):
     A = A.tocsr() if sp.issparse(A) else np.asarray(A)
     r = np.asarray(row_order)
     c = np.asarray(col_order)
-    rs = -(-len(r) // max_side)   # ceil: every rs-th row
+    rs = -(-len(r) // max_side)  # ceil: every rs-th row
     cs = -(-len(c) // max_side)
     r, c = r[::rs], c[::cs]
     M = A[r][:, c]
     M = M.toarray() if sp.issparse(M) else M
     M = np.log1p(np.maximum(M, 0))
-    shown = [f"every {_ordinal(s)} {what}" for s, what in ((rs, "row"), (cs, "column"))
-             if s > 1]
+    shown = [f"every {_ordinal(s)} {what}" for s, what in ((rs, "row"), (cs, "column")) if s > 1]
     hooks = list(CANVAS)
-    if shown:   # the title says the drawing is thinned; a line under it says how
+    if shown:  # the title says the drawing is thinned; a line under it says how
         title = f"{title} (subsampled)"
-        hooks.append(_subtitle(f"{' and '.join(shown)} shown (of {len(row_order)} x "
-                               f"{len(col_order)})"))
-    return hv.Image(M[::-1], bounds=(0, 0, M.shape[1], M.shape[0]),
-                    kdims=["column", "row"], vdims=["log(1+count)"]).opts(
-        cmap="Blues", responsive=True, min_width=MIN_WIDTH, height=HEIGHT, title=title,
-        colorbar=True, fontsize=FONTS, axiswise=True, hooks=hooks)
+        hooks.append(
+            _subtitle(f"{' and '.join(shown)} shown (of {len(row_order)} x {len(col_order)})")
+        )
+    return hv.Image(
+        M[::-1],
+        bounds=(0, 0, M.shape[1], M.shape[0]),
+        kdims=["column", "row"],
+        vdims=["log(1+count)"],
+    ).opts(
+        cmap="Blues",
+        responsive=True,
+        min_width=MIN_WIDTH,
+        height=HEIGHT,
+        title=title,
+        colorbar=True,
+        fontsize=FONTS,
+        axiswise=True,
+        hooks=hooks,
+    )
 
 
 def table(T, title):
@@ -247,13 +296,21 @@ def table(T, title):
     T = np.asarray(T, dtype=float)
     data = [(f"col {j}", f"row {i}", T[i, j]) for i in range(T.shape[0]) for j in range(T.shape[1])]
     hm = hv.HeatMap(data, ["column cluster", "row cluster"], "count").opts(
-        cmap="Oranges", colorbar=True, responsive=True, min_width=MIN_WIDTH, height=320,
-        title=title, tools=["hover"], fontsize=FONTS, invert_yaxis=True, axiswise=True,
-        hooks=CANVAS)
+        cmap="Oranges",
+        colorbar=True,
+        responsive=True,
+        min_width=MIN_WIDTH,
+        height=320,
+        title=title,
+        tools=["hover"],
+        fontsize=FONTS,
+        invert_yaxis=True,
+        axiswise=True,
+        hooks=CANVAS,
+    )
     if max(T.shape) > 16:
         return hm
-    return (hm * _cell_labels(data, ["column cluster", "row cluster"], T.shape)).opts(
-        axiswise=True)
+    return (hm * _cell_labels(data, ["column cluster", "row cluster"], T.shape)).opts(axiswise=True)
 
 
 def tradeoff(df, metric, title):
@@ -270,12 +327,29 @@ def tradeoff(df, metric, title):
         s = g.groupby("epsilon")[metric].describe()
         eps = s.index.to_numpy(dtype=float)
         grid_eps.update(eps.tolist())
-        overlays.append(hv.Spread((eps, s["50%"], s["50%"] - s["25%"], s["75%"] - s["50%"]),
-                                  "epsilon", [metric, "lo", "hi"]).opts(alpha=0.2))
-        overlays.append(hv.Curve((eps, s["50%"]), "epsilon", metric, label=str(method)).opts(
-            line_width=2) * hv.Scatter((eps, s["50%"]), "epsilon", metric).opts(size=6))
+        overlays.append(
+            hv.Spread(
+                (eps, s["50%"], s["50%"] - s["25%"], s["75%"] - s["50%"]),
+                "epsilon",
+                [metric, "lo", "hi"],
+            ).opts(alpha=0.2)
+        )
+        overlays.append(
+            hv.Curve((eps, s["50%"]), "epsilon", metric, label=str(method)).opts(line_width=2)
+            * hv.Scatter((eps, s["50%"]), "epsilon", metric).opts(size=6)
+        )
     ticks = [(e, f"{e:g}") for e in sorted(grid_eps)]
     return hv.Overlay(overlays).opts(
-        logx=True, responsive=True, min_width=480, height=380, title=title, xlabel="ε",
-        xticks=ticks, padding=0.08, legend_position="right", show_grid=True, fontsize=FONTS,
-        hooks=CANVAS)
+        logx=True,
+        responsive=True,
+        min_width=480,
+        height=380,
+        title=title,
+        xlabel="ε",
+        xticks=ticks,
+        padding=0.08,
+        legend_position="right",
+        show_grid=True,
+        fontsize=FONTS,
+        hooks=CANVAS,
+    )

@@ -5,6 +5,7 @@ cancelled, and nothing is charged then. Once charged, the release reads the part
 after pass and always completes: Cancel is off. The counts come from
 :meth:`privclust.core.Curator.progress` (public: the number of partitions and passes).
 """
+
 import panel as pn
 
 from .. import large_data
@@ -18,12 +19,17 @@ class LargeDataProgress(View):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.bar = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width",
-                                          css_classes=["pc-dask-progress"])
+        self.bar = pn.indicators.Progress(
+            value=0, max=100, sizing_mode="stretch_width", css_classes=["pc-dask-progress"]
+        )
         self.text = md("", css_classes=["pc-dask-progress-text"])
-        self.cancel = pn.widgets.Button(label="Cancel (before the charge)", color="light",
-                                        sizing_mode="stretch_width",
-                                        css_classes=["pc-dask-cancel"], disabled=True)
+        self.cancel = pn.widgets.Button(
+            label="Cancel (before the charge)",
+            color="light",
+            sizing_mode="stretch_width",
+            css_classes=["pc-dask-cancel"],
+            disabled=True,
+        )
         self.cancel.on_click(self._cancel)
         self._cb = None
         self.lab.param.watch(self._show, ["running"])
@@ -63,16 +69,21 @@ class LargeDataProgress(View):
             return
         self.bar.value = int(100 * min(snap["done"], snap["total"]) / max(snap["total"], 1))
         if running and snap["phase"] in ("idle", "checking"):
-            self.text.object = (f"Checking the shards before the charge: {snap['done']} / "
-                                f"{snap['total']} partitions. Cancel stops it: nothing is "
-                                "charged.")
+            self.text.object = (
+                f"Checking the shards before the charge: {snap['done']} / "
+                f"{snap['total']} partitions. Cancel stops it: nothing is "
+                "charged."
+            )
         elif running:
-            self.text.object = (f"Charged: pass {snap['passes']}, {snap['done']} / "
-                                f"{snap['total']} partitions read. A charged release always "
-                                "completes.")
+            self.text.object = (
+                f"Charged: pass {snap['passes']}, {snap['done']} / "
+                f"{snap['total']} partitions read. A charged release always "
+                "completes."
+            )
         elif snap["passes"]:
-            self.text.object = (f"Last release: {snap['passes']} passes over "
-                                f"{snap['total']} partitions, done.")
+            self.text.object = (
+                f"Last release: {snap['passes']} passes over {snap['total']} partitions, done."
+            )
         else:
             self.text.object = "Large data set on Dask: releases read it partition by partition."
         self.cancel.disabled = not (running and snap["phase"] in ("idle", "checking"))

@@ -6,6 +6,7 @@ cost and released values), and the utility column is computed from the released 
 (a released radius, the balance of a released table, centres on the box's faces), never from
 the records. Re-opening a release (the sidebar) charges nothing.
 """
+
 import numpy as np
 import pandas as pd
 import panel as pn
@@ -41,6 +42,7 @@ def public_utility(release, task):
             parts.append(f"{int(ok.sum())}/{ok.size} found")
     if task == "cocluster" and attributes.get("table_") is not None:
         from privclust.core import metrics
+
         try:
             parts.append(f"τ(R|C) {metrics.tau_rows(attributes['table_']):.3g}")
         except (ValueError, TypeError):
@@ -74,19 +76,31 @@ def table(releases, specs=None):
     for r in sorted(releases, key=lambda r: r.id or 0, reverse=True):
         spec = catalogue.for_estimator(r.estimator, specs)
         eps, delta = r.cost
-        row = {"#": r.id, "UTC": f"{r.time:%Y-%m-%d %H:%M}",
-               "algorithm": spec.label if spec is not None else r.estimator,
-               "ε asked": f"{float(r.guarantee.epsilon):g}",
-               "ε charged": f"{float(eps):g}", "δ charged": f"{float(delta):.2g}",
-               "guarantee": r.guarantee.summary(),
-               "utility (from the release)": public_utility(r, spec.task if spec else None)}
+        row = {
+            "#": r.id,
+            "UTC": f"{r.time:%Y-%m-%d %H:%M}",
+            "algorithm": spec.label if spec is not None else r.estimator,
+            "ε asked": f"{float(r.guarantee.epsilon):g}",
+            "ε charged": f"{float(eps):g}",
+            "δ charged": f"{float(delta):.2g}",
+            "guarantee": r.guarantee.summary(),
+            "utility (from the release)": public_utility(r, spec.task if spec else None),
+        }
         bounds = r.params.get("bounds")
         if bounds is not None:
             lo, hi = (np.atleast_1d(np.asarray(b, dtype=float)) for b in bounds)
-            row["box"] = (f"[{lo[0]:g}, {hi[0]:g}]" if lo.size == 1 and hi.size == 1
-                          else f"per column ({lo.size})")
-        row.update({k: _value(v) for k, v in sorted(r.params.items())
-                    if k not in _SKIP and not isinstance(v, dict)})
+            row["box"] = (
+                f"[{lo[0]:g}, {hi[0]:g}]"
+                if lo.size == 1 and hi.size == 1
+                else f"per column ({lo.size})"
+            )
+        row.update(
+            {
+                k: _value(v)
+                for k, v in sorted(r.params.items())
+                if k not in _SKIP and not isinstance(v, dict)
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows).fillna("")
 
@@ -98,23 +112,35 @@ class ReleasesView(View):
     def _table(self):
         lab = self.lab
         if lab.mode != "private":
-            return md("Demo data: nothing is released or stored; results follow the sliders. "
-                      "Load private data (upload or registry) to see its releases here.",
-                      css_classes=["pc-releases-view"])
+            return md(
+                "Demo data: nothing is released or stored; results follow the sliders. "
+                "Load private data (upload or registry) to see its releases here.",
+                css_classes=["pc-releases-view"],
+            )
         curator = lab.ledger.curator
         if curator is None:
-            return md(f"No budget ledger: {lab.ledger.error or 'no releases'}.",
-                      css_classes=["pc-releases-view"])
+            return md(
+                f"No budget ledger: {lab.ledger.error or 'no releases'}.",
+                css_classes=["pc-releases-view"],
+            )
         releases = curator.releases()
         if not releases:
             return md("No release of this data yet.", css_classes=["pc-releases-view"])
         df = table(releases, lab.settings.specs)
         return pn.Column(
-            md(f"**{len(df)} release{'s' * (len(df) != 1)}** of this source (newest first).",
-               css_classes=["pc-releases-view"]),
-            pn.pane.DataFrame(df, escape=True, index=False, sizing_mode="stretch_width",
-                              css_classes=["pc-releases-table"]),
-            sizing_mode="stretch_width")
+            md(
+                f"**{len(df)} release{'s' * (len(df) != 1)}** of this source (newest first).",
+                css_classes=["pc-releases-view"],
+            ),
+            pn.pane.DataFrame(
+                df,
+                escape=True,
+                index=False,
+                sizing_mode="stretch_width",
+                css_classes=["pc-releases-table"],
+            ),
+            sizing_mode="stretch_width",
+        )
 
     def __panel__(self):
         return pn.Column(teach(TEACH), self._table, sizing_mode="stretch_width")

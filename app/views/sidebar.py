@@ -1,5 +1,6 @@
 """The sidebar: the data panel (presets, registry, upload), the settings panel (task, algorithm,
 privacy, Release) and the ledger panel (budget, charges, stored releases)."""
+
 import re
 
 import numpy as np
@@ -30,19 +31,21 @@ def parse_box_lines(text, names):
         try:
             lo, hi = float(parts[-2]), float(parts[-1])
         except (IndexError, ValueError):
-            raise ValueError(f"line {i + 1} ({line.strip()[:40]!r}): expected two numbers, "
-                             "lower and upper") from None
+            raise ValueError(
+                f"line {i + 1} ({line.strip()[:40]!r}): expected two numbers, lower and upper"
+            ) from None
         label = " ".join(parts[:-2])
         j = names.index(label) if label in names else i
         if j >= d:
             raise ValueError(f"line {i + 1}: the data have {d} columns")
         lower[j], upper[j] = lo, hi
-    if len(lines) == 1 and not label:          # one unnamed line: one box for every column
+    if len(lines) == 1 and not label:  # one unnamed line: one box for every column
         return [lo] * d, [hi] * d
     missing = [names[j] for j in range(d) if lower[j] is None]
     if missing:
-        raise ValueError(f"no box for column(s) {', '.join(missing[:5])}: paste one line per "
-                         f"column ({d} lines)")
+        raise ValueError(
+            f"no box for column(s) {', '.join(missing[:5])}: paste one line per column ({d} lines)"
+        )
     return lower, upper
 
 
@@ -53,55 +56,76 @@ class DataPanel(View):
         super().__init__(**params)
         data = self.lab.data
         self.source = pn.widgets.RadioButtonGroup.from_param(
-            data.param.source, options={"Preset": "preset", "Registry": "registry",
-                                        "Upload": "upload"}, sizing_mode="stretch_width")
+            data.param.source,
+            options={"Preset": "preset", "Registry": "registry", "Upload": "upload"},
+            sizing_mode="stretch_width",
+        )
         self.preset = pn.widgets.Select.from_param(
-            data.param.preset, options={label: key for key, (label, _) in PRESETS.items()},
-            label="preset")
-        self.sliders = pn.Param(data, parameters=["n_samples", "n_features", "n_clusters",
-                                                  "subspace_dim", "noise", "seed"],
-                                show_name=False, sizing_mode="stretch_width")
+            data.param.preset,
+            options={label: key for key, (label, _) in PRESETS.items()},
+            label="preset",
+        )
+        self.sliders = pn.Param(
+            data,
+            parameters=["n_samples", "n_features", "n_clusters", "subspace_dim", "noise", "seed"],
+            show_name=False,
+            sizing_mode="stretch_width",
+        )
         self.registry = pn.widgets.Select.from_param(data.param.registry_name)
         mb = max_upload_bytes() / 2**20
         self.dropper = self._new_dropper()
-        self.error = pn.pane.Alert("", alert_type="danger", visible=False,
-                                   css_classes=["pc-upload-error"], sizing_mode="stretch_width")
+        self.error = pn.pane.Alert(
+            "",
+            alert_type="danger",
+            visible=False,
+            css_classes=["pc-upload-error"],
+            sizing_mode="stretch_width",
+        )
         self.lab.data.param.watch(self._error, "error")
         self._error()
-        self.upload_help = md(f"CSV/TSV (numeric columns, optional header), NPY/NPZ (no pickle) "
-                               f"or Matrix Market MTX, at most {mb:g} MB. Uploaded data is "
-                               "private: it never leaves this session.", css_classes=["pc-help"])
+        self.upload_help = md(
+            f"CSV/TSV (numeric columns, optional header), NPY/NPZ (no pickle) "
+            f"or Matrix Market MTX, at most {mb:g} MB. Uploaded data is "
+            "private: it never leaves this session.",
+            css_classes=["pc-help"],
+        )
         self.no_registry = md("No registry datasets found (set PRIVCLUST_DATA_DIR).")
         # this browser's earlier uploads (listed to this browser only: state/browsers.py)
-        self.my_uploads = pn.widgets.Select(label="your uploads (this browser only, until the "
-                                                  "server restarts)",
-                                            sizing_mode="stretch_width",
-                                            css_classes=["pc-my-uploads"])
+        self.my_uploads = pn.widgets.Select(
+            label="your uploads (this browser only, until the server restarts)",
+            sizing_mode="stretch_width",
+            css_classes=["pc-my-uploads"],
+        )
         self.my_uploads.param.watch(self._pick_upload, "value")
         data.param.watch(self._sync_uploads, ["upload_id", "dataset"])
         self._sync_uploads()
-        self.groups = {"preset": pn.Column(self.preset, self.sliders, sizing_mode="stretch_width"),
-                       "registry": pn.Column(self.registry, self.no_registry,
-                                             sizing_mode="stretch_width"),
-                       "upload": pn.Column(self.dropper, self.my_uploads, self.upload_help,
-                                           sizing_mode="stretch_width")}
+        self.groups = {
+            "preset": pn.Column(self.preset, self.sliders, sizing_mode="stretch_width"),
+            "registry": pn.Column(self.registry, self.no_registry, sizing_mode="stretch_width"),
+            "upload": pn.Column(
+                self.dropper, self.my_uploads, self.upload_help, sizing_mode="stretch_width"
+            ),
+        }
         data.param.watch(self._choice, "source")
         self._choice()
 
     def _sync_uploads(self, *events):
         data = self.lab.data
         options = data.upload_names()
-        self.my_uploads.param.update(options=options, visible=bool(options),
-                                     value=data.upload_id if data.upload_id in options.values()
-                                     else None)
+        self.my_uploads.param.update(
+            options=options,
+            visible=bool(options),
+            value=data.upload_id if data.upload_id in options.values() else None,
+        )
 
     def _pick_upload(self, event):
         if event.new is not None and event.new != self.lab.data.upload_id:
             self.lab.data.upload_id = event.new
 
     def _new_dropper(self):
-        return upload_dropper(self.lab.data.upload, self._on_reject, UPLOAD_EXTENSIONS,
-                              "pc-dropper")
+        return upload_dropper(
+            self.lab.data.upload, self._on_reject, UPLOAD_EXTENSIONS, "pc-dropper"
+        )
 
     def _reset_dropper(self):
         """A rejected file must not stay listed as "Upload complete": the drop zone is
@@ -122,10 +146,11 @@ class DataPanel(View):
 
     def _error(self, *events):
         err = self.lab.data.error
-        self.error.param.update(object=f"**Could not use this data.** {escape(err)}" if err else "",
-                                visible=bool(err))
+        self.error.param.update(
+            object=f"**Could not use this data.** {escape(err)}" if err else "", visible=bool(err)
+        )
         if err and events and self.lab.data.source == "upload":
-            pn.state.execute(self._reset_dropper)   # after the dropper's own event is handled
+            pn.state.execute(self._reset_dropper)  # after the dropper's own event is handled
 
     @param.depends("lab.data.dataset", "lab.settings.owner_view")
     def _summary(self):
@@ -134,12 +159,20 @@ class DataPanel(View):
             return md("No dataset loaded.")
         kind = "public demo data" if ds.public else "private data"
         sparse = ", sparse" if ds.is_sparse else ""
-        return md(f"**{escape(ds.name)}**: {size_text(self.lab, ds)}{sparse} ({kind}).",
-                   css_classes=["pc-data-summary"])
+        return md(
+            f"**{escape(ds.name)}**: {size_text(self.lab, ds)}{sparse} ({kind}).",
+            css_classes=["pc-data-summary"],
+        )
 
     def __panel__(self):
-        return pn.Column("### Data", self.source, *self.groups.values(), self.error, self._summary,
-                         sizing_mode="stretch_width")
+        return pn.Column(
+            "### Data",
+            self.source,
+            *self.groups.values(),
+            self.error,
+            self._summary,
+            sizing_mode="stretch_width",
+        )
 
 
 class SettingsPanel(View):
@@ -149,28 +182,42 @@ class SettingsPanel(View):
         super().__init__(**params)
         s = self.lab.settings
         self.task = pn.widgets.Select.from_param(
-            s.param.task, options={v: k for k, v in catalogue.TASKS.items()}, label="task",
-            css_classes=["pc-task"])
-        self.algorithm = pn.widgets.Select(label="algorithm", sizing_mode="stretch_width",
-                                           css_classes=["pc-algorithm"])
+            s.param.task,
+            options={v: k for k, v in catalogue.TASKS.items()},
+            label="task",
+            css_classes=["pc-task"],
+        )
+        self.algorithm = pn.widgets.Select(
+            label="algorithm", sizing_mode="stretch_width", css_classes=["pc-algorithm"]
+        )
         self.algorithm.param.watch(self._pick, "value")
         s.param.watch(self._sync_algorithms, ["task", "algorithm"])
         self._sync_algorithms()
-        self.epsilon = pn.widgets.DiscreteSlider(label="ε (epsilon, log scale)",
-                                                 options=EPSILON_GRID, value=self._snap(s.epsilon),
-                                                 sizing_mode="stretch_width",
-                                                 css_classes=["pc-epsilon"])
+        self.epsilon = pn.widgets.DiscreteSlider(
+            label="ε (epsilon, log scale)",
+            options=EPSILON_GRID,
+            value=self._snap(s.epsilon),
+            sizing_mode="stretch_width",
+            css_classes=["pc-epsilon"],
+        )
         # "value", not "value_throttled": a keyboard step changes only "value" (the page's
         # sliders are throttled, so a drag still sends one value on release)
         self.epsilon.param.watch(lambda e: setattr(s, "epsilon", float(e.new)), "value")
         s.param.watch(lambda e: setattr(self.epsilon, "value", self._snap(e.new)), "epsilon")
         self.delta = pn.widgets.FloatInput.from_param(s.param.delta, step=1e-6, format="0.000000")
         self.seed = pn.widgets.IntInput.from_param(s.param.seed, css_classes=["pc-seed"])
-        self.seed_note = md("Private data: every release draws fresh randomness; the seed "
-                             "applies to demo data only.", css_classes=["pc-seed-note"])
+        self.seed_note = md(
+            "Private data: every release draws fresh randomness; the seed "
+            "applies to demo data only.",
+            css_classes=["pc-seed-note"],
+        )
         self.owner = pn.widgets.Checkbox.from_param(s.param.owner_view, css_classes=["pc-owner"])
-        self.release = pn.widgets.Button(label="Release", color="primary",
-                                         sizing_mode="stretch_width", css_classes=["pc-release"])
+        self.release = pn.widgets.Button(
+            label="Release",
+            color="primary",
+            sizing_mode="stretch_width",
+            css_classes=["pc-release"],
+        )
         self.release.on_click(lambda e: self.lab.param.trigger("release"))
         self.demo_note = md("Demo data: results follow the sliders (no Release needed).")
         self.stale_note = md("Settings changed since the last release.")
@@ -202,20 +249,32 @@ class SettingsPanel(View):
         try:
             kind = self.lab.kind(spec)
         except ValueError as exc:  # public settings only: safe to show in full
-            return md(f"**{spec.label}**: these settings are not valid for this data: "
-                      f"{escape(exc)}. Nothing can run until they are changed.",
-                      css_classes=["pc-kind", "pc-kind-invalid"])
+            return md(
+                f"**{spec.label}**: these settings are not valid for this data: "
+                f"{escape(exc)}. Nothing can run until they are changed.",
+                css_classes=["pc-kind", "pc-kind-invalid"],
+            )
         label = {"cell": "cell-level", "none": "NOT private"}.get(kind, kind)
         extra = ""
         if kind == "none" and self.lab.mode == "private":
-            extra = (" On private data it runs only in the data owner view, marked NOT "
-                     "PRIVATE; it is never released or downloaded." if s.owner_view else
-                     " Release refuses it on private data.")
-        return md(f"**{spec.label}** — *{label}*: {catalogue.KIND_TEXT[kind]}{extra}",
-                   css_classes=["pc-kind"])
+            extra = (
+                " On private data it runs only in the data owner view, marked NOT "
+                "PRIVATE; it is never released or downloaded."
+                if s.owner_view
+                else " Release refuses it on private data."
+            )
+        return md(
+            f"**{spec.label}** — *{label}*: {catalogue.KIND_TEXT[kind]}{extra}",
+            css_classes=["pc-kind"],
+        )
 
-    @param.depends("lab.settings.task", "lab.settings.n_clusters", "lab.settings.epsilon",
-                   "lab.data.dataset", "lab.ledger.active")
+    @param.depends(
+        "lab.settings.task",
+        "lab.settings.n_clusters",
+        "lab.settings.epsilon",
+        "lab.data.dataset",
+        "lab.ledger.active",
+    )
     def _kmeans_advice(self):
         """Which private k-means the real-data benchmark recommends for these public facts."""
         s = self.lab.settings
@@ -223,8 +282,9 @@ class SettingsPanel(View):
         if shape is None:
             return md("")
         n, d, unit = shape
-        return md(kmeans_advice(n, d, s.n_clusters, s.epsilon, unit),
-                  css_classes=["pc-kmeans-advice"])
+        return md(
+            kmeans_advice(n, d, s.n_clusters, s.epsilon, unit), css_classes=["pc-kmeans-advice"]
+        )
 
     @param.depends("lab.mode", "lab.settings_changed", "lab.ledger.spent", "lab.result")
     def _cost(self):
@@ -249,19 +309,29 @@ class SettingsPanel(View):
             return pn.Column()
         items = []
         if spec.task_params:
-            items.append(pn.Param(s, parameters=list(spec.task_params), show_name=False,
-                                  sizing_mode="stretch_width"))
+            items.append(
+                pn.Param(
+                    s,
+                    parameters=list(spec.task_params),
+                    show_name=False,
+                    sizing_mode="stretch_width",
+                )
+            )
         if spec.uses_box:
             items.append(self.box)
         if s.algo is not None and spec.params:
             # a slider cannot hold "not set": optional numbers (e.g. DP-tauCC's row cap, the
             # 1-cluster grid step) get a number box that may stay empty
-            optional = {name: (pn.widgets.IntInput if isinstance(p, param.Integer)
-                               else pn.widgets.FloatInput)
-                        for name, p in s.algo.param.objects().items()
-                        if isinstance(p, param.Number) and p.allow_None}
-            items.append(pn.Param(s.algo, show_name=False, sizing_mode="stretch_width",
-                                  widgets=optional))
+            optional = {
+                name: (
+                    pn.widgets.IntInput if isinstance(p, param.Integer) else pn.widgets.FloatInput
+                )
+                for name, p in s.algo.param.objects().items()
+                if isinstance(p, param.Number) and p.allow_None
+            }
+            items.append(
+                pn.Param(s.algo, show_name=False, sizing_mode="stretch_width", widgets=optional)
+            )
         return pn.Column(*items, sizing_mode="stretch_width")
 
     def _box_panel(self):
@@ -270,57 +340,94 @@ class SettingsPanel(View):
         the "Suggest bounds" action (a small, charged release, forecast before it is asked
         for) and, in the data owner view, the share of records outside the box."""
         s = self.lab.settings
-        self.suggest = pn.widgets.Button(label="Suggest bounds (spends ε)", color="warning",
-                                         css_classes=["pc-suggest-bounds"],
-                                         sizing_mode="stretch_width")
+        self.suggest = pn.widgets.Button(
+            label="Suggest bounds (spends ε)",
+            color="warning",
+            css_classes=["pc-suggest-bounds"],
+            sizing_mode="stretch_width",
+        )
         self.suggest.on_click(lambda e: self.lab.worker(self.lab.suggest_bounds))
         # the table shows the box per column; it is edited as text (typed or pasted lines),
         # which needs no table editor in the browser (and so nothing beyond Bokeh's own code)
         self._syncing = False
         # a plain HTML table: Panel's DataFrame pane would fetch its stylesheet from a CDN
-        self.box_table = pn.pane.HTML(self._box_html(), sizing_mode="stretch_width",
-                                      max_height=220, styles={"overflow": "auto"},
-                                      css_classes=["pc-box-table"])
+        self.box_table = pn.pane.HTML(
+            self._box_html(),
+            sizing_mode="stretch_width",
+            max_height=220,
+            styles={"overflow": "auto"},
+            css_classes=["pc-box-table"],
+        )
         self.box_paste = pn.widgets.TextAreaInput(
             name="box per column: edit or paste one line per column",
-            value=self._box_lines(), rows=4, sizing_mode="stretch_width",
+            value=self._box_lines(),
+            rows=4,
+            sizing_mode="stretch_width",
             placeholder="name, lower, upper (or lower, upper in column order; commas, tabs or "
-                        "spaces; one line alone applies to every column)",
-            css_classes=["pc-box-paste"])
+            "spaces; one line alone applies to every column)",
+            css_classes=["pc-box-paste"],
+        )
         self.box_paste.param.watch(self._on_box_paste, "value")
-        self.box_error = pn.pane.Alert("", alert_type="danger", visible=False,
-                                       css_classes=["pc-box-error"], sizing_mode="stretch_width")
+        self.box_error = pn.pane.Alert(
+            "",
+            alert_type="danger",
+            visible=False,
+            css_classes=["pc-box-error"],
+            sizing_mode="stretch_width",
+        )
         s.param.watch(self._sync_box_table, ["feature_box", "feature_names", "lower", "upper"])
         private = pn.Column(
-            md("**Suggest bounds** spends ε on a noisy histogram of each column over "
-               "power-of-two buckets (±2^j), searched up to the largest magnitude you know to be "
-               "possible; the result is a box per column and a release like any other "
-               "(charged, listed in the ledger). The forecast below uses public facts only and "
-               "costs nothing."),
-            pn.Param(s, parameters=["bounds_epsilon", "bounds_largest", "bounds_smallest"],
-                     show_name=False, sizing_mode="stretch_width"),
-            pn.widgets.Checkbox.from_param(s.param.bounds_anyway,
-                                           css_classes=["pc-bounds-anyway"]),
-            self._forecast, self.suggest, self._outside, sizing_mode="stretch_width",
-            visible=self.lab.param.mode.rx() == "private")
+            md(
+                "**Suggest bounds** spends ε on a noisy histogram of each column over "
+                "power-of-two buckets (±2^j), searched up to the largest magnitude you know to be "
+                "possible; the result is a box per column and a release like any other "
+                "(charged, listed in the ledger). The forecast below uses public facts only and "
+                "costs nothing."
+            ),
+            pn.Param(
+                s,
+                parameters=["bounds_epsilon", "bounds_largest", "bounds_smallest"],
+                show_name=False,
+                sizing_mode="stretch_width",
+            ),
+            pn.widgets.Checkbox.from_param(s.param.bounds_anyway, css_classes=["pc-bounds-anyway"]),
+            self._forecast,
+            self.suggest,
+            self._outside,
+            sizing_mode="stretch_width",
+            visible=self.lab.param.mode.rx() == "private",
+        )
         return pn.Column(
-            pn.Param(s, parameters=["lower", "upper"], show_name=False,
-                     sizing_mode="stretch_width"),
+            pn.Param(
+                s, parameters=["lower", "upper"], show_name=False, sizing_mode="stretch_width"
+            ),
             md("Or one box per column:", css_classes=["pc-help"]),
-            self.box_table, self.box_paste, self.box_error,
-            md("The **public box** clips every record to [lower, upper] in each feature and sets "
-               "the noise scale. It must come from what is known about the data's domain (units, "
-               "a sensor's range), never from the records: bounds computed from the data would "
-               "leak them. Too small a box clips the data (centres pile up on its edge); too "
-               "large a box drowns the result in noise.", css_classes=["pc-help", "pc-box-help"]),
-            private, sizing_mode="stretch_width")
+            self.box_table,
+            self.box_paste,
+            self.box_error,
+            md(
+                "The **public box** clips every record to [lower, upper] in each feature and sets "
+                "the noise scale. It must come from what is known about the data's domain (units, "
+                "a sensor's range), never from the records: bounds computed from the data would "
+                "leak them. Too small a box clips the data (centres pile up on its edge); too "
+                "large a box drowns the result in noise.",
+                css_classes=["pc-help", "pc-box-help"],
+            ),
+            private,
+            sizing_mode="stretch_width",
+        )
 
     def _box_frame(self):
         s = self.lab.settings
         d = len(s.feature_names)
         lo, hi = s.box_arrays(d)
-        return pd.DataFrame({"column": list(s.feature_names), "lower": [f"{v:g}" for v in lo],
-                             "upper": [f"{v:g}" for v in hi]})
+        return pd.DataFrame(
+            {
+                "column": list(s.feature_names),
+                "lower": [f"{v:g}" for v in lo],
+                "upper": [f"{v:g}" for v in hi],
+            }
+        )
 
     def _box_html(self):
         """The box per column as an HTML table (names and numbers escaped)."""
@@ -350,8 +457,13 @@ class SettingsPanel(View):
         self.box_error.visible = False
         self._sync_box_table()
 
-    @param.depends("lab.settings.bounds_epsilon", "lab.settings.bounds_largest",
-                   "lab.settings.bounds_smallest", "lab.data.dataset", "lab.ledger.unit")
+    @param.depends(
+        "lab.settings.bounds_epsilon",
+        "lab.settings.bounds_largest",
+        "lab.settings.bounds_smallest",
+        "lab.data.dataset",
+        "lab.ledger.unit",
+    )
     def _forecast(self):
         try:
             forecast = self.lab.bounds_forecast()
@@ -359,17 +471,26 @@ class SettingsPanel(View):
             return md(f"Forecast: {escape(exc)}", css_classes=["pc-bounds-forecast"])
         if forecast is None:
             return md("")
-        return md(f"**Forecast (free):** {escape(forecast.message())}",
-                  css_classes=["pc-bounds-forecast"])
+        return md(
+            f"**Forecast (free):** {escape(forecast.message())}", css_classes=["pc-bounds-forecast"]
+        )
 
-    @param.depends("lab.settings.lower", "lab.settings.upper", "lab.settings.feature_box",
-                   "lab.settings.owner_view", "lab.data.dataset")
+    @param.depends(
+        "lab.settings.lower",
+        "lab.settings.upper",
+        "lab.settings.feature_box",
+        "lab.settings.owner_view",
+        "lab.data.dataset",
+    )
     def _outside(self):
         share = self.lab.outside_share()
         if share is None:
             return md("")
-        return md(f"NOT PRIVATE (data owner view): **{100 * share:.1f} %** of the records lie "
-                  "outside this box.", css_classes=["pc-outside-share"])
+        return md(
+            f"NOT PRIVATE (data owner view): **{100 * share:.1f} %** of the records lie "
+            "outside this box.",
+            css_classes=["pc-outside-share"],
+        )
 
     def _actions(self, *events):
         lab = self.lab
@@ -382,13 +503,25 @@ class SettingsPanel(View):
         self.stale_note.visible = private and lab.stale
 
     def __panel__(self):
-        return pn.Column("### Task and algorithm", self.task, self.algorithm, self._kind,
-                         self._kmeans_advice,
-                         self.epsilon, self.delta, self._params, self.seed, self.seed_note,
-                         self.demo_note,
-                         self.owner, self._cost, self.release,
-                         LargeDataProgress(lab=self.lab), self.stale_note,
-                         sizing_mode="stretch_width")
+        return pn.Column(
+            "### Task and algorithm",
+            self.task,
+            self.algorithm,
+            self._kind,
+            self._kmeans_advice,
+            self.epsilon,
+            self.delta,
+            self._params,
+            self.seed,
+            self.seed_note,
+            self.demo_note,
+            self.owner,
+            self._cost,
+            self.release,
+            LargeDataProgress(lab=self.lab),
+            self.stale_note,
+            sizing_mode="stretch_width",
+        )
 
 
 class LedgerPanel(View):
@@ -397,19 +530,30 @@ class LedgerPanel(View):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.picker = pn.widgets.Select(name="stored releases", options={},
-                                        sizing_mode="stretch_width",
-                                        css_classes=["pc-release-picker"])
-        self.reopen = pn.widgets.Button(label="Re-open release", color="light",
-                                        css_classes=["pc-reopen"], sizing_mode="stretch_width")
+        self.picker = pn.widgets.Select(
+            name="stored releases",
+            options={},
+            sizing_mode="stretch_width",
+            css_classes=["pc-release-picker"],
+        )
+        self.reopen = pn.widgets.Button(
+            label="Re-open release",
+            color="light",
+            css_classes=["pc-reopen"],
+            sizing_mode="stretch_width",
+        )
         self.reopen.on_click(lambda e: self._reopen())
         self.lab.ledger.param.watch(self._sync_picker, ["releases", "active"])
         self._sync_picker()
 
     def _sync_picker(self, *events):
         lg = self.lab.ledger
-        options = {f"#{r['id']} {r['time']:%Y-%m-%d %H:%M} UTC · {r['estimator']} · "
-                   f"ε {r['epsilon']:g}": r["id"] for r in lg.releases[::-1]}
+        options = {
+            f"#{r['id']} {r['time']:%Y-%m-%d %H:%M} UTC · {r['estimator']} · ε {r['epsilon']:g}": r[
+                "id"
+            ]
+            for r in lg.releases[::-1]
+        }
         self.picker.options = options
         visible = lg.active and bool(options)
         self.picker.visible = self.reopen.visible = visible
@@ -418,52 +562,95 @@ class LedgerPanel(View):
         if self.picker.value is not None:
             self.lab.open_release(self.picker.value)
 
-    @param.depends("lab.ledger.total", "lab.ledger.spent", "lab.ledger.active",
-                   "lab.ledger.history", "lab.ledger.releases")
+    @param.depends(
+        "lab.ledger.total",
+        "lab.ledger.spent",
+        "lab.ledger.active",
+        "lab.ledger.history",
+        "lab.ledger.releases",
+    )
     def _ledger(self):
         lg = self.lab.ledger
         if not lg.active:
-            text = ("Demo data: no budget is used." if self.lab.mode == "demo" else
-                    f"No budget ledger: {escape(lg.error)}")
+            text = (
+                "Demo data: no budget is used."
+                if self.lab.mode == "demo"
+                else f"No budget ledger: {escape(lg.error)}"
+            )
             return md(text, css_classes=["pc-ledger"])
         (te, td), (se, sd), (re_, rd) = lg.total, lg.spent, lg.remaining
         unit = "replace-one record" if lg.unit == "replace" else "add/remove one record"
-        head = md(f"Total ε **{te:g}** (δ {td:g}) · spent ε **{se:g}** (δ {sd:g}) · "
-                   f"remaining ε **{re_:g}** (δ {rd:g}). Counted per {unit}; reloading, "
-                   "reordering the records or a view of the same source shares this budget.",
-                   css_classes=["pc-ledger"])
-        bar = pn.indicators.Progress(value=int(round(100 * se / te)) if te else 0, max=100,
-                                     sizing_mode="stretch_width", bar_color="danger")
+        head = md(
+            f"Total ε **{te:g}** (δ {td:g}) · spent ε **{se:g}** (δ {sd:g}) · "
+            f"remaining ε **{re_:g}** (δ {rd:g}). Counted per {unit}; reloading, "
+            "reordering the records or a view of the same source shares this budget.",
+            css_classes=["pc-ledger"],
+        )
+        bar = pn.indicators.Progress(
+            value=int(round(100 * se / te)) if te else 0,
+            max=100,
+            sizing_mode="stretch_width",
+            bar_color="danger",
+        )
         items = [head, bar]
         if not lg.history:
             items.append(md("No charges yet."))
         else:
             rows = []
             for h in lg.history[::-1]:
-                note = relation_note(h["relation"], h["requested_epsilon"], h["epsilon"],
-                                     lg.unit)
+                note = relation_note(h["relation"], h["requested_epsilon"], h["epsilon"], lg.unit)
                 what = str(h.get("what", "")).split("(")[0]
-                result = {"failed": " — failed: nothing released",
-                          "pending": " — release pending"}.get(h.get("result"), "")
-                rows.append({"UTC": f"{h['when']:%H:%M}" if h.get("when") else "",
-                             "ε": f"{h['epsilon']:.4g}", "δ": f"{h['delta']:.2g}",
-                             "what": what[:40] + (f" ({note})" if note else "") + result})
+                result = {
+                    "failed": " — failed: nothing released",
+                    "pending": " — release pending",
+                }.get(h.get("result"), "")
+                rows.append(
+                    {
+                        "UTC": f"{h['when']:%H:%M}" if h.get("when") else "",
+                        "ε": f"{h['epsilon']:.4g}",
+                        "δ": f"{h['delta']:.2g}",
+                        "what": what[:40] + (f" ({note})" if note else "") + result,
+                    }
+                )
             # the sidebar is narrow: few columns, the rest scrolls inside the table's box
-            items.append(pn.pane.DataFrame(pd.DataFrame(rows), escape=True, index=False,
-                                           sizing_mode="stretch_width", max_height=220,
-                                           styles={"overflow": "auto"},
-                                           css_classes=["pc-history"]))
+            items.append(
+                pn.pane.DataFrame(
+                    pd.DataFrame(rows),
+                    escape=True,
+                    index=False,
+                    sizing_mode="stretch_width",
+                    max_height=220,
+                    styles={"overflow": "auto"},
+                    css_classes=["pc-history"],
+                )
+            )
         if lg.releases:
-            df = pd.DataFrame([{"#": r["id"], "UTC": f"{r['time']:%m-%d %H:%M}",
-                                "algorithm": r["estimator"], "ε": f"{r['epsilon']:.4g}"}
-                               for r in lg.releases[::-1]])
-            items += [md("**Stored releases** (public once made; re-opening one charges "
-                          "nothing):"),
-                      pn.pane.DataFrame(df, escape=True, index=False, sizing_mode="stretch_width",
-                                        max_height=220, styles={"overflow": "auto"},
-                                        css_classes=["pc-releases"])]
+            df = pd.DataFrame(
+                [
+                    {
+                        "#": r["id"],
+                        "UTC": f"{r['time']:%m-%d %H:%M}",
+                        "algorithm": r["estimator"],
+                        "ε": f"{r['epsilon']:.4g}",
+                    }
+                    for r in lg.releases[::-1]
+                ]
+            )
+            items += [
+                md("**Stored releases** (public once made; re-opening one charges nothing):"),
+                pn.pane.DataFrame(
+                    df,
+                    escape=True,
+                    index=False,
+                    sizing_mode="stretch_width",
+                    max_height=220,
+                    styles={"overflow": "auto"},
+                    css_classes=["pc-releases"],
+                ),
+            ]
         return pn.Column(*items, sizing_mode="stretch_width")
 
     def __panel__(self):
-        return pn.Column("### Budget ledger", self._ledger, self.picker, self.reopen,
-                         sizing_mode="stretch_width")
+        return pn.Column(
+            "### Budget ledger", self._ledger, self.picker, self.reopen, sizing_mode="stretch_width"
+        )

@@ -1,5 +1,6 @@
 """The Subspaces tab: projector-distance heatmaps of the released subspaces against the truth and
 the baseline."""
+
 import panel as pn
 import param
 
@@ -27,22 +28,37 @@ class SubspacesView(View):
         # truth computed from non-public records is evaluation only (data owner view)
         truth_public = getattr(ds, "truth_public", ds.public)
         if truth is not None and (truth_public or lab.show_raw):
-            items.append(plots.distance_heatmap(
-                projector_distances(S, truth),
-                plots.mark("private vs true subspaces", not truth_public or result.owner_only),
-                "true", "private"))
+            items.append(
+                plots.distance_heatmap(
+                    projector_distances(S, truth),
+                    plots.mark("private vs true subspaces", not truth_public or result.owner_only),
+                    "true",
+                    "private",
+                )
+            )
         base = lab.baseline(result) if lab.show_raw else None
         if base is not None:
-            items.append(plots.distance_heatmap(
-                projector_distances(S, base.subspaces_),
-                plots.mark("private vs non-private", not result.dataset.public), "baseline",
-                "private"))
+            items.append(
+                plots.distance_heatmap(
+                    projector_distances(S, base.subspaces_),
+                    plots.mark("private vs non-private", not result.dataset.public),
+                    "baseline",
+                    "private",
+                )
+            )
         if not items:
-            return md("Nothing to compare with: no public ground truth, and the baseline and "
-                       "truth computed from the records need the data owner view.")
-        return pn.pane.HoloViews(plots.grid(items), sizing_mode="stretch_width",
-                                 css_classes=["pc-subspaces-plot"])
+            return md(
+                "Nothing to compare with: no public ground truth, and the baseline and "
+                "truth computed from the records need the data owner view."
+            )
+        return pn.pane.HoloViews(
+            plots.grid(items), sizing_mode="stretch_width", css_classes=["pc-subspaces-plot"]
+        )
 
     def __panel__(self):
-        return pn.Column(teach(teaching.SUBSPACES), self._plots, MetricsTable(lab=self.lab),
-                         sizing_mode="stretch_width")
+        return pn.Column(
+            teach(teaching.SUBSPACES),
+            self._plots,
+            MetricsTable(lab=self.lab),
+            sizing_mode="stretch_width",
+        )

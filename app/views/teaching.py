@@ -1,15 +1,21 @@
 """Plain-words teaching text shown beside each view (what each view shows and what it
 costs, for readers new to differential privacy). Static, trusted Markdown."""
 
-DEMO_BANNER = ("**Demo data: nothing is spent.** These are public synthetic or bundled data; "
-               "results follow the sliders and no privacy budget is used.")
+DEMO_BANNER = (
+    "**Demo data: nothing is spent.** These are public synthetic or bundled data; "
+    "results follow the sliders and no privacy budget is used."
+)
 
-PRIVATE_BANNER = ("**PRIVATE data{name}.** Nothing runs until you press **Release**; each release "
-                  "is charged to this dataset's budget before it runs. Budget: spent "
-                  "ε {spent:g} of {total:g} (remaining {remaining:g}).")
+PRIVATE_BANNER = (
+    "**PRIVATE data{name}.** Nothing runs until you press **Release**; each release "
+    "is charged to this dataset's budget before it runs. Budget: spent "
+    "ε {spent:g} of {total:g} (remaining {remaining:g})."
+)
 
-OWNER_WARNING = ("**Data owner view is on: plots marked _not private_ are computed on the raw "
-                 "data.** Never share them as private results.")
+OWNER_WARNING = (
+    "**Data owner view is on: plots marked _not private_ are computed on the raw "
+    "data.** Never share them as private results."
+)
 
 CLUSTERS = """**What am I looking at?** Each dot is a record, drawn in two dimensions. On the
 left is the private result, on the right the ordinary (non-private) one, on the same axes.

@@ -28,6 +28,7 @@ priority): run under ``nice`` both sides get the same weight. Writes Markdown (a
 it) with the machine's load average before and after: other work on the machine slows every
 figure. ``tests/app/test_class_server.py`` runs it with six contexts for a few seconds.
 """
+
 import argparse
 import asyncio
 import datetime
@@ -47,12 +48,24 @@ from privclust.app import config
 from privclust.app.cli import serve_command
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "app"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 VIEWPORT = {"width": 1280, "height": 720}
-TARGETS = {"slider_to_plot_p95_s": ("<=", 3.0), "first_result_p95_s": ("<=", 10.0),
-           "gibbs_refresh_per_s_min": (">=", 2.0), "foreign_requests": ("<=", 0),
-           "page_errors": ("<=", 0), "server_tracebacks": ("<=", 0)}
+TARGETS = {
+    "slider_to_plot_p95_s": ("<=", 3.0),
+    "first_result_p95_s": ("<=", 10.0),
+    "gibbs_refresh_per_s_min": (">=", 2.0),
+    "foreign_requests": ("<=", 0),
+    "page_errors": ("<=", 0),
+    "server_tracebacks": ("<=", 0),
+}
 
 JS_TITLES = """() => { const out = [];
   for (const d of (window.Bokeh ? window.Bokeh.documents : []))
@@ -61,14 +74,17 @@ JS_TITLES = """() => { const out = [];
   return out.join('|'); }"""
 # arms a promise: from the next keydown until the first frame whose plot titles differ from
 # the titles at that key press and name an ε (null after the timeout)
-JS_ARM = """(timeout) => { const titles = %s;
+JS_ARM = (
+    """(timeout) => { const titles = %s;
   window.__pc_step = new Promise((resolve) => document.addEventListener('keydown', () => {
     const t0 = performance.now(); const before = titles();
     const frame = () => { const now = titles();
       if (now !== before && now.includes('ε=')) resolve((performance.now() - t0) / 1000);
       else if (performance.now() - t0 > timeout * 1000) resolve(null);
       else requestAnimationFrame(frame); };
-    requestAnimationFrame(frame); }, {once: true, capture: true})); }""" % JS_TITLES
+    requestAnimationFrame(frame); }, {once: true, capture: true})); }"""
+    % JS_TITLES
+)
 JS_TEXT = """(sel) => { const out = [];
   const visit = (root) => root.querySelectorAll('*').forEach((el) => {
     if (el.matches(sel)) out.push((el.shadowRoot ? el.shadowRoot.textContent : '') + el.textContent);
@@ -135,8 +151,9 @@ def percentile(values, q):
 
 
 async def _wait_title(page, timeout):
-    await page.wait_for_function(f"() => ({JS_TITLES})().includes('ε=')", timeout=timeout * 1000,
-                                 polling=100)
+    await page.wait_for_function(
+        f"() => ({JS_TITLES})().includes('ε=')", timeout=timeout * 1000, polling=100
+    )
 
 
 async def slider_user(context, url, seconds, out, rng, first_timeout=180):
@@ -167,13 +184,15 @@ async def sampler_user(context, url, seconds, out, first_timeout=180):
     out["first_result_s"].append(time.perf_counter() - t)
     await page.locator(".bk-tab").filter(has_text=re.compile("^Gibbs$")).first.click()
     await page.locator(".pc-algorithm select").first.select_option(
-        label="Gibbs sampler (asymptotic)")
+        label="Gibbs sampler (asymptotic)"
+    )
     for label, value in (("iterations", "20000"), ("chains", "8")):
         group = page.locator(".bk-input-group").filter(has_text=label).filter(visible=True).first
         await group.locator(".noUi-handle").first.press("End")
         await page.wait_for_function(
             "([el, v]) => el.getAttribute('aria-valuenow') === v",
-            arg=[await group.locator(".noUi-handle").first.element_handle(), f"{value}.0"])
+            arg=[await group.locator(".noUi-handle").first.element_handle(), f"{value}.0"],
+        )
     await page.get_by_role("button", name="Start sampler").click()
 
     async def updates():
@@ -223,12 +242,21 @@ async def _browser_at_our_priority(server_pids, stop):
             pass
 
 
-async def run(url, origin, chromium, n_sliders, n_samplers, seconds, seed, first_timeout=180,
-              server_pids=()):
+async def run(
+    url, origin, chromium, n_sliders, n_samplers, seconds, seed, first_timeout=180, server_pids=()
+):
     from playwright.async_api import async_playwright
-    out = {"first_result_s": [], "slider_to_plot_s": [], "gibbs_refresh_per_s": [],
-           "gibbs_last_info": [], "foreign_requests": [], "page_errors": [], "requests": 0,
-           "server_pids": list(server_pids)}
+
+    out = {
+        "first_result_s": [],
+        "slider_to_plot_s": [],
+        "gibbs_refresh_per_s": [],
+        "gibbs_last_info": [],
+        "foreign_requests": [],
+        "page_errors": [],
+        "requests": 0,
+        "server_pids": list(server_pids),
+    }
     local = (origin, origin.replace("http", "ws"), "data:", "blob:")
 
     async def route(route):
@@ -241,8 +269,10 @@ async def run(url, origin, chromium, n_sliders, n_samplers, seconds, seed, first
 
     def errors(page):
         page.on("pageerror", lambda e: out["page_errors"].append(str(e)[:300]))
-        page.on("console", lambda m: out["page_errors"].append(m.text[:300])
-                if m.type == "error" else None)
+        page.on(
+            "console",
+            lambda m: out["page_errors"].append(m.text[:300]) if m.type == "error" else None,
+        )
 
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=chromium, args=ARGS)
@@ -256,20 +286,28 @@ async def run(url, origin, chromium, n_sliders, n_samplers, seconds, seed, first
             ctx.on("page", errors)
             contexts.append(ctx)
         rng = random.Random(seed)
-        users = [slider_user(c, url, seconds, out, random.Random(rng.random()), first_timeout)
-                 for c in contexts[:n_sliders]]
-        users += [sampler_user(c, url, seconds, out, first_timeout)
-                  for c in contexts[n_sliders:]]
+        users = [
+            slider_user(c, url, seconds, out, random.Random(rng.random()), first_timeout)
+            for c in contexts[:n_sliders]
+        ]
+        users += [sampler_user(c, url, seconds, out, first_timeout) for c in contexts[n_sliders:]]
         results = await asyncio.gather(*users, return_exceptions=True)
         # the browser's processes (Playwright's driver and Chromium) are this process's
         # descendants other than the server's tree
         mine = os.getpid()
         server = set(out.get("server_pids", ()))
         out["browser_cpu_s"] = sum(
-            c for c in (_cpu_seconds(p) for p in _descendants(mine)
-                        if p not in server and not _is_below(p, server)) if c is not None)
-        out["user_failures"] = [f"{type(r).__name__}: {str(r)[:300]}" for r in results
-                                if isinstance(r, BaseException)]
+            c
+            for c in (
+                _cpu_seconds(p)
+                for p in _descendants(mine)
+                if p not in server and not _is_below(p, server)
+            )
+            if c is not None
+        )
+        out["user_failures"] = [
+            f"{type(r).__name__}: {str(r)[:300]}" for r in results if isinstance(r, BaseException)
+        ]
         stop.set()
         await same_priority
         await browser.close()
@@ -289,19 +327,25 @@ def _is_below(pid, ancestors):
     return False
 
 
-def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, seed=0,
-            first_timeout=180):
+def measure(
+    chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, seed=0, first_timeout=180
+):
     """Start a server, drive the contexts, stop it; the raw measurements. ``first_timeout``:
     seconds a page may take to show its first plot (and any other step) before its user fails."""
     import requests
+
     state = tempfile.mkdtemp(prefix="privclust-load-")
     port = _free_port()
     origin = f"http://127.0.0.1:{port}"
     env = dict(os.environ, **{config.STATE_DIR.env: state}, **(env_extra or {}))
     log_path = Path(state) / "server.log"
     log = open(log_path, "w")
-    proc = subprocess.Popen(serve_command("127.0.0.1", port, extra=["--liveness", *extra]),
-                            stdout=log, stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(
+        serve_command("127.0.0.1", port, extra=["--liveness", *extra]),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     try:
         # the warm-up (imports, one throw-away page) takes seconds on an idle machine and
         # minutes on a busy one
@@ -317,8 +361,19 @@ def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, 
             except requests.RequestException:
                 time.sleep(0.1)
         server_cpu0, t0 = _tree_cpu(proc.pid), time.perf_counter()
-        out = asyncio.run(run(f"{origin}/page", origin, chromium, n_sliders, n_samplers,
-                              seconds, seed, first_timeout, server_pids=[proc.pid]))
+        out = asyncio.run(
+            run(
+                f"{origin}/page",
+                origin,
+                chromium,
+                n_sliders,
+                n_samplers,
+                seconds,
+                seed,
+                first_timeout,
+                server_pids=[proc.pid],
+            )
+        )
         out["wall_s"] = time.perf_counter() - t0
         server_cpu1 = _tree_cpu(proc.pid)
         if server_cpu0 is not None and server_cpu1 is not None:
@@ -339,14 +394,17 @@ def measure(chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, 
     out["server_tracebacks_closed_socket"] = closed_socket_tracebacks(text)
     if "Traceback" in text:
         at = text.index("Traceback")
-        out["server_first_traceback"] = text[max(0, at - 300):at + 2000]
+        out["server_first_traceback"] = text[max(0, at - 300) : at + 2000]
     return out
 
 
-CLOSED_PAGE = ("WebSocketClosedError", "StreamClosedError",
-               # Bokeh handled a message of a page after that page's connection was detached
-               # (the page closed): ServerConnection.session asserts it still has one
-               "assert self._session is not None")
+CLOSED_PAGE = (
+    "WebSocketClosedError",
+    "StreamClosedError",
+    # Bokeh handled a message of a page after that page's connection was detached
+    # (the page closed): ServerConnection.session asserts it still has one
+    "assert self._session is not None",
+)
 
 
 def closed_socket_tracebacks(log_text):
@@ -361,18 +419,23 @@ def summary(out):
     lat, first = out["slider_to_plot_s"], out["first_result_s"]
     rates = out["gibbs_refresh_per_s"]
     return {
-        "slider_to_plot_p50_s": percentile(lat, 50), "slider_to_plot_p95_s": percentile(lat, 95),
-        "slider_moves": len(lat), "slider_timeouts": sum(x == float("inf") for x in lat),
-        "first_result_p50_s": percentile(first, 50), "first_result_p95_s": percentile(first, 95),
+        "slider_to_plot_p50_s": percentile(lat, 50),
+        "slider_to_plot_p95_s": percentile(lat, 95),
+        "slider_moves": len(lat),
+        "slider_timeouts": sum(x == float("inf") for x in lat),
+        "first_result_p50_s": percentile(first, 50),
+        "first_result_p95_s": percentile(first, 95),
         "gibbs_refresh_per_s": rates,
         "gibbs_refresh_per_s_min": min(rates) if rates else None,
-        "foreign_requests": len(out["foreign_requests"]), "page_errors": len(out["page_errors"]),
+        "foreign_requests": len(out["foreign_requests"]),
+        "page_errors": len(out["page_errors"]),
         "server_tracebacks": out["server_tracebacks"],
         "server_tracebacks_closed_socket": out.get("server_tracebacks_closed_socket", 0),
         "user_failures": len(out.get("user_failures", [])),
         "wall_s": out.get("wall_s"),
         # CPU seconds over the run, and as a share of the machine (all its cores)
-        "server_cpu_s": out.get("server_cpu_s"), "browser_cpu_s": out.get("browser_cpu_s"),
+        "server_cpu_s": out.get("server_cpu_s"),
+        "browser_cpu_s": out.get("browser_cpu_s"),
         "server_cpu_share": _share(out.get("server_cpu_s"), out.get("wall_s")),
         "browser_cpu_share": _share(out.get("browser_cpu_s"), out.get("wall_s")),
     }
@@ -400,31 +463,39 @@ def write(path, record):
         shown = "not measured" if v is None else (f"{v:.3g}" if isinstance(v, float) else v)
         rows.append(f"| {name} | {shown} | {op} {target:g} | {'yes' if met(name, v) else 'NO'} |")
     o = record["raw"]
-    md = [f"# A class on one server ({record['when_utc']})", "",
-          f"Command: `{record['command']}` (git {record['git_head']}); {os.cpu_count()} CPUs; "
-          f"{record['sliders']} slider contexts + {record['samplers']} Gibbs contexts at once, "
-          f"{record['seconds']:g} s of activity each, one Chromium on the same machine.", "",
-          f"Machine load before: `{record['uptime_before']}`", "",
-          f"Machine load after: `{record['uptime_after']}`", "",
-          "Other developers share this machine: the figures ran under the load above.", "",
-          *rows, "",
-          f"- slider -> new plot: p50 {_f(s['slider_to_plot_p50_s'])} s, p95 "
-          f"{_f(s['slider_to_plot_p95_s'])} s over {s['slider_moves']} moves "
-          f"({s['slider_timeouts']} without a new plot within 60 s)",
-          f"- first result: p50 {_f(s['first_result_p50_s'])} s, p95 "
-          f"{_f(s['first_result_p95_s'])} s",
-          f"- CPU over the {_f(s['wall_s'])} s run: server {_f(s['server_cpu_s'])} s "
-          f"({_pct(s['server_cpu_share'])} of the machine), browser (Chromium and its driver) "
-          f"{_f(s['browser_cpu_s'])} s ({_pct(s['browser_cpu_share'])}); the rest went to "
-          f"other work on the machine",
-          f"- Gibbs diagnostic updates per second, per sampler: "
-          f"{', '.join(_f(r) for r in s['gibbs_refresh_per_s'])}",
-          f"- requests: {o['requests']}, to other hosts: {s['foreign_requests']} "
-          f"{sorted(set(o['foreign_requests']))[:5]}; page errors: {o['page_errors'][:5]}; "
-          f"server tracebacks: {s['server_tracebacks']} (of which a page closed while the "
-          f"server was sending to it or handling its last messages: "
-          f"{s['server_tracebacks_closed_socket']}); users that failed: "
-          f"{o.get('user_failures')}", ""]
+    md = [
+        f"# A class on one server ({record['when_utc']})",
+        "",
+        f"Command: `{record['command']}` (git {record['git_head']}); {os.cpu_count()} CPUs; "
+        f"{record['sliders']} slider contexts + {record['samplers']} Gibbs contexts at once, "
+        f"{record['seconds']:g} s of activity each, one Chromium on the same machine.",
+        "",
+        f"Machine load before: `{record['uptime_before']}`",
+        "",
+        f"Machine load after: `{record['uptime_after']}`",
+        "",
+        "Other developers share this machine: the figures ran under the load above.",
+        "",
+        *rows,
+        "",
+        f"- slider -> new plot: p50 {_f(s['slider_to_plot_p50_s'])} s, p95 "
+        f"{_f(s['slider_to_plot_p95_s'])} s over {s['slider_moves']} moves "
+        f"({s['slider_timeouts']} without a new plot within 60 s)",
+        f"- first result: p50 {_f(s['first_result_p50_s'])} s, p95 {_f(s['first_result_p95_s'])} s",
+        f"- CPU over the {_f(s['wall_s'])} s run: server {_f(s['server_cpu_s'])} s "
+        f"({_pct(s['server_cpu_share'])} of the machine), browser (Chromium and its driver) "
+        f"{_f(s['browser_cpu_s'])} s ({_pct(s['browser_cpu_share'])}); the rest went to "
+        f"other work on the machine",
+        f"- Gibbs diagnostic updates per second, per sampler: "
+        f"{', '.join(_f(r) for r in s['gibbs_refresh_per_s'])}",
+        f"- requests: {o['requests']}, to other hosts: {s['foreign_requests']} "
+        f"{sorted(set(o['foreign_requests']))[:5]}; page errors: {o['page_errors'][:5]}; "
+        f"server tracebacks: {s['server_tracebacks']} (of which a page closed while the "
+        f"server was sending to it or handling its last messages: "
+        f"{s['server_tracebacks_closed_socket']}); users that failed: "
+        f"{o.get('user_failures')}",
+        "",
+    ]
     path.write_text("\n".join(md))
 
 
@@ -442,38 +513,64 @@ def main(argv=None):
     extra = []
     if "--" in argv:
         cut = argv.index("--")
-        argv, extra = argv[:cut], argv[cut + 1:]
+        argv, extra = argv[:cut], argv[cut + 1 :]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sliders", type=int, default=10)
     parser.add_argument("--samplers", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=90.0)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--first-timeout", type=float, default=180.0,
-                        help="seconds a page may take for its first plot (or any other step) "
-                             "before its user counts as failed")
-    parser.add_argument("--results", default=str(RESULTS / "load.md"),
-                        help="Markdown result file (JSON beside it); '' writes none")
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH")
-                        or shutil.which("chromium"))
+    parser.add_argument(
+        "--first-timeout",
+        type=float,
+        default=180.0,
+        help="seconds a page may take for its first plot (or any other step) "
+        "before its user counts as failed",
+    )
+    parser.add_argument(
+        "--results",
+        default=str(RESULTS / "load.md"),
+        help="Markdown result file (JSON beside it); '' writes none",
+    )
+    parser.add_argument(
+        "--chromium", default=os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
+    )
     args = parser.parse_args(argv)
     if not args.chromium:
         parser.error("no chromium found (apt-get install chromium, or --chromium PATH)")
     before = _uptime()
-    out = measure(args.chromium, args.sliders, args.samplers, args.seconds, extra,
-                  seed=args.seed, first_timeout=args.first_timeout)
+    out = measure(
+        args.chromium,
+        args.sliders,
+        args.samplers,
+        args.seconds,
+        extra,
+        seed=args.seed,
+        first_timeout=args.first_timeout,
+    )
     after = _uptime()
     s = summary(out)
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent,
+            timeout=5,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
-    record = {"when_utc": datetime.datetime.now(datetime.UTC).isoformat(
-                  timespec="seconds"),
-              "command": "python benchmarks/app/load.py " + " ".join(given),
-              "git_head": commit, "uptime_before": before, "uptime_after": after,
-              "sliders": args.sliders, "samplers": args.samplers, "seconds": args.seconds,
-              "summary": s, "raw": out}
+    record = {
+        "when_utc": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "command": "python benchmarks/app/load.py " + " ".join(given),
+        "git_head": commit,
+        "uptime_before": before,
+        "uptime_after": after,
+        "sliders": args.sliders,
+        "samplers": args.samplers,
+        "seconds": args.seconds,
+        "summary": s,
+        "raw": out,
+    }
     print(json.dumps(s, indent=2, default=str))
     for name in TARGETS:
         print(f"{name}: {s[name]} ({'met' if met(name, s[name]) else 'NOT MET'})")

@@ -12,6 +12,7 @@ any to a host other than the server is reported. Needs the test extra (playwrigh
 chromium binary; it downloads nothing. Figures are whatever this machine measured at that
 moment (other work on the machine slows them); re-run to refresh them.
 """
+
 import argparse
 import datetime
 import json
@@ -31,8 +32,15 @@ from privclust.app.cli import serve_command
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "app"
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 JS_TITLES = """() => { const out = [];
   for (const d of (window.Bokeh ? window.Bokeh.documents : []))
     for (const m of d.all_models) if (m.type === 'Title' || m.constructor.name === 'Title')
@@ -55,16 +63,22 @@ JS_SHOWN = """const find = (root, pred) => { for (const el of root.querySelector
   const when_shown = (t0, sel, text, resolve) => { const frame = () => shown(sel, text) ?
     resolve((performance.now() - t0) / 1000) : requestAnimationFrame(frame);
     requestAnimationFrame(frame); };"""
-JS_SWITCH = """async ([tab, sel, text]) => { %s
+JS_SWITCH = (
+    """async ([tab, sel, text]) => { %s
   const header = find(document, (el) => el.classList.contains('bk-tab') &&
                                        el.textContent.trim() === tab);
   const t0 = performance.now();
   header.click();
-  return await new Promise((resolve) => when_shown(t0, sel, text, resolve)); }""" % JS_SHOWN
-JS_ARM_ECHO = """([sel, text]) => { %s
+  return await new Promise((resolve) => when_shown(t0, sel, text, resolve)); }"""
+    % JS_SHOWN
+)
+JS_ARM_ECHO = (
+    """([sel, text]) => { %s
   window.__privclust_echo = new Promise((resolve) => document.addEventListener('keydown',
     () => when_shown(performance.now(), sel, text, resolve), {once: true, capture: true})); }
-""" % JS_SHOWN
+"""
+    % JS_SHOWN
+)
 
 
 def _switch_to(page, tab):
@@ -114,11 +128,14 @@ def _tab(page, name):
     page.wait_for_timeout(1500)
 
 
-VIEWPORT = {"width": 1366, "height": 768}   # a common laptop screen: the README's screenshots
+VIEWPORT = {"width": 1366, "height": 768}  # a common laptop screen: the README's screenshots
 
 TARGETS = {  # the dashboard's performance targets (seconds; Gibbs refreshes per second)
-    "server_ready_s": 3.0, "first_page_s": 2.0, "demo_update_after_slider_s": 2.0,
-    "gibbs_refresh_per_s": 5.0, "round_trip_while_sampling_s": 0.25,
+    "server_ready_s": 3.0,
+    "first_page_s": 2.0,
+    "demo_update_after_slider_s": 2.0,
+    "gibbs_refresh_per_s": 5.0,
+    "round_trip_while_sampling_s": 0.25,
 }
 
 
@@ -151,12 +168,17 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
     state = tempfile.mkdtemp(prefix="privclust-tour-")
     port = _free_port()
     origin = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, **{config.STATE_DIR.env: state,
-                              config.OWNER_VIEW.env: "1"})  # the tour shows the owner view
+    env = dict(
+        os.environ, **{config.STATE_DIR.env: state, config.OWNER_VIEW.env: "1"}
+    )  # the tour shows the owner view
     server_log = open(Path(state) / "server.log", "w")
     t0 = time.perf_counter()
-    proc = subprocess.Popen(serve_command("127.0.0.1", port, extra=["--liveness"]),
-                            stdout=server_log, stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(
+        serve_command("127.0.0.1", port, extra=["--liveness"]),
+        stdout=server_log,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     timings = {}
     seen = []  # (step, url) of every request the browser made
     shots = []
@@ -210,8 +232,9 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
                 page.locator(".pc-epsilon .noUi-handle").first.click()
                 t = time.perf_counter()
                 page.keyboard.press(key)
-                _wait(page, lambda: _titles(page) != before and
-                      any("ε=" in x for x in _titles(page)))
+                _wait(
+                    page, lambda: _titles(page) != before and any("ε=" in x for x in _titles(page))
+                )
                 lat.append(time.perf_counter() - t)
             timings["demo_update_after_slider_s"] = lat
             _tab(page, "Data")
@@ -233,7 +256,8 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
                 page.wait_for_timeout(200)
             timings["round_trip_idle_s"] = idle
             page.locator(".pc-algorithm select").first.select_option(
-                label="Gibbs sampler (asymptotic)")
+                label="Gibbs sampler (asymptotic)"
+            )
             page.wait_for_timeout(1500)
             _slider_to(page, "iterations", "End")
             page.wait_for_timeout(500)
@@ -255,8 +279,9 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             span = seen_updates[-1][0] - seen_updates[0][0] if len(seen_updates) > 1 else 0
             timings["gibbs_window_s"] = span
             timings["gibbs_updates_in_window"] = seen_updates[-1][1] - seen_updates[0][1]
-            timings["gibbs_refresh_per_s"] = (timings["gibbs_updates_in_window"] / span
-                                              if span else None)
+            timings["gibbs_refresh_per_s"] = (
+                timings["gibbs_updates_in_window"] / span if span else None
+            )
             # UI round trip while the sampler runs: a tab switch is a message to the server,
             # which renders the tab and sends it back; timed until the new tab is visible.
             # Gibbs (live traces redrawing) -> Trade-off, and back (re-renders the traces:
@@ -267,7 +292,8 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
                 rtt.append(_switch_to(page, "Trade-off"))
                 page.wait_for_timeout(200)
                 page.locator(".bk-input-group").filter(has_text="trials per").first.locator(
-                    ".noUi-handle").first.click()  # focus the slider
+                    ".noUi-handle"
+                ).first.click()  # focus the slider
                 for key in ("ArrowRight", "ArrowLeft"):
                     page.wait_for_timeout(200)
                     echo.append(_echo_trials(page, key))
@@ -285,9 +311,11 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             shot(page, "gibbs_stopped.png")
             _tab(page, "Report")
             shot(page, "report.png")
-            for preset, name in (("Gaussian mixture (SCH19)", "clusters_kmeans_demo.png"),
-                                 ("Planted small ball (NSV16)", "clusters_ball_demo.png"),
-                                 ("Block count matrix (BP25)", "coclusters_demo.png")):
+            for preset, name in (
+                ("Gaussian mixture (SCH19)", "clusters_kmeans_demo.png"),
+                ("Planted small ball (NSV16)", "clusters_ball_demo.png"),
+                ("Block count matrix (BP25)", "coclusters_demo.png"),
+            ):
                 page.locator("select").first.select_option(label=preset)
                 page.wait_for_timeout(2000)
                 _tab(page, "Co-clusters" if "cocl" in name else "Clusters")
@@ -300,7 +328,7 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             shot(page, "tradeoff.png")
             page.locator("select").first.select_option(label="Gaussian mixture (SCH19)")
             page.wait_for_timeout(2000)
-            _tab(page, "Plan")                 # on the Gaussian-mixture demo data
+            _tab(page, "Plan")  # on the Gaussian-mixture demo data
             page.get_by_role("button", name="Run plan").click()
             _wait(page, lambda: "Done in" in page.evaluate(JS_TEXT, ".pc-plan-status"), timeout=300)
             page.wait_for_timeout(1500)
@@ -314,7 +342,8 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
             page.locator("select").first.select_option(label="Union of subspaces (WWS15)")
             page.wait_for_timeout(3000)
             page.locator(".pc-algorithm select").first.select_option(
-                label="Sample-and-aggregate (approx)")
+                label="Sample-and-aggregate (approx)"
+            )
             page.wait_for_timeout(1500)
             # ε is back at 1 after the slider measurements: the default budget is 3 per dataset
             page.get_by_role("button", name="Upload").click()
@@ -349,14 +378,18 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
         shutil.rmtree(state, ignore_errors=True)
         if step[0].startswith("FAILED"):  # the server's side of the story
             print(f"tour {step[0]}; end of the server log:\n{log_text[-4000:]}", file=sys.stderr)
-    timings["foreign_requests"] = sorted({f"{u} ({where})" for where, u in seen
-                                          if not u.startswith((origin, origin.replace(
-                                              "http", "ws"), "data:", "blob:"))})
+    timings["foreign_requests"] = sorted(
+        {
+            f"{u} ({where})"
+            for where, u in seen
+            if not u.startswith((origin, origin.replace("http", "ws"), "data:", "blob:"))
+        }
+    )
     timings["requests"] = len(seen)
     timings["server_log_tracebacks"] = log_text.count("Traceback")
     if "Traceback" in log_text:  # the first one, to start from
         at = log_text.index("Traceback")
-        timings["server_log_first_traceback"] = log_text[max(0, at - 300):at + 1500]
+        timings["server_log_first_traceback"] = log_text[max(0, at - 300) : at + 1500]
     timings["screenshots"] = shots
     return timings
 
@@ -385,22 +418,37 @@ def write_results(path, timings, before, after, outdir, command):
     import bokeh
     import holoviews
     import panel
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent,
+            timeout=5,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
     record = {
         "when_utc": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "command": command, "git_head": commit, "uptime_before": before, "uptime_after": after,
-        "cpus": os.cpu_count(), "python": platform.python_version(),
-        "versions": {"panel": panel.__version__, "bokeh": bokeh.__version__,
-                     "holoviews": holoviews.__version__},
-        "screenshots_dir": str(outdir), "timings": timings,
-        "targets": {k: {"measured": v, "target": t, "met": ok}
-                    for k, (v, t, ok) in verdict(timings).items()},
+        "command": command,
+        "git_head": commit,
+        "uptime_before": before,
+        "uptime_after": after,
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "versions": {
+            "panel": panel.__version__,
+            "bokeh": bokeh.__version__,
+            "holoviews": holoviews.__version__,
+        },
+        "screenshots_dir": str(outdir),
+        "timings": timings,
+        "targets": {
+            k: {"measured": v, "target": t, "met": ok} for k, (v, t, ok) in verdict(timings).items()
+        },
     }
     path.write_text(json.dumps(record, indent=2, default=str) + "\n")
     rows = ["| measure | measured | target | met |", "|---|---|---|---|"]
@@ -410,53 +458,72 @@ def write_results(path, timings, before, after, outdir, command):
         rows.append(f"| {k} | {shown} | {cmp} {t:g} | {'yes' if ok else 'NO'} |")
     lat = timings.get("demo_update_after_slider_s") or []
     rtt = timings.get("round_trip_while_sampling_s") or []
-    md = [f"# Dashboard tour timings ({record['when_utc']})", "",
-          f"Command: `{command}` (git {commit}); {os.cpu_count()} CPUs; panel "
-          f"{panel.__version__}, bokeh {bokeh.__version__}, holoviews {holoviews.__version__}; "
-          f"{timings.get('browser', '')}.", "",
-          f"Machine load before: `{before}`", "", f"Machine load after: `{after}`", "",
-          "Other developers share this machine: the load above is what the figures ran under.",
-          "Lists (slider updates, round trips) are reported by their worst value. Round trips "
-          "are timed inside the page (performance.now from the click or key press to the first "
-          "animation frame showing the server's answer), not from Python around Playwright's "
-          "click and wait, which would add its actionability checks (~40 ms) and its polling "
-          "back-off (up to 100 ms late).", "",
-          *rows, "",
-          f"- first page of the first session {timings.get('first_page_s', float('nan')):.2f} s; "
-          f"first result visible {timings.get('first_result_s', float('nan')):.2f} s; a later "
-          f"session's page {timings.get('later_page_s', float('nan')):.2f} s",
-          "- server ready includes the warm-up (app/warmup.py: imports and one throw-away "
-          "page render before the server listens)",
-          f"- demo update after a slider change (s): {_fmt(lat)}",
-          f"- Gibbs: first diagnostic shown {timings.get('gibbs_first_update_s', float('nan')):.2f}"
-          f" s after Start (the first run of this server); "
-          f"{timings.get('gibbs_updates_in_window')} diagnostic updates shown in "
-          f"{timings.get('gibbs_window_s', 0):.2f} s",
-          f"- round trips while sampling (timed inside the page, from the click or key press to "
-          f"the first frame showing the server's answer): Gibbs -> Trade-off tab (s): "
-          f"{_fmt(rtt)}; back to the Gibbs tab (re-renders the live traces, s): "
-          f"{_fmt(timings.get('gibbs_tab_rerender_while_sampling_s'))} (sampler still running: "
-          f"{timings.get('sampler_running_during_round_trips')}); a slider key press echoed by "
-          f"the server (s): {_fmt(timings.get('widget_echo_while_sampling_s'))}; the tab switch "
-          f"with nothing running (s): {_fmt(timings.get('round_trip_idle_s'))}",
-          f"- requests: {timings.get('requests')}, to other hosts: "
-          f"{timings.get('foreign_requests')}; browser errors: {timings.get('page_errors')}; "
-          f"console warnings: {timings.get('console_warnings')}; "
-          f"server tracebacks: {timings.get('server_log_tracebacks')}",
-          f"- screenshots ({outdir}): {', '.join(timings.get('screenshots', []))}", ""]
+    md = [
+        f"# Dashboard tour timings ({record['when_utc']})",
+        "",
+        f"Command: `{command}` (git {commit}); {os.cpu_count()} CPUs; panel "
+        f"{panel.__version__}, bokeh {bokeh.__version__}, holoviews {holoviews.__version__}; "
+        f"{timings.get('browser', '')}.",
+        "",
+        f"Machine load before: `{before}`",
+        "",
+        f"Machine load after: `{after}`",
+        "",
+        "Other developers share this machine: the load above is what the figures ran under.",
+        "Lists (slider updates, round trips) are reported by their worst value. Round trips "
+        "are timed inside the page (performance.now from the click or key press to the first "
+        "animation frame showing the server's answer), not from Python around Playwright's "
+        "click and wait, which would add its actionability checks (~40 ms) and its polling "
+        "back-off (up to 100 ms late).",
+        "",
+        *rows,
+        "",
+        f"- first page of the first session {timings.get('first_page_s', float('nan')):.2f} s; "
+        f"first result visible {timings.get('first_result_s', float('nan')):.2f} s; a later "
+        f"session's page {timings.get('later_page_s', float('nan')):.2f} s",
+        "- server ready includes the warm-up (app/warmup.py: imports and one throw-away "
+        "page render before the server listens)",
+        f"- demo update after a slider change (s): {_fmt(lat)}",
+        f"- Gibbs: first diagnostic shown {timings.get('gibbs_first_update_s', float('nan')):.2f}"
+        f" s after Start (the first run of this server); "
+        f"{timings.get('gibbs_updates_in_window')} diagnostic updates shown in "
+        f"{timings.get('gibbs_window_s', 0):.2f} s",
+        f"- round trips while sampling (timed inside the page, from the click or key press to "
+        f"the first frame showing the server's answer): Gibbs -> Trade-off tab (s): "
+        f"{_fmt(rtt)}; back to the Gibbs tab (re-renders the live traces, s): "
+        f"{_fmt(timings.get('gibbs_tab_rerender_while_sampling_s'))} (sampler still running: "
+        f"{timings.get('sampler_running_during_round_trips')}); a slider key press echoed by "
+        f"the server (s): {_fmt(timings.get('widget_echo_while_sampling_s'))}; the tab switch "
+        f"with nothing running (s): {_fmt(timings.get('round_trip_idle_s'))}",
+        f"- requests: {timings.get('requests')}, to other hosts: "
+        f"{timings.get('foreign_requests')}; browser errors: {timings.get('page_errors')}; "
+        f"console warnings: {timings.get('console_warnings')}; "
+        f"server tracebacks: {timings.get('server_log_tracebacks')}",
+        f"- screenshots ({outdir}): {', '.join(timings.get('screenshots', []))}",
+        "",
+    ]
     path.with_suffix(".md").write_text("\n".join(md))
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir", nargs="?", default=str(RESULTS / "screenshots"),
-                        help="folder for the screenshots")
-    parser.add_argument("--results", default=str(RESULTS / "dashboard_tour.json"),
-                        help="write the timings (JSON, and .md) to this file")
-    parser.add_argument("--gibbs-seconds", type=float, default=8.0,
-                        help="how long to watch the live diagnostics (default 8)")
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH")
-                        or shutil.which("chromium"))
+    parser.add_argument(
+        "outdir", nargs="?", default=str(RESULTS / "screenshots"), help="folder for the screenshots"
+    )
+    parser.add_argument(
+        "--results",
+        default=str(RESULTS / "dashboard_tour.json"),
+        help="write the timings (JSON, and .md) to this file",
+    )
+    parser.add_argument(
+        "--gibbs-seconds",
+        type=float,
+        default=8.0,
+        help="how long to watch the live diagnostics (default 8)",
+    )
+    parser.add_argument(
+        "--chromium", default=os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
+    )
     args = parser.parse_args(argv)
     if not args.chromium:
         parser.error("no chromium found (apt-get install chromium, or --chromium PATH)")
@@ -467,8 +534,9 @@ def main(argv=None):
     for k, (v, t, ok) in verdict(timings).items():
         print(f"{k}: {v} (target {t}) {'met' if ok else 'NOT MET'}")
     if args.results:
-        command = "python benchmarks/app/tour.py " + " ".join(argv if argv is not None
-                                                               else sys.argv[1:])
+        command = "python benchmarks/app/tour.py " + " ".join(
+            argv if argv is not None else sys.argv[1:]
+        )
         write_results(args.results, timings, before, after, args.outdir, command)
     return 0
 

@@ -1,4 +1,5 @@
 """Shared helpers for the co-clustering reproduction scripts ([BP25] Figs. 2-3)."""
+
 import csv
 import os
 from pathlib import Path
@@ -13,7 +14,9 @@ RESULTS = Path(__file__).resolve().parents[1] / "results" / "cocluster"
 def load(name):
     """(X csr, labels, n_classes) of a real dataset via PRIVCLUST_DATA_DIR."""
     if not os.environ.get("PRIVCLUST_DATA_DIR"):
-        raise SystemExit("set PRIVCLUST_DATA_DIR (the folder of the real data sets) to run this benchmark")
+        raise SystemExit(
+            "set PRIVCLUST_DATA_DIR (the folder of the real data sets) to run this benchmark"
+        )
     ds = get_dataset(name)
     labels = np.asarray(ds.labels)
     return ds.X.tocsr(), labels, len(np.unique(labels))

@@ -24,6 +24,7 @@ Run:  PRIVCLUST_DATA_DIR=/path/to/data python benchmarks/cocluster/fig2_competit
 Writes benchmarks/results/cocluster/fig2_competitors.csv, fig2_competitors.md and
 competitors_fig2.png.
 """
+
 import argparse
 import csv
 import time
@@ -36,21 +37,23 @@ from sklearn.preprocessing import normalize
 from privclust.core.cocluster import DPNMF, DPTauCoClustering
 from privclust.core.metrics import nmi
 
-try:                                   # DPHD arrives from another branch; run without it
+try:  # DPHD arrives from another branch; run without it
     from privclust.core import BalcanKMeans
 except (ImportError, AttributeError):
     BalcanKMeans = None
 
 DATASETS = ("classic3", "cstr")
 EPS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.5, 2.0, 2.5, 3.0]
-NMF_EPS = [e if e < 1 else 0.99999 for e in EPS if e <= 1]        # (eps, delta) with eps < 1
+NMF_EPS = [e if e < 1 else 0.99999 for e in EPS if e <= 1]  # (eps, delta) with eps < 1
 KMEANS = {"classic3": ([0.1, 0.5, 1.0, 2.0, 3.0], 3), "cstr": ([0.1, 0.5, 1.0, 2.0, 3.0], 5)}
 DELTA = 1e-5
 TAUCC_EVAL, TAUCC_DP = "DP-tauCC (eval labels)", "DP-tauCC (DP labels)"
 KMEANS_NAME, DPHD, NMF = "DP-KMeans (diffprivlib)", "DPHD", "DPNMF"
 # [BP25] Fig. 2 at eps = 1, read approximately from the authors' figure
-PAPER = {"classic3": {TAUCC_EVAL: 0.49, KMEANS_NAME: 0.11, DPHD: 0.0, NMF: 0.47},
-         "cstr": {TAUCC_EVAL: 0.26, KMEANS_NAME: 0.07, DPHD: 0.0, NMF: 0.26}}
+PAPER = {
+    "classic3": {TAUCC_EVAL: 0.49, KMEANS_NAME: 0.11, DPHD: 0.0, NMF: 0.47},
+    "cstr": {TAUCC_EVAL: 0.26, KMEANS_NAME: 0.07, DPHD: 0.0, NMF: 0.26},
+}
 HEADER = ["dataset", "method", "epsilon", "run", "nmi", "seconds"]
 CSV = RESULTS / "fig2_competitors.csv"
 
@@ -86,8 +89,10 @@ def done_keys():
     if not CSV.exists():
         return set()
     with open(CSV, newline="") as fh:
-        return {(r["dataset"], r["method"], float(r["epsilon"]), int(r["run"]))
-                for r in csv.DictReader(fh)}
+        return {
+            (r["dataset"], r["method"], float(r["epsilon"]), int(r["run"]))
+            for r in csv.DictReader(fh)
+        }
 
 
 def run_task(X, y, k, method, eps, run):
@@ -106,6 +111,7 @@ def run_task(X, y, k, method, eps, run):
 
 def main(runs=10, quick=False, fresh=False, nmf_lr=()):
     from tqdm import tqdm
+
     RESULTS.mkdir(parents=True, exist_ok=True)
     if fresh and CSV.exists():
         CSV.unlink()
@@ -132,40 +138,65 @@ def main(runs=10, quick=False, fresh=False, nmf_lr=()):
 
 def read_rows():
     with open(CSV, newline="") as fh:
-        return [(r["dataset"], r["method"], float(r["epsilon"]), int(r["run"]), float(r["nmi"]),
-                 float(r["seconds"])) for r in csv.DictReader(fh)]
+        return [
+            (
+                r["dataset"],
+                r["method"],
+                float(r["epsilon"]),
+                int(r["run"]),
+                float(r["nmi"]),
+                float(r["seconds"]),
+            )
+            for r in csv.DictReader(fh)
+        ]
 
 
 def _at_one(rows, name, method):
     """NMI values at eps = 1 (0.99999 for DPNMF)."""
-    return np.array([r[4] for r in rows if r[0] == name and r[1] == method
-                     and abs(r[2] - 1.0) < 1e-4])
+    return np.array(
+        [r[4] for r in rows if r[0] == name and r[1] == method and abs(r[2] - 1.0) < 1e-4]
+    )
 
 
 def summarise():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows = read_rows()
     methods = [TAUCC_EVAL, TAUCC_DP, KMEANS_NAME, DPHD, NMF]
     methods += sorted({r[1] for r in rows} - set(methods))
-    lines = ["# [BP25] Fig. 2 with its competitors: NMI of the row partition vs epsilon", "",
-             "Protocol: I = 4, K0 = L0 = #classes, rows/columns permuted per run; DPNMF with "
-             "delta = 1e-5 and eps < 1 (1.0 -> 0.99999). Mean NMI (median, runs). Paper values "
-             "read approximately from the authors' figure at eps = 1; the paper's DP-tauCC values "
-             "are its evaluation labels.", "",
-             "## At eps = 1", "", "| dataset | method | paper | ours mean | ours median | runs |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "# [BP25] Fig. 2 with its competitors: NMI of the row partition vs epsilon",
+        "",
+        "Protocol: I = 4, K0 = L0 = #classes, rows/columns permuted per run; DPNMF with "
+        "delta = 1e-5 and eps < 1 (1.0 -> 0.99999). Mean NMI (median, runs). Paper values "
+        "read approximately from the authors' figure at eps = 1; the paper's DP-tauCC values "
+        "are its evaluation labels.",
+        "",
+        "## At eps = 1",
+        "",
+        "| dataset | method | paper | ours mean | ours median | runs |",
+        "|---|---|---|---|---|---|",
+    ]
     for name in DATASETS:
         for method in methods:
             vals = _at_one(rows, name, method)
             paper = PAPER[name].get(method)
-            ours = (f"{vals.mean():.3f} | {np.median(vals):.3f} | {len(vals)}" if len(vals)
-                    else "not run | | 0")
+            ours = (
+                f"{vals.mean():.3f} | {np.median(vals):.3f} | {len(vals)}"
+                if len(vals)
+                else "not run | | 0"
+            )
             lines.append(f"| {name} | {method} | {'' if paper is None else paper} | {ours} |")
-    lines += ["", "## Every epsilon", "", "| dataset | method | eps | runs | mean | median | min | "
-              "max | s/fit |", "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Every epsilon",
+        "",
+        "| dataset | method | eps | runs | mean | median | min | max | s/fit |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     fig, axes = plt.subplots(1, len(DATASETS), figsize=(11, 4))
     for ax, name in zip(axes, DATASETS, strict=True):
         for method in methods:
@@ -175,16 +206,28 @@ def summarise():
                 sub = [r for r in rows if r[0] == name and r[1] == method and r[2] == eps]
                 v = np.array([r[4] for r in sub])
                 means.append(v.mean())
-                lines.append(f"| {name} | {method} | {eps} | {len(v)} | {v.mean():.3f} | "
-                             f"{np.median(v):.3f} | {v.min():.3f} | {v.max():.3f} | "
-                             f"{np.mean([r[5] for r in sub]):.2f} |")
+                lines.append(
+                    f"| {name} | {method} | {eps} | {len(v)} | {v.mean():.3f} | "
+                    f"{np.median(v):.3f} | {v.min():.3f} | {v.max():.3f} | "
+                    f"{np.mean([r[5] for r in sub]):.2f} |"
+                )
             if grid:
-                line, = ax.plot(grid, means, marker="o", ms=3, label=method)
+                (line,) = ax.plot(grid, means, marker="o", ms=3, label=method)
                 if method in PAPER[name]:
-                    ax.plot([1.0], [PAPER[name][method]], marker="*", ms=12, ls="none",
-                            color=line.get_color())
-        ax.set(xlabel="epsilon", ylabel="mean NMI (rows)", ylim=(0, 1),
-               title=f"{name} (stars: paper at eps = 1)")
+                    ax.plot(
+                        [1.0],
+                        [PAPER[name][method]],
+                        marker="*",
+                        ms=12,
+                        ls="none",
+                        color=line.get_color(),
+                    )
+        ax.set(
+            xlabel="epsilon",
+            ylabel="mean NMI (rows)",
+            ylim=(0, 1),
+            title=f"{name} (stars: paper at eps = 1)",
+        )
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(RESULTS / "competitors_fig2.png", dpi=110)
@@ -197,7 +240,12 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="one DP-KMeans run per eps")
     parser.add_argument("--fresh", action="store_true", help="discard the partial CSV")
-    parser.add_argument("--nmf-lr", type=float, nargs="*", default=[],
-                        help="extra DPNMF step sizes (default step size 0.1 always runs)")
+    parser.add_argument(
+        "--nmf-lr",
+        type=float,
+        nargs="*",
+        default=[],
+        help="extra DPNMF step sizes (default step size 0.1 always runs)",
+    )
     args = parser.parse_args()
     main(args.runs, args.quick, args.fresh, tuple(args.nmf_lr))

@@ -10,6 +10,7 @@ Run:  PRIVCLUST_DATA_DIR=/path/to/data python benchmarks/cocluster/fig2_nmi_vs_e
                           ~95 % of the run time and its code path does not depend on ours)
 Writes benchmarks/results/cocluster/fig2_nmi.csv, fig2_summary.md, fig2_<dataset>.png.
 """
+
 import csv
 import sys
 import time
@@ -28,17 +29,31 @@ KMEANS = {"classic3": ([0.1, 0.5, 1.0, 2.0, 3.0], 3), "cstr": (EPS, 5)}
 
 def dp_kmeans(X, k, eps, seed):
     from diffprivlib.models import KMeans
+
     dense = X.toarray().astype(float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return KMeans(k, epsilon=eps, bounds=(0.0, float(dense.max())), random_state=seed).fit(dense).labels_
+        return (
+            KMeans(k, epsilon=eps, bounds=(0.0, float(dense.max())), random_state=seed)
+            .fit(dense)
+            .labels_
+        )
 
 
 def _old_kmeans_rows():
     with open(RESULTS / "fig2_nmi.csv", newline="") as fh:
-        return [(r["dataset"], r["method"], float(r["epsilon"]), int(r["run"]), float(r["nmi"]),
-                 float(r["seconds"])) for r in csv.DictReader(fh)
-                if r["method"].startswith("DP-KMeans")]
+        return [
+            (
+                r["dataset"],
+                r["method"],
+                float(r["epsilon"]),
+                int(r["run"]),
+                float(r["nmi"]),
+                float(r["seconds"]),
+            )
+            for r in csv.DictReader(fh)
+            if r["method"].startswith("DP-KMeans")
+        ]
 
 
 def main(runs=10, reuse_kmeans=False):
@@ -51,21 +66,39 @@ def main(runs=10, reuse_kmeans=False):
             X, y = permuted(X0, y0, seed=1000 + run)
             t = time.perf_counter()
             fast = TauCoClustering(k, k, random_state=run).fit(X)
-            rows.append((name, "Fast-tauCC", "", run, nmi(y, fast.row_labels_), time.perf_counter() - t))
+            rows.append(
+                (name, "Fast-tauCC", "", run, nmi(y, fast.row_labels_), time.perf_counter() - t)
+            )
             for eps in EPS:
                 t = time.perf_counter()
                 est = DPTauCoClustering(k, k, epsilon=eps, n_iter=4, random_state=run).fit(X)
                 dt = time.perf_counter() - t
                 rows.append((name, "DP-tauCC (DP labels)", eps, run, nmi(y, est.row_labels_), dt))
-                rows.append((name, "DP-tauCC (eval labels, not private)", eps, run,
-                             nmi(y, est.eval_row_labels_), dt))
+                rows.append(
+                    (
+                        name,
+                        "DP-tauCC (eval labels, not private)",
+                        eps,
+                        run,
+                        nmi(y, est.eval_row_labels_),
+                        dt,
+                    )
+                )
                 if old_kmeans is not None:
                     rows += [r for r in old_kmeans if r[0] == name and r[2] == eps and r[3] == run]
                 elif run < km_runs and eps in km_eps:
                     t = time.perf_counter()
                     labels = dp_kmeans(X, k, eps, run)
-                    rows.append((name, "DP-KMeans (diffprivlib)", eps, run, nmi(y, labels),
-                                 time.perf_counter() - t))
+                    rows.append(
+                        (
+                            name,
+                            "DP-KMeans (diffprivlib)",
+                            eps,
+                            run,
+                            nmi(y, labels),
+                            time.perf_counter() - t,
+                        )
+                    )
             print(name, "run", run, "done", flush=True)
     write_csv("fig2_nmi.csv", rows, ["dataset", "method", "epsilon", "run", "nmi", "seconds"])
     summarise(rows, runs)
@@ -73,20 +106,32 @@ def main(runs=10, reuse_kmeans=False):
 
 def summarise(rows, runs):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    lines = [f"# Fig. 2 reproduction: NMI vs epsilon ({runs} runs; DP-KMeans runs as in KMEANS)", ""]
+    lines = [
+        f"# Fig. 2 reproduction: NMI vs epsilon ({runs} runs; DP-KMeans runs as in KMEANS)",
+        "",
+    ]
     for name in ("classic3", "cstr"):
         sub = [r for r in rows if r[0] == name]
         fast = np.array([r[4] for r in sub if r[1] == "Fast-tauCC"])
-        lines += [f"## {name}", "",
-                  f"Fast-tauCC: mean {fast.mean():.3f}, median {np.median(fast):.3f} "
-                  f"[{fast.min():.3f}-{fast.max():.3f}]", "",
-                  "| method | eps | runs | mean | median | min | max |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            f"## {name}",
+            "",
+            f"Fast-tauCC: mean {fast.mean():.3f}, median {np.median(fast):.3f} "
+            f"[{fast.min():.3f}-{fast.max():.3f}]",
+            "",
+            "| method | eps | runs | mean | median | min | max |",
+            "|---|---|---|---|---|---|---|",
+        ]
         fig, ax = plt.subplots(figsize=(6, 4))
-        for method in ("DP-tauCC (DP labels)", "DP-tauCC (eval labels, not private)",
-                       "DP-KMeans (diffprivlib)"):
+        for method in (
+            "DP-tauCC (DP labels)",
+            "DP-tauCC (eval labels, not private)",
+            "DP-KMeans (diffprivlib)",
+        ):
             grid, means = [], []
             for eps in EPS:
                 vals = np.array([r[4] for r in sub if r[1] == method and r[2] == eps])
@@ -94,12 +139,18 @@ def summarise(rows, runs):
                     continue
                 grid.append(eps)
                 means.append(vals.mean())
-                lines.append(f"| {method} | {eps} | {len(vals)} | {vals.mean():.3f} | "
-                             f"{np.median(vals):.3f} | {vals.min():.3f} | {vals.max():.3f} |")
+                lines.append(
+                    f"| {method} | {eps} | {len(vals)} | {vals.mean():.3f} | "
+                    f"{np.median(vals):.3f} | {vals.min():.3f} | {vals.max():.3f} |"
+                )
             ax.plot(grid, means, marker="o", label=method)
         ax.axhline(fast.mean(), color="k", ls="--", label="Fast-tauCC (non-private)")
-        ax.set(xlabel="epsilon", ylabel="mean NMI (rows)", title=f"{name}: NMI vs epsilon (I = 4)",
-               ylim=(0, 1))
+        ax.set(
+            xlabel="epsilon",
+            ylabel="mean NMI (rows)",
+            title=f"{name}: NMI vs epsilon (I = 4)",
+            ylim=(0, 1),
+        )
         ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(RESULTS / f"fig2_{name}.png", dpi=120)

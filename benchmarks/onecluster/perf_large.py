@@ -4,6 +4,7 @@ Run:  OMP_NUM_THREADS=1 python benchmarks/onecluster/perf_large.py [n] [d]
 Writes benchmarks/results/onecluster/perf_large.md. Each configuration runs in a fresh process
 so the peak RSS (ru_maxrss) is its own.
 """
+
 import json
 import os
 import subprocess
@@ -39,28 +40,44 @@ print(json.dumps({"n": n, "d": d, "counts_s": t_counts, "fit_s": t_fit, "counts_
 
 
 def main():
-    configs = [(int(sys.argv[1]), int(sys.argv[2]))] if len(sys.argv) == 3 else [(100_000, 10), (100_000, 2)]
+    configs = (
+        [(int(sys.argv[1]), int(sys.argv[2]))]
+        if len(sys.argv) == 3
+        else [(100_000, 10), (100_000, 2)]
+    )
     rows = []
     load_start = os.getloadavg()
     for n, d in configs:
         t0 = time.time()
-        out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(d)], capture_output=True,
-                             text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, str(n), str(d)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(rows[-1], f"(wall {time.time() - t0:.1f} s)", flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
-    lines = ["# OneCluster at large n (one fit, eps = 1, delta = 1/n^2, t = n/2, std 0.01)", "",
-             "| n | d | ball counts wall (CPU) s | full fit wall (CPU) s | peak RSS (MB) | r^ | released radius | centre error | reliable |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# OneCluster at large n (one fit, eps = 1, delta = 1/n^2, t = n/2, std 0.01)",
+        "",
+        "| n | d | ball counts wall (CPU) s | full fit wall (CPU) s | peak RSS (MB) | r^ | released radius | centre error | reliable |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        lines.append(f"| {r['n']} | {r['d']} | {r['counts_s']:.1f} ({r['counts_cpu']:.1f}) | "
-                     f"{r['fit_s']:.1f} ({r['fit_cpu']:.1f}) | {r['peak_rss_mb']:.0f} | "
-                     f"{r['good_radius']:.4g} | {r['radius']:.3g} | {r['center_error']:.3g} | {r['reliable']} |")
-    lines += ["", "The full fit recomputes the ball counts (they are included in its time). CPU = process",
-              "time of the single-threaded run (OMP_NUM_THREADS=1); wall time depends on the machine's load.",
-              f"Load average (1, 5, 15 min) at start {tuple(round(x, 2) for x in load_start)}, at end "
-              f"{tuple(round(x, 2) for x in os.getloadavg())} ({os.cpu_count()} cores, shared).",
-              "Command: `OMP_NUM_THREADS=1 python benchmarks/onecluster/perf_large.py`"]
+        lines.append(
+            f"| {r['n']} | {r['d']} | {r['counts_s']:.1f} ({r['counts_cpu']:.1f}) | "
+            f"{r['fit_s']:.1f} ({r['fit_cpu']:.1f}) | {r['peak_rss_mb']:.0f} | "
+            f"{r['good_radius']:.4g} | {r['radius']:.3g} | {r['center_error']:.3g} | {r['reliable']} |"
+        )
+    lines += [
+        "",
+        "The full fit recomputes the ball counts (they are included in its time). CPU = process",
+        "time of the single-threaded run (OMP_NUM_THREADS=1); wall time depends on the machine's load.",
+        f"Load average (1, 5, 15 min) at start {tuple(round(x, 2) for x in load_start)}, at end "
+        f"{tuple(round(x, 2) for x in os.getloadavg())} ({os.cpu_count()} cores, shared).",
+        "Command: `OMP_NUM_THREADS=1 python benchmarks/onecluster/perf_large.py`",
+    ]
     (OUT / "perf_large.md").write_text("\n".join(lines) + "\n")
 
 

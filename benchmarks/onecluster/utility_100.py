@@ -6,6 +6,7 @@ planted centre, the released radius is <= 0.20 and the ball holds >= 90 % of the
 Run:  OMP_NUM_THREADS=1 python benchmarks/onecluster/utility_100.py [trials]
 Writes benchmarks/results/onecluster/utility_100.{csv,md}.
 """
+
 import csv
 import sys
 import time
@@ -25,18 +26,33 @@ def main(trials=100):
     for seed in range(trials):
         data = make_planted_ball(N, 2, n_inliers=T, std=STD, random_state=seed)
         t0 = time.perf_counter()
-        m = OneCluster(T, EPS, DELTA, bounds=(0.0, 1.0), grid_step=2.0 ** -16,
-                       random_state=1000 + seed).fit(data.X)
+        m = OneCluster(
+            T, EPS, DELTA, bounds=(0.0, 1.0), grid_step=2.0**-16, random_state=1000 + seed
+        ).fit(data.X)
         elapsed = time.perf_counter() - t0
         err = float(np.linalg.norm(m.center_ - data.truth["center"]))
         inl = data.X[data.truth["inliers"]]
         cov = float(np.mean(np.linalg.norm(inl - m.center_, axis=1) <= m.radius_))
         ok = err <= 0.05 and m.radius_ <= 0.20 and cov >= 0.90
-        rows.append({"seed": seed, "center_error": err, "radius": m.radius_,
-                     "good_radius": m.good_radius_, "center_radius": m.center_radius_,
-                     "coverage": cov, "success": m.success_, "reliable": m.reliable_,
-                     "passed": ok, "seconds": elapsed})
-        print(seed, {k: (round(v, 4) if isinstance(v, float) else v) for k, v in rows[-1].items()}, flush=True)
+        rows.append(
+            {
+                "seed": seed,
+                "center_error": err,
+                "radius": m.radius_,
+                "good_radius": m.good_radius_,
+                "center_radius": m.center_radius_,
+                "coverage": cov,
+                "success": m.success_,
+                "reliable": m.reliable_,
+                "passed": ok,
+                "seconds": elapsed,
+            }
+        )
+        print(
+            seed,
+            {k: (round(v, 4) if isinstance(v, float) else v) for k, v in rows[-1].items()},
+            flush=True,
+        )
     OUT.mkdir(parents=True, exist_ok=True)
     with open(OUT / "utility_100.csv", "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -54,15 +70,15 @@ grid step 2^-16, defaults of `OneCluster` (EM GoodRadius, GoodCenter with our de
 
 | metric | median | 95th percentile | max |
 |---|---|---|---|
-| centre error | {q('center_error', 50):.4f} | {q('center_error', 95):.4f} | {col['center_error'].max():.4f} |
-| released radius | {q('radius', 50):.4f} | {q('radius', 95):.4f} | {col['radius'].max():.4f} |
-| GoodRadius r^ | {q('good_radius', 50):.4f} | {q('good_radius', 95):.4f} | {col['good_radius'].max():.4f} |
-| GoodCenter rho_C | {np.nanmedian(col['center_radius']):.4f} | {np.nanpercentile(col['center_radius'], 95):.4f} | {np.nanmax(col['center_radius']):.4f} |
-| coverage of planted points | {q('coverage', 50):.4f} | (5th pct) {q('coverage', 5):.4f} | (min) {col['coverage'].min():.4f} |
-| fit time (s) | {q('seconds', 50):.2f} | {q('seconds', 95):.2f} | {col['seconds'].max():.2f} |
+| centre error | {q("center_error", 50):.4f} | {q("center_error", 95):.4f} | {col["center_error"].max():.4f} |
+| released radius | {q("radius", 50):.4f} | {q("radius", 95):.4f} | {col["radius"].max():.4f} |
+| GoodRadius r^ | {q("good_radius", 50):.4f} | {q("good_radius", 95):.4f} | {col["good_radius"].max():.4f} |
+| GoodCenter rho_C | {np.nanmedian(col["center_radius"]):.4f} | {np.nanpercentile(col["center_radius"], 95):.4f} | {np.nanmax(col["center_radius"]):.4f} |
+| coverage of planted points | {q("coverage", 50):.4f} | (5th pct) {q("coverage", 5):.4f} | (min) {col["coverage"].min():.4f} |
+| fit time (s) | {q("seconds", 50):.2f} | {q("seconds", 95):.2f} | {col["seconds"].max():.2f} |
 
-Passed (error <= 0.05, radius <= 0.20, coverage >= 90 %): **{int(col['passed'].sum())} / {trials}**;
-GoodCenter failures: {int((1 - col['success']).sum())}; flagged unreliable: {int((1 - col['reliable']).sum())}.
+Passed (error <= 0.05, radius <= 0.20, coverage >= 90 %): **{int(col["passed"].sum())} / {trials}**;
+GoodCenter failures: {int((1 - col["success"]).sum())}; flagged unreliable: {int((1 - col["reliable"]).sum())}.
 
 Command: `OMP_NUM_THREADS=1 python benchmarks/onecluster/utility_100.py {trials}`
 """

@@ -26,6 +26,7 @@ Run: python benchmarks/planner/sample_synthetic.py [--family kmeans subspace ...
 (about three minutes for all; writes benchmarks/results/planner/sample_synthetic.{json,md},
 merging families run separately)
 """
+
 import argparse
 import json
 import time
@@ -48,8 +49,12 @@ from privclust.core.experiments.planner import (
 from privclust.core.experiments.sweep import trial_seeds
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "planner"
-EPS = {"kmeans": (0.5, 2.0, 10.0, 50.0), "subspace": (1.0, 10.0, 100.0, 1000.0),
-       "onecluster": (0.5, 2.0, 10.0, 50.0), "cocluster": (0.1, 1.0, 10.0)}
+EPS = {
+    "kmeans": (0.5, 2.0, 10.0, 50.0),
+    "subspace": (1.0, 10.0, 100.0, 1000.0),
+    "onecluster": (0.5, 2.0, 10.0, 50.0),
+    "cocluster": (0.1, 1.0, 10.0),
+}
 FRACTION = {"kmeans": 0.1, "subspace": 0.2, "onecluster": 0.1, "cocluster": 0.1}
 SETTINGS = {"subspace": {"gibbs": {"n_iter": 50}}}
 RULES = ("plain", "smoothed", "bracket")
@@ -64,11 +69,11 @@ def _mixture(rng, n, d, k, weights=None, sep=2.0, shape="gauss", scales=None):
         idx = labels == j
         m = int(idx.sum())
         if shape == "gauss":
-            A = rng.normal(size=(d, d)) / np.sqrt(d)      # anisotropic covariance
+            A = rng.normal(size=(d, d)) / np.sqrt(d)  # anisotropic covariance
             Z = rng.normal(size=(m, d)) @ A.T
         elif shape == "t":
             Z = rng.standard_t(3, size=(m, d)) / np.sqrt(3.0)
-        else:                                              # uniform in a ball
+        else:  # uniform in a ball
             V = rng.normal(size=(m, d))
             V /= np.linalg.norm(V, axis=1, keepdims=True)
             Z = V * rng.uniform(size=(m, 1)) ** (1.0 / d) * 1.5
@@ -106,6 +111,7 @@ def _topics(rng, n, d, k, mix, mean_len):
     """Documents mixing a class topic (weight ``mix``) and a shared background; Zipf
     vocabulary; log-normal lengths (a topic-mixture model, not the latent-block twin)."""
     import scipy.sparse as sp
+
     zipf = 1.0 / np.arange(1, d + 1)
     back = zipf / zipf.sum()
     topics = rng.dirichlet(np.full(d, 0.05), size=k)
@@ -118,29 +124,58 @@ def _topics(rng, n, d, k, mix, mean_len):
 
 def cases():
     rng = np.random.default_rng(20240517)
-    out = [("kmeans", name, X, y, {}) for name, X, y in [
-        ("anisotropic k=3 d=4 n=150", *_mixture(rng, 150, 4, 3, sep=1.5)),
-        ("imbalanced k=3 d=8 n=500", *_mixture(rng, 500, 8, 3, weights=[0.6, 0.3, 0.1])),
-        ("uniform balls k=4 d=5 n=1000", *_mixture(rng, 1000, 5, 4, shape="ball")),
-        ("heavy tails k=3 d=4 n=300", *_mixture(rng, 300, 4, 3, shape="t")),
-        ("overlapping k=5 d=6 n=1800", *_mixture(rng, 1800, 6, 5, sep=1.0)),
-        ("scaled features k=3 d=13 n=178",
-         *_mixture(rng, 178, 13, 3, sep=1.2, scales=np.exp(rng.uniform(-2, 5, 13)))),
-    ]]
+    out = [
+        ("kmeans", name, X, y, {})
+        for name, X, y in [
+            ("anisotropic k=3 d=4 n=150", *_mixture(rng, 150, 4, 3, sep=1.5)),
+            ("imbalanced k=3 d=8 n=500", *_mixture(rng, 500, 8, 3, weights=[0.6, 0.3, 0.1])),
+            ("uniform balls k=4 d=5 n=1000", *_mixture(rng, 1000, 5, 4, shape="ball")),
+            ("heavy tails k=3 d=4 n=300", *_mixture(rng, 300, 4, 3, shape="t")),
+            ("overlapping k=5 d=6 n=1800", *_mixture(rng, 1800, 6, 5, sep=1.0)),
+            (
+                "scaled features k=3 d=13 n=178",
+                *_mixture(rng, 178, 13, 3, sep=1.2, scales=np.exp(rng.uniform(-2, 5, 13))),
+            ),
+        ]
+    ]
     rng = np.random.default_rng(20240518)
     out += [
-        ("subspace", "shared direction k=4 d=30 q=5 n=320",
-         *_subspaces(rng, 320, 30, 4, 5, [0.25] * 4, 1), {"subspace_dim": 5}),
-        ("subspace", "imbalanced uniform k=3 d=20 q=4 n=300",
-         *_subspaces(rng, 300, 20, 3, 4, [0.5, 0.3, 0.2], 0, coef="u"), {"subspace_dim": 4}),
-        ("onecluster", "blob in noise d=2 n=1000", *_ball(rng, 1000, 2, 0.6, 0.05),
-         {"bounds": (0.0, 1.0)}),
-        ("onecluster", "elongated d=3 n=600", *_ball(rng, 600, 3, 0.7, 0.03, elong=4.0),
-         {"bounds": (0.0, 1.0)}),
-        ("cocluster", "topics k=3 d=300 n=600", *_topics(rng, 600, 300, 3, 0.5, 60),
-         {"n_col_clusters": 3}),
-        ("cocluster", "weak topics k=4 d=500 n=800", *_topics(rng, 800, 500, 4, 0.3, 100),
-         {"n_col_clusters": 4}),
+        (
+            "subspace",
+            "shared direction k=4 d=30 q=5 n=320",
+            *_subspaces(rng, 320, 30, 4, 5, [0.25] * 4, 1),
+            {"subspace_dim": 5},
+        ),
+        (
+            "subspace",
+            "imbalanced uniform k=3 d=20 q=4 n=300",
+            *_subspaces(rng, 300, 20, 3, 4, [0.5, 0.3, 0.2], 0, coef="u"),
+            {"subspace_dim": 4},
+        ),
+        (
+            "onecluster",
+            "blob in noise d=2 n=1000",
+            *_ball(rng, 1000, 2, 0.6, 0.05),
+            {"bounds": (0.0, 1.0)},
+        ),
+        (
+            "onecluster",
+            "elongated d=3 n=600",
+            *_ball(rng, 600, 3, 0.7, 0.03, elong=4.0),
+            {"bounds": (0.0, 1.0)},
+        ),
+        (
+            "cocluster",
+            "topics k=3 d=300 n=600",
+            *_topics(rng, 600, 300, 3, 0.5, 60),
+            {"n_col_clusters": 3},
+        ),
+        (
+            "cocluster",
+            "weak topics k=4 d=500 n=800",
+            *_topics(rng, 800, 500, 4, 0.3, 100),
+            {"n_col_clusters": 4},
+        ),
     ]
     return out
 
@@ -149,10 +184,14 @@ def split(y, fraction, stratified, seed=7):
     """Seeded random split: the public rows (a ``fraction`` of every class when stratified)."""
     rng = np.random.default_rng(seed)
     if stratified:
-        pub = np.concatenate([rng.permutation(np.flatnonzero(y == c))[
-            :int(round(fraction * np.sum(y == c)))] for c in np.unique(y)])
+        pub = np.concatenate(
+            [
+                rng.permutation(np.flatnonzero(y == c))[: int(round(fraction * np.sum(y == c)))]
+                for c in np.unique(y)
+            ]
+        )
     else:
-        pub = rng.permutation(len(y))[:max(2 * len(np.unique(y)), int(len(y) * fraction))]
+        pub = rng.permutation(len(y))[: max(2 * len(np.unique(y)), int(len(y) * fraction))]
     priv = np.setdiff1d(np.arange(len(y)), pub)
     return np.sort(pub), priv
 
@@ -165,6 +204,7 @@ def real_reference(family, X, y, kw, k):
         return class_subspaces(X, y, kw["subspace_dim"])
     if family == "onecluster":
         from privclust.core.onecluster.baseline import smallest_ball_2approx
+
         return smallest_ball_2approx(X, len(X) // 2)[0]
     return None
 
@@ -190,8 +230,11 @@ def main():
     warnings.simplefilter("ignore")
     path = RESULTS / "sample_synthetic.json"
     old = json.loads(path.read_text()) if path.exists() else {}
-    cells = [c for c in old.get("cells", []) if args.family and
-             c.get("family", "kmeans") not in args.family]
+    cells = [
+        c
+        for c in old.get("cells", [])
+        if args.family and c.get("family", "kmeans") not in args.family
+    ]
     start = time.perf_counter()
     with threadpool_limits(1):
         for family, name, X, labels, kw in cases():
@@ -210,11 +253,24 @@ def main():
             for arm, smooth in (("plain", False), ("smoothed", True)):
                 # one kind of twin per plan (declared), 8 twins each (the 16 twins of the real
                 # calibration), whatever the rule says
-                facts = PublicFacts(family, len(priv), X.shape[1], 1 if family == "onecluster"
-                                    else k, public_sample=X[pub], public_labels=lab,
-                                    twin={"smooth": smooth}, **kw)
-                arms[arm] = plan_utility(facts, epsilons=eps, n_trials=1, n_twins=8,
-                                         random_state=int(smooth), settings=settings).trials
+                facts = PublicFacts(
+                    family,
+                    len(priv),
+                    X.shape[1],
+                    1 if family == "onecluster" else k,
+                    public_sample=X[pub],
+                    public_labels=lab,
+                    twin={"smooth": smooth},
+                    **kw,
+                )
+                arms[arm] = plan_utility(
+                    facts,
+                    epsilons=eps,
+                    n_trials=1,
+                    n_twins=8,
+                    random_state=int(smooth),
+                    settings=settings,
+                ).trials
             metric = PRIMARY[family][0]
             ref = real_reference(family, Xp, yp, kw, k)
             table = makers(family)
@@ -226,8 +282,13 @@ def main():
                         est = table[alg](facts, e, int(s), **settings.get(alg, {})).fit(Xp)
                         vals.append(real_utility(family, Xp, yp, est, ref))
                     real = float(np.median(vals))
-                    cell = {"family": family, "case": name, "algorithm": alg, "epsilon": e,
-                            "real_median": real}
+                    cell = {
+                        "family": family,
+                        "case": name,
+                        "algorithm": alg,
+                        "epsilon": e,
+                        "real_median": real,
+                    }
                     both = []
                     for arm, t in arms.items():
                         v = t[(t.algorithm == alg) & (t.epsilon == e)][metric].to_numpy()
@@ -237,8 +298,10 @@ def main():
                         cell[f"inside_{arm}"] = bool(lo <= real <= hi)
                         cell[f"width_{arm}"] = width(lo, hi, float(np.median(v)))
                     # the envelope of the arms' 10-90 % intervals, as the planner forms it
-                    lo, hi = min(cell["plain"][0], cell["smoothed"][0]), max(cell["plain"][1],
-                                                                             cell["smoothed"][1])
+                    lo, hi = (
+                        min(cell["plain"][0], cell["smoothed"][0]),
+                        max(cell["plain"][1], cell["smoothed"][1]),
+                    )
                     med = float(np.median(np.concatenate(both)))
                     cell["bracket"] = [lo, hi]
                     cell["inside_bracket"] = bool(lo <= real <= hi)
@@ -248,8 +311,11 @@ def main():
     for c in cells:
         c.setdefault("family", "kmeans")
     families = list(dict.fromkeys(c["family"] for c in cells))
-    summary = {"per_family": {}, "cells": len(cells),
-               "seconds": round(time.perf_counter() - start, 1)}
+    summary = {
+        "per_family": {},
+        "cells": len(cells),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
     for fam in families:
         part = [c for c in cells if c["family"] == fam]
         row = {"cells": len(part)}
@@ -261,31 +327,44 @@ def main():
         best = min(ok, key=lambda r: row[f"width_{r}"]) if ok else "bracket"
         row["rule"] = "envelope" if best == "bracket" else best
         summary["per_family"][fam] = row
-    for rule in RULES:                      # all families together (the k-means-only keys)
+    for rule in RULES:  # all families together (the k-means-only keys)
         summary[rule] = float(np.mean([c[f"inside_{rule}"] for c in cells]))
     RESULTS.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"summary": summary, "cells": cells}, indent=1))
-    lines = ["# Public-sample twins on synthetic private data (no real data read)", "",
-             "Public sample: 10 % of the records (subspace: 20 %, stratified by class), 16 twins "
-             "(8 plain bootstraps, 8 smoothed), 5 private runs per cell on the rest. The rule "
-             "per family: the narrowest interval with >= 80 % coverage, else the envelope.", "",
-             "| family | cells | plain: inside, median rel. width | smoothed | envelope | "
-             "rule |", "|---|---|---|---|---|---|"]
+    lines = [
+        "# Public-sample twins on synthetic private data (no real data read)",
+        "",
+        "Public sample: 10 % of the records (subspace: 20 %, stratified by class), 16 twins "
+        "(8 plain bootstraps, 8 smoothed), 5 private runs per cell on the rest. The rule "
+        "per family: the narrowest interval with >= 80 % coverage, else the envelope.",
+        "",
+        "| family | cells | plain: inside, median rel. width | smoothed | envelope | rule |",
+        "|---|---|---|---|---|---|",
+    ]
     for fam, row in summary["per_family"].items():
+
         def fmt(r, row=row):
             w = row[f"width_{r}"]
             return f"{row[r]:.0%}, {'-' if w is None else f'{w:.2f}'}"
-        lines.append(f"| {fam} | {row['cells']} | {fmt('plain')} | {fmt('smoothed')} | "
-                     f"{fmt('bracket')} | {row['rule']} |")
-    lines += ["", "| family | case | algorithm | epsilon | plain [q10, q90] | smoothed [q10, q90] "
-              "| envelope | private median | inside (plain / smoothed / envelope) |",
-              "|---|---|---|---|---|---|---|---|---|"]
+
+        lines.append(
+            f"| {fam} | {row['cells']} | {fmt('plain')} | {fmt('smoothed')} | "
+            f"{fmt('bracket')} | {row['rule']} |"
+        )
+    lines += [
+        "",
+        "| family | case | algorithm | epsilon | plain [q10, q90] | smoothed [q10, q90] "
+        "| envelope | private median | inside (plain / smoothed / envelope) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for c in cells:
         f = lambda iv: f"[{iv[0]:.3g}, {iv[1]:.3g}]"  # noqa: E731
         yn = "/".join("yes" if c[f"inside_{r}"] else "no" for r in RULES)
-        lines.append(f"| {c['family']} | {c['case']} | {c['algorithm']} | {c['epsilon']:g} | "
-                     f"{f(c['plain'])} | {f(c['smoothed'])} | {f(c['bracket'])} | "
-                     f"{c['real_median']:.3g} | {yn} |")
+        lines.append(
+            f"| {c['family']} | {c['case']} | {c['algorithm']} | {c['epsilon']:g} | "
+            f"{f(c['plain'])} | {f(c['smoothed'])} | {f(c['bracket'])} | "
+            f"{c['real_median']:.3g} | {yn} |"
+        )
     (RESULTS / "sample_synthetic.md").write_text("\n".join(lines) + "\n")
     print(json.dumps(summary["per_family"], indent=1))
 

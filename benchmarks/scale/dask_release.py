@@ -27,6 +27,7 @@ that branches, one for the root and one for the leaves' sums; the passes are cou
 
 Writes benchmarks/results/scale/<mode>.{json,md}.
 """
+
 import argparse
 import json
 import os
@@ -42,7 +43,7 @@ import numpy as np
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "scale"
 D = K = 10
 SHARD = 250_000
-BOX = 3 * 2.5 * K ** (1 / D) + 4          # 3 sd of the centres + 4 sd of a cluster (public)
+BOX = 3 * 2.5 * K ** (1 / D) + 4  # 3 sd of the centres + 4 sd of a cluster (public)
 EPS = 1.0
 
 
@@ -62,13 +63,23 @@ def write_shards(folder, n, seed=0):
 
 def estimators(names=("CompressiveKMeans", "DPLloyd")):
     from privclust.core import CompressiveKMeans, DPLloyd, LSHCoresetKMeans
-    every = {"CompressiveKMeans": (CompressiveKMeans(K, epsilon=EPS, bounds=(-BOX, BOX),
-                                                     n_replicates=1), 1),
-             "DPLloyd": (DPLloyd(K, epsilon=EPS, bounds=(-BOX, BOX), n_iter=5,
-                                 neighbouring="replace"), 5),
-             "LSHCoresetKMeans": (LSHCoresetKMeans(K, epsilon=EPS, delta=1e-6,
-                                                   bounds=(-BOX, BOX),
-                                                   neighbouring="replace"), None)}
+
+    every = {
+        "CompressiveKMeans": (
+            CompressiveKMeans(K, epsilon=EPS, bounds=(-BOX, BOX), n_replicates=1),
+            1,
+        ),
+        "DPLloyd": (
+            DPLloyd(K, epsilon=EPS, bounds=(-BOX, BOX), n_iter=5, neighbouring="replace"),
+            5,
+        ),
+        "LSHCoresetKMeans": (
+            LSHCoresetKMeans(
+                K, epsilon=EPS, delta=1e-6, bounds=(-BOX, BOX), neighbouring="replace"
+            ),
+            None,
+        ),
+    }
     return {name: every[name] for name in names}
 
 
@@ -82,11 +93,14 @@ def one_run(folder, n, mode, names):
 
     from privclust.core import Curator, Ledger
     from privclust.core.data.dask_dataset import DaskDataset
+
     client = cluster = None
     if mode == "dask":
         from dask.distributed import Client, LocalCluster
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+
+        cluster = LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        )
         client = Client(cluster)
     else:
         dask.config.set(scheduler="synchronous")
@@ -102,10 +116,13 @@ def one_run(folder, n, mode, names):
             t = time.perf_counter()
             release = cur.release(est)
             wall = time.perf_counter() - t
-            passes = cur.progress()["passes"] - before   # passes over the records
-            out[name] = {"wall_s": wall, "passes": passes, "records_per_s": n * passes / wall,
-                         "centres_finite": bool(np.all(np.isfinite(
-                             release.attributes["cluster_centers_"])))}
+            passes = cur.progress()["passes"] - before  # passes over the records
+            out[name] = {
+                "wall_s": wall,
+                "passes": passes,
+                "records_per_s": n * passes / wall,
+                "centres_finite": bool(np.all(np.isfinite(release.attributes["cluster_centers_"]))),
+            }
         if client is not None:
             out["worker_peak_rss_mb"] = sorted(client.run(_worker_peak_mb).values())
     finally:
@@ -126,18 +143,23 @@ def quality(n, runs):
 
     from privclust.core import Curator, Dataset, Ledger
     from privclust.core.data.dask_dataset import DaskDataset
+
     out = {"n": n, "runs": runs, "epsilon": EPS}
     with tempfile.TemporaryDirectory() as folder:
         write_shards(folder, n)
         X = np.concatenate([np.load(os.path.join(folder, f)) for f in sorted(os.listdir(folder))])
         ref = sse(X, np.clip(centres(), -BOX, BOX))
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        )
         client = Client(cluster)
         try:
-            sources = {"dask": DaskDataset(folder, n_features=D, box=(-BOX, BOX),
-                                           n_public=True, n_samples=n).register(client),
-                       "memory": Dataset(X)}
+            sources = {
+                "dask": DaskDataset(
+                    folder, n_features=D, box=(-BOX, BOX), n_public=True, n_samples=n
+                ).register(client),
+                "memory": Dataset(X),
+            }
             for name, (est, _) in estimators().items():
                 for label, ds in sources.items():
                     vals = []
@@ -145,8 +167,10 @@ def quality(n, runs):
                         # a fresh ledger (and store) each run: an identical request would be
                         # answered from the store
                         cur = Curator(ds, Ledger(10.0, dataset=ds), client=client)
-                        vals.append(sse(X, np.asarray(
-                            cur.release(est).attributes["cluster_centers_"])) / ref)
+                        vals.append(
+                            sse(X, np.asarray(cur.release(est).attributes["cluster_centers_"]))
+                            / ref
+                        )
                     out.setdefault(name, {})[label] = vals
                     print(name, label, np.mean(vals), np.std(vals), flush=True)
         finally:
@@ -161,17 +185,22 @@ def paired(n, seeds):
     from dask.distributed import Client, LocalCluster
 
     from privclust.core.data.dask_dataset import DaskDataset
+
     out = {"n": n, "seeds": []}
     with tempfile.TemporaryDirectory() as folder:
         write_shards(folder, n)
         X = np.concatenate([np.load(os.path.join(folder, f)) for f in sorted(os.listdir(folder))])
         ref = sse(X, np.clip(centres(), -BOX, BOX))
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        )
         client = Client(cluster)
         try:
-            parts = DaskDataset(folder, n_features=D, box=(-BOX, BOX), n_public=True,
-                                n_samples=n).register(client).partitions(client)
+            parts = (
+                DaskDataset(folder, n_features=D, box=(-BOX, BOX), n_public=True, n_samples=n)
+                .register(client)
+                .partitions(client)
+            )
             for seed in range(seeds):
                 fitted = []
                 for data in (X, parts):
@@ -184,22 +213,29 @@ def paired(n, seeds):
                         est._fit_partitioned(parts, rng)
                     fitted.append(est)
                 mem, dist = fitted
-                row = {"seed": seed,
-                       "max_abs_sketch_diff": float(np.abs(mem.sketch_ - dist.sketch_).max()),
-                       "memory": sse(X, mem.cluster_centers_) / ref,
-                       "dask": sse(X, dist.cluster_centers_) / ref}
+                row = {
+                    "seed": seed,
+                    "max_abs_sketch_diff": float(np.abs(mem.sketch_ - dist.sketch_).max()),
+                    "memory": sse(X, mem.cluster_centers_) / ref,
+                    "dask": sse(X, dist.cluster_centers_) / ref,
+                }
                 out["seeds"].append(row)
                 print(row, flush=True)
         finally:
             client.close()
             cluster.close()
     (RESULTS / "paired.json").write_text(json.dumps(out, indent=1))
-    lines = [f"# CompressiveKMeans with the same generators on Dask and in memory (n = {n:.0e}, "
-             "d = k = 10, epsilon = 1, n_replicates = 1)", "",
-             "| seed | max abs sketch difference | relative SSE in memory | relative SSE on Dask |",
-             "|---|---|---|---|"]
-    lines += [f"| {r['seed']} | {r['max_abs_sketch_diff']:.1e} | {r['memory']:.4f} | "
-              f"{r['dask']:.4f} |" for r in out["seeds"]]
+    lines = [
+        f"# CompressiveKMeans with the same generators on Dask and in memory (n = {n:.0e}, "
+        "d = k = 10, epsilon = 1, n_replicates = 1)",
+        "",
+        "| seed | max abs sketch difference | relative SSE in memory | relative SSE on Dask |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['seed']} | {r['max_abs_sketch_diff']:.1e} | {r['memory']:.4f} | {r['dask']:.4f} |"
+        for r in out["seeds"]
+    ]
     (RESULTS / "paired.md").write_text("\n".join(lines) + "\n")
 
 
@@ -220,14 +256,21 @@ def main():
     if args.mode == "quality":
         n = (args.n or [1_000_000])[0]
         out = quality(n, args.runs)
-        lines = [f"# Relative SSE, Dask release vs in-memory release (n = {n:.0e}, d = 10, "
-                 f"k = 10, epsilon = {EPS}, {args.runs} runs each)", "",
-                 "SSE of the released centres / SSE of the generating centres (mean +- sd).", "",
-                 "| estimator | on Dask (2 workers) | in memory |", "|---|---|---|"]
+        lines = [
+            f"# Relative SSE, Dask release vs in-memory release (n = {n:.0e}, d = 10, "
+            f"k = 10, epsilon = {EPS}, {args.runs} runs each)",
+            "",
+            "SSE of the released centres / SSE of the generating centres (mean +- sd).",
+            "",
+            "| estimator | on Dask (2 workers) | in memory |",
+            "|---|---|---|",
+        ]
         for name in estimators():
             a, b = out[name]["dask"], out[name]["memory"]
-            lines.append(f"| {name} | {np.mean(a):.4f} +- {np.std(a):.4f} | "
-                         f"{np.mean(b):.4f} +- {np.std(b):.4f} |")
+            lines.append(
+                f"| {name} | {np.mean(a):.4f} +- {np.std(a):.4f} | "
+                f"{np.mean(b):.4f} +- {np.std(b):.4f} |"
+            )
         (RESULTS / "quality.json").write_text(json.dumps(out, indent=1))
         (RESULTS / "quality.md").write_text("\n".join(lines) + "\n")
         return None
@@ -242,9 +285,24 @@ def main():
             write_shards(folder, n)
             gen = time.perf_counter() - t
             for how in ("dask", "single"):
-                res = subprocess.run([sys.executable, __file__, "_one", "--n", str(n), "--folder",
-                                      folder, "--how", how, "--names", *names],
-                                     capture_output=True, text=True, check=True)
+                res = subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "_one",
+                        "--n",
+                        str(n),
+                        "--folder",
+                        folder,
+                        "--how",
+                        how,
+                        "--names",
+                        *names,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
                 row = json.loads(res.stdout.strip().splitlines()[-1])
                 row["generation_s"] = gen
                 rows = [r for r in rows if (r["n"], r["mode"]) != (n, how)] + [row]
@@ -256,42 +314,65 @@ def main():
 def write_coreset(rows):
     """coreset.{json,md} from the rows measured so far (one per n and mode)."""
     rows = sorted(rows, key=lambda r: (r["n"], r["mode"]))
-    (RESULTS / "coreset.json").write_text(json.dumps({"rows": rows, "cpus": os.cpu_count(),
-                                                      "loadavg_at_end": os.getloadavg()},
-                                                     indent=1))
-    lines = ["# LSHCoresetKMeans releases on Dask through the Curator (d = 10, k = 10, depth "
-             f"20, .npy shards of {SHARD} rows, block_rows = 65536)", "",
-             "| n | run | register s | release s | passes | rec/s | peak RSS per worker MB "
-             "| driver peak RSS MB |", "|---|---|---|---|---|---|---|---|"]
+    (RESULTS / "coreset.json").write_text(
+        json.dumps(
+            {"rows": rows, "cpus": os.cpu_count(), "loadavg_at_end": os.getloadavg()}, indent=1
+        )
+    )
+    lines = [
+        "# LSHCoresetKMeans releases on Dask through the Curator (d = 10, k = 10, depth "
+        f"20, .npy shards of {SHARD} rows, block_rows = 65536)",
+        "",
+        "| n | run | register s | release s | passes | rec/s | peak RSS per worker MB "
+        "| driver peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         ls = r["LSHCoresetKMeans"]
         workers = ", ".join(f"{v:.0f}" for v in r.get("worker_peak_rss_mb", [])) or "-"
-        lines.append(f"| {r['n']:.0e} | {'2 workers' if r['mode'] == 'dask' else 'one process'} "
-                     f"| {r['register_s']:.1f} | {ls['wall_s']:.1f} | {ls['passes']} "
-                     f"| {ls['records_per_s']:.2e} | {workers} | {r['driver_peak_rss_mb']:.0f} |")
-    lines += ["", f"Machine: {os.cpu_count()} cores shared with other jobs; load average at the "
-              f"end {os.getloadavg()}."]
+        lines.append(
+            f"| {r['n']:.0e} | {'2 workers' if r['mode'] == 'dask' else 'one process'} "
+            f"| {r['register_s']:.1f} | {ls['wall_s']:.1f} | {ls['passes']} "
+            f"| {ls['records_per_s']:.2e} | {workers} | {r['driver_peak_rss_mb']:.0f} |"
+        )
+    lines += [
+        "",
+        f"Machine: {os.cpu_count()} cores shared with other jobs; load average at the "
+        f"end {os.getloadavg()}.",
+    ]
     (RESULTS / "coreset.md").write_text("\n".join(lines) + "\n")
 
 
 def write_scale(rows):
     """scale.{json,md} from the rows measured so far (one per n and mode)."""
     rows = sorted(rows, key=lambda r: (r["n"], r["mode"]))
-    (RESULTS / "scale.json").write_text(json.dumps({"rows": rows, "cpus": os.cpu_count(),
-                                                    "loadavg_at_end": os.getloadavg()}, indent=1))
-    lines = ["# Private releases on Dask through the Curator (d = 10, k = 10, .npy shards of "
-             f"{SHARD} rows, block_rows = 65536)", "",
-             "| n | run | register s | CKM s | CKM rec/s | DPLloyd s (5 passes) | DPLloyd rec/s "
-             "| peak RSS per worker MB | driver peak RSS MB |", "|---|---|---|---|---|---|---|---|---|"]
+    (RESULTS / "scale.json").write_text(
+        json.dumps(
+            {"rows": rows, "cpus": os.cpu_count(), "loadavg_at_end": os.getloadavg()}, indent=1
+        )
+    )
+    lines = [
+        "# Private releases on Dask through the Curator (d = 10, k = 10, .npy shards of "
+        f"{SHARD} rows, block_rows = 65536)",
+        "",
+        "| n | run | register s | CKM s | CKM rec/s | DPLloyd s (5 passes) | DPLloyd rec/s "
+        "| peak RSS per worker MB | driver peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         ck, dl = r["CompressiveKMeans"], r["DPLloyd"]
         workers = ", ".join(f"{v:.0f}" for v in r.get("worker_peak_rss_mb", [])) or "-"
-        lines.append(f"| {r['n']:.0e} | {'2 workers' if r['mode'] == 'dask' else 'one process'} "
-                     f"| {r['register_s']:.1f} | {ck['wall_s']:.1f} | {ck['records_per_s']:.2e} "
-                     f"| {dl['wall_s']:.1f} | {dl['records_per_s']:.2e} | {workers} "
-                     f"| {r['driver_peak_rss_mb']:.0f} |")
-    lines += ["", f"Machine: {os.cpu_count()} cores shared with other jobs; load average at the "
-              f"end {os.getloadavg()}."]
+        lines.append(
+            f"| {r['n']:.0e} | {'2 workers' if r['mode'] == 'dask' else 'one process'} "
+            f"| {r['register_s']:.1f} | {ck['wall_s']:.1f} | {ck['records_per_s']:.2e} "
+            f"| {dl['wall_s']:.1f} | {dl['records_per_s']:.2e} | {workers} "
+            f"| {r['driver_peak_rss_mb']:.0f} |"
+        )
+    lines += [
+        "",
+        f"Machine: {os.cpu_count()} cores shared with other jobs; load average at the "
+        f"end {os.getloadavg()}.",
+    ]
     (RESULTS / "scale.md").write_text("\n".join(lines) + "\n")
     return None
 

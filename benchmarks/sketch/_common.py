@@ -1,5 +1,6 @@
 """Shared pieces of the sketch benchmarks: datasets with their public boxes, the k-means
 reference (scikit-learn KMeans, 3 replicates, [SCH19] Fig. 3), result writing."""
+
 import json
 import os
 import time

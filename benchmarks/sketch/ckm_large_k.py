@@ -14,6 +14,7 @@ Also runs Schellekens et al.'s Fig. 1 mixture (n = 1e5, k = d = 10, box +-13.5),
 the defaults must keep.  ``--data`` picks data sets, ``--output`` the result name.
 Writes benchmarks/results/sketch/ckm_large_k.{json,md}.
 """
+
 import argparse
 import os
 import sys
@@ -51,8 +52,14 @@ def datasets():
 
 
 def main(runs, names, output):
-    rows, lines = [], ["| data | k | relative SSE mean | sd | sd / mean | CPU s per fit | "
-                       "wall s per fit | before |", "|---|---|---|---|---|---|---|---|"]
+    rows, lines = (
+        [],
+        [
+            "| data | k | relative SSE mean | sd | sd / mean | CPU s per fit | "
+            "wall s per fit | before |",
+            "|---|---|---|---|---|---|---|---|",
+        ],
+    )
     for name, (X, box, ks) in datasets().items():
         if name not in names:
             continue
@@ -62,32 +69,51 @@ def main(runs, names, output):
             rel, secs, cpu = [], [], []
             for seed in range(runs):
                 start = time.process_time()
-                est, t = timed(CompressiveKMeans(k, epsilon=1.0, bounds=box,
-                                                 neighbouring="add_remove",
-                                                 random_state=seed).fit, X)
+                est, t = timed(
+                    CompressiveKMeans(
+                        k, epsilon=1.0, bounds=box, neighbouring="add_remove", random_state=seed
+                    ).fit,
+                    X,
+                )
                 cpu.append(time.process_time() - start)
                 rel.append(sse(X, est.cluster_centers_) / ref)
                 secs.append(t)
-            row = {"data": name, "k": k, "n": X.shape[0], "d": X.shape[1], "runs": runs,
-                   "relative_sse": rel, "mean": float(np.mean(rel)),
-                   "sd": float(np.std(rel, ddof=1)), "seconds": secs, "cpu_seconds": cpu,
-                   "sketch_size": est.sketch_size_, "frequency_scale": est.frequency_scale_,
-                   "mechanisms": [[m.name, m.epsilon, m.sensitivity] for m in est.privacy_.mechanisms]}
+            row = {
+                "data": name,
+                "k": k,
+                "n": X.shape[0],
+                "d": X.shape[1],
+                "runs": runs,
+                "relative_sse": rel,
+                "mean": float(np.mean(rel)),
+                "sd": float(np.std(rel, ddof=1)),
+                "seconds": secs,
+                "cpu_seconds": cpu,
+                "sketch_size": est.sketch_size_,
+                "frequency_scale": est.frequency_scale_,
+                "mechanisms": [[m.name, m.epsilon, m.sensitivity] for m in est.privacy_.mechanisms],
+            }
             rows.append(row)
             before = BEFORE.get((name, k))
-            lines.append(f"| {name} | {k} | {row['mean']:.3f} | {row['sd']:.3f} | "
-                         f"{row['sd'] / row['mean']:.1%} | {np.mean(cpu):.1f} | {np.mean(secs):.1f} | "
-                         f"{'' if before is None else f'{before:.2f}'} |")
+            lines.append(
+                f"| {name} | {k} | {row['mean']:.3f} | {row['sd']:.3f} | "
+                f"{row['sd'] / row['mean']:.1%} | {np.mean(cpu):.1f} | {np.mean(secs):.1f} | "
+                f"{'' if before is None else f'{before:.2f}'} |"
+            )
             print(lines[-1], flush=True)
-    lines += ["", "eps = 1, add/remove, default CompressiveKMeans (refinement share and steps "
-              "included); SSE relative to scikit-learn KMeans (k-means++, n_init=10). 'before': "
-              "the previous CKM on the same protocol (issue 22's table). Machine: 2 cores shared "
-              "with other jobs (load average in the JSON), one BLAS thread: CPU seconds are the "
-              "process's own time, wall seconds include waiting for a core.",
-              "", "Digits (n = 1,797, d = 64) is noise-dominated at eps = 1 under pure DP: the "
-              "previous CKM measured 5.73 / 5.17 / 6.25 at k = 10 (3 runs, 20 s CPU per fit) and "
-              "diffprivlib 0.6.6 KMeans 1.99 / 2.31 / 2.00 in the same process; one centre at "
-              "the data mean would give 1.85. The new defaults do not fix this regime."]
+    lines += [
+        "",
+        "eps = 1, add/remove, default CompressiveKMeans (refinement share and steps "
+        "included); SSE relative to scikit-learn KMeans (k-means++, n_init=10). 'before': "
+        "the previous CKM on the same protocol (issue 22's table). Machine: 2 cores shared "
+        "with other jobs (load average in the JSON), one BLAS thread: CPU seconds are the "
+        "process's own time, wall seconds include waiting for a core.",
+        "",
+        "Digits (n = 1,797, d = 64) is noise-dominated at eps = 1 under pure DP: the "
+        "previous CKM measured 5.73 / 5.17 / 6.25 at k = 10 (3 runs, 20 s CPU per fit) and "
+        "diffprivlib 0.6.6 KMeans 1.99 / 2.31 / 2.00 in the same process; one centre at "
+        "the data mean would give 1.85. The new defaults do not fix this regime.",
+    ]
     write(output, {"rows": rows, "machine": machine_note()}, lines)
 
 

@@ -10,6 +10,7 @@ sd over ``--runs`` seeds; seconds per fit (wall clock, single thread).
 Run: PRIVCLUST_DATA_DIR=... OMP_NUM_THREADS=1 python benchmarks/sketch/lsh_balcan.py [--runs 5]
 Writes benchmarks/results/sketch/lsh_balcan_eps<eps>.{json,md}.
 """
+
 import argparse
 import os
 import time
@@ -41,18 +42,28 @@ def digits():
 
 def diffprivlib_fit(X, k, eps, bounds, seed):
     from diffprivlib.models import KMeans as DPKMeans
+
     lo, hi = bounds
     d = X.shape[1]
-    return DPKMeans(k, epsilon=eps, bounds=(np.full(d, lo), np.full(d, hi)),
-                    random_state=seed).fit(X).cluster_centers_
+    return (
+        DPKMeans(k, epsilon=eps, bounds=(np.full(d, lo), np.full(d, hi)), random_state=seed)
+        .fit(X)
+        .cluster_centers_
+    )
 
 
 def methods(k, eps, bounds):
     return {
-        "LSHCoresetKMeans": lambda X, s: LSHCoresetKMeans(
-            k, epsilon=eps, delta=1e-6, bounds=bounds, random_state=s).fit(X).cluster_centers_,
-        "BalcanKMeans": lambda X, s: BalcanKMeans(
-            k, epsilon=eps, delta=1e-6, bounds=bounds, random_state=s).fit(X).cluster_centers_,
+        "LSHCoresetKMeans": lambda X, s: (
+            LSHCoresetKMeans(k, epsilon=eps, delta=1e-6, bounds=bounds, random_state=s)
+            .fit(X)
+            .cluster_centers_
+        ),
+        "BalcanKMeans": lambda X, s: (
+            BalcanKMeans(k, epsilon=eps, delta=1e-6, bounds=bounds, random_state=s)
+            .fit(X)
+            .cluster_centers_
+        ),
         "diffprivlib": lambda X, s: diffprivlib_fit(X, k, eps, bounds, s),
     }
 
@@ -76,35 +87,58 @@ def main():
                         centres = fit(X, seed)
                         secs.append(time.perf_counter() - t)
                         ratios.append(sse(X, centres) / ref)
-                    row = dict(data=name, k=k, method=method, mean=float(np.mean(ratios)),
-                               sd=float(np.std(ratios, ddof=1)), seconds=float(np.mean(secs)),
-                               ratios=ratios)
+                    row = dict(
+                        data=name,
+                        k=k,
+                        method=method,
+                        mean=float(np.mean(ratios)),
+                        sd=float(np.std(ratios, ddof=1)),
+                        seconds=float(np.mean(secs)),
+                        ratios=ratios,
+                    )
                     rows.append(row)
-                    print(f"{name} k={k} {method}: {row['mean']:.3f} (sd {row['sd']:.3f}) "
-                          f"{row['seconds']:.2f} s/fit", flush=True)
-    lines = [f"# Private k-means on real data: eps = {args.eps}, add/remove, delta = 1e-6 "
-             f"(Gaussian methods), {args.runs} runs", "",
-             "SSE / scikit-learn k-means++ (best of 10): mean (sd), seconds per fit. Letter was "
-             "used to choose the public defaults; digits was not.", "",
-             "| data | k | LSHCoresetKMeans | BalcanKMeans | diffprivlib 0.6.6 "
-             "| Google (published) |",
-             "|---|---|---|---|---|---|"]
+                    print(
+                        f"{name} k={k} {method}: {row['mean']:.3f} (sd {row['sd']:.3f}) "
+                        f"{row['seconds']:.2f} s/fit",
+                        flush=True,
+                    )
+    lines = [
+        f"# Private k-means on real data: eps = {args.eps}, add/remove, delta = 1e-6 "
+        f"(Gaussian methods), {args.runs} runs",
+        "",
+        "SSE / scikit-learn k-means++ (best of 10): mean (sd), seconds per fit. Letter was "
+        "used to choose the public defaults; digits was not.",
+        "",
+        "| data | k | LSHCoresetKMeans | BalcanKMeans | diffprivlib 0.6.6 | Google (published) |",
+        "|---|---|---|---|---|---|",
+    ]
     for name in ("letter", "digits"):
         for k in args.ks:
             cells = []
             for method in ("LSHCoresetKMeans", "BalcanKMeans", "diffprivlib"):
-                (r,) = [r for r in rows
-                        if r["data"] == name and r["k"] == k and r["method"] == method]
+                (r,) = [
+                    r for r in rows if r["data"] == name and r["k"] == k and r["method"] == method
+                ]
                 cells.append(f"{r['mean']:.2f}x ({r['sd']:.2f}), {r['seconds']:.2f} s")
             google = GOOGLE.get((name, k))
-            lines.append(f"| {name} | {k} | " + " | ".join(cells) +
-                         f" | {f'~{google:.2f}x' if google and args.eps == 1.0 else '-'} |")
-    lines += ["", "Google: differential-privacy `learning/clustering` README plots (eps = 1, "
-              "delta = 1e-6, 20 runs), read approximately. diffprivlib is pure eps-DP and its "
-              "mechanisms receive somewhat more than the eps it reports (see peers.py).",
-              f"Machine: {os.cpu_count()} cores shared with other jobs, load average "
-              f"{os.getloadavg()[1]:.1f} at the end: seconds include that contention."]
-    write(f"lsh_balcan_eps{args.eps:g}", {"rows": rows, "args": vars(args), "machine": machine_note()}, lines)
+            lines.append(
+                f"| {name} | {k} | "
+                + " | ".join(cells)
+                + f" | {f'~{google:.2f}x' if google and args.eps == 1.0 else '-'} |"
+            )
+    lines += [
+        "",
+        "Google: differential-privacy `learning/clustering` README plots (eps = 1, "
+        "delta = 1e-6, 20 runs), read approximately. diffprivlib is pure eps-DP and its "
+        "mechanisms receive somewhat more than the eps it reports (see peers.py).",
+        f"Machine: {os.cpu_count()} cores shared with other jobs, load average "
+        f"{os.getloadavg()[1]:.1f} at the end: seconds include that contention.",
+    ]
+    write(
+        f"lsh_balcan_eps{args.eps:g}",
+        {"rows": rows, "args": vars(args), "machine": machine_note()},
+        lines,
+    )
     print("\n".join(lines))
 
 

@@ -11,6 +11,7 @@ dataset and reused through computeSketch_DP, which then adds its own noise: only
 decoder vary between trials.  diffprivlib's KMeans is charged what its mechanisms really receive
 (measured from its own _split_epsilon and the number of _update_centers calls).
 """
+
 import argparse
 import os
 import time
@@ -29,7 +30,10 @@ M = 1000
 def pycle_fit(X, op, eps, bounds, replicates, clean=None):
     import pycle.compressive_learning as pcl
     import pycle.sketching as psk
-    phi = psk.SimpleFeatureMap("ComplexExponential", op.frequencies, c_norm=1 / np.sqrt(op.sketch_size))
+
+    phi = psk.SimpleFeatureMap(
+        "ComplexExponential", op.frequencies, c_norm=1 / np.sqrt(op.sketch_size)
+    )
     original = psk.computeSketch
     if clean is not None:
         psk.computeSketch = lambda *a, **k: clean
@@ -46,19 +50,25 @@ def pycle_fit(X, op, eps, bounds, replicates, clean=None):
 
 def diffprivlib_fit(X, eps, bounds, seed):
     from diffprivlib.models import KMeans as DPKMeans
+
     lo, hi = bounds
-    model = DPKMeans(10, epsilon=eps, bounds=(np.full(X.shape[1], lo), np.full(X.shape[1], hi)),
-                     random_state=seed)
+    model = DPKMeans(
+        10,
+        epsilon=eps,
+        bounds=(np.full(X.shape[1], lo), np.full(X.shape[1], hi)),
+        random_state=seed,
+    )
     calls = []
     original = model._update_centers
 
     def counting(*a, **k):
         calls.append(1)
         return original(*a, **k)
+
     model._update_centers = counting
     model.fit(X)
     iters = model.n_iter_
-    e_count, e_dim = model._split_epsilon(X.shape[1], iters)   # unpacked as in diffprivlib
+    e_count, e_dim = model._split_epsilon(X.shape[1], iters)  # unpacked as in diffprivlib
     real = len(calls) * (e_count + X.shape[1] * e_dim)
     return model.cluster_centers_, real
 
@@ -74,16 +84,26 @@ def utility(args):
                 seed = 1000 * trial + int(round(100 * eps))
                 rec = {"dataset": name, "trial": trial, "eps": eps}
                 for label, neigh in (("ckm_replace", "replace"), ("ckm_add_remove", "add_remove")):
-                    est, t = timed(CompressiveKMeans(10, eps, sketch_size=M, bounds=bounds,
-                                                     neighbouring=neigh, random_state=seed).fit, X)
+                    est, t = timed(
+                        CompressiveKMeans(
+                            10,
+                            eps,
+                            sketch_size=M,
+                            bounds=bounds,
+                            neighbouring=neigh,
+                            random_state=seed,
+                        ).fit,
+                        X,
+                    )
                     rec[label] = relative_sse(X, est.cluster_centers_, ref)
                     rec[label + "_time"] = t
                     if neigh == "add_remove":
                         op = est.operator_
                 for init in ("uniform", "sphere_packing"):
                     # n_iter=5: the SPARS 2019 baselines (T = 5), not the defaults' Su et al. rule
-                    est = DPLloyd(10, eps, bounds=bounds, init=init, n_iter=5,
-                                  random_state=seed).fit(X)
+                    est = DPLloyd(
+                        10, eps, bounds=bounds, init=init, n_iter=5, random_state=seed
+                    ).fit(X)
                     rec[f"dplloyd_{init}"] = relative_sse(X, est.cluster_centers_, ref)
                 with threadpool_limits(1):
                     centres, real = diffprivlib_fit(X, eps, bounds, seed)
@@ -99,7 +119,10 @@ def utility(args):
                     rec["pycle_udp"] = relative_sse(X, centres, ref)
                     rec["pycle_udp_decode_time"] = t
                 rows.append(rec)
-                print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in rec.items()}, flush=True)
+                print(
+                    {k: (round(v, 3) if isinstance(v, float) else v) for k, v in rec.items()},
+                    flush=True,
+                )
     return rows
 
 
@@ -123,17 +146,32 @@ def speed(args, repeats=3):
         for rep in range(repeats):
             rng = np.random.default_rng(rep)
             with threadpool_limits(1):
-                s, w1, c1 = _cpu_timed(lambda: Sketch.from_array(X, op, random_state=rng).release(
-                    1.0, "add_remove", random_state=rng))
-                _, w2, c2 = _cpu_timed(clompr, s, op, 10, bounds, n_replicates=reps, random_state=rng)
+                s, w1, c1 = _cpu_timed(
+                    lambda: Sketch.from_array(X, op, random_state=rng).release(
+                        1.0, "add_remove", random_state=rng
+                    )
+                )
+                _, w2, c2 = _cpu_timed(
+                    clompr, s, op, 10, bounds, n_replicates=reps, random_state=rng
+                )
                 import pycle.compressive_learning as pcl
                 import pycle.sketching as psk
-                phi = psk.SimpleFeatureMap("ComplexExponential", op.frequencies, c_norm=1 / np.sqrt(M))
+
+                phi = psk.SimpleFeatureMap(
+                    "ComplexExponential", op.frequencies, c_norm=1 / np.sqrt(M)
+                )
                 np.random.seed(rep)  # noqa: NPY002 -- pycle draws from numpy's global RNG
                 z, w3, c3 = _cpu_timed(psk.computeSketch_DP, X, phi, 1.0, DPdef="UDP")
                 box = np.array([np.full(10, bounds[0]), np.full(10, bounds[1])])
-                _, w4, c4 = _cpu_timed(lambda: pcl.CLOMP_CKM(phi, 10, box, z).fit_several_times(reps))
-            for key, w, c in (("ours_sk", w1, c1), ("ours_dec", w2, c2), ("py_sk", w3, c3), ("py_dec", w4, c4)):
+                _, w4, c4 = _cpu_timed(
+                    lambda: pcl.CLOMP_CKM(phi, 10, box, z).fit_several_times(reps)
+                )
+            for key, w, c in (
+                ("ours_sk", w1, c1),
+                ("ours_dec", w2, c2),
+                ("py_sk", w3, c3),
+                ("py_dec", w4, c4),
+            ):
                 wall[key].append(w)
                 cpu[key].append(c)
 
@@ -142,33 +180,51 @@ def speed(args, repeats=3):
 
         res = {}
         for kind, src in (("", wall), ("cpu_", cpu)):
-            res.update({
-                f"{kind}ours_sketch_s": med(src["ours_sk"]), f"{kind}ours_decode_s": med(src["ours_dec"]),
-                f"{kind}pycle_sketch_s": med(src["py_sk"]), f"{kind}pycle_decode_s": med(src["py_dec"]),
-                f"{kind}sketch_ratio": med(src["py_sk"]) / med(src["ours_sk"]),
-                f"{kind}end_to_end_ratio": (med(src["py_sk"]) + med(src["py_dec"]))
-                / (med(src["ours_sk"]) + med(src["ours_dec"]))})
+            res.update(
+                {
+                    f"{kind}ours_sketch_s": med(src["ours_sk"]),
+                    f"{kind}ours_decode_s": med(src["ours_dec"]),
+                    f"{kind}pycle_sketch_s": med(src["py_sk"]),
+                    f"{kind}pycle_decode_s": med(src["py_dec"]),
+                    f"{kind}sketch_ratio": med(src["py_sk"]) / med(src["ours_sk"]),
+                    f"{kind}end_to_end_ratio": (med(src["py_sk"]) + med(src["py_dec"]))
+                    / (med(src["ours_sk"]) + med(src["ours_dec"])),
+                }
+            )
         out[f"replicates_{reps}"] = res
         print(reps, res, flush=True)
     # pycle as shipped: no thread pinning (OpenBLAS threads free), 1 decoder run
     import pycle.compressive_learning as pcl
     import pycle.sketching as psk
+
     phi = psk.SimpleFeatureMap("ComplexExponential", op.frequencies, c_norm=1 / np.sqrt(M))
     np.random.seed(0)  # noqa: NPY002 -- pycle draws from numpy's global RNG
     z, t3 = timed(psk.computeSketch_DP, X, phi, 1.0, DPdef="UDP")
     box = np.array([np.full(10, bounds[0]), np.full(10, bounds[1])])
     _, t4 = timed(lambda: pcl.CLOMP_CKM(phi, 10, box, z).fit_several_times(1))
     ours = out["replicates_1"]["ours_sketch_s"] + out["replicates_1"]["ours_decode_s"]
-    out["pycle_unpinned_1rep"] = {"sketch_s": t3, "decode_s": t4, "end_to_end_ratio_vs_ours_pinned": (t3 + t4) / ours}
+    out["pycle_unpinned_1rep"] = {
+        "sketch_s": t3,
+        "decode_s": t4,
+        "end_to_end_ratio_vs_ours_pinned": (t3 + t4) / ours,
+    }
     print(out["pycle_unpinned_1rep"], flush=True)
     return out
 
 
 def summarise(rows, args):
-    methods = ["ckm_replace", "ckm_add_remove", "pycle_udp", "diffprivlib", "dplloyd_uniform",
-               "dplloyd_sphere_packing"]
-    lines = ["| dataset | eps | " + " | ".join(methods) + " | diffprivlib real eps |",
-             "|---|---|" + "---|" * (len(methods) + 1)]
+    methods = [
+        "ckm_replace",
+        "ckm_add_remove",
+        "pycle_udp",
+        "diffprivlib",
+        "dplloyd_uniform",
+        "dplloyd_sphere_packing",
+    ]
+    lines = [
+        "| dataset | eps | " + " | ".join(methods) + " | diffprivlib real eps |",
+        "|---|---|" + "---|" * (len(methods) + 1),
+    ]
     summary = {}
     for name in args.datasets:
         for eps in args.eps:
@@ -179,9 +235,15 @@ def summarise(rows, args):
                 if not vals:
                     cells.append("-")
                     continue
-                summary[f"{name}/{eps}/{m}"] = {"median": float(np.median(vals)), "min": float(np.min(vals)),
-                                                "max": float(np.max(vals)), "trials": len(vals)}
-                cells.append(f"{np.median(vals):.3f} [{np.min(vals):.3f}, {np.max(vals):.3f}] ({len(vals)})")
+                summary[f"{name}/{eps}/{m}"] = {
+                    "median": float(np.median(vals)),
+                    "min": float(np.min(vals)),
+                    "max": float(np.max(vals)),
+                    "trials": len(vals),
+                }
+                cells.append(
+                    f"{np.median(vals):.3f} [{np.min(vals):.3f}, {np.max(vals):.3f}] ({len(vals)})"
+                )
             real = np.median([r["diffprivlib_real_eps"] for r in sel])
             lines.append(f"| {name} | {eps:g} | " + " | ".join(cells) + f" | {real:.3f} |")
     return lines, summary
@@ -198,11 +260,15 @@ def main():
     p.add_argument("--skip-utility", action="store_true")
     args = p.parse_args()
     payload = {"config": vars(args), "m": M}
-    lines = [f"# CKM vs pycle / diffprivlib (n = {args.n}, m = {M}, k = d = 10)", "",
-             "Relative SSE (to scikit-learn KMeans, 3 replicates): median [min, max] (trials).",
-             "pycle = computeSketch_DP(DPdef='UDP') + CLOMP_CKM.fit_several_times(3) on our frequencies;",
-             "ckm_add_remove is the like-with-like comparison. diffprivlib reports eps but its",
-             "mechanisms receive 'diffprivlib real eps' (its _split_epsilon shares are swapped).", ""]
+    lines = [
+        f"# CKM vs pycle / diffprivlib (n = {args.n}, m = {M}, k = d = 10)",
+        "",
+        "Relative SSE (to scikit-learn KMeans, 3 replicates): median [min, max] (trials).",
+        "pycle = computeSketch_DP(DPdef='UDP') + CLOMP_CKM.fit_several_times(3) on our frequencies;",
+        "ckm_add_remove is the like-with-like comparison. diffprivlib reports eps but its",
+        "mechanisms receive 'diffprivlib real eps' (its _split_epsilon shares are swapped).",
+        "",
+    ]
     if not args.skip_utility:
         rows = utility(args)
         tab, summary = summarise(rows, args)
@@ -211,19 +277,29 @@ def main():
     if not args.skip_speed:
         sp = speed(args)
         payload["speed"] = sp
-        lines += ["", "## Speed (BLAS pinned to one thread for both; medians of 3 runs; wall s, CPU s in brackets)", "",
-                  "| replicates | ours sketch s | ours decode s | pycle sketch s | pycle decode s | sketch ratio | end-to-end ratio |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "## Speed (BLAS pinned to one thread for both; medians of 3 runs; wall s, CPU s in brackets)",
+            "",
+            "| replicates | ours sketch s | ours decode s | pycle sketch s | pycle decode s | sketch ratio | end-to-end ratio |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for reps in (1, 3):
             s = sp[f"replicates_{reps}"]
-            cells = [f"{s[k]:.2f} ({s['cpu_' + k]:.2f})" for k in
-                     ("ours_sketch_s", "ours_decode_s", "pycle_sketch_s", "pycle_decode_s")]
-            cells += [f"{s[k]:.1f}x ({s['cpu_' + k]:.1f}x)" for k in ("sketch_ratio", "end_to_end_ratio")]
+            cells = [
+                f"{s[k]:.2f} ({s['cpu_' + k]:.2f})"
+                for k in ("ours_sketch_s", "ours_decode_s", "pycle_sketch_s", "pycle_decode_s")
+            ]
+            cells += [
+                f"{s[k]:.1f}x ({s['cpu_' + k]:.1f}x)" for k in ("sketch_ratio", "end_to_end_ratio")
+            ]
             lines.append(f"| {reps} | " + " | ".join(cells) + " |")
         lines.append(f"\nLoad average at the start of the speed runs: {sp['loadavg_at_start']}")
         u = sp["pycle_unpinned_1rep"]
-        lines.append(f"\npycle as shipped (unpinned, 1 replicate): sketch {u['sketch_s']:.2f} s + decode "
-                     f"{u['decode_s']:.2f} s = {u['end_to_end_ratio_vs_ours_pinned']:.1f}x ours (1 replicate).")
+        lines.append(
+            f"\npycle as shipped (unpinned, 1 replicate): sketch {u['sketch_s']:.2f} s + decode "
+            f"{u['decode_s']:.2f} s = {u['end_to_end_ratio_vs_ours_pinned']:.1f}x ours (1 replicate)."
+        )
     payload["machine"] = machine_note()
     lines.append(f"\nMachine: {payload['machine']}")
     write("peers" if not args.skip_utility else "peers_speed", payload, lines)

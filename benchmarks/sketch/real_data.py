@@ -30,6 +30,7 @@ are pure epsilon-DP; delta = 1e-6 is passed to those that take one).  diffprivli
 charged what its mechanisms really receive (its two epsilon shares are unpacked in swapped
 order): the ``dpl_real_eps`` column.
 """
+
 import argparse
 import inspect
 import json
@@ -59,11 +60,16 @@ def load(name):
     """(X, lo, hi) with the documented public box."""
     data_dir = os.environ.get("PRIVCLUST_DATA_DIR")
     if name == "letter":
-        X = np.loadtxt(os.path.join(data_dir, "letter-recognition.csv"), delimiter=",",
-                       skiprows=1, usecols=range(1, 17))
+        X = np.loadtxt(
+            os.path.join(data_dir, "letter-recognition.csv"),
+            delimiter=",",
+            skiprows=1,
+            usecols=range(1, 17),
+        )
         return X, 0.0, 15.0
     if name == "digits":
         from sklearn.datasets import load_digits
+
         return load_digits().data.astype(float), 0.0, 16.0
     if name == "yaleb":
         img = np.load(os.path.join(data_dir, "extended_yaleb_crop_48x42.npz"))["images"]
@@ -96,8 +102,15 @@ def _optional(name):
 def _make(cls, k, eps, lo, hi, seed, **fixed):
     """``cls`` with the common parameters it accepts (add/remove, delta = 1e-6, public box)."""
     accepted = inspect.signature(cls).parameters
-    kw = {"n_clusters": k, "epsilon": eps, "bounds": (lo, hi), "neighbouring": "add_remove",
-          "delta": DELTA, "random_state": seed, **fixed}
+    kw = {
+        "n_clusters": k,
+        "epsilon": eps,
+        "bounds": (lo, hi),
+        "neighbouring": "add_remove",
+        "delta": DELTA,
+        "random_state": seed,
+        **fixed,
+    }
     return cls(**{key: v for key, v in kw.items() if key in accepted})
 
 
@@ -107,29 +120,40 @@ def fit_privclust(cls, declared_n=False, **fixed):
             fixed["expected_n_samples"] = X.shape[0]
         est = _make(cls, k, eps, lo, hi, seed, **fixed).fit(X)
         g = est.privacy_
-        return est.cluster_centers_, {"eps_spent": g.epsilon, "delta": g.delta,
-                                      "relation": g.neighbouring}
+        return est.cluster_centers_, {
+            "eps_spent": g.epsilon,
+            "delta": g.delta,
+            "relation": g.neighbouring,
+        }
+
     return fit
 
 
 def fit_diffprivlib(X, k, eps, lo, hi, seed):
     from diffprivlib.models import KMeans as DPKMeans
+
     d = X.shape[1]
-    model = DPKMeans(n_clusters=k, epsilon=eps, bounds=(np.full(d, lo), np.full(d, hi)),
-                     random_state=seed)
+    model = DPKMeans(
+        n_clusters=k, epsilon=eps, bounds=(np.full(d, lo), np.full(d, hi)), random_state=seed
+    )
     calls = []
     original = model._update_centers
 
     def counting(*a, **kw):
         calls.append(1)
         return original(*a, **kw)
+
     model._update_centers = counting
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(X)
-    e_count, e_dim = model._split_epsilon(d, model.n_iter_)      # unpacked as diffprivlib does
-    return model.cluster_centers_, {"eps_spent": eps, "dpl_real_eps": len(calls) * (e_count + d * e_dim),
-                                    "delta": 0.0, "relation": "add_remove"}
+    e_count, e_dim = model._split_epsilon(d, model.n_iter_)  # unpacked as diffprivlib does
+    return model.cluster_centers_, {
+        "eps_spent": eps,
+        "dpl_real_eps": len(calls) * (e_count + d * e_dim),
+        "delta": 0.0,
+        "relation": "add_remove",
+    }
 
 
 METHODS = {
@@ -143,13 +167,18 @@ METHODS = {
 for _label, _name in (("lsh_coreset", "LSHCoresetKMeans"), ("balcan", "BalcanKMeans")):
     if _optional(_name) is not None:
         METHODS[_label] = fit_privclust(_optional(_name))
-LABELS = {"dplloyd": "DPLloyd (defaults)", "dplloyd_previous": "DPLloyd (previous defaults, T = 2)",
-          "dplloyd_n": "DPLloyd (declared n)",
-          "dplloyd_sphere": "DPLloyd (sphere packing)",
-          "dplloyd_old_default": "DPLloyd (old default: uniform, T=5)", "ckm": "CKM (add/remove)",
-          "ckm_previous": "CKM (previous decoder)",
-          "diffprivlib": "diffprivlib 0.6.6 KMeans", "lsh_coreset": "LSH coreset",
-          "balcan": "Balcan et al. (DPHD)"}
+LABELS = {
+    "dplloyd": "DPLloyd (defaults)",
+    "dplloyd_previous": "DPLloyd (previous defaults, T = 2)",
+    "dplloyd_n": "DPLloyd (declared n)",
+    "dplloyd_sphere": "DPLloyd (sphere packing)",
+    "dplloyd_old_default": "DPLloyd (old default: uniform, T=5)",
+    "ckm": "CKM (add/remove)",
+    "ckm_previous": "CKM (previous decoder)",
+    "diffprivlib": "diffprivlib 0.6.6 KMeans",
+    "lsh_coreset": "LSH coreset",
+    "balcan": "Balcan et al. (DPHD)",
+}
 
 
 def done_keys():
@@ -180,13 +209,25 @@ def run_grid(args):
                         with threadpool_limits(1):
                             centres, info = METHODS[method](X, k, eps, lo, hi, seed)
                         seconds = time.perf_counter() - t
-                        row = {"dataset": name, "n": X.shape[0], "d": X.shape[1], "k": k,
-                               "eps": eps, "method": method, "run": run,
-                               "relative_sse": sse(X, centres) / ref, "seconds": seconds, **info}
+                        row = {
+                            "dataset": name,
+                            "n": X.shape[0],
+                            "d": X.shape[1],
+                            "k": k,
+                            "eps": eps,
+                            "method": method,
+                            "run": run,
+                            "relative_sse": sse(X, centres) / ref,
+                            "seconds": seconds,
+                            **info,
+                        }
                         with RUNS.open("a") as fh:
                             fh.write(json.dumps(row, default=float) + "\n")
-                        print(f"{name} k={k} eps={eps} {method} run {run}: "
-                              f"{row['relative_sse']:.3f} ({seconds:.1f} s)", flush=True)
+                        print(
+                            f"{name} k={k} eps={eps} {method} run {run}: "
+                            f"{row['relative_sse']:.3f} ({seconds:.1f} s)",
+                            flush=True,
+                        )
 
 
 def summarise():
@@ -197,34 +238,46 @@ def summarise():
     table = []
     for (name, k, eps, method), rs in sorted(cells.items()):
         v = np.array([r["relative_sse"] for r in rs])
-        table.append({"dataset": name, "n": rs[0]["n"], "d": rs[0]["d"], "k": k, "eps": eps,
-                      "method": method, "runs": len(v), "mean": float(v.mean()),
-                      "sd": float(v.std(ddof=1)) if len(v) > 1 else float("nan"),
-                      "seconds": float(np.mean([r["seconds"] for r in rs])),
-                      "dpl_real_eps": float(np.mean([r.get("dpl_real_eps", r["eps_spent"])
-                                                     for r in rs]))})
+        table.append(
+            {
+                "dataset": name,
+                "n": rs[0]["n"],
+                "d": rs[0]["d"],
+                "k": k,
+                "eps": eps,
+                "method": method,
+                "runs": len(v),
+                "mean": float(v.mean()),
+                "sd": float(v.std(ddof=1)) if len(v) > 1 else float("nan"),
+                "seconds": float(np.mean([r["seconds"] for r in rs])),
+                "dpl_real_eps": float(np.mean([r.get("dpl_real_eps", r["eps_spent"]) for r in rs])),
+            }
+        )
     methods = [m for m in LABELS if any(t["method"] == m for t in table)]
     by = {(t["dataset"], t["k"], t["eps"], t["method"]): t for t in table}
     keys = sorted({(t["dataset"], t["k"], t["eps"]) for t in table})
-    lines = ["# Private k-means on real data (relative SSE to scikit-learn k-means++, best of 10)",
-             "",
-             "Mean (sd) over runs [runs], add/remove neighbours, delta <= 1e-6 for every method; "
-             "seconds per fit in the second table. diffprivlib's column is charged the epsilon "
-             "it was asked for; its mechanisms really receive `dpl eps` (swapped shares). "
-             "Google: README plots of google/differential-privacy learning/clustering (eps = 1, "
-             "delta = 1e-6, read approximately). `target` = DPLloyd (defaults) <= diffprivlib.",
-             "",
-             "CKM is the batched decoder with its private refinement (default "
-             "CompressiveKMeans, add/remove), run on Letter and digits; not on the Yale B sets "
-             "(d = 224 / 56: the sketch size grows with k d). `(previous ...)` columns are the "
-             "previous session's DPLloyd defaults (two iterations, every centre kept) and CKM "
-             "decoder, kept for the before/after comparison. `yaleb_heldout` (19 other "
-             "subjects, 56 features) was not used to choose DPLloyd's constants: a held-out "
-             "check. [runs] gives the number of runs of each cell.",
-             "",
-             "| data, k, eps | " + " | ".join(LABELS[m] for m in methods)
-             + " | dpl eps | Google | target |",
-             "|---" * (len(methods) + 4) + "|"]
+    lines = [
+        "# Private k-means on real data (relative SSE to scikit-learn k-means++, best of 10)",
+        "",
+        "Mean (sd) over runs [runs], add/remove neighbours, delta <= 1e-6 for every method; "
+        "seconds per fit in the second table. diffprivlib's column is charged the epsilon "
+        "it was asked for; its mechanisms really receive `dpl eps` (swapped shares). "
+        "Google: README plots of google/differential-privacy learning/clustering (eps = 1, "
+        "delta = 1e-6, read approximately). `target` = DPLloyd (defaults) <= diffprivlib.",
+        "",
+        "CKM is the batched decoder with its private refinement (default "
+        "CompressiveKMeans, add/remove), run on Letter and digits; not on the Yale B sets "
+        "(d = 224 / 56: the sketch size grows with k d). `(previous ...)` columns are the "
+        "previous session's DPLloyd defaults (two iterations, every centre kept) and CKM "
+        "decoder, kept for the before/after comparison. `yaleb_heldout` (19 other "
+        "subjects, 56 features) was not used to choose DPLloyd's constants: a held-out "
+        "check. [runs] gives the number of runs of each cell.",
+        "",
+        "| data, k, eps | "
+        + " | ".join(LABELS[m] for m in methods)
+        + " | dpl eps | Google | target |",
+        "|---" * (len(methods) + 4) + "|",
+    ]
     verdicts = []
     for key in keys:
         cellv = []
@@ -236,50 +289,99 @@ def summarise():
         g = GOOGLE.get(key)
         verdict = "—"
         if dp is not None and ours is not None:
-            verdict = ("met" if ours["mean"] <= dp["mean"] else
-                       f"missed by {100 * (ours['mean'] / dp['mean'] - 1):.1f} %")
-            verdicts.append({"cell": list(key), "dplloyd": ours["mean"],
-                             "diffprivlib": dp["mean"], "verdict": verdict})
-        lines.append(f"| {key[0]}, {key[1]}, {key[2]:g} | " + " | ".join(cellv)
-                     + f" | {real} | {'—' if g is None else f'~{g}x'} | {verdict} |")
-    noisy = [f"{LABELS[t['method']]} on {t['dataset']}, k = {t['k']}, eps = {t['eps']:g}: "
-             f"sd {t['sd']:.2f} on {t['mean']:.2f} ({100 * t['sd'] / t['mean']:.0f} %)"
-             for t in table if t["runs"] > 1 and t["sd"] > 0.15 * t["mean"]
-             and t["method"] in ("dplloyd", "dplloyd_n", "ckm", "lsh_coreset", "balcan")]
+            verdict = (
+                "met"
+                if ours["mean"] <= dp["mean"]
+                else f"missed by {100 * (ours['mean'] / dp['mean'] - 1):.1f} %"
+            )
+            verdicts.append(
+                {
+                    "cell": list(key),
+                    "dplloyd": ours["mean"],
+                    "diffprivlib": dp["mean"],
+                    "verdict": verdict,
+                }
+            )
+        lines.append(
+            f"| {key[0]}, {key[1]}, {key[2]:g} | "
+            + " | ".join(cellv)
+            + f" | {real} | {'—' if g is None else f'~{g}x'} | {verdict} |"
+        )
+    noisy = [
+        f"{LABELS[t['method']]} on {t['dataset']}, k = {t['k']}, eps = {t['eps']:g}: "
+        f"sd {t['sd']:.2f} on {t['mean']:.2f} ({100 * t['sd'] / t['mean']:.0f} %)"
+        for t in table
+        if t["runs"] > 1
+        and t["sd"] > 0.15 * t["mean"]
+        and t["method"] in ("dplloyd", "dplloyd_n", "ckm", "lsh_coreset", "balcan")
+    ]
     for v in verdicts:
         if v["verdict"] != "met":
             name, k, eps = v["cell"]
             real = by[(name, k, eps, "diffprivlib")]["dpl_real_eps"]
-            lines += ["", f"Missed: {name}, k = {k}, eps = {eps:g}: DPLloyd's defaults "
-                      f"{v['dplloyd']:.2f} vs diffprivlib {v['diffprivlib']:.2f}, whose mechanisms "
-                      f"really receive eps = {real:.2f}. With n / k = {by[(name, k, eps, 'dplloyd')]['n'] // k} "
-                      f"records per cluster in d = {by[(name, k, eps, 'dplloyd')]['d']} under pure "
-                      "DP, the noise of a noisy mean (L1 sensitivity d / 2 on [0, 1]^d) is larger "
-                      "than the spread of the records."]
+            lines += [
+                "",
+                f"Missed: {name}, k = {k}, eps = {eps:g}: DPLloyd's defaults "
+                f"{v['dplloyd']:.2f} vs diffprivlib {v['diffprivlib']:.2f}, whose mechanisms "
+                f"really receive eps = {real:.2f}. With n / k = {by[(name, k, eps, 'dplloyd')]['n'] // k} "
+                f"records per cluster in d = {by[(name, k, eps, 'dplloyd')]['d']} under pure "
+                "DP, the noise of a noisy mean (L1 sensitivity d / 2 on [0, 1]^d) is larger "
+                "than the spread of the records.",
+            ]
     ours = ("dplloyd", "dplloyd_n", "ckm", "lsh_coreset", "balcan")
     google = []
     for key, g in sorted(GOOGLE.items()):
-        best = min((by[key + (m,)] for m in ours if key + (m,) in by), key=lambda t: t["mean"],
-                   default=None)
+        best = min(
+            (by[key + (m,)] for m in ours if key + (m,) in by),
+            key=lambda t: t["mean"],
+            default=None,
+        )
         if best is not None:
-            google.append(f"{key[0]}, k = {key[1]}: {LABELS[best['method']]} {best['mean']:.2f} "
-                          f"vs ~{g} ({'met' if best['mean'] <= g else 'missed'})")
-    lines += ["", "Google's published ratios at eps = 1, best privclust method per cell: "
-              + ("; ".join(google) if google else "no cell") + "."]
-    lines += ["", "privclust cells (DPLloyd defaults and declared n, CKM, LSH coreset, DPHD) whose "
-              "sd exceeds 15 % of the mean (target: none): "
-              + ("; ".join(noisy) if noisy else "none") + "."]
-    lines += ["", "Seconds per fit (mean):", "",
-              "| data, k, eps | " + " | ".join(LABELS[m] for m in methods) + " |",
-              "|---" * (len(methods) + 1) + "|"]
+            google.append(
+                f"{key[0]}, k = {key[1]}: {LABELS[best['method']]} {best['mean']:.2f} "
+                f"vs ~{g} ({'met' if best['mean'] <= g else 'missed'})"
+            )
+    lines += [
+        "",
+        "Google's published ratios at eps = 1, best privclust method per cell: "
+        + ("; ".join(google) if google else "no cell")
+        + ".",
+    ]
+    lines += [
+        "",
+        "privclust cells (DPLloyd defaults and declared n, CKM, LSH coreset, DPHD) whose "
+        "sd exceeds 15 % of the mean (target: none): "
+        + ("; ".join(noisy) if noisy else "none")
+        + ".",
+    ]
+    lines += [
+        "",
+        "Seconds per fit (mean):",
+        "",
+        "| data, k, eps | " + " | ".join(LABELS[m] for m in methods) + " |",
+        "|---" * (len(methods) + 1) + "|",
+    ]
     for key in keys:
-        lines.append(f"| {key[0]}, {key[1]}, {key[2]:g} | " + " | ".join(
-            "—" if key + (m,) not in by else f"{by[key + (m,)]['seconds']:.2f}" for m in methods)
-            + " |")
+        lines.append(
+            f"| {key[0]}, {key[1]}, {key[2]:g} | "
+            + " | ".join(
+                "—" if key + (m,) not in by else f"{by[key + (m,)]['seconds']:.2f}" for m in methods
+            )
+            + " |"
+        )
     (RESULTS / "real_data.md").write_text("\n".join(lines) + "\n")
-    (RESULTS / "real_data.json").write_text(json.dumps(
-        {"cells": table, "targets": verdicts, "google": [[*k, v] for k, v in GOOGLE.items()],
-         "machine": machine_note()}, indent=1, default=float))
+    (RESULTS / "real_data.json").write_text(
+        json.dumps(
+            {
+                "cells": table,
+                "targets": verdicts,
+                "google": [[*k, v] for k, v in GOOGLE.items()],
+                "machine": machine_note(),
+            },
+            indent=1,
+            default=float,
+        )
+    )
     plot(table, methods)
     print("\n".join(lines))
 
@@ -287,9 +389,22 @@ def summarise():
 def evidence():
     """Print the rows and the docstring table of privclust.core.sketch.recommend.EVIDENCE."""
     cells = json.loads((RESULTS / "real_data.json").read_text())["cells"]
-    rows = [(c["dataset"], c["n"], c["d"], c["k"], c["eps"], c["method"], round(c["mean"], 3),
-             None if c["runs"] < 2 else round(c["sd"], 3), c["runs"], round(c["seconds"], 2))
-            for c in cells if not c["method"].endswith("_previous")]
+    rows = [
+        (
+            c["dataset"],
+            c["n"],
+            c["d"],
+            c["k"],
+            c["eps"],
+            c["method"],
+            round(c["mean"], 3),
+            None if c["runs"] < 2 else round(c["sd"], 3),
+            c["runs"],
+            round(c["seconds"], 2),
+        )
+        for c in cells
+        if not c["method"].endswith("_previous")
+    ]
     print("EVIDENCE = (")
     for r in rows:
         print(f"    {r!r},")
@@ -299,29 +414,48 @@ def evidence():
     print("| data (n x d), k, eps | " + " | ".join(methods) + " |")
     print("|---" * (len(methods) + 1) + "|")
     for key in sorted({r[:5] for r in rows}):
-        print(f"| {key[0]} ({key[1]} x {key[2]}), {key[3]}, {key[4]:g} | " + " | ".join(
-            "-" if key + (m,) not in by else f"{by[key + (m,)][6]:.2f}"
-            + ("" if by[key + (m,)][8] >= 5 else f" [{by[key + (m,)][8]}]") for m in methods)
-            + " |")
+        print(
+            f"| {key[0]} ({key[1]} x {key[2]}), {key[3]}, {key[4]:g} | "
+            + " | ".join(
+                "-"
+                if key + (m,) not in by
+                else f"{by[key + (m,)][6]:.2f}"
+                + ("" if by[key + (m,)][8] >= 5 else f" [{by[key + (m,)][8]}]")
+                for m in methods
+            )
+            + " |"
+        )
 
 
 def plot(table, methods):
     import matplotlib
     import matplotlib.ticker
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     panels = sorted({(t["dataset"], t["k"]) for t in table})
     cols = min(3, len(panels))
     rows = -(-len(panels) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
     for ax, (name, k) in zip(axes.flat, panels, strict=True):
         for m in methods:
-            pts = sorted((t["eps"], t["mean"], t["sd"]) for t in table
-                         if t["dataset"] == name and t["k"] == k and t["method"] == m)
+            pts = sorted(
+                (t["eps"], t["mean"], t["sd"])
+                for t in table
+                if t["dataset"] == name and t["k"] == k and t["method"] == m
+            )
             if pts:
                 e, mu, sd = (np.array(c) for c in zip(*pts, strict=True))
-                ax.errorbar(e, mu, yerr=np.nan_to_num(sd), marker="o", capsize=3, label=LABELS[m],
-                            color=f"C{methods.index(m)}")
+                ax.errorbar(
+                    e,
+                    mu,
+                    yerr=np.nan_to_num(sd),
+                    marker="o",
+                    capsize=3,
+                    label=LABELS[m],
+                    color=f"C{methods.index(m)}",
+                )
         g = [(e, v) for (dn, kk, e), v in GOOGLE.items() if dn == name and kk == k]
         if g:
             ax.plot(*zip(*g, strict=True), "k*", markersize=12, label="Google (published)")
@@ -332,9 +466,13 @@ def plot(table, methods):
         ax.set_title(f"{name}, k = {k}")
         ax.set_xlabel("epsilon (add/remove)")
         ax.set_ylabel("SSE / k-means++ SSE")
-    for ax in list(axes.flat)[len(panels):]:
+    for ax in list(axes.flat)[len(panels) :]:
         ax.axis("off")
-    handles = {label: h for ax in axes.flat for h, label in zip(*ax.get_legend_handles_labels(), strict=True)}
+    handles = {
+        label: h
+        for ax in axes.flat
+        for h, label in zip(*ax.get_legend_handles_labels(), strict=True)
+    }
     axes.flat[0].legend(handles.values(), handles.keys(), fontsize=7)
     fig.tight_layout()
     fig.savefig(RESULTS / "real_data.png", dpi=110)
@@ -347,13 +485,24 @@ def main():
     p.add_argument("--eps", nargs="+", type=float, default=[0.5, 1.0, 2.0])
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--methods", nargs="+", default=list(METHODS))
-    p.add_argument("--ckm-max-k", type=int, default=64,
-                   help="skip CKM above this k (a k = 64 fit took ~190 s on Letter)")
-    p.add_argument("--ckm-max-d", type=int, default=64,
-                   help="skip CKM above this dimension (one Yale B fit, d = 224, took > 8 min)")
+    p.add_argument(
+        "--ckm-max-k",
+        type=int,
+        default=64,
+        help="skip CKM above this k (a k = 64 fit took ~190 s on Letter)",
+    )
+    p.add_argument(
+        "--ckm-max-d",
+        type=int,
+        default=64,
+        help="skip CKM above this dimension (one Yale B fit, d = 224, took > 8 min)",
+    )
     p.add_argument("--summary-only", action="store_true")
-    p.add_argument("--evidence", action="store_true",
-                   help="print the evidence rows of privclust.core.sketch.recommend and stop")
+    p.add_argument(
+        "--evidence",
+        action="store_true",
+        help="print the evidence rows of privclust.core.sketch.recommend and stop",
+    )
     args = p.parse_args()
     if args.evidence:
         return evidence()

@@ -6,6 +6,7 @@
 Writes benchmarks/results/sketch/scale.{json,md}.  Data are generated block by block (100k rows)
 and never held in memory; the timings count sketching only (generation is reported apart).
 """
+
 import argparse
 import resource
 import time
@@ -38,7 +39,7 @@ def _block(i, n, seed):
     """Block i of :func:`_common.sch19_blocks` (same seeds), generated inside a worker."""
     start = i * BLOCK
     rng = np.random.default_rng(seed)
-    centres = 2.5 * 10 ** 0.1 * rng.standard_normal((10, 10))
+    centres = 2.5 * 10**0.1 * rng.standard_normal((10, 10))
     b = np.random.default_rng([seed, i])
     rows = min(BLOCK, n - start)
     return centres[b.integers(0, 10, rows)] + b.standard_normal((rows, 10))
@@ -48,14 +49,19 @@ def dask_run(n, op, r, workers=2, seed=0):
     import dask
     import dask.array as da
     from dask.distributed import Client, LocalCluster
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+
+    cluster = LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+    )
     client = Client(cluster)
     try:
         n_blocks = -(-n // BLOCK)
-        arrays = [da.from_delayed(dask.delayed(_block)(i, n, seed),
-                                  shape=(min(BLOCK, n - i * BLOCK), 10), dtype=float)
-                  for i in range(n_blocks)]
+        arrays = [
+            da.from_delayed(
+                dask.delayed(_block)(i, n, seed), shape=(min(BLOCK, n - i * BLOCK), 10), dtype=float
+            )
+            for i in range(n_blocks)
+        ]
         data = da.concatenate(arrays, axis=0)
         t = time.perf_counter()
         sk = sketch_dask(data, op, r, random_state=seed, client=client)
@@ -71,7 +77,7 @@ def main():
     p.add_argument("--skip-dask", action="store_true")
     p.add_argument("--out", default="scale", help="result file stem")
     args = p.parse_args()
-    B = 3 * 2.5 * 10 ** 0.1 + 4
+    B = 3 * 2.5 * 10**0.1 + 4
     op = CompressiveKMeans(10, bounds=(-B, B), sketch_size=1000).make_operator(10, random_state=0)
     out = {"n": args.n, "m": 1000, "d": 10}
     sk_full, t_full, c_full, g_full = streamed(args.n, op, None)
@@ -83,20 +89,31 @@ def main():
     print(out, flush=True)
     if not args.skip_dask:
         sk_dask, t_dask = dask_run(args.n, op, None)
-        out["dask_2_workers_r_m"] = {"wall_s_incl_generation": t_dask,
-                                     "max_abs_diff_vs_single": float(np.abs(sk_dask.mean - sk_full.mean).max())}
+        out["dask_2_workers_r_m"] = {
+            "wall_s_incl_generation": t_dask,
+            "max_abs_diff_vs_single": float(np.abs(sk_dask.mean - sk_full.mean).max()),
+        }
         print(out, flush=True)
     out["machine"] = machine_note()
-    lines = [f"# Sketch scale (n = {args.n:.0e}, d = 10, m = 1000, float32 phases/trig, float64 accumulation)", "",
-             "| run | wall s | CPU s | note |", "|---|---|---|---|",
-             f"| streamed, r = m | {t_full:.1f} | {c_full:.1f} | generation {g_full:.1f} s not counted |",
-             f"| streamed, r = 1 | {t_one:.1f} | {c_one:.1f} | generation {g_one:.1f} s not counted |"]
+    lines = [
+        f"# Sketch scale (n = {args.n:.0e}, d = 10, m = 1000, float32 phases/trig, float64 accumulation)",
+        "",
+        "| run | wall s | CPU s | note |",
+        "|---|---|---|---|",
+        f"| streamed, r = m | {t_full:.1f} | {c_full:.1f} | generation {g_full:.1f} s not counted |",
+        f"| streamed, r = 1 | {t_one:.1f} | {c_one:.1f} | generation {g_one:.1f} s not counted |",
+    ]
     if "dask_2_workers_r_m" in out:
         dk = out["dask_2_workers_r_m"]
-        lines.append(f"| Dask, 2 local worker processes, r = m | {dk['wall_s_incl_generation']:.1f} | - | includes "
-                     f"generation in the workers; max abs diff vs single process {dk['max_abs_diff_vs_single']:.1e} |")
-    lines += ["", f"Peak RSS of the single-process runs: {out['peak_rss_mb']:.0f} MB.",
-              f"Machine: {out['machine']}"]
+        lines.append(
+            f"| Dask, 2 local worker processes, r = m | {dk['wall_s_incl_generation']:.1f} | - | includes "
+            f"generation in the workers; max abs diff vs single process {dk['max_abs_diff_vs_single']:.1e} |"
+        )
+    lines += [
+        "",
+        f"Peak RSS of the single-process runs: {out['peak_rss_mb']:.0f} MB.",
+        f"Machine: {out['machine']}",
+    ]
     write(args.out, out, lines)
 
 

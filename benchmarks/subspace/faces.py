@@ -18,6 +18,7 @@ post-processing of Liu et al. 2013), TSC (default q), k-plane (q = 9, 10 restart
 Writes faces.csv (one row per set and method) and faces.md (summary with the published means)
 to benchmarks/results/subspace/.
 """
+
 import argparse
 import csv
 import itertools
@@ -41,7 +42,7 @@ from privclust.core.subspace.projection import spectral_labels
 OUT = Path(__file__).resolve().parents[1] / "results" / "subspace"
 GROUPS = [range(0, 10), range(10, 20), range(20, 30), range(30, 38)]
 SIZES = (2, 3, 5, 8, 10)
-DRAWS = {2: 8, 3: 8, 5: 5, 8: 2, 10: 1}          # sets per group
+DRAWS = {2: 8, 3: 8, 5: 5, 8: 2, 10: 1}  # sets per group
 # Elhamifar & Vidal (2013), Table 5: mean clustering error (%) over all subject sets.
 PUBLISHED = {
     "SSC": {2: 1.86, 3: 3.10, 5: 4.31, 8: 5.85, 10: 10.94},
@@ -97,22 +98,29 @@ def run_set(X, y, k, seed):
 
 
 def summary(rows, wall, draws):
-    lines = ["# Extended Yale B face clustering (non-private solvers)", "",
-             "Protocol of Elhamifar & Vidal (2013, Sec. 7.2): 4 groups of subjects (1-10, 11-20, "
-             "21-30, 31-38), 64 images per subject at 48 x 42 pixels, raw intensities. Sets per "
-             f"group and size (a seeded random sample of the combinations): {draws}; the paper "
-             "uses all of them. Error = 1 - Hungarian-matched accuracy, in %. Time = wall time of "
-             "one fit (single BLAS thread) on a shared 2-core machine. "
-             f"Total wall time {wall / 60:.1f} min.", "",
-             "Settings: SSC preset 'faces' (alpha_e = 20, linear, min ||C||_1 + lambda_e ||E||_1 "
-             "s.t. Y = YC + E, mu_z over [Y, I/lambda_e], ADMM capped at 200 iterations, dense "
-             "eigensolver, 20 k-means restarts); LRR lambda "
-             "= 0.18 with the raw affinity |Z| + |Z|^T; LRR-H the same Z with the heuristic "
-             "post-processing of Liu et al. (2013); TSC q = max(3, ceil(64/20)) = 4; k-plane q = 9, "
-             "10 restarts.", "",
-             "Published: mean errors of Elhamifar & Vidal (2013), Table 5 (all subject sets).", "",
-             "| subjects | sets | method | mean % | median % | published mean % | ratio | "
-             "time per fit (s) |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Extended Yale B face clustering (non-private solvers)",
+        "",
+        "Protocol of Elhamifar & Vidal (2013, Sec. 7.2): 4 groups of subjects (1-10, 11-20, "
+        "21-30, 31-38), 64 images per subject at 48 x 42 pixels, raw intensities. Sets per "
+        f"group and size (a seeded random sample of the combinations): {draws}; the paper "
+        "uses all of them. Error = 1 - Hungarian-matched accuracy, in %. Time = wall time of "
+        "one fit (single BLAS thread) on a shared 2-core machine. "
+        f"Total wall time {wall / 60:.1f} min.",
+        "",
+        "Settings: SSC preset 'faces' (alpha_e = 20, linear, min ||C||_1 + lambda_e ||E||_1 "
+        "s.t. Y = YC + E, mu_z over [Y, I/lambda_e], ADMM capped at 200 iterations, dense "
+        "eigensolver, 20 k-means restarts); LRR lambda "
+        "= 0.18 with the raw affinity |Z| + |Z|^T; LRR-H the same Z with the heuristic "
+        "post-processing of Liu et al. (2013); TSC q = max(3, ceil(64/20)) = 4; k-plane q = 9, "
+        "10 restarts.",
+        "",
+        "Published: mean errors of Elhamifar & Vidal (2013), Table 5 (all subject sets).",
+        "",
+        "| subjects | sets | method | mean % | median % | published mean % | ratio | "
+        "time per fit (s) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for size in SIZES:
         for m in METHODS:
             sel = [r for r in rows if r["n_subjects"] == size and r["method"] == m]
@@ -122,8 +130,10 @@ def summary(rows, wall, draws):
             t = np.array([r["time"] for r in sel])
             pub = PUBLISHED.get(m, {}).get(size)
             ratio = f"{e.mean() / pub:.2f}" if pub else ""
-            lines.append(f"| {size} | {len(sel)} | {m} | {e.mean():.2f} | {np.median(e):.2f} | "
-                         f"{pub if pub is not None else ''} | {ratio} | {t.mean():.2f} |")
+            lines.append(
+                f"| {size} | {len(sel)} | {m} | {e.mean():.2f} | {np.median(e):.2f} | "
+                f"{pub if pub is not None else ''} | {ratio} | {t.mean():.2f} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -140,11 +150,22 @@ def main():
         mask = np.isin(y, subjects)
         res = run_set(X[mask], y[mask], size, seed=len(rows))
         for m, (err, t, extra) in res.items():
-            rows.append({"group": g, "n_subjects": size,
-                         "subjects": " ".join(str(s + 1) for s in subjects), "method": m,
-                         "error": round(err, 4), "time": round(t, 3), "n_iter_or_q": extra})
-        print(f"group {g} {size} subjects {subjects}: " +
-              ", ".join(f"{m} {v[0]:.1f}% {v[1]:.1f}s" for m, v in res.items()), flush=True)
+            rows.append(
+                {
+                    "group": g,
+                    "n_subjects": size,
+                    "subjects": " ".join(str(s + 1) for s in subjects),
+                    "method": m,
+                    "error": round(err, 4),
+                    "time": round(t, 3),
+                    "n_iter_or_q": extra,
+                }
+            )
+        print(
+            f"group {g} {size} subjects {subjects}: "
+            + ", ".join(f"{m} {v[0]:.1f}% {v[1]:.1f}s" for m, v in res.items()),
+            flush=True,
+        )
     wall = time.perf_counter() - t0
     OUT.mkdir(parents=True, exist_ok=True)
     with open(OUT / f"{args.out}.csv", "w", newline="") as fh:

@@ -20,6 +20,7 @@ fig2_<mode>_column<c>.partial.csv and a rerun resumes from them. The md ends wit
 "Headline observations", the paper's claims (its Sec. 5 discussion of Fig. 2) checked against the medians of the run,
 computed from the rows by :func:`headline` (rules stated there), not typed by hand.
 """
+
 import argparse
 import csv
 import os
@@ -42,7 +43,7 @@ from privclust.core.subspace import (
 )
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "subspace"
-INIT_SUBSET = 1500          # the SSC/LRR initialiser runs on at most this many points (n x n memory)
+INIT_SUBSET = 1500  # the SSC/LRR initialiser runs on at most this many points (n x n memory)
 
 
 def load_column(col, seed):
@@ -53,6 +54,7 @@ def load_column(col, seed):
         ds = make_union_of_subspaces(1000, 10, 3, 3, noise=0.1, random_state=seed)
         return "synthetic (ii) n=1000 d=10 k=3 q=3 sigma=0.1", ds.X, ds.truth["subspaces"], 3, 3
     from privclust.core.data.registry import get_dataset
+
     ds = get_dataset("yaleb5", random_state=0)
     return "Extended Yale B, 5 subjects, n=320 d=50 k=5 q=9", ds.X, ds.truth["subspaces"], 5, 9
 
@@ -77,7 +79,8 @@ class Checkpoint:
             with open(path, newline="") as fh:
                 for unit, method, eps, trial, cost, wd in csv.reader(fh):
                     self.done.setdefault(unit, []).append(
-                        (method, float(eps), int(trial), float(cost), float(wd)))
+                        (method, float(eps), int(trial), float(cost), float(wd))
+                    )
 
     def run(self, unit, compute):
         """The unit's rows: from the file, else ``compute()`` (then appended to the file)."""
@@ -92,7 +95,7 @@ class Checkpoint:
 
 def run_column(col, eps_grid, trials, n_iter, log, checkpoint=None):
     checkpoint = checkpoint or Checkpoint(None)
-    rows = []                       # (method, eps, trial, cost, wdist)
+    rows = []  # (method, eps, trial, cost, wdist)
     title, X, truth, k, q = load_column(col, seed=100)
     Xc = clip_l2(X, 1.0)
     for trial in range(trials):
@@ -107,8 +110,9 @@ def run_column(col, eps_grid, trials, n_iter, log, checkpoint=None):
             add("non-private k-plane", np.inf, KPlanes(k, q, random_state=tr).fit(Xc).subspaces_)
             for eps in eps_grid:
                 for solver in ("tsc", "ssc", "lrr"):
-                    sa = SampleAggregateSubspaceClustering(k, q, epsilon=eps, solver=solver,
-                                                           random_state=1000 * tr + 7)
+                    sa = SampleAggregateSubspaceClustering(
+                        k, q, epsilon=eps, solver=solver, random_state=1000 * tr + 7
+                    )
                     add(f"s.a.+{solver.upper()}", eps, sa.fit(X).subspaces_)
                 for T in (10, 50):
                     su = SuLQSubspaceClustering(k, q, epsilon=eps, n_iter=T, random_state=tr)
@@ -126,15 +130,24 @@ def run_column(col, eps_grid, trials, n_iter, log, checkpoint=None):
                 if inits[name] is None:
                     inits[name] = init_bases(name, X, k, q, 0)
                 t0 = time.time()
-                g = GibbsSubspaceClustering(k, q, epsilon=eps, n_iter=n_iter, n_chains=trials,
-                                            init=inits[name], record_every=10, release="all",
-                                            random_state=int(eps * 1000) % 2**31 + 11)
+                g = GibbsSubspaceClustering(
+                    k,
+                    q,
+                    epsilon=eps,
+                    n_iter=n_iter,
+                    n_chains=trials,
+                    init=inits[name],
+                    record_every=10,
+                    release="all",
+                    random_state=int(eps * 1000) % 2**31 + 11,
+                )
                 g.fit(X, reference=truth)
                 last = max(1, min(10, len(g.trace_["iteration"])))
                 cost = g.trace_["cost"][-last:].mean(axis=0)
                 wd = g.trace_["wasserstein"][-last:].mean(axis=0)
-                label = ("exp.+random" if name == "random"
-                         else f"exp.+{name.upper()} (non-private init)")
+                label = (
+                    "exp.+random" if name == "random" else f"exp.+{name.upper()} (non-private init)"
+                )
                 log(f"  col {col} Gibbs init={name} eps={eps:g}: {time.time() - t0:.1f}s")
                 return [(label, eps, c, float(cost[c]), float(wd[c])) for c in range(trials)]
 
@@ -157,8 +170,10 @@ def summarise(rows):
 
 def markdown(title, methods, eps_vals, table):
     lines = [f"### {title}", ""]
-    for idx, metric in ((1, "Wasserstein distance d_W (median over trials)"),
-                        (0, "k-means subspace cost (median over trials)")):
+    for idx, metric in (
+        (1, "Wasserstein distance d_W (median over trials)"),
+        (0, "k-means subspace cost (median over trials)"),
+    ):
         lines.append(f"**{metric}**")
         lines.append("")
         head = ["method"] + [("inf" if not np.isfinite(e) else f"{e:g}") for e in eps_vals]
@@ -174,7 +189,7 @@ def markdown(title, methods, eps_vals, table):
 PRIVATE = ("s.a.+TSC", "s.a.+SSC", "s.a.+LRR", "SuLQ-10", "SuLQ-50", "exp.+random")
 
 
-COST, DW = 4, 5             # row layout: (column, method, epsilon, trial, cost, d_W)
+COST, DW = 4, 5  # row layout: (column, method, epsilon, trial, cost, d_W)
 
 
 def _med(rows, col, method, eps, idx):
@@ -195,61 +210,96 @@ def headline(rows):
     exp.+random among the private methods (not the non-private-init ones) per epsilon."""
     cols = sorted({r[0] for r in rows})
     eps_all = sorted({r[2] for r in rows if np.isfinite(r[2])})
-    out = ["## Headline observations (Wang, Wang & Singh 2015, Sec. 5) against this run", "",
-           "Computed by `headline()` in fig2.py from the medians above; the trial count is small "
-           "in the quick run, so read these as indications.", ""]
+    out = [
+        "## Headline observations (Wang, Wang & Singh 2015, Sec. 5) against this run",
+        "",
+        "Computed by `headline()` in fig2.py from the medians above; the trial count is small "
+        "in the quick run, so read these as indications.",
+        "",
+    ]
     sa = ("s.a.+TSC", "s.a.+SSC", "s.a.+LRR")
     for col in cols:
-        best = {e: min(v for v in (_med(rows, col, m, e, DW) for m in sa) if v is not None)
-                for e in eps_all}
+        best = {
+            e: min(v for v in (_med(rows, col, m, e, DW) for m in sa) if v is not None)
+            for e in eps_all
+        }
         lo = best[eps_all[0]]
         poor = all(best[e] > 0.5 * lo for e in eps_all if e < 1000)
-        out.append(f"- (1) column {col}, sample-and-aggregate poor unless epsilon is truly "
-                   f"large: {'CONFIRMED' if poor else 'NOT confirmed'}; best s.a. median d_W "
-                   + ", ".join(f"{best[e]:.2f} at {e:g}" for e in eps_all) + ".")
+        out.append(
+            f"- (1) column {col}, sample-and-aggregate poor unless epsilon is truly "
+            f"large: {'CONFIRMED' if poor else 'NOT confirmed'}; best s.a. median d_W "
+            + ", ".join(f"{best[e]:.2f} at {e:g}" for e in eps_all)
+            + "."
+        )
     for col in [c for c in cols if c in (1, 2)]:
         parts = []
         for m in ("exp.+random", "SuLQ-10"):
-            ok = [e for e in eps_all if (_med(rows, col, m, e, DW) or np.inf) < 0.5 * min(
-                _med(rows, col, x, e, DW) for x in sa)]
-            parts.append(f"{m} below half the s.a. d_W at epsilon "
-                         + (", ".join(f"{e:g}" for e in ok) if ok else "none"))
+            ok = [
+                e
+                for e in eps_all
+                if (_med(rows, col, m, e, DW) or np.inf)
+                < 0.5 * min(_med(rows, col, x, e, DW) for x in sa)
+            ]
+            parts.append(
+                f"{m} below half the s.a. d_W at epsilon "
+                + (", ".join(f"{e:g}" for e in ok) if ok else "none")
+            )
         out.append(f"- (2) column {col}, Gibbs and SuLQ reasonable: " + "; ".join(parts) + ".")
     if {1, 2} <= set(cols):
-        pairs = {m: [(_med(rows, 1, m, e, DW), _med(rows, 2, m, e, DW)) for e in eps_all]
-                 for m in ("SuLQ-10", "SuLQ-50", "exp.+random")}
+        pairs = {
+            m: [(_med(rows, 1, m, e, DW), _med(rows, 2, m, e, DW)) for e in eps_all]
+            for m in ("SuLQ-10", "SuLQ-50", "exp.+random")
+        }
         rise = {m: [b - a for a, b in v] for m, v in pairs.items()}
-        worse = [e for i, e in enumerate(eps_all)
-                 if min(rise["SuLQ-10"][i], rise["SuLQ-50"][i]) > rise["exp.+random"][i]]
-        verdict = ("CONFIRMED" if len(worse) == len(eps_all) else
-                   "NOT confirmed" if not worse else "MIXED")
-        out.append(f"- (3) SuLQ degrades with d more than Gibbs (both SuLQ variants' rise in "
-                   f"median d_W from column 1, d=5, to column 2, d=10, exceeds Gibbs'): {verdict}"
-                   f" (at epsilon {', '.join(f'{e:g}' for e in worse) or 'none'}); d_W column 1 "
-                   "-> column 2: " + "; ".join(
-                       f"{m}: " + ", ".join(f"{a:.2f}->{b:.2f}" for a, b in v)
-                       for m, v in pairs.items())
-                   + f" at epsilon {', '.join(f'{e:g}' for e in eps_all)}. The columns also "
-                   "differ in n and sigma, so this comparison is confounded.")
+        worse = [
+            e
+            for i, e in enumerate(eps_all)
+            if min(rise["SuLQ-10"][i], rise["SuLQ-50"][i]) > rise["exp.+random"][i]
+        ]
+        verdict = (
+            "CONFIRMED" if len(worse) == len(eps_all) else "NOT confirmed" if not worse else "MIXED"
+        )
+        out.append(
+            f"- (3) SuLQ degrades with d more than Gibbs (both SuLQ variants' rise in "
+            f"median d_W from column 1, d=5, to column 2, d=10, exceeds Gibbs'): {verdict}"
+            f" (at epsilon {', '.join(f'{e:g}' for e in worse) or 'none'}); d_W column 1 "
+            "-> column 2: "
+            + "; ".join(
+                f"{m}: " + ", ".join(f"{a:.2f}->{b:.2f}" for a, b in v) for m, v in pairs.items()
+            )
+            + f" at epsilon {', '.join(f'{e:g}' for e in eps_all)}. The columns also "
+            "differ in n and sigma, so this comparison is confounded."
+        )
     if 3 in cols:
         ranks = []
         for idx, name in ((DW, "d_W"), (COST, "cost")):
             for e in eps_all:
                 vals = {m: _med(rows, 3, m, e, idx) for m in PRIVATE}
                 order = sorted((v, m) for m, v in vals.items() if v is not None)
-                ranks.append((name, e, [m for _, m in order].index("exp.+random") + 1,
-                              vals["exp.+random"], order[0][1] if order[0][1] != "exp.+random"
-                              else order[1][1], order[0][0] if order[0][1] != "exp.+random"
-                              else order[1][0]))
+                ranks.append(
+                    (
+                        name,
+                        e,
+                        [m for _, m in order].index("exp.+random") + 1,
+                        vals["exp.+random"],
+                        order[0][1] if order[0][1] != "exp.+random" else order[1][1],
+                        order[0][0] if order[0][1] != "exp.+random" else order[1][0],
+                    )
+                )
         first = [f"{n} at {e:g}" for n, e, rk, *_ in ranks if rk == 1]
-        out.append("- (4) Yale, Gibbs outperforms the rest: exp.+random ranks first among the "
-                   f"{len(PRIVATE)} private methods for " + (", ".join(first) or "nothing")
-                   + ". Details (metric, epsilon: Gibbs vs best other): "
-                   + "; ".join(f"{n} {e:g}: {v:.3f} vs {o} {ov:.3f}"
-                               for n, e, _, v, o, ov in ranks) + ".")
-    out += ["- (5) Test statistic shows good mixing after 10^4 iterations: see fig3_full.md "
-            "(it is small for every epsilon) and stuck_chains.md (it is equally small for a "
-            "chain stuck in a local optimum; the split R-hat of the cost flags those)."]
+        out.append(
+            "- (4) Yale, Gibbs outperforms the rest: exp.+random ranks first among the "
+            f"{len(PRIVATE)} private methods for "
+            + (", ".join(first) or "nothing")
+            + ". Details (metric, epsilon: Gibbs vs best other): "
+            + "; ".join(f"{n} {e:g}: {v:.3f} vs {o} {ov:.3f}" for n, e, _, v, o, ov in ranks)
+            + "."
+        )
+    out += [
+        "- (5) Test statistic shows good mixing after 10^4 iterations: see fig3_full.md "
+        "(it is small for every epsilon) and stuck_chains.md (it is equally small for a "
+        "chain stuck in a local optimum; the split R-hat of the cost flags those)."
+    ]
     return out
 
 
@@ -267,15 +317,17 @@ def write_headline(csv_path):
     text = md_path.read_text()
     marker = "## Headline observations"
     if marker in text:
-        text = text[:text.index(marker)].rstrip() + "\n"
+        text = text[: text.index(marker)].rstrip() + "\n"
     md_path.write_text(text + "\n" + "\n".join(headline(rows)) + "\n")
     print("\n".join(headline(rows)))
 
 
 def plot(results, path):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(2, len(results), figsize=(5 * len(results), 7), squeeze=False)
     for j, (title, methods, eps_vals, table) in enumerate(results):
         finite = [e for e in eps_vals if np.isfinite(e)]
@@ -302,14 +354,19 @@ def main():
     ap.add_argument("--columns", type=int, nargs="*", default=[1, 2, 3])
     ap.add_argument("--trials", type=int)
     ap.add_argument("--iterations", type=int)
-    ap.add_argument("--headline-from", metavar="CSV",
-                    help="only recompute the headline section of the md next to this CSV")
+    ap.add_argument(
+        "--headline-from",
+        metavar="CSV",
+        help="only recompute the headline section of the md next to this CSV",
+    )
     args = ap.parse_args()
     if args.headline_from:
         write_headline(args.headline_from)
         return
     mode = "quick" if args.quick else "full"
-    eps_grid = [0.1, 1.0, 10.0, 100.0, 1000.0] if args.quick else list(10 ** np.arange(-1, 3.01, 0.5))
+    eps_grid = (
+        [0.1, 1.0, 10.0, 100.0, 1000.0] if args.quick else list(10 ** np.arange(-1, 3.01, 0.5))
+    )
     trials = args.trials or (2 if args.quick else 10)
     n_iter = args.iterations or (1000 if args.quick else 10000)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -333,12 +390,16 @@ def main():
         results.append((title, methods, eps_vals, table))
         md += markdown(title, methods, eps_vals, table)
         all_rows += [(col,) + r for r in rows]
-    header = [f"# Seed 001 Fig. 2, {mode} run", "",
-              f"epsilons {eps_grid}; {trials} trials; Gibbs {n_iter} iterations (mean metric over "
-              f"the last 100, recorded every 10); delta = 1/(n ln n); total {time.time() - start:.0f}s"
-              " wall on a shared 2-core machine.",
-              "exp.+SSC/LRR start from the non-private SSC/LRR solution (on at most "
-              f"{INIT_SUBSET} points): NOT private; exp.+random is data-independent.", ""]
+    header = [
+        f"# Seed 001 Fig. 2, {mode} run",
+        "",
+        f"epsilons {eps_grid}; {trials} trials; Gibbs {n_iter} iterations (mean metric over "
+        f"the last 100, recorded every 10); delta = 1/(n ln n); total {time.time() - start:.0f}s"
+        " wall on a shared 2-core machine.",
+        "exp.+SSC/LRR start from the non-private SSC/LRR solution (on at most "
+        f"{INIT_SUBSET} points): NOT private; exp.+random is data-independent.",
+        "",
+    ]
     body = header + md + ["", "```"] + log_lines + ["```", ""] + headline(all_rows)
     (OUT / f"fig2_{mode}.md").write_text("\n".join(body) + "\n")
     with open(OUT / f"fig2_{mode}.csv", "w", newline="") as fh:
@@ -347,7 +408,7 @@ def main():
         w.writerows(all_rows)
     if results:
         plot(results, OUT / f"fig2_{mode}.png")
-    for col in args.columns:                  # finished: the checkpoints are in the CSV now
+    for col in args.columns:  # finished: the checkpoints are in the CSV now
         (OUT / f"fig2_{mode}_column{col}.partial.csv").unlink(missing_ok=True)
     print(f"wrote {OUT}/fig2_{mode}.* in {time.time() - start:.0f}s")
 

@@ -8,6 +8,7 @@ Synthetic n=1000, d=10, k=3, q=3, sigma=0.1; epsilon in {0.1, 1, 10, 100}; rando
 iterations for every chain, plus the split R-hat of the cost across chains. All of these are
 evaluation-only diagnostics. Writes fig3_<mode>.md/.csv/.png under benchmarks/results/subspace/.
 """
+
 import argparse
 import csv
 import time
@@ -21,13 +22,17 @@ from privclust.core.subspace import GibbsSubspaceClustering, KPlanes
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "subspace"
 EPSILONS = (0.1, 1.0, 10.0, 100.0)
-STUCK = 1.5          # final d_W above this: a stuck chain when epsilon is large (>= 10)
-NOTE = ["", "Reading the diagnostics (all evaluation-only): at epsilon 0.1 and 1 every chain is "
-        "above d_W 1.5 because the target itself is diffuse there, not because chains are stuck. "
-        "The test statistic (Wang, Wang & Singh 2015, Sec. 5) shrinks like 1/sqrt(T) (compare the quick and "
-        "full runs) from random column sign flips, for a chain stuck in a local optimum as much "
-        "as for a mixed one (stuck_chains.md), so a small value says little about mixing; the "
-        "split R-hat of the cost across chains is what flags a stuck chain.", ""]
+STUCK = 1.5  # final d_W above this: a stuck chain when epsilon is large (>= 10)
+NOTE = [
+    "",
+    "Reading the diagnostics (all evaluation-only): at epsilon 0.1 and 1 every chain is "
+    "above d_W 1.5 because the target itself is diffuse there, not because chains are stuck. "
+    "The test statistic (Wang, Wang & Singh 2015, Sec. 5) shrinks like 1/sqrt(T) (compare the quick and "
+    "full runs) from random column sign flips, for a chain stuck in a local optimum as much "
+    "as for a mixed one (stuck_chains.md), so a small value says little about mixing; the "
+    "split R-hat of the cost across chains is what flags a stuck chain.",
+    "",
+]
 
 
 def main():
@@ -44,8 +49,16 @@ def main():
     kp = KPlanes(3, 3, random_state=0).fit(ds.X)
     traces, lines, rows = {}, [], []
     for eps in EPSILONS:
-        g = GibbsSubspaceClustering(3, 3, epsilon=eps, n_iter=n_iter, n_chains=args.chains,
-                                    record_every=100, release="all", random_state=int(eps * 10))
+        g = GibbsSubspaceClustering(
+            3,
+            3,
+            epsilon=eps,
+            n_iter=n_iter,
+            n_chains=args.chains,
+            record_every=100,
+            release="all",
+            random_state=int(eps * 10),
+        )
         t0 = time.time()
         c0 = time.process_time()
         g.fit(ds.X, reference=truth)
@@ -54,27 +67,47 @@ def main():
         traces[eps] = tr
         for r, it in enumerate(tr["iteration"]):
             for c in range(args.chains):
-                rows.append((eps, int(it), c, tr["test_statistic"][r, c], tr["cost"][r, c],
-                             tr["wasserstein"][r, c], tr["rhat"][r]))
+                rows.append(
+                    (
+                        eps,
+                        int(it),
+                        c,
+                        tr["test_statistic"][r, c],
+                        tr["cost"][r, c],
+                        tr["wasserstein"][r, c],
+                        tr["rhat"][r],
+                    )
+                )
         final = tr["wasserstein"][-1]
-        lines.append(f"| {eps:g} | {np.median(final):.3f} | {final.min():.3f} - {final.max():.3f} "
-                     f"| {int((final > STUCK).sum())} | {tr['test_statistic'][-1].mean():.4f} "
-                     f"| {tr['rhat'][-1]:.2f} | {wall:.1f} | {cpu:.1f} "
-                     f"| {args.chains * n_iter / cpu:.0f} |")
+        lines.append(
+            f"| {eps:g} | {np.median(final):.3f} | {final.min():.3f} - {final.max():.3f} "
+            f"| {int((final > STUCK).sum())} | {tr['test_statistic'][-1].mean():.4f} "
+            f"| {tr['rhat'][-1]:.2f} | {wall:.1f} | {cpu:.1f} "
+            f"| {args.chains * n_iter / cpu:.0f} |"
+        )
         print(lines[-1], flush=True)
-    md = [f"# Seed 001 Fig. 3, {mode} run", "",
-          f"n=1000, d=10, k=3, q=3, sigma=0.1; {args.chains} chains x {n_iter} iterations per "
-          "epsilon, random init; diagnostics every 100 iterations (evaluation only).",
-          f"Non-private k-plane (10 restarts) d_W = {wasserstein_subspaces(kp.subspaces_, truth):.3f}; "
-          "random subspaces give about 3.38.", "",
-          "| epsilon | median final d_W | range | chains with final d_W > 1.5 | mean final test stat "
-          "| split R-hat (cost) | wall s | CPU s | chain-iterations per CPU s |",
-          "|---|---|---|---|---|---|---|---|---|"] + lines + NOTE
+    md = (
+        [
+            f"# Seed 001 Fig. 3, {mode} run",
+            "",
+            f"n=1000, d=10, k=3, q=3, sigma=0.1; {args.chains} chains x {n_iter} iterations per "
+            "epsilon, random init; diagnostics every 100 iterations (evaluation only).",
+            f"Non-private k-plane (10 restarts) d_W = {wasserstein_subspaces(kp.subspaces_, truth):.3f}; "
+            "random subspaces give about 3.38.",
+            "",
+            "| epsilon | median final d_W | range | chains with final d_W > 1.5 | mean final test stat "
+            "| split R-hat (cost) | wall s | CPU s | chain-iterations per CPU s |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        + lines
+        + NOTE
+    )
     (OUT / f"fig3_{mode}.md").write_text("\n".join(md) + "\n")
     with open(OUT / f"fig3_{mode}.csv", "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["epsilon", "iteration", "chain", "test_statistic", "cost", "wasserstein",
-                    "rhat"])
+        w.writerow(
+            ["epsilon", "iteration", "chain", "test_statistic", "cost", "wasserstein", "rhat"]
+        )
         w.writerows(rows)
     plot(traces, OUT / f"fig3_{mode}.png")
     print(f"wrote {OUT}/fig3_{mode}.*")
@@ -82,8 +115,10 @@ def main():
 
 def plot(traces, path):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(3, len(traces), figsize=(4 * len(traces), 8), squeeze=False)
     for j, (eps, tr) in enumerate(traces.items()):
         x = tr["iteration"] / 100
@@ -91,8 +126,13 @@ def plot(traces, path):
             ax = axes[i, j]
             ax.plot(x, tr[key], lw=0.8)
             ax.set_xlabel("x100 iterations")
-            ax.set_ylabel({"test_statistic": "test statistic", "cost": "k-means cost",
-                           "wasserstein": "Wasserstein to truth"}[key])
+            ax.set_ylabel(
+                {
+                    "test_statistic": "test statistic",
+                    "cost": "k-means cost",
+                    "wasserstein": "Wasserstein to truth",
+                }[key]
+            )
             if i == 0:
                 ax.set_title(f"epsilon = {eps:g} (final R-hat {tr['rhat'][-1]:.2f})")
     fig.tight_layout()

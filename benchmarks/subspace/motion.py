@@ -18,6 +18,7 @@ the default alpha = 20, LRR (lambda = 4), TSC, k-plane (linear q = 4, the span o
 benchmarks/results/subspace/. Reference figures: SSC on Hopkins 155, mean 1.52 % (2 motions) and
 4.40 % (3 motions) (Elhamifar & Vidal 2013, Table 1); those are real sequences, ours synthetic.
 """
+
 import argparse
 import csv
 import time
@@ -58,9 +59,9 @@ def rigid_motions(k, points_per_motion, F=30, noise=0.01, random_state=None):
         S = rng.standard_normal((points_per_motion[ell], 3))
         W = np.empty((len(S), 2 * F))
         for f in range(F):
-            world = S @ R[f].T + centre + t[f]                  # body motion
-            cam = (world - cam_t[f]) @ cam_R[f]                 # camera frame
-            W[:, 2 * f:2 * f + 2] = cam[:, :2]                  # orthographic (affine) camera
+            world = S @ R[f].T + centre + t[f]  # body motion
+            cam = (world - cam_t[f]) @ cam_R[f]  # camera frame
+            W[:, 2 * f : 2 * f + 2] = cam[:, :2]  # orthographic (affine) camera
         X.append(W)
         y.append(np.full(len(S), ell))
     X = np.vstack(X)
@@ -93,9 +94,16 @@ def main():
             for name, est in methods(k).items():
                 t = time.perf_counter()
                 est.set_params(random_state=seq).fit(X)
-                rows.append({"motions": k, "sequence": seq, "n": len(X), "method": name,
-                             "error": round(100 * (1 - clustering_accuracy(y, est.labels_)), 4),
-                             "time": round(time.perf_counter() - t, 3)})
+                rows.append(
+                    {
+                        "motions": k,
+                        "sequence": seq,
+                        "n": len(X),
+                        "method": name,
+                        "error": round(100 * (1 - clustering_accuracy(y, est.labels_)), 4),
+                        "time": round(time.perf_counter() - t, 3),
+                    }
+                )
         print(f"{k} motions done", flush=True)
     wall = time.perf_counter() - t0
     OUT.mkdir(parents=True, exist_ok=True)
@@ -103,21 +111,26 @@ def main():
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    lines = ["# Synthetic rigid-motion trajectories (affine 3-D subspaces of R^60)", "",
-             f"{n_seq} sequences per number of motions; 60-160 points per motion; F = 30 frames; "
-             "common camera ego-motion; noise std 0.01 (unit body). Error in %, time per fit in "
-             f"s (shared 2-core machine). Total {wall:.0f} s. Generator and settings: "
-             "benchmarks/subspace/motion.py. Reference (real Hopkins 155 sequences, not this "
-             "data): SSC 1.52 % / 4.40 % mean for 2 / 3 motions (Elhamifar & Vidal 2013).", "",
-             "| motions | method | mean % | median % | max % | time (s) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "# Synthetic rigid-motion trajectories (affine 3-D subspaces of R^60)",
+        "",
+        f"{n_seq} sequences per number of motions; 60-160 points per motion; F = 30 frames; "
+        "common camera ego-motion; noise std 0.01 (unit body). Error in %, time per fit in "
+        f"s (shared 2-core machine). Total {wall:.0f} s. Generator and settings: "
+        "benchmarks/subspace/motion.py. Reference (real Hopkins 155 sequences, not this "
+        "data): SSC 1.52 % / 4.40 % mean for 2 / 3 motions (Elhamifar & Vidal 2013).",
+        "",
+        "| motions | method | mean % | median % | max % | time (s) |",
+        "|---|---|---|---|---|---|",
+    ]
     for k in (2, 3):
         for name in methods(k):
             sel = [r for r in rows if r["motions"] == k and r["method"] == name]
             e = np.array([r["error"] for r in sel])
             tt = np.mean([r["time"] for r in sel])
-            lines.append(f"| {k} | {name} | {e.mean():.2f} | {np.median(e):.2f} | {e.max():.2f} "
-                         f"| {tt:.2f} |")
+            lines.append(
+                f"| {k} | {name} | {e.mean():.2f} | {np.median(e):.2f} | {e.max():.2f} | {tt:.2f} |"
+            )
     (OUT / "motion.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -9,6 +9,7 @@ Chains are grouped in fours (as a dashboard would run them); for each group we r
 R-hat of the cost (second half of the run) and the chains' final test statistics. Evaluation-only
 diagnostics. Writes stuck_chains.md under benchmarks/results/subspace/.
 """
+
 import argparse
 from pathlib import Path
 
@@ -28,25 +29,37 @@ def main():
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
     ds = make_union_of_subspaces(1000, 10, 3, 3, noise=0.1, random_state=0)
-    g = GibbsSubspaceClustering(3, 3, epsilon=100.0, n_iter=args.iterations,
-                                n_chains=args.chains, record_every=50, release="all",
-                                random_state=args.seed).fit(ds.X, reference=ds.truth["subspaces"])
+    g = GibbsSubspaceClustering(
+        3,
+        3,
+        epsilon=100.0,
+        n_iter=args.iterations,
+        n_chains=args.chains,
+        record_every=50,
+        release="all",
+        random_state=args.seed,
+    ).fit(ds.X, reference=ds.truth["subspaces"])
     tr = g.trace_
     final = tr["wasserstein"][-1]
     stuck = final > 1.5
     half = len(tr["iteration"]) // 2
-    md = ["# Stuck Gibbs chains: test statistic vs split R-hat", "",
-          f"n=1000, d=10, k=3, q=3, sigma=0.1, epsilon=100, random init, {args.chains} chains x "
-          f"{args.iterations} iterations (seed {args.seed}); {int(stuck.sum())} of {args.chains} "
-          f"chains end with d_W > 1.5 ({100 * stuck.mean():.0f} %).", "",
-          f"Final d_W: good chains median {np.median(final[~stuck]):.3f}"
-          + (f", stuck chains {', '.join(f'{v:.2f}' for v in final[stuck])}" if stuck.any()
-             else "") + ".",
-          f"Final test statistic: good chains {tr['test_statistic'][-1][~stuck].mean():.4f}"
-          + (f", stuck chains {tr['test_statistic'][-1][stuck].mean():.4f}" if stuck.any()
-             else "") + " (nearly equal: the statistic cannot tell them apart).", "",
-          "| group of 4 chains | stuck chains in group | split R-hat of cost (2nd half) |",
-          "|---|---|---|"]
+    md = [
+        "# Stuck Gibbs chains: test statistic vs split R-hat",
+        "",
+        f"n=1000, d=10, k=3, q=3, sigma=0.1, epsilon=100, random init, {args.chains} chains x "
+        f"{args.iterations} iterations (seed {args.seed}); {int(stuck.sum())} of {args.chains} "
+        f"chains end with d_W > 1.5 ({100 * stuck.mean():.0f} %).",
+        "",
+        f"Final d_W: good chains median {np.median(final[~stuck]):.3f}"
+        + (f", stuck chains {', '.join(f'{v:.2f}' for v in final[stuck])}" if stuck.any() else "")
+        + ".",
+        f"Final test statistic: good chains {tr['test_statistic'][-1][~stuck].mean():.4f}"
+        + (f", stuck chains {tr['test_statistic'][-1][stuck].mean():.4f}" if stuck.any() else "")
+        + " (nearly equal: the statistic cannot tell them apart).",
+        "",
+        "| group of 4 chains | stuck chains in group | split R-hat of cost (2nd half) |",
+        "|---|---|---|",
+    ]
     for start in range(0, args.chains - 3, 4):
         grp = slice(start, start + 4)
         rhat = split_rhat(tr["cost"][half:, grp].T)

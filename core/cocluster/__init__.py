@@ -9,11 +9,20 @@ Battaglia & Pensa, "Differentially private associative co-clustering", SDM 2025)
 Gaussian mechanisms but its start and coefficients read the data without noise (plan kind
 "none", refused on private data).
 """
+
 from .dp_estimator import DPTauCoClustering
 from .dp_taucc import budget_schedule, compute_table, dp_taucc_runs, update_part
 from .dpnmf import DPNMF
 from .fast_taucc import TauCoClustering
 from .initial_partitions import random_matrix
 
-__all__ = ["TauCoClustering", "DPTauCoClustering", "dp_taucc_runs", "update_part", "compute_table",
-           "budget_schedule", "random_matrix", "DPNMF"]
+__all__ = [
+    "TauCoClustering",
+    "DPTauCoClustering",
+    "dp_taucc_runs",
+    "update_part",
+    "compute_table",
+    "budget_schedule",
+    "random_matrix",
+    "DPNMF",
+]

@@ -6,6 +6,7 @@ Labels carry a leading batch axis S (independent runs over the same matrix); for
 Clusters live in fixed "slots"; a slot whose ``keep`` flag is False is a deleted cluster and its
 members are left out of every aggregate (they are reassigned at the next update).
 """
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -36,8 +37,9 @@ def table(Y, labels, n_slots, keep=None):
     Y = np.asarray(Y, dtype=np.float64)
     S, N, L = Y.shape
     rows = (np.arange(S)[:, None] * n_slots + np.asarray(labels)).ravel()
-    ind = sp.csr_array((_weights(labels, keep), (rows, np.arange(S * N))),
-                       shape=(S * n_slots, S * N))
+    ind = sp.csr_array(
+        (_weights(labels, keep), (rows, np.arange(S * N))), shape=(S * n_slots, S * N)
+    )
     return np.asarray(ind @ Y.reshape(S * N, L)).reshape(S, n_slots, L)
 
 

@@ -4,6 +4,7 @@ Battaglia & Pensa, SDM 2025, Secs. 3.2 and 4.1: A is a non-negative (count) matr
 discussed there) are legal: their utilities are 0 for every prototype, so DP-tauCC draws them
 uniformly and Fast-tauCC puts them in cluster 0.
 """
+
 import numbers
 
 import numpy as np
@@ -82,7 +83,7 @@ def clip_row_sums(A, row_cap, name="X"):
         if not over.any():
             break
         # (1 - 2^-40) after the first pass only guards against float rounding of the scale
-        scale = L / np.where(over, sums, 1.0) * (1.0 if attempt == 0 else 1.0 - 2.0 ** -40)
+        scale = L / np.where(over, sums, 1.0) * (1.0 if attempt == 0 else 1.0 - 2.0**-40)
         vals = np.where(over[rows], np.floor(vals * scale[rows]), vals)
     else:
         raise RuntimeError("clip_row_sums: rows still above row_cap after clipping (a bug)")

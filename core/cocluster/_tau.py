@@ -8,6 +8,7 @@ when t_.l = 0, our convention where the paper divides by zero: a feature cluster
 in the table carries no evidence). The same weights serve Fast-tauCC (on the exact table) and
 DP-tauCC (on the noisy one). All functions accept leading batch axes (independent runs).
 """
+
 import numpy as np
 
 

@@ -15,21 +15,27 @@ from ._tau import prototype_weights
 from .dp_taucc import _check_params, budget_schedule, run_counts, run_validated
 from .initial_partitions import block_pattern
 
-CELL_WARNING = ("entry-level privacy only (neighbouring 'cell'): this protects one unit of one "
-                "cell of the matrix (e.g. one count of one document-word pair), NOT a row or "
-                "document; a change of c units in one cell costs c*epsilon, and a whole row is "
-                "not protected")
-EVAL_WARNING = ("eval_row_labels_ (nearest noisy prototype on the raw data) is NOT private: "
-                "evaluation only, never release it")
+CELL_WARNING = (
+    "entry-level privacy only (neighbouring 'cell'): this protects one unit of one "
+    "cell of the matrix (e.g. one count of one document-word pair), NOT a row or "
+    "document; a change of c units in one cell costs c*epsilon, and a whole row is "
+    "not protected"
+)
+EVAL_WARNING = (
+    "eval_row_labels_ (nearest noisy prototype on the raw data) is NOT private: "
+    "evaluation only, never release it"
+)
 
 
 def row_cap_note(row_cap, cell_bound):
     """The warning attached to a fit whose rows were clipped to ``row_cap``; its factor is
     the one the ledger charges (:func:`~privclust.core.privacy.relations.cell_steps`)."""
-    return (f"rows clipped to integer counts summing to at most row_cap={row_cap} before the "
-            f"fit: on a record-level (replace-one) ledger one record costs "
-            f"2 floor(row_cap) ceil(1 / cell_bound) = {cell_steps(row_cap, cell_bound)} x "
-            "epsilon (group privacy)")
+    return (
+        f"rows clipped to integer counts summing to at most row_cap={row_cap} before the "
+        f"fit: on a record-level (replace-one) ledger one record costs "
+        f"2 floor(row_cap) ceil(1 / cell_bound) = {cell_steps(row_cap, cell_bound)} x "
+        "epsilon (group privacy)"
+    )
 
 
 class DPTauCoClustering(PrivateEstimator):
@@ -132,13 +138,23 @@ class DPTauCoClustering(PrivateEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True    # non-negative count matrices
-        tags.input_tags.sparse = True           # dense or scipy.sparse
+        tags.input_tags.positive_only = True  # non-negative count matrices
+        tags.input_tags.sparse = True  # dense or scipy.sparse
         return tags
 
-    def __init__(self, n_row_clusters=2, n_col_clusters=2, epsilon=1.0, n_iter=4, cell_bound=1.0,
-                 assignment_share=0.9, neighbouring="cell", row_cap=None, random_state=None,
-                 ledger=None):
+    def __init__(
+        self,
+        n_row_clusters=2,
+        n_col_clusters=2,
+        epsilon=1.0,
+        n_iter=4,
+        cell_bound=1.0,
+        assignment_share=0.9,
+        neighbouring="cell",
+        row_cap=None,
+        random_state=None,
+        ledger=None,
+    ):
         self.n_row_clusters = n_row_clusters
         self.n_col_clusters = n_col_clusters
         self.epsilon = epsilon
@@ -155,7 +171,8 @@ class DPTauCoClustering(PrivateEstimator):
             raise NotImplementedError(
                 f"neighbouring={self.neighbouring!r} (document-level privacy) is not supported by "
                 "DP-tauCC: its parallel composition over columns holds for one cell only; only "
-                "'cell' is available (give row_cap to charge a record-level ledger)")
+                "'cell' is available (give row_cap to charge a record-level ledger)"
+            )
         if self.neighbouring != "cell":
             raise ValueError(f"neighbouring must be 'cell', got {self.neighbouring!r}")
 
@@ -170,20 +187,23 @@ class DPTauCoClustering(PrivateEstimator):
         _check_params(self.epsilon, self.n_iter, self.cell_bound, self.assignment_share)
         cap = self._row_cap()
         if n_samples is None or n_features is None:
-            raise ValueError("DPTauCoClustering's plan needs the public shape (n_rows, n_columns): "
-                             "the cell relation keeps the matrix's shape fixed")
+            raise ValueError(
+                "DPTauCoClustering's plan needs the public shape (n_rows, n_columns): "
+                "the cell relation keeps the matrix's shape fixed"
+            )
         K0 = check_n_clusters(self.n_row_clusters, "n_row_clusters", n_samples, "rows")
         L0 = check_n_clusters(self.n_col_clusters, "n_col_clusters", n_features, "columns")
-        block_pattern(K0, L0)                       # RandomMatrix's condition on (K0, L0)
+        block_pattern(K0, L0)  # RandomMatrix's condition on (K0, L0)
         epsilon = float(self.epsilon)
         acc = BudgetAccountant(epsilon)
         for name, eps in budget_schedule(epsilon, int(self.n_iter), float(self.assignment_share)):
             acc.spend(name, eps, sensitivity=float(self.cell_bound))
-        notes = [CELL_WARNING] + ([] if cap is None else
-                                  [row_cap_note(cap, float(self.cell_bound))])
+        notes = [CELL_WARNING] + (
+            [] if cap is None else [row_cap_note(cap, float(self.cell_bound))]
+        )
         return Guarantee(epsilon, 0.0, "pure", "cell", mechanisms=acc.mechanisms, warnings=notes)
 
-    _accepts_sparse = True   # _check_data reads dense and scipy.sparse count matrices
+    _accepts_sparse = True  # _check_data reads dense and scipy.sparse count matrices
 
     def ledger_options(self):
         """The row cap L and cell bound c the ledger needs to convert a cell-level cost (without
@@ -210,8 +230,19 @@ class DPTauCoClustering(PrivateEstimator):
         L0 = check_n_clusters(self.n_col_clusters, "n_col_clusters", A.shape[1], "columns")
         epsilon = float(self.epsilon)
         accountant = BudgetAccountant(epsilon)
-        runs = run_validated(A, AT, K0, L0, epsilon, int(self.n_iter), rng, 1,
-                             float(self.cell_bound), float(self.assignment_share), accountant)
+        runs = run_validated(
+            A,
+            AT,
+            K0,
+            L0,
+            epsilon,
+            int(self.n_iter),
+            rng,
+            1,
+            float(self.cell_bound),
+            float(self.assignment_share),
+            accountant,
+        )
         self._publish(runs, A.shape[1], accountant)
         profiles = runs.row_profiles[0][:, runs.col_alive[0]]
         self.eval_row_labels_ = np.argmax(profiles @ prototype_weights(self.table_).T, axis=1)
@@ -222,14 +253,24 @@ class DPTauCoClustering(PrivateEstimator):
         partitions, every draw made here (:mod:`~privclust.core.cocluster.partitioned`).
         ``eval_row_labels_`` is not computed: it reads every raw row (evaluation only)."""
         from .partitioned import PartitionedCounts
+
         n, m = parts.n_samples, parts.n_features
         K0 = check_n_clusters(self.n_row_clusters, "n_row_clusters", n, "rows")
         L0 = check_n_clusters(self.n_col_clusters, "n_col_clusters", m, "columns")
         epsilon = float(self.epsilon)
         accountant = BudgetAccountant(epsilon)
-        runs = run_counts(PartitionedCounts(parts, self._row_cap()), K0, L0, epsilon,
-                          int(self.n_iter), rng, 1, float(self.cell_bound),
-                          float(self.assignment_share), accountant)
+        runs = run_counts(
+            PartitionedCounts(parts, self._row_cap()),
+            K0,
+            L0,
+            epsilon,
+            int(self.n_iter),
+            rng,
+            1,
+            float(self.cell_bound),
+            float(self.assignment_share),
+            accountant,
+        )
         self._publish(runs, m, accountant)
 
     def _publish(self, runs, n_features, accountant):

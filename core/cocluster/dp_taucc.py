@@ -28,6 +28,7 @@ Pieces (all batched over S independent runs of the same matrix, for audits; a fi
 Clusters live in fixed slots (K0 row slots, L0 column slots) with a live mask, so deletions keep
 array shapes fixed; the estimator compacts the slots when it publishes.
 """
+
 import math
 import numbers
 from collections import namedtuple
@@ -43,8 +44,9 @@ from .initial_partitions import random_matrix
 #: Delta below this counts as zero: the utilities cannot depend on the data, sample uniformly.
 _TINY_RANGE = 1e-12
 
-DPTauCCRuns = namedtuple("DPTauCCRuns",
-                         "row_slots row_alive col_slots col_alive table row_profiles")
+DPTauCCRuns = namedtuple(
+    "DPTauCCRuns", "row_slots row_alive col_slots col_alive table row_profiles"
+)
 DPTauCCRuns.__doc__ = """Raw state of S DP-tauCC runs: slot labels (S, n) and (S, m), live masks
 (S, K0) and (S, L0), the released noisy tables (S, K0, L0) (zero in dead slots) and the NON-PRIVATE
 row profiles A.C (S, n, L0) (kept only for the evaluation-only assignment)."""
@@ -200,13 +202,20 @@ def budget_schedule(epsilon, n_iter, assignment_share=0.9):
 
 def _check_params(epsilon, n_iter, cell_bound, assignment_share):
     for name, value in (("epsilon", epsilon), ("cell_bound", cell_bound)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-                or not math.isfinite(value) or value <= 0:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not math.isfinite(value)
+            or value <= 0
+        ):
             raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral) or n_iter < 1:
         raise ValueError(f"n_iter must be a positive integer, got {n_iter!r}")
-    if isinstance(assignment_share, bool) or not isinstance(assignment_share, numbers.Real) \
-            or not 0 < assignment_share < 1:
+    if (
+        isinstance(assignment_share, bool)
+        or not isinstance(assignment_share, numbers.Real)
+        or not 0 < assignment_share < 1
+    ):
         raise ValueError(f"assignment_share must be in (0, 1), got {assignment_share!r}")
 
 
@@ -242,15 +251,46 @@ class CountMatrix:
         return exponential_mechanism(U, epsilon, cell_bound, rng, range_based=True)
 
 
-def run_validated(A, AT, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
-                  assignment_share=0.9, accountant=None):
+def run_validated(
+    A,
+    AT,
+    K0,
+    L0,
+    epsilon,
+    n_iter,
+    rng,
+    size=1,
+    cell_bound=1.0,
+    assignment_share=0.9,
+    accountant=None,
+):
     """DP-tauCC on validated inputs (A float64 CSR/ndarray and A^T); see :func:`dp_taucc_runs`."""
-    return run_counts(CountMatrix(A, AT), K0, L0, epsilon, n_iter, rng, size, cell_bound,
-                      assignment_share, accountant)
+    return run_counts(
+        CountMatrix(A, AT),
+        K0,
+        L0,
+        epsilon,
+        n_iter,
+        rng,
+        size,
+        cell_bound,
+        assignment_share,
+        accountant,
+    )
 
 
-def run_counts(counts, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
-               assignment_share=0.9, accountant=None):
+def run_counts(
+    counts,
+    K0,
+    L0,
+    epsilon,
+    n_iter,
+    rng,
+    size=1,
+    cell_bound=1.0,
+    assignment_share=0.9,
+    accountant=None,
+):
     """DP-tauCC ([BP25] Alg. 1) reading the data only through ``counts`` (a
     :class:`CountMatrix`, or its Dask counterpart): every random draw is made here, from
     ``rng``, in the same order whichever holds the data."""
@@ -267,27 +307,47 @@ def run_counts(counts, K0, L0, epsilon, n_iter, rng, size=1, cell_bound=1.0,
     row_alive = np.ones((size, K0), bool)
     pk, B, delta = prototype_state(P0)
     U = scale_utilities(counts.column_utilities(B), pk, delta)
-    C, col_alive = _occupied(exponential_mechanism(U, release(), cell_bound, rng,
-                                                   range_based=True), L0, rng)
+    C, col_alive = _occupied(
+        exponential_mechanism(U, release(), cell_bound, rng, range_based=True), L0, rng
+    )
     T = None
     for it in range(1, n_iter + 1):
         if it > 1:
             Yc = counts.column_profiles(R, K0, row_alive)
-            C, col_alive = update_part(Yc, T.transpose(0, 2, 1), release(), rng, cell_bound,
-                                       proto_alive=col_alive, feature_alive=row_alive)
+            C, col_alive = update_part(
+                Yc,
+                T.transpose(0, 2, 1),
+                release(),
+                rng,
+                cell_bound,
+                proto_alive=col_alive,
+                feature_alive=row_alive,
+            )
         counts.set_columns(C, L0, col_alive)
-        T, row_alive = noisy_table(counts.table(R, K0, row_alive), row_alive, col_alive,
-                                   release(), rng, cell_bound)
+        T, row_alive = noisy_table(
+            counts.table(R, K0, row_alive), row_alive, col_alive, release(), rng, cell_bound
+        )
         pk, B, delta = prototype_state(T, row_alive, col_alive)
-        R, row_alive = _occupied(counts.row_labels(pk, B, delta, release(), cell_bound, rng),
-                                 K0, rng)
-        T, row_alive = noisy_table(counts.table(R, K0, row_alive), row_alive, col_alive,
-                                   release(), rng, cell_bound)
+        R, row_alive = _occupied(
+            counts.row_labels(pk, B, delta, release(), cell_bound, rng), K0, rng
+        )
+        T, row_alive = noisy_table(
+            counts.table(R, K0, row_alive), row_alive, col_alive, release(), rng, cell_bound
+        )
     return DPTauCCRuns(R, row_alive, C, col_alive, T, counts.row_profiles)
 
 
-def dp_taucc_runs(X, n_row_clusters, n_col_clusters, epsilon, n_iter=4, random_state=None,
-                  size=1, cell_bound=1.0, assignment_share=0.9):
+def dp_taucc_runs(
+    X,
+    n_row_clusters,
+    n_col_clusters,
+    epsilon,
+    n_iter=4,
+    random_state=None,
+    size=1,
+    cell_bound=1.0,
+    assignment_share=0.9,
+):
     """Run DP-tauCC ([BP25] Alg. 1, Sec. 4.2) ``size`` times independently on
     X (batched form).
 
@@ -307,5 +367,15 @@ def dp_taucc_runs(X, n_row_clusters, n_col_clusters, epsilon, n_iter=4, random_s
     L0 = check_n_clusters(n_col_clusters, "n_col_clusters", A.shape[1], "columns")
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
         raise ValueError(f"size must be a positive integer, got {size!r}")
-    return run_validated(A, AT, K0, L0, epsilon, n_iter, as_generator(random_state), int(size),
-                         cell_bound, assignment_share)
+    return run_validated(
+        A,
+        AT,
+        K0,
+        L0,
+        epsilon,
+        n_iter,
+        as_generator(random_state),
+        int(size),
+        cell_bound,
+        assignment_share,
+    )

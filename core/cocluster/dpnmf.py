@@ -7,6 +7,7 @@ and outlier updates read the records without noise, as in the paper, so the esti
 kind "none": the :class:`~privclust.core.release.Curator` refuses it on private data, and it runs
 only as a benchmark competitor on public (or owner) data.
 """
+
 import math
 import numbers
 
@@ -20,11 +21,13 @@ from ..privacy import BudgetAccountant, gaussian
 from ..privacy.estimator import PrivateEstimator, check_positive_int, delta_param, epsilon_param
 from ._inputs import check_count_matrix
 
-NOT_PRIVATE_WARNING = ("NOT PRIVATE: the randomized-SVD initialisation of the basis and the "
-                       "coefficient and outlier updates (and so row_labels_) read the records "
-                       "without noise, as in Saha & Imtiaz (2024); only the basis updates are "
-                       "Gaussian mechanisms. Benchmark competitor only.")
-_INNER_SWEEPS = 10      # HALS sweeps of the (non-private) coefficient update per iteration
+NOT_PRIVATE_WARNING = (
+    "NOT PRIVATE: the randomized-SVD initialisation of the basis and the "
+    "coefficient and outlier updates (and so row_labels_) read the records "
+    "without noise, as in Saha & Imtiaz (2024); only the basis updates are "
+    "Gaussian mechanisms. Benchmark competitor only."
+)
+_INNER_SWEEPS = 10  # HALS sweeps of the (non-private) coefficient update per iteration
 _FLOOR = 1e-12
 
 
@@ -54,14 +57,12 @@ def clip_rows(M, bound):
 
 def residual_norms(X, H, W):
     """||x_i - W h_i|| for every row, without forming the dense residual."""
-    sq = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
-          else (X * X).sum(axis=1))
+    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else (X * X).sum(axis=1)
     e2 = sq - 2.0 * (np.asarray(X @ W) * H).sum(axis=1) + ((H @ (W.T @ W)) * H).sum(axis=1)
     return np.sqrt(np.maximum(e2, 0.0))
 
 
-def noisy_basis_statistics(X, H, s, W, epsilon, delta, coef_bound, outlier_bound, rng,
-                           size=None):
+def noisy_basis_statistics(X, H, s, W, epsilon, delta, coef_bound, outlier_bound, rng, size=None):
     """The private step: (A, B) = (H^T H / n, (X - R)^T H / n) plus Gaussian noise, with the
     outliers in the form R = diag(s) (X - H W^T) (r_i = s_i times the residual of row i).
 
@@ -81,14 +82,20 @@ def noisy_basis_statistics(X, H, s, W, epsilon, delta, coef_bound, outlier_bound
     X = normalize(X)
     H = clip_rows(np.maximum(np.asarray(H, dtype=float), 0.0), coef_bound)
     e = residual_norms(X, H, W)
-    s = np.minimum(np.maximum(np.asarray(s, dtype=float), 0.0),
-                   outlier_bound / np.maximum(e, _FLOOR))
+    s = np.minimum(
+        np.maximum(np.asarray(s, dtype=float), 0.0), outlier_bound / np.maximum(e, _FLOOR)
+    )
     n, k = H.shape
     # (X - R)^T H = X^T diag(1 - s) H + W H^T diag(s) H: R is never formed
     B = (np.asarray(X.T @ ((1.0 - s)[:, None] * H)) + W @ (H.T @ (s[:, None] * H))) / n
-    noisy = gaussian(np.concatenate([H.T @ H / n, B]),
-                     basis_sensitivity(n, coef_bound, outlier_bound), epsilon, delta, rng,
-                     size=size)
+    noisy = gaussian(
+        np.concatenate([H.T @ H / n, B]),
+        basis_sensitivity(n, coef_bound, outlier_bound),
+        epsilon,
+        delta,
+        rng,
+        size=size,
+    )
     return noisy[..., :k, :], noisy[..., k:, :]
 
 
@@ -106,8 +113,12 @@ def _nndsvd(X, k, seed):
     """NNDSVD start (Boutsidis & Gallopoulos 2008) from a randomized SVD (Halko et al. 2011).
     Reads the data without noise."""
     U, S, Vt = randomized_svd(X, k, random_state=seed)
-    Up, Un, Vp, Vn = (np.maximum(U, 0), np.maximum(-U, 0), np.maximum(Vt.T, 0),
-                      np.maximum(-Vt.T, 0))
+    Up, Un, Vp, Vn = (
+        np.maximum(U, 0),
+        np.maximum(-U, 0),
+        np.maximum(Vt.T, 0),
+        np.maximum(-Vt.T, 0),
+    )
     nup, nun = np.linalg.norm(Up, axis=0), np.linalg.norm(Un, axis=0)
     nvp, nvn = np.linalg.norm(Vp, axis=0), np.linalg.norm(Vn, axis=0)
     pos = nup * nvp >= nun * nvn
@@ -221,13 +232,24 @@ class DPNMF(PrivateEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True    # non-negative count matrices
-        tags.input_tags.sparse = True           # dense or scipy.sparse
+        tags.input_tags.positive_only = True  # non-negative count matrices
+        tags.input_tags.sparse = True  # dense or scipy.sparse
         return tags
 
-    def __init__(self, n_clusters=2, epsilon=0.5, delta=1e-5, n_iter=4, coef_bound=1.0,
-                 outlier_bound=0.5, outlier_penalty=0.5, learning_rate=0.1,
-                 neighbouring="replace", random_state=None, ledger=None):
+    def __init__(
+        self,
+        n_clusters=2,
+        epsilon=0.5,
+        delta=1e-5,
+        n_iter=4,
+        coef_bound=1.0,
+        outlier_bound=0.5,
+        outlier_penalty=0.5,
+        learning_rate=0.1,
+        neighbouring="replace",
+        random_state=None,
+        ledger=None,
+    ):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -242,17 +264,28 @@ class DPNMF(PrivateEstimator):
 
     def _params(self):
         if self.neighbouring != "replace":
-            raise ValueError(f"neighbouring must be 'replace' (the sensitivity divides by the "
-                             f"public n), got {self.neighbouring!r}")
-        out = [epsilon_param(self.epsilon), delta_param(self.delta, positive=True),
-               check_positive_int(self.n_iter, "n_iter")]
+            raise ValueError(
+                f"neighbouring must be 'replace' (the sensitivity divides by the "
+                f"public n), got {self.neighbouring!r}"
+            )
+        out = [
+            epsilon_param(self.epsilon),
+            delta_param(self.delta, positive=True),
+            check_positive_int(self.n_iter, "n_iter"),
+        ]
         for name in ("coef_bound", "outlier_bound", "outlier_penalty", "learning_rate"):
             value = getattr(self, name)
             positive = name in ("coef_bound", "learning_rate")
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
-                    or not math.isfinite(value) or value < 0 or (positive and value == 0):
-                raise ValueError(f"{name} must be a finite number {'> 0' if positive else '>= 0'}"
-                                 f", got {value!r}")
+            if (
+                isinstance(value, (bool, np.bool_))
+                or not isinstance(value, numbers.Real)
+                or not math.isfinite(value)
+                or value < 0
+                or (positive and value == 0)
+            ):
+                raise ValueError(
+                    f"{name} must be a finite number {'> 0' if positive else '>= 0'}, got {value!r}"
+                )
             out.append(float(value))
         return out
 
@@ -262,20 +295,26 @@ class DPNMF(PrivateEstimator):
             raise ValueError("DPNMF's plan needs the public number of rows (replace-one)")
         k = check_positive_int(self.n_clusters, "n_clusters")
         if k > min(n_samples, n_features):
-            raise ValueError(f"n_clusters={k} exceeds the rank limit min(n_rows, n_columns) = "
-                             f"{min(n_samples, n_features)}")
+            raise ValueError(
+                f"n_clusters={k} exceeds the rank limit min(n_rows, n_columns) = "
+                f"{min(n_samples, n_features)}"
+            )
         return self._guarantee(eps, delta, n_iter)
 
     def _guarantee(self, eps, delta, n_iter, sensitivity=None):
         acct = BudgetAccountant(eps, delta)
         for t in range(n_iter):
-            acct.spend(f"Gaussian noisy basis statistics (A, B), iteration {t + 1}",
-                       eps / n_iter, delta / n_iter, sensitivity)
+            acct.spend(
+                f"Gaussian noisy basis statistics (A, B), iteration {t + 1}",
+                eps / n_iter,
+                delta / n_iter,
+                sensitivity,
+            )
         return acct.guarantee("none", "replace", [NOT_PRIVATE_WARNING])
 
     def _check_data(self, X):
         A, _ = check_count_matrix(X)
-        return normalize(A)                        # each record to unit L2 norm
+        return normalize(A)  # each record to unit L2 norm
 
     def _fit(self, X, rng):
         eps, delta, n_iter, c, lam, alpha, eta = self._params()
@@ -284,16 +323,16 @@ class DPNMF(PrivateEstimator):
         sens = basis_sensitivity(n, c, lam)
         H, W = _nndsvd(X, k, int(rng.integers(2**31 - 1)))
         W = W / np.maximum(np.linalg.norm(W, axis=0), _FLOOR)
-        s, Hr, Wr = np.zeros(n), H, W            # R = diag(s) (X - Hr Wr^T), never formed
+        s, Hr, Wr = np.zeros(n), H, W  # R = diag(s) (X - Hr Wr^T), never formed
         for _ in range(n_iter):
             XW = np.asarray(X @ W)
-            M = XW - s[:, None] * (XW - Hr @ (Wr.T @ W))            # (X - R) W
+            M = XW - s[:, None] * (XW - Hr @ (Wr.T @ W))  # (X - R) W
             H = clip_rows(_hals(H.copy(), W.T @ W, M, _INNER_SWEEPS), c)
             e = np.maximum(residual_norms(X, H, W), _FLOOR)
-            s = np.minimum(np.maximum(1.0 - alpha / e, 0.0), lam / e)   # L2,1 shrink, clip
+            s = np.minimum(np.maximum(1.0 - alpha / e, 0.0), lam / e)  # L2,1 shrink, clip
             Hr, Wr = H, W
             A, B = noisy_basis_statistics(X, H, s, W, eps / n_iter, delta / n_iter, c, lam, rng)
-            W = np.maximum(W - eta * (W @ A - B), 0.0)          # noisy projected gradient
+            W = np.maximum(W - eta * (W @ A - B), 0.0)  # noisy projected gradient
             W = W / np.maximum(np.linalg.norm(W, axis=0), _FLOOR)
         self.components_ = W.T
         self.coefficients_ = H

@@ -8,6 +8,7 @@ repeated until no row moves; then the same on the columns. Empty clusters are dr
 numbers of clusters can only decrease from the initial ``n_row_clusters`` / ``n_col_clusters``.
 Works on dense arrays and ``scipy.sparse`` matrices through the products A.C and A^T.R only.
 """
+
 import numpy as np
 from sklearn.base import BaseEstimator
 
@@ -96,12 +97,18 @@ class TauCoClustering(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True    # non-negative count matrices
-        tags.input_tags.sparse = True           # dense or scipy.sparse
+        tags.input_tags.positive_only = True  # non-negative count matrices
+        tags.input_tags.sparse = True  # dense or scipy.sparse
         return tags
 
-    def __init__(self, n_row_clusters=2, n_col_clusters=2, max_iter=500, max_inner_iter=100,
-                 random_state=None):
+    def __init__(
+        self,
+        n_row_clusters=2,
+        n_col_clusters=2,
+        max_iter=500,
+        max_inner_iter=100,
+        random_state=None,
+    ):
         self.n_row_clusters = n_row_clusters
         self.n_col_clusters = n_col_clusters
         self.max_iter = max_iter
@@ -123,10 +130,12 @@ class TauCoClustering(BaseEstimator):
         cols = _balanced_labels(m, L0, rng)
         self.converged_ = False
         for it in range(1, self.max_iter + 1):  # noqa: B007 -- n_iter_ is the last one
-            rows, row_passes, row_changed = _phase(A, rows, cols, int(cols.max()) + 1,
-                                                   self.max_inner_iter)
-            cols, col_passes, col_changed = _phase(AT, cols, rows, int(rows.max()) + 1,
-                                                   self.max_inner_iter)
+            rows, row_passes, row_changed = _phase(
+                A, rows, cols, int(cols.max()) + 1, self.max_inner_iter
+            )
+            cols, col_passes, col_changed = _phase(
+                AT, cols, rows, int(rows.max()) + 1, self.max_inner_iter
+            )
             if not (row_changed or col_changed):
                 self.converged_ = True
                 break

@@ -4,6 +4,7 @@ Nothing here reads the data matrix, so the initial partitions and column prototy
 privacy budget. The n x m 0/1 matrix M is never materialised: only the (L0, n) prototypes
 P0 = C0^T M^T that DP-tauCC uses are built, from the block pattern plus per-block flip counts.
 """
+
 from itertools import combinations
 
 import numpy as np
@@ -24,7 +25,7 @@ def block_pattern(K0, L0):
         SDM 2025, Sec. 4.2.
     """
     small, large = min(K0, L0), max(K0, L0)
-    if large >= 2 ** small:
+    if large >= 2**small:
         raise ValueError(f"RandomMatrix needs max(K0, L0) < 2**min(K0, L0); got K0={K0}, L0={L0}")
     extra = []
     for weight in range(2, small + 1):
@@ -85,8 +86,8 @@ def random_matrix(n, m, K0, L0, rng, size=1, flip=0.01):
     pattern = block_pattern(K0, L0)
     R0 = balanced_labels(n, K0, rng, size)
     C0 = balanced_labels(m, L0, rng, size)
-    block_sizes = np.bincount(C0[0], minlength=L0)       # the same in every run (balanced)
-    on = pattern[R0]                                      # (size, n, L0): M's value per block
+    block_sizes = np.bincount(C0[0], minlength=L0)  # the same in every run (balanced)
+    on = pattern[R0]  # (size, n, L0): M's value per block
     P0 = on * block_sizes
     n_flip = int(round(flip * n * m))
     if n_flip:

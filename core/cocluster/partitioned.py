@@ -28,6 +28,7 @@ Battaglia, E. and Pensa, R. G. (2025). Differentially private associative co-clu
 Dong, J., Durfee, D. and Rogers, R. (2020). Optimal differential privacy composition for
     exponential mechanisms. ICML 2020 (the exponential mechanism as a Gumbel-max report).
 """
+
 import numpy as np
 
 from ..privacy.exponential import _em_logits
@@ -71,7 +72,7 @@ class PartitionedCounts:
     """The statistics DP-tauCC reads (see :class:`~privclust.core.cocluster.dp_taucc.CountMatrix`)
     computed from the partitions of a Dask data set; see the module docstring."""
 
-    row_profiles = None      # the rows' profiles A C stay on their partitions
+    row_profiles = None  # the rows' profiles A C stay on their partitions
 
     def __init__(self, parts, row_cap=None):
         self._parts = parts
@@ -81,8 +82,7 @@ class PartitionedCounts:
 
     def column_utilities(self, B):
         S, L, n = B.shape
-        (U,) = self._parts.row_sum(_column_utilities, self._row_cap,
-                                   rows=(B.transpose(0, 2, 1),))
+        (U,) = self._parts.row_sum(_column_utilities, self._row_cap, rows=(B.transpose(0, 2, 1),))
         return U.reshape(self.shape[1], S, L).transpose(1, 0, 2)
 
     def column_profiles(self, R, n_slots, keep):
@@ -93,8 +93,7 @@ class PartitionedCounts:
         self._columns = (C, n_slots, keep)
 
     def table(self, R, n_slots, keep):
-        (T,) = self._parts.row_sum(_table, self._row_cap, *self._columns, n_slots, keep,
-                                   rows=(R,))
+        (T,) = self._parts.row_sum(_table, self._row_cap, *self._columns, n_slots, keep, rows=(R,))
         return T
 
     def row_labels(self, pk, B, delta, epsilon, cell_bound, rng):
@@ -102,7 +101,17 @@ class PartitionedCounts:
         if S != 1:
             raise ValueError("the Dask mode runs one DP-tauCC run at a time (size=1)")
 
-        def noise(n_rows):   # in partition order: the in-memory draw of (1, n, K), in pieces
+        def noise(n_rows):  # in partition order: the in-memory draw of (1, n, K), in pieces
             return (rng.standard_exponential(size=(1, n_rows, K)),)
-        return self._parts.row_map(_row_labels, self._row_cap, *self._columns, pk, B, delta,
-                                   epsilon, cell_bound, rows=noise)
+
+        return self._parts.row_map(
+            _row_labels,
+            self._row_cap,
+            *self._columns,
+            pk,
+            B,
+            delta,
+            epsilon,
+            cell_bound,
+            rows=noise,
+        )

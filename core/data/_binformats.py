@@ -4,6 +4,7 @@ The .npy header (shape, dtype) is read and checked against the limits before any
 allocated; .npz members are read only up to their declared size (a lying zip entry fails its CRC),
 and that size is capped by ``max_bytes``. .npz is the only container that is decompressed.
 """
+
 import io
 import zipfile
 
@@ -32,8 +33,9 @@ def _read_npy_stream(fp, nbytes_available, file, what, limits, allow_text=False)
     except Exception as exc:  # noqa: BLE001 -- numpy raises ValueError/SyntaxError/...
         raise DataFormatError(f"{what}: not a valid .npy array ({exc})", file) from None
     if dtype.hasobject:
-        raise DataFormatError(f"{what}: object arrays are not accepted (they would need "
-                              "unpickling)", file)
+        raise DataFormatError(
+            f"{what}: object arrays are not accepted (they would need unpickling)", file
+        )
     kinds = "biuf" + ("US" if allow_text else "")
     if dtype.kind not in kinds or dtype.fields is not None:
         raise DataFormatError(f"{what}: dtype {dtype} is not accepted (numeric data only)", file)
@@ -44,8 +46,11 @@ def _read_npy_stream(fp, nbytes_available, file, what, limits, allow_text=False)
     limits.check_bytes(nbytes, file, what=f"{what} (uncompressed)")
     header_end = fp.tell()
     if nbytes_available is not None and nbytes_available - header_end < nbytes:
-        raise DataFormatError(f"{what}: truncated (header says shape {shape}, "
-                              f"{nbytes} bytes; {nbytes_available - header_end} present)", file)
+        raise DataFormatError(
+            f"{what}: truncated (header says shape {shape}, "
+            f"{nbytes} bytes; {nbytes_available - header_end} present)",
+            file,
+        )
     data = fp.read(nbytes)
     if len(data) != nbytes:
         raise DataFormatError(f"{what}: truncated array data", file)
@@ -55,8 +60,11 @@ def _read_npy_stream(fp, nbytes_available, file, what, limits, allow_text=False)
 
 def _as_2d(arr, file, what, limits):
     if arr.ndim != 2:
-        raise DataFormatError(f"{what}: expected a 2-D array (rows = records, columns = "
-                              f"features), got shape {arr.shape}", file)
+        raise DataFormatError(
+            f"{what}: expected a 2-D array (rows = records, columns = "
+            f"features), got shape {arr.shape}",
+            file,
+        )
     limits.check_shape(arr.shape[0], arr.shape[1], file)
     return np.asarray(arr, dtype=np.float64)
 
@@ -77,8 +85,11 @@ def read_npz(raw, file, limits):
         raise DataFormatError(f"not a valid .npz (zip) file ({exc})", file) from None
     arrays = {name[:-4]: info for name, info in infos.items() if name.endswith(".npy")}
     if not arrays:
-        raise DataFormatError("no .npy arrays inside this zip file (spreadsheets and other "
-                              "archives are not accepted; save as CSV or .npz)", file)
+        raise DataFormatError(
+            "no .npy arrays inside this zip file (spreadsheets and other "
+            "archives are not accepted; save as CSV or .npz)",
+            file,
+        )
     total = sum(info.file_size for info in arrays.values())
     limits.check_bytes(total, file, what="the uncompressed arrays")
 
@@ -88,8 +99,9 @@ def read_npz(raw, file, limits):
             raise DataFormatError(f"array {key!r} is encrypted", file)
         try:
             with zf.open(info) as fp:
-                return _read_npy_stream(fp, info.file_size, file, f"array {key!r}", limits,
-                                        allow_text)
+                return _read_npy_stream(
+                    fp, info.file_size, file, f"array {key!r}", limits, allow_text
+                )
         except DataFormatError:
             raise
         except Exception as exc:  # noqa: BLE001 -- zlib.error, BadZipFile, EOFError, ...
@@ -102,8 +114,11 @@ def read_npz(raw, file, limits):
         key = next((k for k in ("X", "data") if k in arrays), None)
         if key is None:
             if len(extra) != 1:
-                raise DataFormatError(f"cannot tell which array is the data: found "
-                                      f"{sorted(arrays)[:20]}; name it 'X'", file)
+                raise DataFormatError(
+                    f"cannot tell which array is the data: found "
+                    f"{sorted(arrays)[:20]}; name it 'X'",
+                    file,
+                )
             key = extra[0]
         X = _as_2d(get(key), file, f"array {key!r}", limits)
     n = X.shape[0]
@@ -112,8 +127,9 @@ def read_npz(raw, file, limits):
     if lab_key is not None:
         labels = get(lab_key, allow_text=True)
         if labels.shape != (n,):
-            raise DataFormatError(f"labels {lab_key!r} have shape {labels.shape}, expected ({n},)",
-                                  file)
+            raise DataFormatError(
+                f"labels {lab_key!r} have shape {labels.shape}, expected ({n},)", file
+            )
     names = None
     name_key = next((k for k in _NAME_KEYS if k in arrays), None)
     if name_key is not None:
@@ -133,8 +149,9 @@ def _csr_from_parts(data, indices, indptr, shape, file, limits):
     if indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
         raise DataFormatError("'indices' and 'indptr' must be integer arrays", file)
     if len(indptr) != n + 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0):
-        raise DataFormatError(f"'indptr' must be a non-decreasing array of length {n + 1} "
-                              "starting at 0", file)
+        raise DataFormatError(
+            f"'indptr' must be a non-decreasing array of length {n + 1} starting at 0", file
+        )
     if indptr[-1] != len(data) or len(indices) != len(data):
         raise DataFormatError("'data', 'indices' and 'indptr' have inconsistent lengths", file)
     bad = np.flatnonzero((indices < 0) | (indices >= m))

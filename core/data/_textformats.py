@@ -3,6 +3,7 @@
 Rows in error messages are lines of the file counted from 1 (a header line is line 1, as in a
 spreadsheet); columns are fields counted from 1, the label column included.
 """
+
 import csv
 import io
 import warnings
@@ -22,15 +23,17 @@ def decode_text(raw, file):
         except UnicodeDecodeError:
             raise DataFormatError("invalid UTF-16 text", file) from None
     if b"\x00" in raw:
-        line = raw[:raw.index(b"\x00")].count(b"\n") + 1
-        raise DataFormatError("binary content (NUL byte) in a text file; expected CSV/TSV text",
-                              file, line)
+        line = raw[: raw.index(b"\x00")].count(b"\n") + 1
+        raise DataFormatError(
+            "binary content (NUL byte) in a text file; expected CSV/TSV text", file, line
+        )
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise DataFormatError(f"not UTF-8 text (invalid byte at offset {exc.start})", file,
-                              line) from None
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataFormatError(
+            f"not UTF-8 text (invalid byte at offset {exc.start})", file, line
+        ) from None
 
 
 def _first_line(text):
@@ -55,17 +58,19 @@ def _prepare(text, file, limits, delimiter, max_fields=None, lines_are_rows=True
     if first is None:
         raise DataFormatError("the file is empty (no data)", file)
     if lines_are_rows and (
-            text.count("\n") > limits.max_rows + 1
-            and sum(1 for line in text.splitlines() if line.strip()) > limits.max_rows + 1):
+        text.count("\n") > limits.max_rows + 1
+        and sum(1 for line in text.splitlines() if line.strip()) > limits.max_rows + 1
+    ):
         raise DataFormatError(f"more than max_rows={limits.max_rows} rows", file)
     delim = _choose_delimiter(first, delimiter)
     if delim is not None and (not isinstance(delim, str) or len(delim) != 1):
         raise ValueError(f"delimiter must be a single character, got {delim!r}")
-    width = (len(first.split()) if delim is None else first.count(delim) + 1)
+    width = len(first.split()) if delim is None else first.count(delim) + 1
     cap = limits.max_cols + 1 if max_fields is None else max_fields
     if width > cap:
-        raise DataFormatError(f"{width} columns exceed the limit max_cols={limits.max_cols}",
-                              file, 1)
+        raise DataFormatError(
+            f"{width} columns exceed the limit max_cols={limits.max_cols}", file, 1
+        )
     index = next(i for i, line in enumerate(text.split("\n")) if line.strip())
     return first, index, delim
 
@@ -88,13 +93,17 @@ def split_rows(text, file, limits, delimiter=None, max_fields=None, lines_are_ro
                     rows.append(fields)
                     lines.append(reader.line_num)
         except csv.Error as exc:
-            raise DataFormatError(f"malformed delimited text ({exc})", file,
-                                  reader.line_num) from None
+            raise DataFormatError(
+                f"malformed delimited text ({exc})", file, reader.line_num
+            ) from None
     expected = len(rows[0])
     for fields, line in zip(rows, lines, strict=True):
         if len(fields) != expected:
-            raise DataFormatError(f"has {len(fields)} fields but line {lines[0]} has {expected} "
-                                  "(ragged rows)", file, line)
+            raise DataFormatError(
+                f"has {len(fields)} fields but line {lines[0]} has {expected} (ragged rows)",
+                file,
+                line,
+            )
     return rows, lines
 
 
@@ -118,8 +127,11 @@ def to_float_matrix(rows, lines, columns, file, col_names=None):
             cell = row[c]
             if not _is_number(cell):
                 name = "" if col_names is None else f" (column {str(col_names[j])[:80]!r})"
-                what = ("empty cell (missing value)" if not cell.strip()
-                        else f"{cell[:40]!r} is not a number")
+                what = (
+                    "empty cell (missing value)"
+                    if not cell.strip()
+                    else f"{cell[:40]!r} is not a number"
+                )
                 raise DataFormatError(what + name, file, lines[r], c + 1)
     raise DataFormatError("could not convert the cells to numbers", file)
 
@@ -147,21 +159,28 @@ def _resolve_label_column(label_column, header_names, width, file):
         return None
     if isinstance(label_column, str):
         if header_names is None:
-            raise DataFormatError(f"label_column={label_column!r} is a name but the file has no "
-                                  "header row", file)
+            raise DataFormatError(
+                f"label_column={label_column!r} is a name but the file has no header row", file
+            )
         hits = [i for i, h in enumerate(header_names) if h.strip() == label_column.strip()]
         if not hits:
             raise DataFormatError(f"no column named {label_column!r} in the header", file, 1)
         if len(hits) > 1:
-            raise DataFormatError(f"the header names {label_column!r} {len(hits)} times "
-                                  f"(columns {', '.join(str(h + 1) for h in hits)})", file, 1)
+            raise DataFormatError(
+                f"the header names {label_column!r} {len(hits)} times "
+                f"(columns {', '.join(str(h + 1) for h in hits)})",
+                file,
+                1,
+            )
         return hits[0]
-    if isinstance(label_column, (bool, np.bool_)) or not isinstance(label_column,
-                                                                      (int, np.integer)):
+    if isinstance(label_column, (bool, np.bool_)) or not isinstance(
+        label_column, (int, np.integer)
+    ):
         raise TypeError("label_column must be a column name (str) or a 0-based index (int)")
     if not -width <= label_column < width:
-        raise DataFormatError(f"label_column={label_column} is out of range for {width} columns",
-                              file)
+        raise DataFormatError(
+            f"label_column={label_column} is out of range for {width} columns", file
+        )
     return int(label_column) % width
 
 
@@ -184,8 +203,11 @@ def _read_table_fast(text, file, limits, delimiter, header, label_column, counts
     reports the file line of every problem). Labels must be integers here."""
     first, index, delim = _prepare(text, file, limits, delimiter)
     try:
-        head = (first.split() if delim is None
-                else next(csv.reader([first], delimiter=delim, strict=True)))
+        head = (
+            first.split()
+            if delim is None
+            else next(csv.reader([first], delimiter=delim, strict=True))
+        )
     except (csv.Error, StopIteration):
         return None
     width = len(head)
@@ -197,11 +219,18 @@ def _read_table_fast(text, file, limits, delimiter, header, label_column, counts
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            M = pd.read_csv(io.StringIO(text), sep=r"\s+" if delim is None else delim,
-                            header=None, skiprows=index + has_header, dtype=np.float64,
-                            engine="c", float_precision="round_trip", na_filter=False,
-                            quoting=csv.QUOTE_NONE if delim is None else csv.QUOTE_MINIMAL,
-                            skip_blank_lines=True).to_numpy()
+            M = pd.read_csv(
+                io.StringIO(text),
+                sep=r"\s+" if delim is None else delim,
+                header=None,
+                skiprows=index + has_header,
+                dtype=np.float64,
+                engine="c",
+                float_precision="round_trip",
+                na_filter=False,
+                quoting=csv.QUOTE_NONE if delim is None else csv.QUOTE_MINIMAL,
+                skip_blank_lines=True,
+            ).to_numpy()
     except Exception:  # noqa: BLE001 -- any irregularity: the slow path finds and names it
         return None
     if M.ndim != 2:
@@ -216,16 +245,21 @@ def _read_table_fast(text, file, limits, delimiter, header, label_column, counts
     labels = None
     if lab is not None:
         labels = M[:, lab]
-        if not np.all(np.isfinite(labels) & (labels == np.round(labels))
-                      & (np.abs(labels) < 2**62)):
+        if not np.all(
+            np.isfinite(labels) & (labels == np.round(labels)) & (np.abs(labels) < 2**62)
+        ):
             return None
         labels = labels.astype(np.int64)
-    return {"X": X, "labels": labels,
-            "feature_names": None if names is None else [names[c] for c in columns]}
+    return {
+        "X": X,
+        "labels": labels,
+        "feature_names": None if names is None else [names[c] for c in columns],
+    }
 
 
-def read_table(raw, file, limits, *, delimiter=None, header="infer", label_column=None,
-               counts=False, fast=True):
+def read_table(
+    raw, file, limits, *, delimiter=None, header="infer", label_column=None, counts=False, fast=True
+):
     """CSV/TSV -> dict(X, labels, feature_names)."""
     text = decode_text(raw, file)
     if fast:
@@ -268,8 +302,9 @@ def check_dense_lines(X, lines, columns, file, counts, feature_names):
     check_matrix_values(X[r, c], r, file_cols, file, counts, lines, names)
 
 
-def read_triples(raw, file, limits, *, delimiter=None, header="infer", counts=False,
-                 index_base=1, shape=None):
+def read_triples(
+    raw, file, limits, *, delimiter=None, header="infer", counts=False, index_base=1, shape=None
+):
     """CLUTO-style "row col count" triples, one per line (comma- or whitespace-separated).
 
     Indices are 1-based by default (``index_base=1``); the dp-tauCC data files ("doc,word,cluster"
@@ -281,8 +316,9 @@ def read_triples(raw, file, limits, *, delimiter=None, header="infer", counts=Fa
     text = decode_text(raw, file)
     rows, lines = split_rows(text, file, limits, delimiter, max_fields=3, lines_are_rows=False)
     if len(rows[0]) != 3:
-        raise DataFormatError(f"expected 3 fields (row, column, count) per line, got "
-                              f"{len(rows[0])}", file, lines[0])
+        raise DataFormatError(
+            f"expected 3 fields (row, column, count) per line, got {len(rows[0])}", file, lines[0]
+        )
     has_header = _has_header(header, rows[0], None, file)
     data, data_lines = (rows[1:], lines[1:]) if has_header else (rows, lines)
     if not data:
@@ -295,11 +331,16 @@ def read_triples(raw, file, limits, *, delimiter=None, header="infer", counts=Fa
     if bad.any():
         r, c = np.argwhere(bad)[0]
         hint = " (0-based file? pass index_base=0)" if index_base == 1 and idx[r, c] == 0 else ""
-        raise DataFormatError(f"{names[c]} index {idx[r, c]:g} is not an integer >= {index_base}"
-                              f"{hint}", file, data_lines[r], c + 1)
+        raise DataFormatError(
+            f"{names[c]} index {idx[r, c]:g} is not an integer >= {index_base}{hint}",
+            file,
+            data_lines[r],
+            c + 1,
+        )
     vals = T[:, 2]
-    check_matrix_values(vals, np.arange(len(vals)), np.full(len(vals), 2), file, counts,
-                        data_lines, names)
+    check_matrix_values(
+        vals, np.arange(len(vals)), np.full(len(vals), 2), file, counts, data_lines, names
+    )
     i = idx[:, 0].astype(np.int64) - index_base
     j = idx[:, 1].astype(np.int64) - index_base
     n, m = (int(i.max()) + 1, int(j.max()) + 1)
@@ -308,8 +349,12 @@ def read_triples(raw, file, limits, *, delimiter=None, header="infer", counts=Fa
         over = np.flatnonzero((i >= sn) | (j >= sm))
         if over.size:
             r = over[0]
-            raise DataFormatError(f"index ({i[r] + index_base}, {j[r] + index_base}) is outside "
-                                  f"the given shape {sn} x {sm}", file, data_lines[r])
+            raise DataFormatError(
+                f"index ({i[r] + index_base}, {j[r] + index_base}) is outside "
+                f"the given shape {sn} x {sm}",
+                file,
+                data_lines[r],
+            )
         n, m = sn, sm
     limits.check_shape(n, m, file, dense=False)
     A = sp.coo_matrix((vals, (i, j)), shape=(n, m)).tocsr()

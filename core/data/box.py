@@ -6,6 +6,7 @@ marks its result NOT PRIVATE and never stores or releases it), e.g. to judge a b
 :class:`privclust.core.privacy.bounds.PrivateBounds` before using it as the ``bounds`` of a
 release. Never show its result to anyone who may not see the raw data.
 """
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -16,11 +17,14 @@ def _box_sides(lower, upper, n_features):
         try:
             arr = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
-            raise ValueError(f"{name} must be a number or a length-{n_features} array, got "
-                             f"{value!r}") from None
+            raise ValueError(
+                f"{name} must be a number or a length-{n_features} array, got {value!r}"
+            ) from None
         if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n_features):
-            raise ValueError(f"{name} must be a number or have length n_features={n_features}, "
-                             f"got shape {arr.shape}")
+            raise ValueError(
+                f"{name} must be a number or have length n_features={n_features}, "
+                f"got shape {arr.shape}"
+            )
         if np.isnan(arr).any():
             raise ValueError(f"{name} contains NaN")
         out.append(np.broadcast_to(arr, (n_features,)))
@@ -52,7 +56,7 @@ def outside_share(X, lower, upper, per_feature=False):
         The share of records (rows) that clipping to the box would change, and optionally the
         per-feature shares.
     """
-    X = getattr(X, "X", X)                     # a Dataset
+    X = getattr(X, "X", X)  # a Dataset
     if sp.issparse(X):
         return _outside_share_sparse(sp.csr_matrix(X), lower, upper, per_feature)
     try:
@@ -60,8 +64,9 @@ def outside_share(X, lower, upper, per_feature=False):
     except (TypeError, ValueError):
         raise ValueError("X must be a numeric array (n_samples, n_features)") from None
     if X.ndim != 2 or X.shape[0] < 1:
-        raise ValueError(f"X must be a non-empty 2-D array (n_samples, n_features), got shape "
-                         f"{X.shape}")
+        raise ValueError(
+            f"X must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}"
+        )
     if np.isnan(X).any():
         raise ValueError("X contains NaN: its position relative to the box is undefined")
     lo, hi = _box_sides(lower, upper, X.shape[1])
@@ -82,7 +87,7 @@ def _outside_share_sparse(A, lower, upper, per_feature):
     rows = np.repeat(np.arange(n), np.diff(A.indptr))
     cols = A.indices
     explicit_out = (A.data < lo[cols]) | (A.data > hi[cols])
-    zero_out = (lo > 0) | (hi < 0)                          # columns where an implicit 0 is outside
+    zero_out = (lo > 0) | (hi < 0)  # columns where an implicit 0 is outside
     # a row is outside if one stored entry is, or if it has an implicit zero in a zero_out column
     row_out = np.zeros(n, dtype=bool)
     row_out[rows[explicit_out]] = True
@@ -92,6 +97,7 @@ def _outside_share_sparse(A, lower, upper, per_feature):
     if not per_feature:
         return share
     stored_per_col = np.bincount(cols, minlength=d)
-    out_per_col = np.bincount(cols[explicit_out], minlength=d) \
-        + np.where(zero_out, n - stored_per_col, 0)
+    out_per_col = np.bincount(cols[explicit_out], minlength=d) + np.where(
+        zero_out, n - stored_per_col, 0
+    )
     return share, out_per_col / n

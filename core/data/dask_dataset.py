@@ -22,6 +22,7 @@ Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task 
 Clarke, D. et al. (2003). Incremental multiset hash functions and their application to memory
     integrity checking. ASIACRYPT 2003 (the streaming key).
 """
+
 import hashlib
 import os
 import time
@@ -48,6 +49,7 @@ def dask_client(client=None):
     address = os.environ.get(SCHEDULER_SETTING)
     if address:
         from dask.distributed import Client
+
         return Client(address)
     return None
 
@@ -56,6 +58,7 @@ def _compute(root, client):
     if client is not None:
         return client.compute(root, sync=True)
     import dask
+
     return dask.compute(root)[0]
 
 
@@ -89,6 +92,7 @@ def project(block, lower, upper):
 def _numeric(frame):
     """A pandas frame as float64; a cell that is not a number becomes NaN."""
     import pandas as pd
+
     return frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
 
 
@@ -97,38 +101,44 @@ def _blocks(item, kind, name, n_features, block_rows):
     if kind == "npz" or (kind == "array" and sp.issparse(item)):
         A = sp.load_npz(item) if kind == "npz" else item
         if A.ndim != 2 or A.shape[1] != n_features:
-            raise DataFormatError(f"expected a sparse matrix with n_features={n_features} "
-                                  f"columns, got shape {A.shape}", name)
+            raise DataFormatError(
+                f"expected a sparse matrix with n_features={n_features} "
+                f"columns, got shape {A.shape}",
+                name,
+            )
         A = sp.csr_array(A, dtype=np.float64)
         for start in range(0, A.shape[0], block_rows):
-            yield start, A[start:start + block_rows]
+            yield start, A[start : start + block_rows]
     elif kind == "npy":
         arr = np.load(item, mmap_mode="r")
         if arr.ndim != 2 or arr.shape[1] != n_features:
-            raise DataFormatError(f"expected a 2-D array with n_features={n_features} columns, "
-                                  f"got shape {arr.shape}", name)
+            raise DataFormatError(
+                f"expected a 2-D array with n_features={n_features} columns, got shape {arr.shape}",
+                name,
+            )
         for start in range(0, arr.shape[0], block_rows):
-            yield start, np.asarray(arr[start:start + block_rows], dtype=np.float64)
+            yield start, np.asarray(arr[start : start + block_rows], dtype=np.float64)
     elif kind == "csv":
         import pandas as pd
+
         sep = "\t" if name.endswith(".tsv") else ","
         start = 0
         for chunk in pd.read_csv(item, sep=sep, header=None, chunksize=block_rows, comment="#"):
             if chunk.shape[1] != n_features:
-                raise DataFormatError(f"{chunk.shape[1]} columns, expected n_features="
-                                      f"{n_features}", name, start + 1)
+                raise DataFormatError(
+                    f"{chunk.shape[1]} columns, expected n_features={n_features}", name, start + 1
+                )
             yield start, _numeric(chunk)
             start += chunk.shape[0]
-    else:   # a materialised dask.array block or dask.dataframe partition
+    else:  # a materialised dask.array block or dask.dataframe partition
         block = _numeric(item) if kind == "frame" else np.asarray(item, dtype=np.float64)
         if block.ndim != 2 or block.shape[1] != n_features:
             raise DataFormatError(f"expected {n_features} columns, got shape {block.shape}", name)
         for start in range(0, block.shape[0], block_rows):
-            yield start, block[start:start + block_rows]
+            yield start, block[start : start + block_rows]
 
 
-def _register_partition(item, kind, name, offset, n_features, lower, upper, outside,
-                        block_rows):
+def _register_partition(item, kind, name, offset, n_features, lower, upper, outside, block_rows):
     """The operator's pass over one partition: (row words, column words, count, digest)
     of the record key, or the first invalid value as a DataFormatError (raised)."""
     acc = RecordKeyAccumulator(n_features)
@@ -148,12 +158,17 @@ def _register_partition(item, kind, name, offset, n_features, lower, upper, outs
             what = "value outside the public box"
         if bad.any():
             first = tuple(np.argwhere(bad)[0])
-            row, col = int(np.broadcast_to(rows, bad.shape)[first]), \
-                int(np.broadcast_to(cols, bad.shape)[first])
+            row, col = (
+                int(np.broadcast_to(rows, bad.shape)[first]),
+                int(np.broadcast_to(cols, bad.shape)[first]),
+            )
             raise DataFormatError(
                 f"{what} {float(values[first])!r} (box [{float(lower[col])!r}, "
                 f"{float(upper[col])!r}])",
-                name, offset + start + row + 1, col + 1)
+                name,
+                offset + start + row + 1,
+                col + 1,
+            )
         acc.add(block)
         if sp.issparse(block):
             for part in (block.indptr, block.indices):
@@ -217,9 +232,20 @@ class DaskDataset:
     truth_public = False
     legacy_budget_keys = ()
 
-    def __init__(self, source, n_features=None, box=None, n_public=None, n_samples=None,
-                 outside="error", block_rows=65536, name="", feature_names=None,
-                 description="", sparse=False):
+    def __init__(
+        self,
+        source,
+        n_features=None,
+        box=None,
+        n_public=None,
+        n_samples=None,
+        outside="error",
+        block_rows=65536,
+        name="",
+        feature_names=None,
+        description="",
+        sparse=False,
+    ):
         self._source = source
         self.is_sparse = sparse
         self.n_features = n_features
@@ -239,8 +265,9 @@ class DaskDataset:
     # ---- public facts -------------------------------------------------------------------------
     def missing_facts(self):
         """Names of the public facts not declared (n_samples counts only when n_public)."""
-        missing = [name for name in ("n_features", "box", "n_public")
-                   if getattr(self, name) is None]
+        missing = [
+            name for name in ("n_features", "box", "n_public") if getattr(self, name) is None
+        ]
         if self.n_public and self._n_samples is None:
             missing.append("n_samples")
         return missing
@@ -249,29 +276,40 @@ class DaskDataset:
         """The validated facts (d, lower, upper); ValueError naming a missing or invalid one."""
         missing = self.missing_facts()
         if missing:
-            raise ValueError(f"this Dask data set does not declare its public fact(s) "
-                             f"{', '.join(missing)}: they are never read from the data, so the "
-                             "operator must give them")
+            raise ValueError(
+                f"this Dask data set does not declare its public fact(s) "
+                f"{', '.join(missing)}: they are never read from the data, so the "
+                "operator must give them"
+            )
         d = self.n_features
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
             raise ValueError(f"n_features must be a positive integer, got {d!r}")
         if not isinstance(self.n_public, bool):
             raise ValueError(f"n_public must be True or False, got {self.n_public!r}")
-        if self.n_public and (isinstance(self._n_samples, bool) or not isinstance(
-                self._n_samples, (int, np.integer)) or self._n_samples < 1):
+        if self.n_public and (
+            isinstance(self._n_samples, bool)
+            or not isinstance(self._n_samples, (int, np.integer))
+            or self._n_samples < 1
+        ):
             raise ValueError(f"n_samples must be a positive integer, got {self._n_samples!r}")
         if self.outside not in OUTSIDE:
             raise ValueError(f"outside must be one of {OUTSIDE}, got {self.outside!r}")
-        if isinstance(self.block_rows, bool) or not isinstance(
-                self.block_rows, (int, np.integer)) or self.block_rows < 1:
+        if (
+            isinstance(self.block_rows, bool)
+            or not isinstance(self.block_rows, (int, np.integer))
+            or self.block_rows < 1
+        ):
             raise ValueError(f"block_rows must be a positive integer, got {self.block_rows!r}")
         if not isinstance(self.is_sparse, bool):
             raise ValueError(f"sparse must be True or False, got {self.is_sparse!r}")
         from ..privacy.bounds import check_outer_bounds
+
         lower, upper = check_outer_bounds(self.box, int(d), name="box")
         if self.is_sparse and (np.any(lower > 0) or np.any(upper < 0)):
-            raise ValueError("the box of a sparse data set must hold 0 in every column (an "
-                             f"entry it does not store is 0), got box={self.box!r}")
+            raise ValueError(
+                "the box of a sparse data set must hold 0 in every column (an "
+                f"entry it does not store is 0), got box={self.box!r}"
+            )
         return int(d), lower, upper
 
     @property
@@ -288,14 +326,17 @@ class DaskDataset:
         """[(item, kind, name, first row)] of the partitions, in order (no record is read)."""
         src = self._source
         if isinstance(src, (str, os.PathLike)) or (
-                isinstance(src, (list, tuple)) and all(isinstance(p, (str, os.PathLike))
-                                                       for p in src)):
+            isinstance(src, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in src)
+        ):
             if isinstance(src, (str, os.PathLike)):
                 folder = os.fspath(src)
                 if not os.path.isdir(folder):
                     raise ValueError(f"{folder}: not a folder of shards")
-                paths = sorted(os.path.join(folder, f) for f in os.listdir(folder)
-                               if f.lower().endswith(_SHARD_EXTENSIONS))
+                paths = sorted(
+                    os.path.join(folder, f)
+                    for f in os.listdir(folder)
+                    if f.lower().endswith(_SHARD_EXTENSIONS)
+                )
             else:
                 paths = [os.fspath(p) for p in src]
             if not paths:
@@ -304,24 +345,44 @@ class DaskDataset:
                 if not p.lower().endswith(_SHARD_EXTENSIONS):
                     raise ValueError(f"{p}: a shard must be a .npy, .npz, .csv or .tsv file")
                 if p.lower().endswith(".npz") != bool(self.is_sparse):
-                    raise ValueError(f"{p}: a sparse data set has .npz shards (scipy.sparse), "
-                                     "a dense one .npy or text shards")
-            return [(p, os.path.splitext(p)[1].lower().lstrip(".").replace("tsv", "csv")
-                     .replace("txt", "csv"), p, 0) for p in paths]
+                    raise ValueError(
+                        f"{p}: a sparse data set has .npz shards (scipy.sparse), "
+                        "a dense one .npy or text shards"
+                    )
+            return [
+                (
+                    p,
+                    os.path.splitext(p)[1]
+                    .lower()
+                    .lstrip(".")
+                    .replace("tsv", "csv")
+                    .replace("txt", "csv"),
+                    p,
+                    0,
+                )
+                for p in paths
+            ]
         import dask.array as da
-        if not isinstance(src, da.Array) and hasattr(src, "to_delayed") \
-                and hasattr(src, "columns"):                                 # dask.dataframe
-            return [(part, "frame", f"partition {i + 1}", 0)
-                    for i, part in enumerate(src.to_delayed())]
+
+        if (
+            not isinstance(src, da.Array) and hasattr(src, "to_delayed") and hasattr(src, "columns")
+        ):  # dask.dataframe
+            return [
+                (part, "frame", f"partition {i + 1}", 0) for i, part in enumerate(src.to_delayed())
+            ]
         if isinstance(src, da.Array):
             if src.ndim != 2:
                 raise ValueError(f"a dask.array source must be 2-D, got shape {src.shape}")
             src = src.rechunk({1: -1})
             offsets = np.concatenate([[0], np.cumsum(src.chunks[0])])
-            return [(block, "array", "dask.array", int(offsets[i]))
-                    for i, block in enumerate(src.to_delayed().ravel())]
-        raise TypeError("source must be a dask.array, a dask.dataframe, a folder of shards or a "
-                        f"list of shard paths, got {type(src).__name__}")
+            return [
+                (block, "array", "dask.array", int(offsets[i]))
+                for i, block in enumerate(src.to_delayed().ravel())
+            ]
+        raise TypeError(
+            "source must be a dask.array, a dask.dataframe, a folder of shards or a "
+            f"list of shard paths, got {type(src).__name__}"
+        )
 
     # ---- the operator's pass ------------------------------------------------------------------
     @property
@@ -336,11 +397,15 @@ class DaskDataset:
         declared ``n_samples`` differs from the records counted. Returns self.
         """
         import dask
+
         d, lower, upper = self.check_facts()
         items = self._items()
-        tasks = [dask.delayed(_register_partition, pure=False)(
-            item, kind, name, offset, d, lower, upper, self.outside, int(self.block_rows))
-            for item, kind, name, offset in items]
+        tasks = [
+            dask.delayed(_register_partition, pure=False)(
+                item, kind, name, offset, d, lower, upper, self.outside, int(self.block_rows)
+            )
+            for item, kind, name, offset in items
+        ]
         parts = _compute(tasks, dask_client(client))
         acc = RecordKeyAccumulator(d)
         digest = hashlib.sha256(_FINGERPRINT_VERSION + b"|%d|" % d)
@@ -351,8 +416,10 @@ class DaskDataset:
         if acc.n_samples < 1:
             raise ValueError("the shards hold no record")
         if self.n_public and acc.n_samples != int(self._n_samples):
-            raise ValueError(f"n_samples={self._n_samples} is declared but the shards hold "
-                             f"{acc.n_samples} records")
+            raise ValueError(
+                f"n_samples={self._n_samples} is declared but the shards hold "
+                f"{acc.n_samples} records"
+            )
         self._record_key = acc.hexdigest()
         self._fingerprint = digest.hexdigest()
         self._partition_rows = rows
@@ -363,8 +430,11 @@ class DaskDataset:
         partition), JSON-able, for the operator's registry file."""
         if not self.registered:
             raise ValueError("the data set is not registered yet")
-        return {"record_key": self._record_key, "fingerprint": self._fingerprint,
-                "partition_rows": list(self._partition_rows)}
+        return {
+            "record_key": self._record_key,
+            "fingerprint": self._fingerprint,
+            "partition_rows": list(self._partition_rows),
+        }
 
     @classmethod
     def registered_from(cls, source, registration, **facts):
@@ -374,8 +444,10 @@ class DaskDataset:
         ds = cls(source, **facts)
         rows = [int(r) for r in registration["partition_rows"]]
         if ds.n_public and sum(rows) != int(ds._n_samples):
-            raise ValueError(f"n_samples={ds._n_samples} is declared but the registration "
-                             f"counted {sum(rows)} records")
+            raise ValueError(
+                f"n_samples={ds._n_samples} is declared but the registration "
+                f"counted {sum(rows)} records"
+            )
         ds._record_key = str(registration["record_key"])
         ds._fingerprint = str(registration["fingerprint"])
         ds._partition_rows = rows
@@ -404,14 +476,23 @@ class DaskDataset:
     def partitions(self, client=None):
         """The records as :class:`Partitions` (what a release reads, after its charge)."""
         d, lower, upper = self.check_facts()
-        return Partitions(self._items(), d, lower, upper, int(self.block_rows),
-                          dask_client(client), n_samples=self.n_samples,
-                          partition_rows=self._partition_rows)
+        return Partitions(
+            self._items(),
+            d,
+            lower,
+            upper,
+            int(self.block_rows),
+            dask_client(client),
+            n_samples=self.n_samples,
+            partition_rows=self._partition_rows,
+        )
 
     def __repr__(self):
         n = "n private" if not self.n_public else f"n={self._n_samples}"
-        return (f"DaskDataset(name={self.name!r}, d={self.n_features}, {n}, "
-                f"{'registered' if self.registered else 'not registered'})")
+        return (
+            f"DaskDataset(name={self.name!r}, d={self.n_features}, {n}, "
+            f"{'registered' if self.registered else 'not registered'})"
+        )
 
 
 class Partitions:
@@ -425,15 +506,25 @@ class Partitions:
 
     partitioned = True
 
-    def __init__(self, items, n_features, lower, upper, block_rows, client, n_samples=None,
-                 partition_rows=None):
+    def __init__(
+        self,
+        items,
+        n_features,
+        lower,
+        upper,
+        block_rows,
+        client,
+        n_samples=None,
+        partition_rows=None,
+    ):
         import threading
+
         self._items = items
         self.progress = Progress()
         self._cancel = threading.Event()
-        self.partition_rows = partition_rows   # records per partition (counted at registration)
+        self.partition_rows = partition_rows  # records per partition (counted at registration)
         self.n_features = n_features
-        self.n_samples = n_samples   # the declared number of records when it is public
+        self.n_samples = n_samples  # the declared number of records when it is public
         self.lower, self.upper = lower, upper
         self.block_rows = block_rows
         self.client = client
@@ -452,20 +543,34 @@ class Partitions:
         as a sequential pass over the same blocks.
         """
         import dask
+
         if rngs is not None and len(rngs) != len(self._items):
             raise ValueError(f"rngs has {len(rngs)} generators for {len(self._items)} partitions")
         shared = dask.delayed((func, args), pure=False)
-        return self._reduce([dask.delayed(_apply, pure=False)(
-            item, kind, name, self.n_features, self.lower, self.upper, self.block_rows,
-            shared, None if rngs is None else rngs[i])
-            for i, (item, kind, name, _) in enumerate(self._items)])
+        return self._reduce(
+            [
+                dask.delayed(_apply, pure=False)(
+                    item,
+                    kind,
+                    name,
+                    self.n_features,
+                    self.lower,
+                    self.upper,
+                    self.block_rows,
+                    shared,
+                    None if rngs is None else rngs[i],
+                )
+                for i, (item, kind, name, _) in enumerate(self._items)
+            ]
+        )
 
     def _reduce(self, tasks, concat=False, phase="reading"):
         """The partition results of ``tasks`` added up in partition order on the cluster (a
         left fold; ``concat``: concatenated along axis 1), only the total brought back; the
         partitions done are counted in :attr:`progress`."""
         import dask
-        self._cancel.clear()      # after the charge a cancel is dropped: the release completes
+
+        self._cancel.clear()  # after the charge a cancel is dropped: the release completes
         self.progress.begin(phase, self.n_partitions)
         fold = _concat_all if concat else _sum_all
         if self.client is None or not hasattr(self.client, "submit"):
@@ -492,30 +597,38 @@ class Partitions:
         during the check, ValueError naming a shard that changed. A release cancelled before
         this check starts is cancelled too; the request is cleared after the check."""
         import dask
-        tasks = [dask.delayed(_count_rows, pure=False)(item, kind)
-                 for item, kind, _, _ in self._items]
+
+        tasks = [
+            dask.delayed(_count_rows, pure=False)(item, kind) for item, kind, _, _ in self._items
+        ]
         try:
             self.progress.begin("checking", len(tasks))
             if self._cancel.is_set():
-                raise ReleaseCancelled("the release was cancelled before its charge: nothing "
-                                       "was charged")
+                raise ReleaseCancelled(
+                    "the release was cancelled before its charge: nothing was charged"
+                )
             if self.client is None or not hasattr(self.client, "submit"):
                 counts = _compute(tasks, self.client)
             else:
                 futures = self.client.compute(tasks)
                 if not _follow(futures, self.progress, self._cancel):
                     self.client.cancel(futures)
-                    raise ReleaseCancelled("the release was cancelled before its charge: "
-                                           "nothing was charged")
+                    raise ReleaseCancelled(
+                        "the release was cancelled before its charge: nothing was charged"
+                    )
                 counts = [f.result() for f in futures]
         finally:
             self._cancel.clear()
             self.progress.end()
         if self.partition_rows is not None:
-            for (_, _, name, _), got, want in zip(self._items, counts, self.partition_rows, strict=False):
+            for (_, _, name, _), got, want in zip(
+                self._items, counts, self.partition_rows, strict=False
+            ):
                 if got is not None and got != want:
-                    raise ValueError(f"{name} holds {got} records, {want} when the data set "
-                                     "was registered: register it again")
+                    raise ValueError(
+                        f"{name} holds {got} records, {want} when the data set "
+                        "was registered: register it again"
+                    )
 
     def _row_tasks(self, func, args, rows, concat):
         """One task per partition (a generator, in partition order) applying ``func(block,
@@ -524,21 +637,33 @@ class Partitions:
         of records returning its arrays, called once per partition in order (so that large
         per-record arguments, e.g. noise, are drawn one partition at a time)."""
         import dask
+
         if self.partition_rows is None:
             raise ValueError("the partitions' sizes are counted when the data set is registered")
         offsets = np.concatenate([[0], np.cumsum(self.partition_rows)]).astype(np.int64)
         if not callable(rows):
             for a in rows:
                 if a.shape[1] != offsets[-1]:
-                    raise ValueError(f"a per-record argument has {a.shape[1]} records, the "
-                                     f"data set {offsets[-1]}")
+                    raise ValueError(
+                        f"a per-record argument has {a.shape[1]} records, the "
+                        f"data set {offsets[-1]}"
+                    )
         shared = dask.delayed((func, args), pure=False)
         for i, (item, kind, name, _) in enumerate(self._items):
             lo, hi = offsets[i], offsets[i + 1]
             mine = rows(int(hi - lo)) if callable(rows) else tuple(a[:, lo:hi] for a in rows)
             yield dask.delayed(_apply_rows, pure=False)(
-                item, kind, name, self.n_features, self.lower, self.upper, self.block_rows,
-                shared, mine, concat)
+                item,
+                kind,
+                name,
+                self.n_features,
+                self.lower,
+                self.upper,
+                self.block_rows,
+                shared,
+                mine,
+                concat,
+            )
 
     def row_sum(self, func, *args, rows=()):
         """Sum over all blocks of ``func(block, *args, *row slices)`` (a tuple of arrays), where
@@ -579,8 +704,7 @@ class Progress:
         self.phase, self.passes, self.done, self.total = "idle", 0, 0, 0
 
     def snapshot(self):
-        return {"phase": self.phase, "passes": self.passes, "done": self.done,
-                "total": self.total}
+        return {"phase": self.phase, "passes": self.passes, "done": self.done, "total": self.total}
 
 
 def _follow(futures, progress, cancel=None, every=0.05):
@@ -631,8 +755,11 @@ def _apply_rows(item, kind, name, n_features, lower, upper, block_rows, shared, 
     func, args = shared
     out, total = [], None
     for start, block in _blocks(item, kind, name, n_features, block_rows):
-        got = func(project(block, lower, upper), *args,
-                   *(a[:, start:start + block.shape[0]] for a in rows))
+        got = func(
+            project(block, lower, upper),
+            *args,
+            *(a[:, start : start + block.shape[0]] for a in rows),
+        )
         if concat:
             out.append(got)
         else:

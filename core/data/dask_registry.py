@@ -18,6 +18,7 @@ References
 Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling.
     Proc. 14th Python in Science Conference (SciPy 2015), 130-136.
 """
+
 import json
 import os
 
@@ -27,9 +28,8 @@ from .dask_dataset import DaskDataset
 
 #: the environment setting naming the registry file of a server
 REGISTRY_SETTING = "PRIVCLUST_DATASETS"
-_KEYS = {"name", "path", "box", "n_features", "n_samples", "sparse", "description",
-         "registration"}
-_cache = {}      # (registry file, mtime) -> {name: DaskDataset}: the operator's, per process
+_KEYS = {"name", "path", "box", "n_features", "n_samples", "sparse", "description", "registration"}
+_cache = {}  # (registry file, mtime) -> {name: DaskDataset}: the operator's, per process
 
 
 def _check_entry(entry):
@@ -37,8 +37,9 @@ def _check_entry(entry):
         raise ValueError(f"a registry entry must be an object, got {entry!r}")
     unknown = set(entry) - _KEYS
     if unknown:
-        raise ValueError(f"registry entry {entry.get('name')!r}: unknown key(s) "
-                         f"{', '.join(sorted(unknown))}")
+        raise ValueError(
+            f"registry entry {entry.get('name')!r}: unknown key(s) {', '.join(sorted(unknown))}"
+        )
     for key in ("name", "path", "box"):
         if key not in entry:
             raise ValueError(f"registry entry {entry.get('name')!r} needs {key!r}")
@@ -69,8 +70,10 @@ def _shard_features(path):
                 for line in fh:
                     if line.strip() and not line.startswith("#"):
                         return len(line.split(sep))
-    raise ValueError(f"{folder}: no .npy, .npz, .csv or .tsv shard to read the number of "
-                     "features from (give n_features)")
+    raise ValueError(
+        f"{folder}: no .npy, .npz, .csv or .tsv shard to read the number of "
+        "features from (give n_features)"
+    )
 
 
 def register_entry(entry, client=None):
@@ -83,12 +86,25 @@ def register_entry(entry, client=None):
     d = entry.get("n_features")
     d = _shard_features(path) if d is None else d
     n = entry.get("n_samples")
-    ds = DaskDataset(path, n_features=d, box=tuple(entry["box"]), n_public=n is not None,
-                     n_samples=n, sparse=sparse, name=entry["name"],
-                     description=entry.get("description", ""))
+    ds = DaskDataset(
+        path,
+        n_features=d,
+        box=tuple(entry["box"]),
+        n_public=n is not None,
+        n_samples=n,
+        sparse=sparse,
+        name=entry["name"],
+        description=entry.get("description", ""),
+    )
     registration = ds.register(client).registration()
-    return dict(entry, path=path, n_features=int(d), sparse=sparse,
-                n_samples=int(sum(registration["partition_rows"])), registration=registration)
+    return dict(
+        entry,
+        path=path,
+        n_features=int(d),
+        sparse=sparse,
+        n_samples=int(sum(registration["partition_rows"])),
+        registration=registration,
+    )
 
 
 def write_registry(records, path):
@@ -103,8 +119,9 @@ def read_entries(path):
         data = json.load(f)
     entries = data.get("datasets") if isinstance(data, dict) else data
     if not isinstance(entries, list):
-        raise ValueError(f"{path}: a registry file holds a list of data sets (or "
-                         "{\"datasets\": [...]})")
+        raise ValueError(
+            f'{path}: a registry file holds a list of data sets (or {{"datasets": [...]}})'
+        )
     names = [e.get("name") for e in entries if isinstance(e, dict)]
     if len(set(names)) != len(names):
         raise ValueError(f"{path}: a data set name is listed twice")
@@ -122,12 +139,21 @@ def registered_datasets():
         out = {}
         for e in read_entries(path):
             if "registration" not in e:
-                raise ValueError(f"{path}: data set {e['name']!r} was never registered "
-                                 "(privclust serve --datasets registers it)")
+                raise ValueError(
+                    f"{path}: data set {e['name']!r} was never registered "
+                    "(privclust serve --datasets registers it)"
+                )
             out[e["name"]] = DaskDataset.registered_from(
-                e["path"], e["registration"], n_features=e["n_features"], box=tuple(e["box"]),
-                n_public=True, n_samples=e["n_samples"], sparse=bool(e.get("sparse", False)),
-                name=e["name"], description=e.get("description", ""))
+                e["path"],
+                e["registration"],
+                n_features=e["n_features"],
+                box=tuple(e["box"]),
+                n_public=True,
+                n_samples=e["n_samples"],
+                sparse=bool(e.get("sparse", False)),
+                name=e["name"],
+                description=e.get("description", ""),
+            )
         _cache.clear()
         _cache[key] = out
     return _cache[key]

@@ -1,4 +1,5 @@
 """The :class:`Dataset` container shared by loaders, generators, the registry and the app."""
+
 import hashlib
 
 import numpy as np
@@ -41,10 +42,15 @@ def _check_source(source):
         return None
     if isinstance(source, Dataset):
         return source.budget_key
-    if not isinstance(source, str) or len(source) != 64 or any(
-            c not in "0123456789abcdef" for c in source):
-        raise ValueError("source must be a Dataset or a budget_key (64 lowercase hex characters), "
-                         f"got {source!r}")
+    if (
+        not isinstance(source, str)
+        or len(source) != 64
+        or any(c not in "0123456789abcdef" for c in source)
+    ):
+        raise ValueError(
+            "source must be a Dataset or a budget_key (64 lowercase hex characters), "
+            f"got {source!r}"
+        )
     return source
 
 
@@ -102,8 +108,18 @@ class Dataset:
     share one budget. It cannot link a modified copy (rows dropped or changed) to its original.
     """
 
-    def __init__(self, X, labels=None, name="", feature_names=None, truth=None, public=False,
-                 description="", source=None, truth_public=None):
+    def __init__(
+        self,
+        X,
+        labels=None,
+        name="",
+        feature_names=None,
+        truth=None,
+        public=False,
+        description="",
+        source=None,
+        truth_public=None,
+    ):
         if feature_names is None and hasattr(X, "columns") and not sp.issparse(X):
             feature_names = list(X.columns)  # a pandas DataFrame
         self.X = _as_matrix(X)
@@ -215,5 +231,7 @@ class Dataset:
         kind = "sparse" if self.is_sparse else "dense"
         lab = "" if self.labels is None else f", {len(np.unique(self.labels))} classes"
         pub = "public" if self.public else "private"
-        return (f"Dataset(name={self.name!r}, {self.n_samples}x{self.n_features} {kind}{lab}, "
-                f"{pub}, fingerprint={self.fingerprint[:12]})")
+        return (
+            f"Dataset(name={self.name!r}, {self.n_samples}x{self.n_features} {kind}{lab}, "
+            f"{pub}, fingerprint={self.fingerprint[:12]})"
+        )

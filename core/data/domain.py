@@ -4,6 +4,7 @@ Each transform acts on every record (row) independently, so it commutes with any
 relation and costs no privacy. The bounds (radius, box, grid step) are public parameters: they
 are never computed from the data, and a missing bound raises ``ValueError`` naming it.
 """
+
 import warnings
 
 import numpy as np
@@ -34,8 +35,9 @@ def _float_rows(X, name="X"):
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a numeric array") from None
     if X.ndim not in (1, 2):
-        raise ValueError(f"{name} must be 1-D (one record) or 2-D (n_samples, n_features), "
-                         f"got shape {X.shape}")
+        raise ValueError(
+            f"{name} must be 1-D (one record) or 2-D (n_samples, n_features), got shape {X.shape}"
+        )
     return X
 
 
@@ -70,16 +72,18 @@ def clip_box(X, lower, upper):
     """
     if lower is None or upper is None:
         missing = "lower" if lower is None else "upper"
-        raise ValueError(f"{missing} is a required public bound; it is never computed from the "
-                         "data")
+        raise ValueError(
+            f"{missing} is a required public bound; it is never computed from the data"
+        )
     X = _float_rows(X)
     lo = np.asarray(lower, dtype=np.float64)
     hi = np.asarray(upper, dtype=np.float64)
     d = X.shape[-1]
     for arr, name in ((lo, "lower"), (hi, "upper")):
         if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != d):
-            raise ValueError(f"{name} must be a scalar or have length n_features={d}, "
-                             f"got shape {arr.shape}")
+            raise ValueError(
+                f"{name} must be a scalar or have length n_features={d}, got shape {arr.shape}"
+            )
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must be finite")
     if np.any(lo > hi):
@@ -131,11 +135,17 @@ def check_counts(A, name="A"):
         if np.any(bad):
             order = np.lexsort((cols[bad], rows[bad]))[0]
             i = np.flatnonzero(bad)[order]
-            raise ValueError(f"{name} has {what} at row {rows[i] + 1}, column {cols[i] + 1}: "
-                             "counts must be non-negative finite numbers")
+            raise ValueError(
+                f"{name} has {what} at row {rows[i] + 1}, column {cols[i] + 1}: "
+                "counts must be non-negative finite numbers"
+            )
     if np.any(vals != np.round(vals)):
-        warnings.warn(f"{name} has non-integer entries; the 'cell' neighbouring relation then "
-                      "means one entry changes by at most 1", DataWarning, stacklevel=2)
+        warnings.warn(
+            f"{name} has non-integer entries; the 'cell' neighbouring relation then "
+            "means one entry changes by at most 1",
+            DataWarning,
+            stacklevel=2,
+        )
     return A
 
 

@@ -7,6 +7,7 @@ decompressed), nothing is unpickled, sizes are checked before parsing wherever t
 them, and every problem is a ``ValueError`` (:class:`DataFormatError`) naming the file and, where
 it applies, the row and column counted from 1.
 """
+
 import os
 
 import scipy.sparse as sp
@@ -29,9 +30,18 @@ from .validation import (
 
 FORMATS = ("csv", "tsv", "npy", "npz", "mtx", "triples")
 _ALIASES = {"txt": "csv", "tab": "tsv", "cluto": "triples", "coo": "triples", "mm": "mtx"}
-_EXTENSIONS = {".csv": "csv", ".txt": "csv", ".tsv": "tsv", ".tab": "tsv", ".npy": "npy",
-               ".npz": "npz", ".mtx": "mtx", ".mm": "mtx", ".triples": "triples",
-               ".cluto": "triples"}
+_EXTENSIONS = {
+    ".csv": "csv",
+    ".txt": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".npy": "npy",
+    ".npz": "npz",
+    ".mtx": "mtx",
+    ".mm": "mtx",
+    ".triples": "triples",
+    ".cluto": "triples",
+}
 _COMPRESSED_EXT = (".gz", ".gzip", ".bz2", ".xz", ".lzma", ".zst", ".zip", ".7z", ".tgz", ".z")
 _COMPRESSED_MAGIC = (b"\x1f\x8b", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd", b"7z\xbc\xaf", b"\x1f\x9d")
 
@@ -54,8 +64,9 @@ def _read_source(source, limits, name):
         except DataFormatError:
             raise
         except OSError as exc:
-            raise DataFormatError(f"cannot read the file ({exc.strerror or exc})",
-                                  display) from None
+            raise DataFormatError(
+                f"cannot read the file ({exc.strerror or exc})", display
+            ) from None
     elif isinstance(source, (bytes, bytearray, memoryview)):
         display = name or "<bytes>"
         raw = bytes(source)
@@ -71,8 +82,9 @@ def _read_source(source, limits, name):
             raise TypeError("source.read() must return bytes or str")
         raw = bytes(raw)
     else:
-        raise TypeError("source must be a path, bytes or a file object, got "
-                        f"{type(source).__name__}")
+        raise TypeError(
+            f"source must be a path, bytes or a file object, got {type(source).__name__}"
+        )
     limits.check_bytes(len(raw), display)
     return raw, display
 
@@ -80,11 +92,14 @@ def _read_source(source, limits, name):
 def _detect_format(raw, display, format):
     ext = os.path.splitext(display.lower())[1]
     if _is_compressed(raw) or (ext in _COMPRESSED_EXT and not raw.startswith(b"PK")):
-        raise DataFormatError("compressed files are not accepted; upload the uncompressed file",
-                              display)
+        raise DataFormatError(
+            "compressed files are not accepted; upload the uncompressed file", display
+        )
     if ext == ".zip":
-        raise DataFormatError("compressed files are not accepted (zip); upload an uncompressed "
-                              "file or an .npz", display)
+        raise DataFormatError(
+            "compressed files are not accepted (zip); upload an uncompressed file or an .npz",
+            display,
+        )
     if format is not None:
         fmt = _ALIASES.get(str(format).lower().lstrip("."), str(format).lower().lstrip("."))
         if fmt not in FORMATS:
@@ -98,12 +113,25 @@ def _detect_format(raw, display, format):
         return "mtx"
     if ext in _EXTENSIONS:
         return _EXTENSIONS[ext]
-    return "tsv" if b"\t" in raw[:raw.find(b"\n") if b"\n" in raw else 4096] else "csv"
+    return "tsv" if b"\t" in raw[: raw.find(b"\n") if b"\n" in raw else 4096] else "csv"
 
 
-def load(source, format=None, *, name=None, header="infer", label_column=None, delimiter=None,
-         max_bytes=DEFAULT_MAX_BYTES, max_rows=DEFAULT_MAX_ROWS, max_cols=DEFAULT_MAX_COLS,
-         max_cells=DEFAULT_MAX_CELLS, counts=False, index_base=1, shape=None):
+def load(
+    source,
+    format=None,
+    *,
+    name=None,
+    header="infer",
+    label_column=None,
+    delimiter=None,
+    max_bytes=DEFAULT_MAX_BYTES,
+    max_rows=DEFAULT_MAX_ROWS,
+    max_cols=DEFAULT_MAX_COLS,
+    max_cells=DEFAULT_MAX_CELLS,
+    counts=False,
+    index_base=1,
+    shape=None,
+):
     """Load a data matrix from a path, bytes or a binary/text file object into a Dataset.
 
     Parameters
@@ -142,18 +170,34 @@ def load(source, format=None, *, name=None, header="infer", label_column=None, d
     raw, display = _read_source(source, limits, name)
     fmt = _detect_format(raw, display, format)
     if label_column is not None and fmt not in ("csv", "tsv"):
-        raise ValueError(f"{display}: label_column applies to CSV/TSV only (an .npz carries "
-                         "labels in an array named 'labels')")
+        raise ValueError(
+            f"{display}: label_column applies to CSV/TSV only (an .npz carries "
+            "labels in an array named 'labels')"
+        )
     if not raw.strip(b" \t\r\n\xef\xbb\xbf"):
         raise DataFormatError("the file is empty", display)
     try:
         if fmt in ("csv", "tsv"):
-            parts = read_table(raw, display, limits, header=header, label_column=label_column,
-                               delimiter=delimiter if delimiter or fmt == "csv" else "\t",
-                               counts=counts)
+            parts = read_table(
+                raw,
+                display,
+                limits,
+                header=header,
+                label_column=label_column,
+                delimiter=delimiter if delimiter or fmt == "csv" else "\t",
+                counts=counts,
+            )
         elif fmt == "triples":
-            parts = read_triples(raw, display, limits, delimiter=delimiter, header=header,
-                                 counts=counts, index_base=index_base, shape=shape)
+            parts = read_triples(
+                raw,
+                display,
+                limits,
+                delimiter=delimiter,
+                header=header,
+                counts=counts,
+                index_base=index_base,
+                shape=shape,
+            )
         elif fmt == "npy":
             parts = read_npy(raw, display, limits)
         elif fmt == "npz":
@@ -165,12 +209,14 @@ def load(source, format=None, *, name=None, header="infer", label_column=None, d
     except ValueError as exc:  # an invalid option value: keep the message, name the file
         raise ValueError(f"{display}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 -- a clean message, not a deep traceback
-        raise DataFormatError(f"could not be read as {fmt} ({type(exc).__name__}: {exc})",
-                              display) from None
+        raise DataFormatError(
+            f"could not be read as {fmt} ({type(exc).__name__}: {exc})", display
+        ) from None
     X = parts["X"]
     if X.shape[0] == 0 or X.shape[1] == 0:
-        raise DataFormatError(f"the data matrix is empty (shape {X.shape[0]} x {X.shape[1]})",
-                              display)
+        raise DataFormatError(
+            f"the data matrix is empty (shape {X.shape[0]} x {X.shape[1]})", display
+        )
     if sp.issparse(X):
         coo = X.tocoo()
         check_matrix_values(coo.data, coo.row, coo.col, display, counts)
@@ -178,6 +224,11 @@ def load(source, format=None, *, name=None, header="infer", label_column=None, d
         check_dense(X, display, counts, col_names=parts["feature_names"])
     if counts:
         check_counts(X, name=display)
-    return Dataset(X, labels=parts["labels"], name=name or os.path.splitext(display)[0],
-                   feature_names=parts["feature_names"], public=False,
-                   description=f"loaded from {display} ({fmt})")
+    return Dataset(
+        X,
+        labels=parts["labels"],
+        name=name or os.path.splitext(display)[0],
+        feature_names=parts["feature_names"],
+        public=False,
+        description=f"loaded from {display} ({fmt})",
+    )

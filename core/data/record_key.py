@@ -18,6 +18,7 @@ zero it is.
 Different records rarely share a key (only when every row and every column has the same multiset
 of values, under two independent mixings); sharing one would only make two sources share a budget.
 """
+
 import hashlib
 
 import numpy as np
@@ -27,8 +28,10 @@ VERSION = b"privclust-budget-key-v2"
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 # (value salt, word salt) of the two independent mixings
-_SALTS = ((np.uint64(0x243F6A8885A308D3), np.uint64(0x13198A2E03707344)),
-          (np.uint64(0xA4093822299F31D0), np.uint64(0x082EFA98EC4E6C89)))
+_SALTS = (
+    (np.uint64(0x243F6A8885A308D3), np.uint64(0x13198A2E03707344)),
+    (np.uint64(0xA4093822299F31D0), np.uint64(0x082EFA98EC4E6C89)),
+)
 
 
 def _mix(words, salt):
@@ -98,8 +101,9 @@ class RecordKeyAccumulator:
         """Add the sums of another accumulator's :meth:`state` (blocks of the same matrix)."""
         rows, cols, n_samples = state
         if cols.shape != self._cols.shape:
-            raise ValueError(f"a state of {cols.shape[1]} columns; the key counts "
-                             f"{self.n_features}")
+            raise ValueError(
+                f"a state of {cols.shape[1]} columns; the key counts {self.n_features}"
+            )
         with np.errstate(over="ignore"):
             self._rows += rows
             self._cols += cols
@@ -111,9 +115,12 @@ class RecordKeyAccumulator:
         h = hashlib.sha256(VERSION + b"|%d|%d|" % (self.n_samples, self.n_features))
         with np.errstate(over="ignore"):
             for k, (_, word_salt) in enumerate(_SALTS):
-                h.update(self._rows[k:k + 1].astype("<u8").tobytes())
-                h.update(np.array([_mix(self._cols[k], word_salt).sum(dtype=np.uint64)],
-                                  dtype="<u8").tobytes())
+                h.update(self._rows[k : k + 1].astype("<u8").tobytes())
+                h.update(
+                    np.array(
+                        [_mix(self._cols[k], word_salt).sum(dtype=np.uint64)], dtype="<u8"
+                    ).tobytes()
+                )
         return h.hexdigest()
 
 
@@ -124,5 +131,5 @@ def record_key(X, block_rows=65536):
     if sp.issparse(X):
         X = sp.csr_matrix(X)
     for start in range(0, n, block_rows):
-        acc.add(X[start:start + block_rows])
+        acc.add(X[start : start + block_rows])
     return acc.hexdigest()

@@ -14,6 +14,7 @@ the same load gives the same data and fingerprint. Views derived from one source
 privacy budget with it; truth computed from private records is marked evaluation-only
 (``Dataset.truth_public`` False).
 """
+
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,16 +54,24 @@ class _Entry:
 def _preset(func, **defaults):
     def build(**params):
         return func(**{**defaults, **params})
+
     return build
 
 
 def _sklearn(loader_name, title):
     def build():
         import sklearn.datasets
+
         bunch = getattr(sklearn.datasets, loader_name)()
-        return Dataset(bunch.data, labels=bunch.target, name=title,
-                       feature_names=list(bunch.feature_names), public=False,
-                       description=f"scikit-learn bundled {title} data set")
+        return Dataset(
+            bunch.data,
+            labels=bunch.target,
+            name=title,
+            feature_names=list(bunch.feature_names),
+            public=False,
+            description=f"scikit-learn bundled {title} data set",
+        )
+
     return build
 
 
@@ -77,8 +86,15 @@ def _require(filename):
 def _counts(key, filename, description):
     def build():
         raw = load(_require(filename), counts=True)
-        return Dataset(raw.X, labels=raw.labels, name=key, feature_names=raw.feature_names,
-                       public=False, description=description)
+        return Dataset(
+            raw.X,
+            labels=raw.labels,
+            name=key,
+            feature_names=raw.feature_names,
+            public=False,
+            description=description,
+        )
+
     return build
 
 
@@ -102,14 +118,21 @@ def _build_yaleb(drop_bad=False):
     """
     X, y, meta = _yaleb_arrays()
     keep = ~meta["bad"] if drop_bad else np.ones(len(y), bool)
-    return Dataset(X[keep], labels=y[keep], name="yaleb", public=False,
-                   truth={k: v[keep] for k, v in meta.items()}, truth_public=False,
-                   source=_yaleb_source_key(X) if drop_bad else None,
-                   description="Extended Yale B, 38 subjects x 64 illuminations, 48x42 pixels")
+    return Dataset(
+        X[keep],
+        labels=y[keep],
+        name="yaleb",
+        public=False,
+        truth={k: v[keep] for k, v in meta.items()},
+        truth_public=False,
+        source=_yaleb_source_key(X) if drop_bad else None,
+        description="Extended Yale B, 38 subjects x 64 illuminations, 48x42 pixels",
+    )
 
 
-def _build_yaleb5(n_subjects=5, subjects=None, subspace_dim=9, n_features=50, noise=0.0,
-                  random_state=0):
+def _build_yaleb5(
+    n_subjects=5, subjects=None, subspace_dim=9, n_features=50, noise=0.0, random_state=0
+):
     """Preprocessing of Extended Yale B as in Wang, Wang & Singh, NIPS 2015, Sec. 5.
 
     1. ``subjects`` (values of the file's ``labels``, 0..37) or ``n_subjects`` drawn at random;
@@ -128,6 +151,7 @@ def _build_yaleb5(n_subjects=5, subjects=None, subspace_dim=9, n_features=50, no
     (evaluation only). ``source`` is the full Yale B file's budget key (one budget for all views).
     """
     from ..privacy import as_generator, jl_matrix
+
     rng = as_generator(random_state)
     X, y, _ = _yaleb_arrays()
     source = _yaleb_source_key(X)
@@ -153,40 +177,101 @@ def _build_yaleb5(n_subjects=5, subjects=None, subspace_dim=9, n_features=50, no
     Z = clip_l2(Z @ G.T, 1.0)
     if noise:
         Z = clip_l2(Z + float(noise) * rng.standard_normal(Z.shape), 1.0)
-    bases = np.stack([np.linalg.svd(Z[labels == c].T, full_matrices=False)[0][:, :subspace_dim]
-                      for c in range(len(subjects))])
+    bases = np.stack(
+        [
+            np.linalg.svd(Z[labels == c].T, full_matrices=False)[0][:, :subspace_dim]
+            for c in range(len(subjects))
+        ]
+    )
     truth = {"subspaces": bases, "subjects": subjects, "projection": G, "noise": float(noise)}
-    return Dataset(Z, labels=labels, name="yaleb5", truth=truth, public=False, truth_public=False,
-                   source=source,
-                   description=f"Extended Yale B, {len(subjects)} subjects, per-subject "
-                               f"{subspace_dim}-dim affine PCA, Gaussian projection to "
-                               f"d={n_features}, unit norm (WWS15 Sec. 5)")
+    return Dataset(
+        Z,
+        labels=labels,
+        name="yaleb5",
+        truth=truth,
+        public=False,
+        truth_public=False,
+        source=source,
+        description=f"Extended Yale B, {len(subjects)} subjects, per-subject "
+        f"{subspace_dim}-dim affine PCA, Gaussian projection to "
+        f"d={n_features}, unit norm (WWS15 Sec. 5)",
+    )
 
 
 _ENTRIES = [
-    _Entry("union_of_subspaces", "3 random 3-dim subspaces in R^10, n=1000, noise 0.1 (WWS15 "
-           "Fig. 3)", True, True, _preset(synthetic.make_union_of_subspaces, random_state=0)),
-    _Entry("gaussian_mixture", "10 Gaussians in R^10, n=10000 (SCH19 Fig. 1, smaller n)", True,
-           True, _preset(synthetic.make_gaussian_mixture, n_samples=10_000, random_state=0)),
-    _Entry("planted_ball", "500 of 1000 points in a small ball in [0,1]^2 on a grid (NSV16)",
-           True, True, _preset(synthetic.make_planted_ball, random_state=0)),
-    _Entry("block_counts", "300x200 Poisson counts with 3x3 planted co-clusters", True, True,
-           _preset(synthetic.make_block_counts, sparse=True, random_state=0)),
-    _Entry("iris", "scikit-learn iris: 150 x 4, 3 classes", False, True,
-           _sklearn("load_iris", "iris")),
-    _Entry("wine", "scikit-learn wine: 178 x 13, 3 classes", False, True,
-           _sklearn("load_wine", "wine")),
-    _Entry("digits", "scikit-learn digits: 1797 x 64, 10 classes", False, True,
-           _sklearn("load_digits", "digits")),
-    _Entry("classic3", "CLUTO classic3 document-word counts, 3891 x 4303, 3 classes", False,
-           False, _counts("classic3", "classic3.npz", "CLUTO/SMART classic3 counts"),
-           "classic3.npz"),
-    _Entry("cstr", "CSTR abstracts word counts, 475 x 1000, 4 classes", False, False,
-           _counts("cstr", "cstr.npz", "CSTR abstracts counts"), "cstr.npz"),
-    _Entry("yaleb", "Extended Yale B faces, 2432 x 2016 pixels in [0,1], 38 subjects", False,
-           False, _build_yaleb, YALEB_FILE),
-    _Entry("yaleb5", "Yale B, 5 subjects, 9-dim affine PCA, projected to d=50, unit norm "
-           "(WWS15 Sec. 5)", False, False, _build_yaleb5, YALEB_FILE),
+    _Entry(
+        "union_of_subspaces",
+        "3 random 3-dim subspaces in R^10, n=1000, noise 0.1 (WWS15 Fig. 3)",
+        True,
+        True,
+        _preset(synthetic.make_union_of_subspaces, random_state=0),
+    ),
+    _Entry(
+        "gaussian_mixture",
+        "10 Gaussians in R^10, n=10000 (SCH19 Fig. 1, smaller n)",
+        True,
+        True,
+        _preset(synthetic.make_gaussian_mixture, n_samples=10_000, random_state=0),
+    ),
+    _Entry(
+        "planted_ball",
+        "500 of 1000 points in a small ball in [0,1]^2 on a grid (NSV16)",
+        True,
+        True,
+        _preset(synthetic.make_planted_ball, random_state=0),
+    ),
+    _Entry(
+        "block_counts",
+        "300x200 Poisson counts with 3x3 planted co-clusters",
+        True,
+        True,
+        _preset(synthetic.make_block_counts, sparse=True, random_state=0),
+    ),
+    _Entry(
+        "iris", "scikit-learn iris: 150 x 4, 3 classes", False, True, _sklearn("load_iris", "iris")
+    ),
+    _Entry(
+        "wine", "scikit-learn wine: 178 x 13, 3 classes", False, True, _sklearn("load_wine", "wine")
+    ),
+    _Entry(
+        "digits",
+        "scikit-learn digits: 1797 x 64, 10 classes",
+        False,
+        True,
+        _sklearn("load_digits", "digits"),
+    ),
+    _Entry(
+        "classic3",
+        "CLUTO classic3 document-word counts, 3891 x 4303, 3 classes",
+        False,
+        False,
+        _counts("classic3", "classic3.npz", "CLUTO/SMART classic3 counts"),
+        "classic3.npz",
+    ),
+    _Entry(
+        "cstr",
+        "CSTR abstracts word counts, 475 x 1000, 4 classes",
+        False,
+        False,
+        _counts("cstr", "cstr.npz", "CSTR abstracts counts"),
+        "cstr.npz",
+    ),
+    _Entry(
+        "yaleb",
+        "Extended Yale B faces, 2432 x 2016 pixels in [0,1], 38 subjects",
+        False,
+        False,
+        _build_yaleb,
+        YALEB_FILE,
+    ),
+    _Entry(
+        "yaleb5",
+        "Yale B, 5 subjects, 9-dim affine PCA, projected to d=50, unit norm (WWS15 Sec. 5)",
+        False,
+        False,
+        _build_yaleb5,
+        YALEB_FILE,
+    ),
 ]
 _BY_NAME = {e.name: e for e in _ENTRIES}
 
@@ -209,8 +294,13 @@ class DatasetInfo(str):
         return str(self)
 
     def to_dict(self):
-        return {"name": str(self), "description": self.description, "public": self.public,
-                "demo": self.demo, "available": self.available}
+        return {
+            "name": str(self),
+            "description": self.description,
+            "public": self.public,
+            "demo": self.demo,
+            "available": self.available,
+        }
 
 
 def _extra_files():
@@ -222,10 +312,20 @@ def _extra_files():
     out = {}
     for path in sorted(root.iterdir()):
         stem = path.stem
-        if (path.is_file() and path.suffix.lower() in _EXTENSIONS and path.name not in known
-                and stem not in _BY_NAME):
-            out[stem] = _Entry(stem, f"file {path.name} in {ENV_VAR}", False, False,
-                               (lambda p=path, **kw: load(p, **kw)), path.name)
+        if (
+            path.is_file()
+            and path.suffix.lower() in _EXTENSIONS
+            and path.name not in known
+            and stem not in _BY_NAME
+        ):
+            out[stem] = _Entry(
+                stem,
+                f"file {path.name} in {ENV_VAR}",
+                False,
+                False,
+                (lambda p=path, **kw: load(p, **kw)),
+                path.name,
+            )
     return out
 
 
@@ -241,11 +341,18 @@ def list_datasets(include_unavailable=False):
     ``include_unavailable``.
     """
     entries = list(_ENTRIES) + list(_extra_files().values())
-    infos = [DatasetInfo(e.name, e.description, e.public, e.demo, _available(e))
-             for e in entries]
-    infos += [DatasetInfo(name, ds.description or "large data set on Dask (operator's "
-                          "registry)", False, False, True)
-              for name, ds in registered_datasets().items() if name not in _BY_NAME]
+    infos = [DatasetInfo(e.name, e.description, e.public, e.demo, _available(e)) for e in entries]
+    infos += [
+        DatasetInfo(
+            name,
+            ds.description or "large data set on Dask (operator's registry)",
+            False,
+            False,
+            True,
+        )
+        for name, ds in registered_datasets().items()
+        if name not in _BY_NAME
+    ]
     return [info for info in infos if include_unavailable or info.available]
 
 
@@ -254,15 +361,16 @@ def get_dataset(name, **params):
     entry = _BY_NAME.get(name) or _extra_files().get(name)
     if entry is None and name in registered_datasets():
         if params:
-            raise TypeError(f"dataset {name!r} (registered by the operator) takes no "
-                            "parameters")
+            raise TypeError(f"dataset {name!r} (registered by the operator) takes no parameters")
         return registered_datasets()[name]
     if entry is None:
         names = ", ".join(list_datasets())
         raise ValueError(f"unknown dataset {name!r}; available: {names}")
     if not _available(entry):
-        raise ValueError(f"dataset {name!r} needs {entry.file} in {ENV_VAR} (currently "
-                         f"{os.environ.get(ENV_VAR) or 'unset'})")
+        raise ValueError(
+            f"dataset {name!r} needs {entry.file} in {ENV_VAR} (currently "
+            f"{os.environ.get(ENV_VAR) or 'unset'})"
+        )
     try:
         return entry.build(**params)
     except TypeError as exc:

@@ -2,6 +2,7 @@
 
 Every random draw comes from ``privclust.core.privacy.as_generator(random_state)``.
 """
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -11,6 +12,7 @@ from .domain import clip_box, clip_l2, quantize
 
 def _rng(random_state):
     from ..privacy import as_generator
+
     return as_generator(random_state)
 
 
@@ -38,8 +40,15 @@ def _orthonormal_bases(rng, k, d, q):
     return Q * signs[:, None, :]
 
 
-def make_union_of_subspaces(n_samples=1000, n_features=10, n_clusters=3, subspace_dim=3,
-                            noise=0.1, random_state=None, clip_radius=1.0):
+def make_union_of_subspaces(
+    n_samples=1000,
+    n_features=10,
+    n_clusters=3,
+    subspace_dim=3,
+    noise=0.1,
+    random_state=None,
+    clip_radius=1.0,
+):
     """Union of k random q-dim linear subspaces in R^d (Wang, Wang & Singh, NIPS 2015,
     Sec. 5).
 
@@ -74,13 +83,19 @@ def make_union_of_subspaces(n_samples=1000, n_features=10, n_clusters=3, subspac
     if clip_radius is not None:
         X = clip_l2(X, clip_radius)
     truth = {"subspaces": bases, "coefficients": y, "noise": sigma, "clip_radius": clip_radius}
-    return Dataset(X, labels=labels, name="union_of_subspaces", truth=truth, public=True,
-                   description=f"{k} random {q}-dim subspaces in R^{d}, noise {sigma:g} "
-                               "(WWS15 Sec. 5)")
+    return Dataset(
+        X,
+        labels=labels,
+        name="union_of_subspaces",
+        truth=truth,
+        public=True,
+        description=f"{k} random {q}-dim subspaces in R^{d}, noise {sigma:g} (WWS15 Sec. 5)",
+    )
 
 
-def make_gaussian_mixture(n_samples=100_000, n_features=10, n_clusters=10, separation=2.5,
-                          weights=None, random_state=None):
+def make_gaussian_mixture(
+    n_samples=100_000, n_features=10, n_clusters=10, separation=2.5, weights=None, random_state=None
+):
     """Gaussian mixture of Schellekens et al., SPARS 2019, Fig. 1.
 
     k components with identity covariance and centres mu_i ~ N(0, (separation * k^(1/d))^2 I_d)
@@ -114,13 +129,26 @@ def make_gaussian_mixture(n_samples=100_000, n_features=10, n_clusters=10, separ
     X = rng.standard_normal((n, d))
     X += centers[labels]
     truth = {"centers": centers, "weights": w, "scale": scale}
-    return Dataset(X, labels=labels, name="gaussian_mixture", truth=truth, public=True,
-                   description=f"{k} unit-covariance Gaussians in R^{d}, centres "
-                               f"N(0, ({separation:g} k^(1/d))^2 I) (SCH19 Fig. 1)")
+    return Dataset(
+        X,
+        labels=labels,
+        name="gaussian_mixture",
+        truth=truth,
+        public=True,
+        description=f"{k} unit-covariance Gaussians in R^{d}, centres "
+        f"N(0, ({separation:g} k^(1/d))^2 I) (SCH19 Fig. 1)",
+    )
 
 
-def make_planted_ball(n_samples=1000, n_features=2, n_inliers=None, std=0.01, grid_step=2.0 ** -16,
-                      center=None, random_state=None):
+def make_planted_ball(
+    n_samples=1000,
+    n_features=2,
+    n_inliers=None,
+    std=0.01,
+    grid_step=2.0**-16,
+    center=None,
+    random_state=None,
+):
     """A small Gaussian cluster planted in uniform background on a grid in [0,1]^d (our benchmark
     for Nissim, Stemmer & Vadhan, PODS 2016, which has no experiments).
 
@@ -159,11 +187,23 @@ def make_planted_ball(n_samples=1000, n_features=2, n_inliers=None, std=0.01, gr
     X = quantize(clip_box(X, 0.0, 1.0), grid_step)
     X = clip_box(X, 0.0, 1.0)  # a step that does not divide 1 could round just past the box
     radius = float(np.max(np.linalg.norm(X[inliers] - c, axis=1))) if t else 0.0
-    truth = {"center": c, "radius": radius, "inliers": inliers, "std": std,
-             "grid_step": float(grid_step), "bounds": (0.0, 1.0)}
-    return Dataset(X, labels=inliers.astype(np.int64), name="planted_ball", truth=truth,
-                   public=True, description=f"{t} of {n} points in a ball of std {std:g} in "
-                                            f"[0,1]^{d}, grid step {grid_step:g} (Nissim, Stemmer & Vadhan, PODS 2016)")
+    truth = {
+        "center": c,
+        "radius": radius,
+        "inliers": inliers,
+        "std": std,
+        "grid_step": float(grid_step),
+        "bounds": (0.0, 1.0),
+    }
+    return Dataset(
+        X,
+        labels=inliers.astype(np.int64),
+        name="planted_ball",
+        truth=truth,
+        public=True,
+        description=f"{t} of {n} points in a ball of std {std:g} in "
+        f"[0,1]^{d}, grid step {grid_step:g} (Nissim, Stemmer & Vadhan, PODS 2016)",
+    )
 
 
 def _default_block_means(K, L, signal, background):
@@ -174,9 +214,19 @@ def _default_block_means(K, L, signal, background):
     return M
 
 
-def make_block_counts(n_rows=300, n_cols=200, n_row_clusters=3, n_col_clusters=3,
-                      model="poisson", block_means=None, signal=2.0, background=0.1,
-                      doc_length=100, sparse=False, random_state=None):
+def make_block_counts(
+    n_rows=300,
+    n_cols=200,
+    n_row_clusters=3,
+    n_col_clusters=3,
+    model="poisson",
+    block_means=None,
+    signal=2.0,
+    background=0.1,
+    doc_length=100,
+    sparse=False,
+    random_state=None,
+):
     """Block-structured count matrix with planted row and column clusters for co-clustering.
 
     Battaglia & Pensa (SDM 2025) have no synthetic experiment; this is a reconstruction of the standard
@@ -222,6 +272,12 @@ def make_block_counts(n_rows=300, n_cols=200, n_row_clusters=3, n_col_clusters=3
         A = rng.multinomial(length, P / total)
     A = sp.csr_matrix(A) if sparse else A
     truth = {"row_labels": rows, "column_labels": cols, "block_means": M, "model": model}
-    return Dataset(A, labels=rows, name="block_counts", truth=truth, public=True,
-                   feature_names=None,
-                   description=f"{n}x{m} {model} counts with {K}x{L} planted blocks")
+    return Dataset(
+        A,
+        labels=rows,
+        name="block_counts",
+        truth=truth,
+        public=True,
+        feature_names=None,
+        description=f"{n}x{m} {model} counts with {K}x{L} planted blocks",
+    )

@@ -4,6 +4,7 @@ before any computation, with a message that says where it is).
 Every problem is reported as a :class:`DataFormatError` (a ``ValueError``) whose message names the
 file and, where it applies, the row and column, counted from 1 as a person counts.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +35,7 @@ class DataFormatError(ValueError):
 @dataclass(frozen=True)
 class Limits:
     """Size limits, checked before parsing wherever the format declares its size."""
+
     max_bytes: int = DEFAULT_MAX_BYTES
     max_rows: int = DEFAULT_MAX_ROWS
     max_cols: int = DEFAULT_MAX_COLS
@@ -49,16 +51,19 @@ class Limits:
         if n_rows > self.max_rows:
             raise DataFormatError(f"{n_rows} rows exceed the limit max_rows={self.max_rows}", file)
         if n_cols > self.max_cols:
-            raise DataFormatError(f"{n_cols} columns exceed the limit max_cols={self.max_cols}",
-                                  file)
+            raise DataFormatError(
+                f"{n_cols} columns exceed the limit max_cols={self.max_cols}", file
+            )
         if dense and n_rows * n_cols > self.max_cells:
-            raise DataFormatError(f"{n_rows} x {n_cols} cells exceed the limit "
-                                  f"max_cells={self.max_cells}", file)
+            raise DataFormatError(
+                f"{n_rows} x {n_cols} cells exceed the limit max_cells={self.max_cells}", file
+            )
 
     def check_bytes(self, n_bytes, file, what="file"):
         if n_bytes > self.max_bytes:
-            raise DataFormatError(f"{what} is larger than the limit max_bytes={self.max_bytes}",
-                                  file)
+            raise DataFormatError(
+                f"{what} is larger than the limit max_bytes={self.max_bytes}", file
+            )
 
 
 def check_matrix_values(values, rows, cols, file, counts=False, row_numbers=None, col_names=None):
@@ -72,8 +77,11 @@ def check_matrix_values(values, rows, cols, file, counts=False, row_numbers=None
     bad_nan = np.isnan(values)
     bad_inf = np.isinf(values)
     bad_neg = (values < 0) if counts else np.zeros(values.shape, bool)
-    for bad, what in ((bad_nan, "missing value (NaN)"), (bad_inf, "infinite value"),
-                      (bad_neg, "negative value where counts (>= 0) are required")):
+    for bad, what in (
+        (bad_nan, "missing value (NaN)"),
+        (bad_inf, "infinite value"),
+        (bad_neg, "negative value where counts (>= 0) are required"),
+    ):
         if np.any(bad):
             idx = np.flatnonzero(bad)
             first = idx[np.lexsort((cols[idx], rows[idx]))[0]]

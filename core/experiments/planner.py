@@ -47,6 +47,7 @@ reproducible. :meth:`PlanResult.recommend` turns a utility target into the small
 algorithm and the cheapest algorithm, with caveats. ``progress(done, total)`` and
 ``should_stop()`` make it usable from a dashboard thread.
 """
+
 import contextlib
 import math
 import re
@@ -60,13 +61,29 @@ import pandas as pd
 from ..data import synthetic
 from .sweep import run_sweep, trial_seeds
 
-__all__ = ["PublicFacts", "Target", "PlanResult", "plan_utility", "build_twin", "FAMILIES",
-           "makers", "parse_target", "PRIORS", "draw_structure", "smoothing_bandwidth",
-           "SAMPLE_RULE", "class_subspaces"]
+__all__ = [
+    "PublicFacts",
+    "Target",
+    "PlanResult",
+    "plan_utility",
+    "build_twin",
+    "FAMILIES",
+    "makers",
+    "parse_target",
+    "PRIORS",
+    "draw_structure",
+    "smoothing_bandwidth",
+    "SAMPLE_RULE",
+    "class_subspaces",
+]
 
 FAMILIES = ("kmeans", "subspace", "onecluster", "cocluster")
-PRIMARY = {"kmeans": ("relative_sse", "<="), "subspace": ("wasserstein", "<="),
-           "onecluster": ("centre_error", "<="), "cocluster": ("nmi", ">=")}
+PRIMARY = {
+    "kmeans": ("relative_sse", "<="),
+    "subspace": ("wasserstein", "<="),
+    "onecluster": ("centre_error", "<="),
+    "cocluster": ("nmi", ">="),
+}
 DEFAULT_EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 QUANTILES = (0.1, 0.9)
 
@@ -119,8 +136,9 @@ class PublicFacts:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        if self.family == "subspace" and (self.subspace_dim is None
-                                          or not 1 <= self.subspace_dim < self.n_features):
+        if self.family == "subspace" and (
+            self.subspace_dim is None or not 1 <= self.subspace_dim < self.n_features
+        ):
             raise ValueError("the subspace family needs subspace_dim q with 1 <= q < n_features")
         if self.family == "cocluster" and self.n_col_clusters is None:
             self.n_col_clusters = self.n_clusters
@@ -137,9 +155,11 @@ class PublicFacts:
             self.public_labels = self._check_labels(self.public_labels)
         elif self.public_sample is not None and self.family in ("subspace", "cocluster"):
             what = "the class subspaces" if self.family == "subspace" else "the NMI"
-            raise ValueError(f"public_labels are needed with a public_sample of the "
-                             f"{self.family} family ({what} of the twin are measured against "
-                             "the sample's classes)")
+            raise ValueError(
+                f"public_labels are needed with a public_sample of the "
+                f"{self.family} family ({what} of the twin are measured against "
+                "the sample's classes)"
+            )
 
     def _check_sample(self, sample):
         import scipy.sparse as sp
@@ -151,15 +171,19 @@ class PublicFacts:
             raise ValueError("public_sample may be sparse only for the cocluster family")
         sample = data_matrix(sample, "public_sample")
         if sample.shape[1] != d or sample.shape[0] < 2:
-            raise ValueError(f"public_sample must be an (m, {d}) array with m >= 2, got "
-                             f"shape {sample.shape}")
+            raise ValueError(
+                f"public_sample must be an (m, {d}) array with m >= 2, got shape {sample.shape}"
+            )
         values = sample.data if sp.issparse(sample) else sample
         if self.family == "cocluster" and np.any(values < 0):
-            raise ValueError("public_sample of the cocluster family holds counts: negative "
-                             "values found")
+            raise ValueError(
+                "public_sample of the cocluster family holds counts: negative values found"
+            )
         if self.family == "subspace" and np.any(np.linalg.norm(sample, axis=1) > 1.0 + 1e-9):
-            raise ValueError("public_sample of the subspace family must lie in the unit ball "
-                             "(the algorithms' public bound), as the private records do")
+            raise ValueError(
+                "public_sample of the subspace family must lie in the unit ball "
+                "(the algorithms' public bound), as the private records do"
+            )
         return sample
 
     def _check_labels(self, labels):
@@ -168,8 +192,10 @@ class PublicFacts:
         labels = np.asarray(labels)
         m = self.public_sample.shape[0]
         if labels.ndim != 1 or labels.shape[0] != m:
-            raise ValueError(f"public_labels must be a 1-D array of the public_sample's length "
-                             f"{m}, got shape {labels.shape}")
+            raise ValueError(
+                f"public_labels must be a 1-D array of the public_sample's length "
+                f"{m}, got shape {labels.shape}"
+            )
         if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
             raise ValueError("public_labels must be finite (NaN or inf found)")
         if labels.dtype.kind not in "biufUSO":
@@ -179,10 +205,12 @@ class PublicFacts:
         if self.family == "subspace":
             sizes = np.bincount(codes)
             if len(sizes) != self.n_clusters or sizes.min() < self.subspace_dim:
-                raise ValueError(f"public_labels must give n_clusters={self.n_clusters} classes "
-                                 f"of at least subspace_dim={self.subspace_dim} records each "
-                                 f"(a class subspace is estimated per label); got class sizes "
-                                 f"{sizes.tolist()}")
+                raise ValueError(
+                    f"public_labels must give n_clusters={self.n_clusters} classes "
+                    f"of at least subspace_dim={self.subspace_dim} records each "
+                    f"(a class subspace is estimated per label); got class sizes "
+                    f"{sizes.tolist()}"
+                )
         return codes
 
     @property
@@ -196,10 +224,17 @@ class PublicFacts:
         facts = curator.public_facts()
         n = facts.get("n_samples", n_samples)
         if n is None:
-            raise ValueError("the number of records is not public under this ledger's unit: "
-                             "declare n_samples (or release a noisy count first)")
-        return cls(family=family, n_samples=int(n), n_features=int(facts["n_features"]),
-                   unit=facts["unit"], **declared)
+            raise ValueError(
+                "the number of records is not public under this ledger's unit: "
+                "declare n_samples (or release a noisy count first)"
+            )
+        return cls(
+            family=family,
+            n_samples=int(n),
+            n_features=int(facts["n_features"]),
+            unit=facts["unit"],
+            **declared,
+        )
 
     @classmethod
     def from_shape(cls, dataset, family, **declared):
@@ -247,10 +282,9 @@ PRIORS = {
 }
 PRIOR_CITATIONS = {
     "kmeans": "separation 2.5 of Schellekens et al., SPARS 2019, Sec. IV (x/ 2); box fill "
-              "1/4..1 per feature",
+    "1/4..1 per feature",
     "subspace": "noise 0.01..0.1 of Wang, Wang & Singh, NIPS 2015, Sec. 5 (x/ 2)",
-    "onecluster": "ball std 0.01 of the box (Nissim, Stemmer & Vadhan, PODS 2016 benchmark; "
-                  "x/ 2)",
+    "onecluster": "ball std 0.01 of the box (Nissim, Stemmer & Vadhan, PODS 2016 benchmark; x/ 2)",
     "cocluster": "block contrast 4 (Battaglia & Pensa, SDM 2025 latent-block twin; x/ 2)",
 }
 
@@ -289,7 +323,7 @@ def draw_structure(facts, prior="papers", random_state=None):
         size = facts.n_features if (facts.family, name) == ("kmeans", "fill") else None
         value = np.exp(rng.uniform(math.log(lo), math.log(hi), size=size))
         if name in tw:
-            continue                      # declared by the owner: fixed
+            continue  # declared by the owner: fixed
         tw[name] = value.tolist() if size else float(value)
     return tw
 
@@ -350,8 +384,12 @@ def smoothing_bandwidth(sample):
 # families stay below 80 % even with the envelope on synthetic data: their utilities are
 # bimodal across runs (a run finds the subspaces / the cluster or does not) and the interval
 # of a few twins is narrow; this is stated, not tuned.
-SAMPLE_RULE = {"kmeans": "envelope", "subspace": "envelope", "onecluster": "envelope",
-               "cocluster": "envelope"}
+SAMPLE_RULE = {
+    "kmeans": "envelope",
+    "subspace": "envelope",
+    "onecluster": "envelope",
+    "cocluster": "envelope",
+}
 
 
 def class_subspaces(X, labels, subspace_dim):
@@ -373,8 +411,9 @@ def class_subspaces(X, labels, subspace_dim):
     X = np.asarray(X, dtype=np.float64)
     labels = np.asarray(labels)
     classes = np.unique(labels)
-    return np.stack([np.linalg.svd(X[labels == c].T, full_matrices=False)[0][:, :subspace_dim]
-                     for c in classes])
+    return np.stack(
+        [np.linalg.svd(X[labels == c].T, full_matrices=False)[0][:, :subspace_dim] for c in classes]
+    )
 
 
 def _sample_twin(facts, rng, smooth):
@@ -414,24 +453,36 @@ def _sample_twin(facts, rng, smooth):
                 X.eliminate_zeros()
             else:
                 X = rng.poisson(X).astype(np.float64)
-        return Dataset(X, labels=labels, name=name, public=True,
-                       truth={"row_labels": labels, "source": "public_sample"})
+        return Dataset(
+            X,
+            labels=labels,
+            name=name,
+            public=True,
+            truth={"row_labels": labels, "source": "public_sample"},
+        )
     X = S[idx]
     if smooth:
         X = X + rng.normal(size=X.shape) * smoothing_bandwidth(S)
     if fam == "subspace":
         if smooth:
             norm = np.linalg.norm(X, axis=1, keepdims=True)
-            X = X * (np.linalg.norm(S[idx], axis=1, keepdims=True)
-                     / np.where(norm > 0, norm, 1.0))
-        return Dataset(X, labels=labels, name=name, public=True,
-                       truth={"subspaces": class_subspaces(X, labels, facts.subspace_dim),
-                              "source": "public_sample"})
+            X = X * (np.linalg.norm(S[idx], axis=1, keepdims=True) / np.where(norm > 0, norm, 1.0))
+        return Dataset(
+            X,
+            labels=labels,
+            name=name,
+            public=True,
+            truth={
+                "subspaces": class_subspaces(X, labels, facts.subspace_dim),
+                "source": "public_sample",
+            },
+        )
     lo, hi = _box(facts)
     X = np.clip(X, lo, hi)
     truth = {"source": "public_sample"}
     if fam == "onecluster":
         from ..onecluster.baseline import smallest_ball_2approx
+
         t = int(facts.n_points or n // 2)
         c, r = smallest_ball_2approx(X, t)
         dist = np.linalg.norm(X - c, axis=1)
@@ -485,8 +536,9 @@ def build_twin(facts, random_state=None, settings=None):
     tw = dict(facts.twin if settings is None else settings)
     n, d, k = facts.n_samples, facts.n_features, facts.n_clusters
     if facts.public_sample is not None:
-        return _sample_twin(facts, rng, bool(tw.get("smooth", SAMPLE_RULE[facts.family]
-                                                      != "plain")))
+        return _sample_twin(
+            facts, rng, bool(tw.get("smooth", SAMPLE_RULE[facts.family] != "plain"))
+        )
     if facts.family == "kmeans":
         lo, hi = _box(facts)
         sep = float(tw.get("separation", 2.5))
@@ -495,37 +547,56 @@ def build_twin(facts, random_state=None, settings=None):
             if np.any(~np.isfinite(fill)) or np.any(fill <= 0):
                 raise ValueError(f"twin setting fill must be positive, got {tw['fill']!r}")
             # the mixture's per-feature std is sqrt(sep^2 k^(2/d) + 1) units; 4 of them = fill
-            std = fill / (4.0 * math.sqrt(sep ** 2 * k ** (2.0 / d) + 1.0))
+            std = fill / (4.0 * math.sqrt(sep**2 * k ** (2.0 / d) + 1.0))
         else:
             std = float(tw.get("cluster_std", 1.0 / (10.0 * k ** (1.0 / d))))
         base = synthetic.make_gaussian_mixture(n, d, k, separation=sep, random_state=rng)
         width = hi - lo
         X = np.clip((lo + hi) / 2.0 + base.X * std * width, lo, hi)
         centers = (lo + hi) / 2.0 + base.truth["centers"] * std * width
-        return Dataset(X, labels=base.labels, name="twin (Gaussian mixture)", public=True,
-                       truth={"centers": centers})
+        return Dataset(
+            X,
+            labels=base.labels,
+            name="twin (Gaussian mixture)",
+            public=True,
+            truth={"centers": centers},
+        )
     if facts.family == "subspace":
-        return synthetic.make_union_of_subspaces(n, d, k, facts.subspace_dim,
-                                                 noise=float(tw.get("noise", 0.05)),
-                                                 random_state=rng)
+        return synthetic.make_union_of_subspaces(
+            n, d, k, facts.subspace_dim, noise=float(tw.get("noise", 0.05)), random_state=rng
+        )
     if facts.family == "onecluster":
         lo, hi = _box(facts)
         t = facts.n_points or n // 2
-        base = synthetic.make_planted_ball(n, d, n_inliers=int(t), std=float(tw.get("std", 0.01)),
-                                           grid_step=2.0 ** -16, random_state=rng)
+        base = synthetic.make_planted_ball(
+            n,
+            d,
+            n_inliers=int(t),
+            std=float(tw.get("std", 0.01)),
+            grid_step=2.0**-16,
+            random_state=rng,
+        )
         X = lo + base.X * (hi - lo)
         truth = dict(base.truth)
         truth["center"] = lo + truth["center"] * (hi - lo)
-        return Dataset(X, labels=base.labels, name="twin (planted ball)", public=True,
-                       truth=truth)
+        return Dataset(X, labels=base.labels, name="twin (planted ball)", public=True, truth=truth)
     L = facts.n_col_clusters
     background = float(tw.get("background", 0.5))
-    signal = float(tw["contrast"]) * background if "contrast" in tw else \
-        float(tw.get("signal", 2.0))
-    return synthetic.make_block_counts(n, d, k, L, model="multinomial", signal=signal,
-                                       background=background,
-                                       doc_length=int(tw.get("doc_length", 50)), sparse=True,
-                                       random_state=rng)
+    signal = (
+        float(tw["contrast"]) * background if "contrast" in tw else float(tw.get("signal", 2.0))
+    )
+    return synthetic.make_block_counts(
+        n,
+        d,
+        k,
+        L,
+        model="multinomial",
+        signal=signal,
+        background=background,
+        doc_length=int(tw.get("doc_length", 50)),
+        sparse=True,
+        random_state=rng,
+    )
 
 
 # ---- algorithms --------------------------------------------------------------------------------
@@ -533,11 +604,18 @@ def _fact_arguments(cls, facts, epsilon, seed):
     """The public facts as constructor arguments of ``cls`` (those its signature takes)."""
     import inspect
 
-    values = {"n_clusters": facts.n_clusters, "n_row_clusters": facts.n_clusters,
-              "n_col_clusters": facts.n_col_clusters, "subspace_dim": facts.subspace_dim,
-              "n_points": int(facts.n_points or facts.n_samples // 2), "epsilon": epsilon,
-              "delta": facts.delta, "bounds": facts.bounds, "random_state": seed,
-              "expected_n_samples": facts.n_samples}
+    values = {
+        "n_clusters": facts.n_clusters,
+        "n_row_clusters": facts.n_clusters,
+        "n_col_clusters": facts.n_col_clusters,
+        "subspace_dim": facts.subspace_dim,
+        "n_points": int(facts.n_points or facts.n_samples // 2),
+        "epsilon": epsilon,
+        "delta": facts.delta,
+        "bounds": facts.bounds,
+        "random_state": seed,
+        "expected_n_samples": facts.n_samples,
+    }
     return {name: values[name] for name in inspect.signature(cls).parameters if name in values}
 
 
@@ -550,8 +628,8 @@ def makers(family):
 
     def maker(entry, variant):
         def make(f, eps, seed, **kw):
-            return entry.build(**_fact_arguments(entry.cls, f, eps, seed),
-                               **variant.arguments(kw))
+            return entry.build(**_fact_arguments(entry.cls, f, eps, seed), **variant.arguments(kw))
+
         return make
 
     return {v.name: maker(a, v) for a, v in registry.planner_variants(family)}
@@ -570,17 +648,26 @@ def _baseline(facts, twin, seed):
     params = entry.planner[0].arguments() if entry.planner else {}
     est = entry.build(**_fact_arguments(entry.cls, facts, None, seed), **params).fit(X)
     if facts.family == "kmeans":
-        return {"relative_sse": 1.0, "sse": float(metrics.sse(X, est.cluster_centers_)),
-                "_centers": est.cluster_centers_}
+        return {
+            "relative_sse": 1.0,
+            "sse": float(metrics.sse(X, est.cluster_centers_)),
+            "_centers": est.cluster_centers_,
+        }
     if facts.family == "subspace":
-        return {"wasserstein": float(metrics.wasserstein_subspaces(est.subspaces_,
-                                                                   twin.truth["subspaces"]))}
+        return {
+            "wasserstein": float(
+                metrics.wasserstein_subspaces(est.subspaces_, twin.truth["subspaces"])
+            )
+        }
     if facts.family == "onecluster":
         c, r = est.center_, est.radius_
         inl = twin.truth["inliers"]
         cover = float(np.mean(np.linalg.norm(X[inl] - c, axis=1) <= r))
-        return {"centre_error": float(np.linalg.norm(c - twin.truth["center"])), "radius": r,
-                "coverage": cover}
+        return {
+            "centre_error": float(np.linalg.norm(c - twin.truth["center"])),
+            "radius": r,
+            "coverage": cover,
+        }
     return {"nmi": float(metrics.nmi(twin.truth["row_labels"], est.row_labels_))}
 
 
@@ -607,14 +694,20 @@ def _scorer(facts, twin, base):
 
         def score(est, X):
             inside = np.linalg.norm(X[inl] - est.center_, axis=1) <= est.radius_
-            return {"centre_error": float(np.linalg.norm(est.center_ - centre)),
-                    "radius": float(est.radius_), "coverage": float(np.mean(inside))}
+            return {
+                "centre_error": float(np.linalg.norm(est.center_ - centre)),
+                "radius": float(est.radius_),
+                "coverage": float(np.mean(inside)),
+            }
     else:
         truth = twin.truth["row_labels"]
 
         def score(est, X):
-            return {"nmi": float(metrics.nmi(truth, est.row_labels_)),
-                    "nmi_eval_only": float(metrics.nmi(truth, est.eval_row_labels_))}
+            return {
+                "nmi": float(metrics.nmi(truth, est.row_labels_)),
+                "nmi_eval_only": float(metrics.nmi(truth, est.eval_row_labels_)),
+            }
+
     return score
 
 
@@ -636,6 +729,7 @@ def _reuse_twin_statistics(family):
         yield
         return
     from ..onecluster.good_radius import reuse_count_profiles
+
     with reuse_count_profiles():
         yield
 
@@ -648,32 +742,44 @@ def _analytic(facts, twin, base, algorithm, make, eps_grid):
     if algorithm == "ckm":
         from ..sketch.sketch import Sketch
         from ..sketch.snr import sigma_xi, snr_complex_exp
+
         est = make(facts, 1.0, 0)
-        if est.signature != "complex_exp" or est.mechanism != "laplace" or \
-                est.neighbouring != "replace":
+        if (
+            est.signature != "complex_exp"
+            or est.mechanism != "laplace"
+            or est.neighbouring != "replace"
+        ):
             return rows
         op = est.make_operator(d, random_state=0)
         r = op.sketch_size if est.measurements_per_record is None else est.measurements_per_record
         z = Sketch.from_array(twin.X, op, op.sketch_size, random_state=0).mean
         for e in eps_grid:
             s = sigma_xi(e, n, op.sketch_size, r)
-            rows.append((algorithm, e, "sketch_snr", float(snr_complex_exp(z, n, op.sketch_size,
-                                                                           r, s))))
+            rows.append(
+                (algorithm, e, "sketch_snr", float(snr_complex_exp(z, n, op.sketch_size, r, s)))
+            )
     elif algorithm.startswith("dplloyd"):
         for e in eps_grid:
             est = make(facts, e, 0)
             _, _, b_sum, _ = est.schedule(d, n)
             # last iteration: a centre is a noisy sum over ~n/k points; Lap(b) has var 2 b^2
-            err2 = 2.0 * b_sum ** 2 * d * (k / n) ** 2
+            err2 = 2.0 * b_sum**2 * d * (k / n) ** 2
             rows.append((algorithm, e, "centre_noise_std", math.sqrt(err2)))
             rows.append((algorithm, e, "analytic_relative_sse", 1.0 + n * err2 / base["sse"]))
     elif algorithm == "sample_aggregate":
         for e in eps_grid:
-            rows.append((algorithm, e, "noise_multiplier_1/alpha",
-                         5.0 * math.sqrt(2.0 * math.log(2.0 / facts.delta)) / e))
+            rows.append(
+                (
+                    algorithm,
+                    e,
+                    "noise_multiplier_1/alpha",
+                    5.0 * math.sqrt(2.0 * math.log(2.0 / facts.delta)) / e,
+                )
+            )
     elif algorithm == "onecluster":
         from ..onecluster.good_radius import em_gamma, radius_grid
         from ..onecluster.one_cluster import budget_plan, default_grid_step
+
         lo, hi = _box(facts)
         est = make(facts, 1.0, 0)
         step = est.grid_step or default_grid_step(lo, hi)
@@ -727,40 +833,55 @@ def parse_target(text):
     """
     if isinstance(text, Target):
         return text
-    m = re.fullmatch(r"\s*([A-Za-z_][\w/]*)\s*(<=|>=)\s*([0-9.eE+-]+)\s*((x|\*)\s*baseline)?\s*",
-                     str(text))
+    m = re.fullmatch(
+        r"\s*([A-Za-z_][\w/]*)\s*(<=|>=)\s*([0-9.eE+-]+)\s*((x|\*)\s*baseline)?\s*", str(text)
+    )
     if not m:
-        raise ValueError(f"cannot read the target {text!r}; write e.g. 'relative_sse <= 1.2' or "
-                         "'nmi >= 0.8 x baseline'")
+        raise ValueError(
+            f"cannot read the target {text!r}; write e.g. 'relative_sse <= 1.2' or "
+            "'nmi >= 0.8 x baseline'"
+        )
     return Target(m.group(1), m.group(2), float(m.group(3)), bool(m.group(4)))
 
 
 # ---- result ------------------------------------------------------------------------------------
 CAVEATS = {
-    "all": ("predicted on a synthetic twin built from public facts: real data with other "
-            "structure (cluster shapes, spread, imbalance, outliers) can do better or worse; the "
-            "interval is the spread of trials on the twin, not a confidence bound on real data"),
-    "prior": ("predicted on an ensemble of synthetic twins whose difficulty is drawn from the "
-              "papers' experimental ranges ({}); the interval spans twins and trials, so it is "
-              "wide when the public facts say little; real data outside these ranges (e.g. "
-              "non-Gaussian clusters, curved or affine subspaces, heavy-tailed counts) can "
-              "still fall outside it, and the recommendation uses its pessimistic end"),
-    "sample": ("predicted on bootstrap twins of the public sample (plain and smoothed): they "
-               "are as representative as the sample is; a small or unrepresentative sample "
-               "(e.g. few documents, so few distinct words) can make the twins easier or harder "
-               "than the private data; the interval is the envelope of both bootstraps' 10-90 % "
-               "intervals, not a confidence bound, and the recommendation uses its pessimistic "
-               "end"),
+    "all": (
+        "predicted on a synthetic twin built from public facts: real data with other "
+        "structure (cluster shapes, spread, imbalance, outliers) can do better or worse; the "
+        "interval is the spread of trials on the twin, not a confidence bound on real data"
+    ),
+    "prior": (
+        "predicted on an ensemble of synthetic twins whose difficulty is drawn from the "
+        "papers' experimental ranges ({}); the interval spans twins and trials, so it is "
+        "wide when the public facts say little; real data outside these ranges (e.g. "
+        "non-Gaussian clusters, curved or affine subspaces, heavy-tailed counts) can "
+        "still fall outside it, and the recommendation uses its pessimistic end"
+    ),
+    "sample": (
+        "predicted on bootstrap twins of the public sample (plain and smoothed): they "
+        "are as representative as the sample is; a small or unrepresentative sample "
+        "(e.g. few documents, so few distinct words) can make the twins easier or harder "
+        "than the private data; the interval is the envelope of both bootstraps' 10-90 % "
+        "intervals, not a confidence bound, and the recommendation uses its pessimistic "
+        "end"
+    ),
     "grid": "the recommended epsilon is the smallest on the grid; a finer grid may find less",
-    "gibbs": ("Gibbs: the guarantee is asymptotic (an exact sample of the exponential mechanism "
-              "is epsilon-DP; a finite chain has no formal guarantee), and the twin ran short "
-              "chains"),
-    "dp_taucc": ("DP-tauCC protects one unit of one cell, not a row: on a record-level ledger "
-                 "it costs 2 floor(row_cap) ceil(1 / cell_bound) x epsilon, and the twin's block signal "
-                 "is a declaration"),
-    "sample_aggregate": ("sample-and-aggregate: the NRS07 calibration is proven for small "
-                         "epsilon; its utility depends on the blocks' agreement, which the twin "
-                         "may overstate"),
+    "gibbs": (
+        "Gibbs: the guarantee is asymptotic (an exact sample of the exponential mechanism "
+        "is epsilon-DP; a finite chain has no formal guarantee), and the twin ran short "
+        "chains"
+    ),
+    "dp_taucc": (
+        "DP-tauCC protects one unit of one cell, not a row: on a record-level ledger "
+        "it costs 2 floor(row_cap) ceil(1 / cell_bound) x epsilon, and the twin's block signal "
+        "is a declaration"
+    ),
+    "sample_aggregate": (
+        "sample-and-aggregate: the NRS07 calibration is proven for small "
+        "epsilon; its utility depends on the blocks' agreement, which the twin "
+        "may overstate"
+    ),
     "onecluster": "1-cluster: useful for small dimension only (GoodCenter needs very large n)",
 }
 
@@ -803,16 +924,18 @@ class PlanResult:
         """(epsilon, delta) of one release of ``algorithm`` at ``epsilon`` in the ledger's unit
         (group-privacy conversion; a cell-level release needs ``row_cap`` in its settings)."""
         from ..privacy.plan_accounting import account_plan
+
         make = makers(self.facts.family)[algorithm]
         est = make(self.facts, float(epsilon), None, **self.settings.get(algorithm, {}))
         plan = getattr(est, "public_plan", None)
-        if plan is None:                 # an estimator not yet on the release protocol
+        if plan is None:  # an estimator not yet on the release protocol
             return float(epsilon), float(getattr(est, "delta", 0.0) or 0.0)
         from ..privacy.relations import RelationError
+
         try:
             return account_plan([est], self.facts.shape, self.facts.unit).basic
         except RelationError:
-            return None                  # cannot be counted in this unit (e.g. no row cap)
+            return None  # cannot be counted in this unit (e.g. no row cap)
         except ValueError:
             # an (epsilon, delta) add/remove release converted to a replace-one unit by group
             # privacy: at a large epsilon its delta reaches 1, it protects nothing in this unit
@@ -832,8 +955,9 @@ class PlanResult:
             ratio = t[target.metric].to_numpy(dtype=np.float64) / base
         ratio = np.where(base > 0, ratio, np.nan) * float(self.baseline[target.metric])
         g = pd.Series(ratio, index=t.index).groupby([t.algorithm, t.epsilon], sort=False)
-        out = pd.DataFrame({"median": g.median(), "q10": g.quantile(QUANTILES[0]),
-                            "q90": g.quantile(QUANTILES[1])}).reset_index()
+        out = pd.DataFrame(
+            {"median": g.median(), "q10": g.quantile(QUANTILES[0]), "q90": g.quantile(QUANTILES[1])}
+        ).reset_index()
         return out
 
     def recommend(self, target, conservative=None):
@@ -871,10 +995,14 @@ class PlanResult:
         per = {}
         s = self.summary[self.summary.metric == target.metric]
         if s.empty:
-            raise ValueError(f"metric {target.metric!r} was not measured; available: "
-                             f"{sorted(self.summary.metric.unique())}")
-        if target.relative and (self.prior is not None or (
-                "twin" in self.trials.columns and self.trials["twin"].nunique() > 1)):
+            raise ValueError(
+                f"metric {target.metric!r} was not measured; available: "
+                f"{sorted(self.summary.metric.unique())}"
+            )
+        if target.relative and (
+            self.prior is not None
+            or ("twin" in self.trials.columns and self.trials["twin"].nunique() > 1)
+        ):
             # several twins (a prior, or bootstrap twins of a public sample): per twin
             rel = self._relative_summary(target)
             if rel is not None:
@@ -893,12 +1021,19 @@ class PlanResult:
                 continue
             eps = float(part.epsilon.iloc[idx])
             r = part.iloc[idx]
-            per[alg] = {"epsilon": eps, "cost": self.cost(alg, eps),
-                        "predicted": (float(r["median"]), float(r["q10"]), float(r["q90"]))}
-        reached = {a: v for a, v in per.items() if v["epsilon"] is not None
-                   and v["cost"] is not None}
-        best = min(reached, key=lambda a: (reached[a]["cost"][0], reached[a]["cost"][1])) \
-            if reached else None
+            per[alg] = {
+                "epsilon": eps,
+                "cost": self.cost(alg, eps),
+                "predicted": (float(r["median"]), float(r["q10"]), float(r["q90"])),
+            }
+        reached = {
+            a: v for a, v in per.items() if v["epsilon"] is not None and v["cost"] is not None
+        }
+        best = (
+            min(reached, key=lambda a: (reached[a]["cost"][0], reached[a]["cost"][1]))
+            if reached
+            else None
+        )
         if self.facts.public_sample is not None:
             first = CAVEATS["sample"]
         elif self.prior is not None:
@@ -909,13 +1044,21 @@ class PlanResult:
         caveats += [CAVEATS[a] for a in per if a in CAVEATS]
         uncounted = [a for a, v in per.items() if v["epsilon"] is not None and v["cost"] is None]
         if uncounted:
-            caveats.append(f"{', '.join(uncounted)}: reaches the target but cannot be charged to "
-                           f"a {self.facts.unit!r} ledger with these settings (a cell-level "
-                           "release needs row_cap); not considered for the cheapest")
+            caveats.append(
+                f"{', '.join(uncounted)}: reaches the target but cannot be charged to "
+                f"a {self.facts.unit!r} ledger with these settings (a cell-level "
+                "release needs row_cap); not considered for the cheapest"
+            )
         if self.stopped:
             caveats.append("the plan was stopped early: fewer trials than planned")
-        return {"target": str(target), "threshold": thr, "statistic": stat,
-                "per_algorithm": per, "best": best, "caveats": caveats}
+        return {
+            "target": str(target),
+            "threshold": thr,
+            "statistic": stat,
+            "per_algorithm": per,
+            "best": best,
+            "caveats": caveats,
+        }
 
     # ---- a fixed plan of releases ---------------------------------------------------------------
     @staticmethod
@@ -941,8 +1084,11 @@ class PlanResult:
             return [] if best is None else [(best, float(per[best]["epsilon"]))]
         if which != "all":
             raise ValueError(f"which must be 'best' or 'all', got {which!r}")
-        return [(a, float(v["epsilon"])) for a, v in per.items()
-                if v["epsilon"] is not None and v["cost"] is not None]
+        return [
+            (a, float(v["epsilon"]))
+            for a, v in per.items()
+            if v["epsilon"] is not None and v["cost"] is not None
+        ]
 
     def estimators(self, releases):
         """The private estimators of a fixed plan, with the settings the planner ran on the twin.
@@ -961,8 +1107,10 @@ class PlanResult:
         out = []
         for i, (alg, eps) in enumerate(releases):
             if alg not in table:
-                raise ValueError(f"releases[{i}]: unknown algorithm {alg!r} for family "
-                                 f"{self.facts.family!r}; available: {list(table)}")
+                raise ValueError(
+                    f"releases[{i}]: unknown algorithm {alg!r} for family "
+                    f"{self.facts.family!r}; available: {list(table)}"
+                )
             out.append(table[alg](self.facts, float(eps), None, **self.settings.get(alg, {})))
         return out
 
@@ -1000,13 +1148,23 @@ class PlanResult:
         costs = [self.cost(a, e) for a, e in releases]
         uncounted = [a for (a, _), c in zip(releases, costs, strict=True) if c is None]
         if uncounted:
-            raise ValueError(f"{', '.join(uncounted)} cannot be charged to a {self.facts.unit!r} "
-                             "ledger with these settings (a cell-level release needs row_cap)")
+            raise ValueError(
+                f"{', '.join(uncounted)} cannot be charged to a {self.facts.unit!r} "
+                "ledger with these settings (a cell-level release needs row_cap)"
+            )
         basic_delta = float(sum(c[1] for c in costs))
-        target = basic_delta if delta is None or not 0 < float(delta) < 1 else \
-            max(basic_delta, float(delta))
-        return account_plan(self.estimators(releases), self.facts.shape, self.facts.unit,
-                            delta=target, accounting=accounting)
+        target = (
+            basic_delta
+            if delta is None or not 0 < float(delta) < 1
+            else max(basic_delta, float(delta))
+        )
+        return account_plan(
+            self.estimators(releases),
+            self.facts.shape,
+            self.facts.unit,
+            delta=target,
+            accounting=accounting,
+        )
 
     def commit(self, curator, releases, delta=None, accounting="pld"):
         """Commit a fixed plan on the private data: charged ONCE at its tight total, then run.
@@ -1053,24 +1211,41 @@ class PlanResult:
         prepared = [curator.prepare(est) for est in ests]
         checked = account_guarantees(
             [(type(p.estimator).__name__, p.plan, p.estimator.ledger_options()) for p in prepared],
-            unit=curator.unit, delta=planned.delta, accounting=accounting)
+            unit=curator.unit,
+            delta=planned.delta,
+            accounting=accounting,
+        )
         if checked.charge != planned.charge:
-            raise ValueError(f"the plan costs {checked.charge} on this data but {planned.charge} "
-                             "was planned from the public facts: plan again")
+            raise ValueError(
+                f"the plan costs {checked.charge} on this data but {planned.charge} "
+                "was planned from the public facts: plan again"
+            )
         eps, dlt = planned.charge
         if not curator.ledger.can_charge(eps, dlt):
             left = curator.ledger.remaining
-            raise BudgetExceeded(f"the plan costs epsilon {eps:.6g}, delta {dlt:.3g} but only "
-                                 f"epsilon {left[0]:.6g}, delta {left[1]:.3g} remain: nothing was "
-                                 "charged or run")
+            raise BudgetExceeded(
+                f"the plan costs epsilon {eps:.6g}, delta {dlt:.3g} but only "
+                f"epsilon {left[0]:.6g}, delta {left[1]:.3g} remain: nothing was "
+                "charged or run"
+            )
         released = curator.release_plan(prepared, accounting=accounting, delta=planned.delta)
         return planned, released
 
 
 # ---- the planner -------------------------------------------------------------------------------
-def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, n_twins=None,
-                 settings=None, random_state=0, progress=None, should_stop=None, n_jobs=1,
-                 prior=None):
+def plan_utility(
+    facts,
+    epsilons=DEFAULT_EPSILONS,
+    algorithms=None,
+    n_trials=5,
+    n_twins=None,
+    settings=None,
+    random_state=0,
+    progress=None,
+    should_stop=None,
+    n_jobs=1,
+    prior=None,
+):
     """Predict utility versus epsilon for every applicable algorithm on twins of ``facts``.
 
     ``algorithms``: names among :func:`makers` of the family (default: all);
@@ -1135,8 +1310,10 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
     names = list(available) if algorithms is None else list(algorithms)
     unknown = [a for a in names if a not in available]
     if unknown:
-        raise ValueError(f"unknown algorithms {unknown} for family {facts.family!r}; "
-                         f"available: {list(available)}")
+        raise ValueError(
+            f"unknown algorithms {unknown} for family {facts.family!r}; "
+            f"available: {list(available)}"
+        )
     settings = {a: dict((settings or {}).get(a, {})) for a in names}
     eps_grid = tuple(float(e) for e in epsilons)
     if prior is not None and prior not in PRIORS:
@@ -1144,16 +1321,19 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
     bracket = False
     arm = None
     if facts.public_sample is not None:
-        prior = None                  # the public sample is the structure: bootstrap twins
+        prior = None  # the public sample is the structure: bootstrap twins
         if "smooth" not in facts.twin:
             rule = SAMPLE_RULE[facts.family]
-            bracket = rule == "envelope"       # plain and smoothed twins, alternating
+            bracket = rule == "envelope"  # plain and smoothed twins, alternating
             arm = None if bracket else rule == "smoothed"
     if int(n_trials) < 1 or (n_twins is not None and int(n_twins) < 1):
         raise ValueError("n_twins and n_trials must be positive integers")
     if n_twins is None:
-        n_twins, n_trials = (int(n_trials), 1) if prior is not None else (
-            (2, int(n_trials)) if bracket else (1, int(n_trials)))
+        n_twins, n_trials = (
+            (int(n_trials), 1)
+            if prior is not None
+            else ((2, int(n_trials)) if bracket else (1, int(n_trials)))
+        )
     n_twins = int(n_twins)
     seeds = trial_seeds(random_state, n_twins, len(names) + 2)
     total = n_twins * (1 + len(names) * len(eps_grid) * int(n_trials))
@@ -1177,11 +1357,18 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
         elif arm is not None:
             structure["smooth"] = arm
         twin = build_twin(facts, random_state=int(seeds[w, 0]), settings=structure)
-        base = _baseline(facts, twin, int(seeds[w, 1]) % (2 ** 31))
+        base = _baseline(facts, twin, int(seeds[w, 1]) % (2**31))
         base_rows.append({k: v for k, v in base.items() if not k.startswith("_")})
-        twin_rows.append({"twin": w, **{k: (float(np.mean(v)) if isinstance(v, list) else v)
-                                        for k, v in structure.items()},
-                          **{f"baseline_{k}": v for k, v in base_rows[-1].items()}})
+        twin_rows.append(
+            {
+                "twin": w,
+                **{
+                    k: (float(np.mean(v)) if isinstance(v, list) else v)
+                    for k, v in structure.items()
+                },
+                **{f"baseline_{k}": v for k, v in base_rows[-1].items()},
+            }
+        )
         tick()
         score = _scorer(facts, twin, base)
         for j, alg in enumerate(names):
@@ -1200,19 +1387,33 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
 
             with warnings.catch_warnings(), _reuse_twin_statistics(facts.family):
                 warnings.simplefilter("ignore")
-                df = run_sweep(factory, twin.X, eps_grid, n_trials=int(n_trials), score=score,
-                               random_state=int(seeds[w, j + 2]), progress=sub_progress,
-                               should_stop=should_stop, n_jobs=n_jobs, errors="record")
+                df = run_sweep(
+                    factory,
+                    twin.X,
+                    eps_grid,
+                    n_trials=int(n_trials),
+                    score=score,
+                    random_state=int(seeds[w, j + 2]),
+                    progress=sub_progress,
+                    should_stop=should_stop,
+                    n_jobs=n_jobs,
+                    errors="record",
+                )
                 if w == 0:
-                    analytic_rows += _analytic(facts, twin, base, alg,
-                                               lambda f, e, s, make=make, kw=kw: make(f, e, s, **kw),
-                                               eps_grid)
+                    analytic_rows += _analytic(
+                        facts,
+                        twin,
+                        base,
+                        alg,
+                        lambda f, e, s, make=make, kw=kw: make(f, e, s, **kw),
+                        eps_grid,
+                    )
             done[0] = offset + len(eps_grid) * int(n_trials)
             df.insert(0, "twin", w)
             if bracket:
                 df["arm"] = "smoothed" if w % 2 else "plain"
             df.insert(0, "algorithm", alg)
-            for key, value in base_rows[-1].items():     # per-twin baseline (relative targets)
+            for key, value in base_rows[-1].items():  # per-twin baseline (relative targets)
                 df[f"baseline_{key}"] = value
             frames.append(df)
             if df.attrs.get("stopped"):
@@ -1227,9 +1428,19 @@ def plan_utility(facts, epsilons=DEFAULT_EPSILONS, algorithms=None, n_trials=5, 
             baseline[key] = float(np.median([b[key] for b in base_rows]))
     summary = _summarise(trials)
     analytic = pd.DataFrame(analytic_rows, columns=["algorithm", "epsilon", "name", "value"])
-    return PlanResult(facts, trials, summary, baseline, analytic, eps_grid, settings, stopped,
-                      time.perf_counter() - start, prior=prior,
-                      twins=pd.DataFrame(twin_rows))
+    return PlanResult(
+        facts,
+        trials,
+        summary,
+        baseline,
+        analytic,
+        eps_grid,
+        settings,
+        stopped,
+        time.perf_counter() - start,
+        prior=prior,
+        twins=pd.DataFrame(twin_rows),
+    )
 
 
 _META = ("algorithm", "twin", "epsilon", "trial", "seed", "seconds", "error", "arm")
@@ -1245,22 +1456,27 @@ def _summarise(trials):
         return pd.DataFrame(columns=cols)
     metrics_ = [c for c in trials.columns if not _is_meta(c)]
     keys = ["algorithm", "epsilon"]
-    failed = (trials["error"].fillna("") != "").groupby([trials[k] for k in keys],
-                                                         sort=False).sum()
+    failed = (trials["error"].fillna("") != "").groupby([trials[k] for k in keys], sort=False).sum()
     parts = []
     for metric in metrics_:
         g = trials.groupby(keys, sort=False)[metric]
-        part = pd.DataFrame({"median": g.median(), "q10": g.quantile(QUANTILES[0]),
-                             "q90": g.quantile(QUANTILES[1]), "n": g.count(),
-                             "failed": failed}).reset_index()
+        part = pd.DataFrame(
+            {
+                "median": g.median(),
+                "q10": g.quantile(QUANTILES[0]),
+                "q90": g.quantile(QUANTILES[1]),
+                "n": g.count(),
+                "failed": failed,
+            }
+        ).reset_index()
         if "arm" in trials.columns and trials["arm"].nunique() > 1:
             # bracketing twins (a public sample): the interval is the envelope of the arms'
             # 10-90 % intervals, the plain bootstrap's (biased hard) and the smoothed one's
             # (biased easy), see :func:`smoothing_bandwidth`
             ga = trials.groupby(keys + ["arm"], sort=False)[metric]
-            arms = pd.DataFrame({"q10": ga.quantile(QUANTILES[0]),
-                                 "q90": ga.quantile(QUANTILES[1])}).groupby(level=keys,
-                                                                             sort=False)
+            arms = pd.DataFrame(
+                {"q10": ga.quantile(QUANTILES[0]), "q90": ga.quantile(QUANTILES[1])}
+            ).groupby(level=keys, sort=False)
             env = pd.DataFrame({"lo": arms["q10"].min(), "hi": arms["q90"].max()})
             env = env.reindex(pd.MultiIndex.from_frame(part[keys]))
             part["q10"] = np.fmin(part["q10"].to_numpy(), env["lo"].to_numpy())

@@ -12,6 +12,7 @@ depend on ``n_jobs``, on the execution order, or on where a sweep was stopped.
 Scores computed on raw data (cost, SSE, NMI against labels ...) are evaluation only, not
 private; each fit is a release charged to whatever ledger the factory gives the estimator.
 """
+
 import math
 import time
 from collections.abc import Mapping
@@ -35,13 +36,18 @@ def trial_seeds(random_state, n_epsilons, n_trials):
     if isinstance(random_state, Integral) and random_state < 0:
         raise ValueError(f"random_state must be non-negative, got {random_state}")
     if random_state is None or isinstance(random_state, (Integral, np.random.SeedSequence)):
-        root = (random_state if isinstance(random_state, np.random.SeedSequence)
-                else np.random.SeedSequence(None if random_state is None else int(random_state)))
+        root = (
+            random_state
+            if isinstance(random_state, np.random.SeedSequence)
+            else np.random.SeedSequence(None if random_state is None else int(random_state))
+        )
     elif isinstance(random_state, np.random.Generator):
         root = np.random.SeedSequence(random_state.integers(0, 2**63, size=4).tolist())
     else:
-        raise TypeError("random_state must be None, an int, a numpy SeedSequence or a numpy "
-                        f"Generator, got {type(random_state).__name__}")
+        raise TypeError(
+            "random_state must be None, an int, a numpy SeedSequence or a numpy "
+            f"Generator, got {type(random_state).__name__}"
+        )
     children = root.spawn(n_epsilons * n_trials)
     seeds = np.array([int(c.generate_state(1)[0]) for c in children], dtype=np.int64)
     return seeds.reshape(n_epsilons, n_trials)
@@ -67,14 +73,16 @@ def _scores_dict(value):
         out = {}
         for name, v in value.items():
             if not isinstance(name, str) or name in _RESERVED:
-                raise ValueError(f"score returned the column name {name!r}; use strings other "
-                                 f"than {_RESERVED}")
+                raise ValueError(
+                    f"score returned the column name {name!r}; use strings other than {_RESERVED}"
+                )
             out[name] = float(v)
         return out
     if isinstance(value, (Real, np.floating, np.integer)) or np.ndim(value) == 0:
         return {"score": float(value)}
-    raise TypeError("score must return a number or a mapping of names to numbers, got "
-                    f"{type(value).__name__}")
+    raise TypeError(
+        f"score must return a number or a mapping of names to numbers, got {type(value).__name__}"
+    )
 
 
 def _check_epsilons(epsilons):
@@ -91,8 +99,19 @@ def _check_epsilons(epsilons):
     return eps
 
 
-def run_sweep(make_estimator, X, epsilons, n_trials=10, score=None, random_state=None,
-              progress=None, should_stop=None, n_jobs=1, errors="raise", backend=None):
+def run_sweep(
+    make_estimator,
+    X,
+    epsilons,
+    n_trials=10,
+    score=None,
+    random_state=None,
+    progress=None,
+    should_stop=None,
+    n_jobs=1,
+    errors="raise",
+    backend=None,
+):
     """Fit ``make_estimator(epsilon, seed)`` on X for every epsilon, ``n_trials`` times.
 
     Parameters
@@ -146,8 +165,7 @@ def run_sweep(make_estimator, X, epsilons, n_trials=10, score=None, random_state
 
     def record(task, outcome):
         (i, t), (seconds, value, message) = task, outcome
-        row = {"epsilon": float(eps[i]), "trial": t, "seed": int(seeds[i, t]),
-               "seconds": seconds}
+        row = {"epsilon": float(eps[i]), "trial": t, "seed": int(seeds[i, t]), "seconds": seconds}
         if value is not None:
             row.update(_scores_dict(value))
         if errors == "record":
@@ -164,8 +182,9 @@ def run_sweep(make_estimator, X, epsilons, n_trials=10, score=None, random_state
                 stopped = True
                 break
             i, t = task
-            record(task, _run_trial(make_estimator, X, score, float(eps[i]), int(seeds[i, t]),
-                                    errors))
+            record(
+                task, _run_trial(make_estimator, X, score, float(eps[i]), int(seeds[i, t]), errors)
+            )
     else:
         from joblib import Parallel, delayed, effective_n_jobs
 
@@ -175,10 +194,13 @@ def run_sweep(make_estimator, X, epsilons, n_trials=10, score=None, random_state
                 if should_stop is not None and should_stop():
                     stopped = True
                     break
-                chunk = tasks[start:start + batch]
+                chunk = tasks[start : start + batch]
                 outcomes = parallel(
-                    delayed(_run_trial)(make_estimator, X, score, float(eps[i]), int(seeds[i, t]),
-                                        errors) for i, t in chunk)
+                    delayed(_run_trial)(
+                        make_estimator, X, score, float(eps[i]), int(seeds[i, t]), errors
+                    )
+                    for i, t in chunk
+                )
                 for task, outcome in zip(chunk, outcomes, strict=True):
                     record(task, outcome)
 
@@ -200,30 +222,36 @@ def summarise(result, columns=None):
     ``q75``, ``mean``, ``std`` and ``n``; medians and quartiles are what [SCH19] Fig. 1 plots.
     """
     if not isinstance(result, pd.DataFrame) or "epsilon" not in result.columns:
-        raise ValueError("result must be a DataFrame returned by run_sweep (with an 'epsilon' "
-                         "column)")
+        raise ValueError(
+            "result must be a DataFrame returned by run_sweep (with an 'epsilon' column)"
+        )
     if columns is None:
         columns = [c for c in result.columns if c not in _RESERVED]
     else:
         columns = [columns] if isinstance(columns, str) else list(columns)
         missing = [c for c in columns if c not in result.columns]
         if missing:
-            raise ValueError(f"columns {missing} are not in the result "
-                             f"(available: {list(result.columns)})")
+            raise ValueError(
+                f"columns {missing} are not in the result (available: {list(result.columns)})"
+            )
     out_cols = ["epsilon", "metric", "median", "q25", "q75", "mean", "std", "n"]
     if not columns or result.empty:
         return pd.DataFrame(columns=out_cols)
     parts = []
-    for metric in columns:                       # a handful of metric columns, not rows
+    for metric in columns:  # a handful of metric columns, not rows
         grouped = result.groupby("epsilon", sort=True)[metric]
-        parts.append(pd.DataFrame({
-            "metric": metric,
-            "median": grouped.median(),
-            "q25": grouped.quantile(0.25),
-            "q75": grouped.quantile(0.75),
-            "mean": grouped.mean(),
-            "std": grouped.std(),
-            "n": grouped.count(),
-        }).reset_index())
+        parts.append(
+            pd.DataFrame(
+                {
+                    "metric": metric,
+                    "median": grouped.median(),
+                    "q25": grouped.quantile(0.25),
+                    "q75": grouped.quantile(0.75),
+                    "mean": grouped.mean(),
+                    "std": grouped.std(),
+                    "n": grouped.count(),
+                }
+            ).reset_index()
+        )
     summary = pd.concat(parts, ignore_index=True).sort_values(["epsilon", "metric"], kind="stable")
     return summary[out_cols].reset_index(drop=True)

@@ -8,6 +8,7 @@ NoisyAVG, the 1-cluster estimator (GoodRadius + GoodCenter, Thm. 3.2), the k-bal
 (Obs. 3.5), a 1-cluster aggregator for sample-and-aggregate (Sec. 6), the outlier-screening
 predicate (Sec. 1.1) and the non-private 2-approximate baseline.
 """
+
 from .aggregator import OneClusterAggregator, one_cluster_aggregate
 from .baseline import SmallestBall, smallest_ball_2approx
 from .k_balls import PrivateKBalls
@@ -16,5 +17,13 @@ from .screening import inside_ball, screen_outliers
 
 # The building blocks live in their modules (good_radius, good_center, noisy_avg, one_cluster);
 # they are not re-exported here so that the function names do not shadow the module names.
-__all__ = ["OneCluster", "PrivateKBalls", "OneClusterAggregator", "one_cluster_aggregate",
-           "SmallestBall", "smallest_ball_2approx", "inside_ball", "screen_outliers"]
+__all__ = [
+    "OneCluster",
+    "PrivateKBalls",
+    "OneClusterAggregator",
+    "one_cluster_aggregate",
+    "SmallestBall",
+    "smallest_ball_2approx",
+    "inside_ball",
+    "screen_outliers",
+]

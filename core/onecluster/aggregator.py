@@ -9,6 +9,7 @@ the released centre, clipped to the same box (post-processing), is the aggregate
 Honest limit: 1-cluster needs t well above its slack Gamma ~ (16/eps) ln(|F|/beta); with tens of
 blocks the aggregate is noise-dominated or the run fails (the box centre is then returned).
 """
+
 import math
 
 import numpy as np
@@ -55,8 +56,15 @@ class OneClusterAggregator:
         PODS 2016, Sec. 6 (sample and aggregate with a 1-cluster aggregator).
     """
 
-    def __init__(self, alpha=1.0, grid_step=None, refine_steps=2, beta=0.05,
-                 radius_variant="em_geometric", axis_choice="em"):
+    def __init__(
+        self,
+        alpha=1.0,
+        grid_step=None,
+        refine_steps=2,
+        beta=0.05,
+        radius_variant="em_geometric",
+        axis_choice="em",
+    ):
         self.alpha = alpha
         self.grid_step = grid_step
         self.refine_steps = refine_steps
@@ -76,26 +84,47 @@ class OneClusterAggregator:
         lo, hi = check_bounds(bounds, D)
         resolve_grid_step(self.grid_step, lo, hi)
         accountant = BudgetAccountant(epsilon, delta)
-        plan_run(accountant, epsilon, delta, self.refine_steps, D, self.axis_choice,
-                 label="1-cluster aggregator: ")
+        plan_run(
+            accountant,
+            epsilon,
+            delta,
+            self.refine_steps,
+            D,
+            self.axis_choice,
+            label="1-cluster aggregator: ",
+        )
         return planned_guarantee(epsilon, delta, accountant)
 
     def __call__(self, Y, epsilon, delta, bounds, rng):
         Y = check_X(Y)
         m, D = Y.shape
-        self.plan(m, D, epsilon, delta, bounds)          # every public check, in one place
+        self.plan(m, D, epsilon, delta, bounds)  # every public check, in one place
         t = max(1, math.ceil(self.alpha * m / 2))
         lo, hi = check_bounds(bounds, D)
         step = resolve_grid_step(self.grid_step, lo, hi)
         accountant = BudgetAccountant(epsilon, delta)
-        res = one_cluster(prepare(Y, lo, hi, step), t, epsilon, delta, lo, hi, step, rng,
-                          accountant, beta=self.beta, radius_variant=self.radius_variant,
-                          refine_steps=self.refine_steps, axis_choice=self.axis_choice,
-                          label="1-cluster aggregator: ")
+        res = one_cluster(
+            prepare(Y, lo, hi, step),
+            t,
+            epsilon,
+            delta,
+            lo,
+            hi,
+            step,
+            rng,
+            accountant,
+            beta=self.beta,
+            radius_variant=self.radius_variant,
+            refine_steps=self.refine_steps,
+            axis_choice=self.axis_choice,
+            label="1-cluster aggregator: ",
+        )
         self.result_ = res
         notes = [] if res.failure is None else [res.failure]
         if not res.reliable:
-            notes.append("1-cluster aggregate unreliable (failed, or the re-centring did not settle on a heavy ball)")
+            notes.append(
+                "1-cluster aggregate unreliable (failed, or the re-centring did not settle on a heavy ball)"
+            )
         center = np.clip(res.center, lo, hi)
         return center, accountant.guarantee("approx", "replace", warnings=notes)
 

@@ -26,6 +26,7 @@ sqrt(r^2 + tau)). On the grid lo + grid_step * Z^d the true squared distances an
 radii grid_step^2 4^j are all multiples of grid_step^2, so when grid_step >= :func:`min_grid_step`
 (grid_step^2 >= 4 tau) both paths return the exact counts of the grid points.
 """
+
 import math
 
 import numpy as np
@@ -49,10 +50,10 @@ def _top_mean(values, t, n):
     """Mean of the t largest of ``values`` (missing values count as 0 when n < t)."""
     if n <= t:
         return float(values.sum()) / t
-    return float(np.partition(values, n - t)[n - t:].sum()) / t
+    return float(np.partition(values, n - t)[n - t :].sum()) / t
 
 
-_U = 2.0 ** -53  # unit round-off of float64
+_U = 2.0**-53  # unit round-off of float64
 
 
 def _box(lo, hi, d=None):
@@ -122,9 +123,11 @@ def check_grid_step(grid_step, lo, hi, d=None):
         raise ValueError(f"grid_step must be a finite number > 0, got {grid_step!r}")
     floor = min_grid_step(lo, hi, d)
     if step < floor:
-        raise ValueError(f"grid_step={grid_step!r} is below min_grid_step={floor:.3g} for this box: "
-                         "float64 distance comparisons cannot resolve radii that fine (the ball "
-                         "counts would not be exact); use a larger grid_step")
+        raise ValueError(
+            f"grid_step={grid_step!r} is below min_grid_step={floor:.3g} for this box: "
+            "float64 distance comparisons cannot resolve radii that fine (the ball "
+            "counts would not be exact); use a larger grid_step"
+        )
     return step
 
 
@@ -152,8 +155,10 @@ def capped_top_means(X, radii, t, method="auto", bounds=None):
     if method not in ("auto", "kdtree", "brute"):
         raise ValueError(f"method must be 'auto', 'kdtree' or 'brute', got {method!r}")
     if method == "brute" and bounds is None:
-        raise ValueError("bounds (the public box) is required for method='brute': its centring "
-                         "and tolerance must come from public values, never from the data")
+        raise ValueError(
+            "bounds (the public box) is required for method='brute': its centring "
+            "and tolerance must come from public values, never from the data"
+        )
     if method == "auto":
         method = "kdtree" if d <= 2 or bounds is None else "brute"
     tau = 0.0
@@ -164,7 +169,7 @@ def capped_top_means(X, radii, t, method="auto", bounds=None):
     if n == 0:
         return np.zeros(len(radii)), np.zeros(len(radii), dtype=np.int64)
     if method == "kdtree":
-        counts = _counts_kdtree(X, np.sqrt(radii ** 2 + tau) if tau else radii, t)
+        counts = _counts_kdtree(X, np.sqrt(radii**2 + tau) if tau else radii, t)
     else:
         counts = _counts_brute(X, radii, t, lo, hi, tau)
     L = np.empty(len(radii))
@@ -203,7 +208,7 @@ def _counts_brute(X, radii, t, box_lo, box_hi, tau):
     Xc = X - (box_lo + box_hi) / 2.0  # public shift: each pair's comparison involves only that pair
     sq = np.einsum("ij,ij->i", Xc, Xc)
     diam2 = float(np.sum((box_hi - box_lo) ** 2))
-    r2 = np.minimum(radii ** 2, diam2) + tau
+    r2 = np.minimum(radii**2, diam2) + tau
     # a pair passes a comparison only if its true distance is <= sqrt(r2 + tau); its computed
     # projections on a unit vector are each within gamma_d D / 2 of the true ones
     reach_slack = (tau, 2.0 * _gamma(X.shape[1]) * math.sqrt(diam2))
@@ -269,7 +274,7 @@ def _fill_chunks(Xc, sq, r2, t, rows, lo, hi, counts, reach_slack):
     rows = rows[np.argsort(proj[rows], kind="stable")]
     reach = math.sqrt(r2[hi - 1] + reach_slack[0]) * (1 + 1e-12) + reach_slack[1]
     for s in range(0, rows.size, step):
-        block = rows[s:s + step]
+        block = rows[s : s + step]
         a = np.searchsorted(ps, proj[block[0]] - reach, side="left")
         b = np.searchsorted(ps, proj[block[-1]] + reach, side="right")
         D2 = Xc[block] @ Xs[a:b].T
@@ -287,7 +292,7 @@ def _fill_chunks(Xc, sq, r2, t, rows, lo, hi, counts, reach_slack):
             r_idx = np.repeat(np.arange(block.size), c[:, j - lo])
             vals += shift[r_idx, 0]
             width = j - lo + 1
-            inner = np.minimum(np.searchsorted(r2[lo:j + 1], vals, side="left"), width - 1)
+            inner = np.minimum(np.searchsorted(r2[lo : j + 1], vals, side="left"), width - 1)
             hist = np.bincount(r_idx * width + inner, minlength=block.size * width)
             c[:, :width] = np.cumsum(hist.reshape(block.size, width), axis=1)
         counts[block, lo:hi] = np.minimum(c, t)

@@ -7,6 +7,7 @@ r_2 = min_i d_(t)(x_i) (the t-th nearest distance, the point itself included), a
 r_opt <= r_2 <= 2 r_opt (the optimal ball has diameter 2 r_opt and holds an input point).
 NONPRIVATE: for evaluation and reference only.
 """
+
 import numpy as np
 from sklearn.base import BaseEstimator
 
@@ -34,9 +35,9 @@ def smallest_ball_2approx(X, n_points):
     step = max(1, _CHUNK_ENTRIES // n)
     best_i, best_d2 = 0, np.inf
     for s in range(0, n, step):
-        D2 = Xc[s:s + step] @ (-2.0 * Xc).T
+        D2 = Xc[s : s + step] @ (-2.0 * Xc).T
         D2 += sq[None, :]
-        D2 += sq[s:s + step, None]
+        D2 += sq[s : s + step, None]
         kth = np.partition(D2, t - 1, axis=1)[:, t - 1]
         i = int(np.argmin(kth))
         if kth[i] < best_d2:

@@ -21,6 +21,7 @@ Practical warning: even so the ball's radius is ~13 r in d = 2 and grows quickly
 the re-centring steps of :mod:`.one_cluster`); GoodCenter is useful only for small d or very
 large n.
 """
+
 import math
 import numbers
 from dataclasses import dataclass
@@ -131,8 +132,10 @@ def check_good_center_budget(epsilon, delta, d, axis_choice="em"):
         else:
             total = eps_a * int(d)
         if not total <= e4 * (1 + 1e-12):
-            raise ValueError(f"epsilon={epsilon!r}, delta={delta!r}: GoodCenter's per-axis stage "
-                             f"({d} exponential mechanisms) composes to {total:.6g} > epsilon/4")
+            raise ValueError(
+                f"epsilon={epsilon!r}, delta={delta!r}: GoodCenter's per-axis stage "
+                f"({d} exponential mechanisms) composes to {total:.6g} > epsilon/4"
+            )
         return eps_a, (delta / 4.0 if uses_delta else 0.0)
     eps_a, delta_a = stable_hist_axis_budget(epsilon, delta, int(d))
     total_eps, total_delta = advanced_composition(eps_a, delta_a, int(d), delta / 8.0)
@@ -141,7 +144,8 @@ def check_good_center_budget(epsilon, delta, d, axis_choice="em"):
             f"epsilon={epsilon!r} is too large for axis_choice='stable_hist' at d={d}, "
             f"delta={delta!r}: its {d} per-axis stable histograms compose (advanced composition) "
             f"to ({total_eps:.6g}, {total_delta:.3g}) > (epsilon/4, delta/4); use a smaller "
-            "epsilon or axis_choice='em'")
+            "epsilon or axis_choice='em'"
+        )
     return eps_a, delta / 4.0
 
 
@@ -150,8 +154,23 @@ def _hash_rows(keys, mult):
     return keys @ mult
 
 
-def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05, n_public=None,
-                jl_constant=8.0, box_side="practical", max_rounds=200, axis_choice="em"):
+def good_center(
+    X,
+    r,
+    t_c,
+    epsilon,
+    delta,
+    bounds,
+    rng,
+    accountant,
+    *,
+    beta=0.05,
+    n_public=None,
+    jl_constant=8.0,
+    box_side="practical",
+    max_rounds=200,
+    axis_choice="em",
+):
     """Run GoodCenter on the rows of X (clipped to ``bounds``) for the public radius r > 0.
 
     ``t_c`` is the target count (e.g. t - 4 Gamma from GoodRadius); ``n_public`` the public
@@ -189,7 +208,7 @@ def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05
 
     # 2-3. AboveThreshold over randomly shifted partitions (query: heaviest box count)
     shifts = rng.uniform(0.0, side, size=(max_rounds, k))
-    mult = rng.integers(1, 2 ** 62, size=k) | 1
+    mult = rng.integers(1, 2**62, size=k) | 1
     queries = np.empty(max_rounds)
     for i in range(max_rounds):
         h = _hash_rows(np.floor((Y - shifts[i]) / side).astype(np.int64), mult)
@@ -214,19 +233,28 @@ def good_center(X, r, t_c, epsilon, delta, bounds, rng, accountant, *, beta=0.05
     # 5-7. random basis, interval length p capped at w_D (see module docstring), per-axis choice
     Z = haar_orthogonal(d, rng)
     w_D = side * w_D_factor
-    p = w_D * min(1.0, math.sqrt(2.0 * math.log(d * n_pub ** 2 / beta) / d))
+    p = w_D * min(1.0, math.sqrt(2.0 * math.log(d * n_pub**2 / beta) / d))
     U = D @ Z
     if axis_choice == "em":
         eps_a, uses_delta = em_axis_epsilon(e4, delta / 4.0, d)
         delta_axes = delta / 4.0 if uses_delta else 0.0
-        accountant.spend(f"GoodCenter per-axis intervals (exponential mechanism x {d}, "
-                         f"{'advanced' if uses_delta else 'basic'} composition)", e4, delta_axes, 1.0)
+        accountant.spend(
+            f"GoodCenter per-axis intervals (exponential mechanism x {d}, "
+            f"{'advanced' if uses_delta else 'basic'} composition)",
+            e4,
+            delta_axes,
+            1.0,
+        )
         idx = _em_intervals(U, Z, lo, hi, p, eps_a, rng)
     else:
         eps_a, delta_a = stable_hist_axis_budget(epsilon, delta, d)
         delta_axes = delta / 4.0
-        accountant.spend(f"GoodCenter per-axis intervals (stable histogram x {d}, advanced "
-                         "composition)", e4, delta_axes, 2.0)
+        accountant.spend(
+            f"GoodCenter per-axis intervals (stable histogram x {d}, advanced composition)",
+            e4,
+            delta_axes,
+            2.0,
+        )
         idx = np.empty(d, dtype=np.int64)
         for j in range(d):
             res = stable_histogram(np.floor(U[:, j] / p).astype(np.int64), eps_a, delta_a, rng)
@@ -263,8 +291,9 @@ def _em_intervals(U, Z, lo, hi, p, eps_a, rng):
     last = np.floor((mid_proj + R) / p).astype(np.int64)
     chosen = np.empty(d, dtype=np.int64)
     for j in range(d):
-        cells, counts = np.unique(np.clip(np.floor(U[:, j] / p).astype(np.int64), first[j], last[j]),
-                                  return_counts=True)
+        cells, counts = np.unique(
+            np.clip(np.floor(U[:, j] / p).astype(np.int64), first[j], last[j]), return_counts=True
+        )
         n_empty = int(last[j] - first[j] + 1) - cells.size
         logits = np.append(eps_a * counts / 2.0, math.log(n_empty) if n_empty else -np.inf)
         k = int(gumbel_max(logits, rng))
@@ -272,8 +301,11 @@ def _em_intervals(U, Z, lo, hi, p, eps_a, rng):
             chosen[j] = cells[k]
         else:  # uniform over the empty intervals
             free = rng.integers(n_empty)
-            chosen[j] = first[j] + free + np.searchsorted(cells - first[j] - np.arange(cells.size),
-                                                          free, side="right")
+            chosen[j] = (
+                first[j]
+                + free
+                + np.searchsorted(cells - first[j] - np.arange(cells.size), free, side="right")
+            )
     return chosen
 
 

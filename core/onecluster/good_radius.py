@@ -10,6 +10,7 @@ Two practical variants over the geometric grid F = {r_min 2^j : j = 0..J}, both 
   :mod:`.rec_concave` for it and for the measured n it needs (its promise Gamma is
   astronomically large).
 """
+
 import contextlib
 import hashlib
 import math
@@ -21,12 +22,23 @@ import numpy as np
 from ..privacy import above_threshold, exponential_mechanism, laplace
 from .ball_counts import capped_top_means, check_grid_step, min_grid_step, multiplicity_top_mean
 
-__all__ = ["VARIANTS", "APPROX_VARIANTS", "GoodRadiusResult", "radius_grid", "em_gamma",
-           "at_gamma", "quality", "count_profile", "release_index", "good_radius", "min_grid_step",
-           "check_grid_step"]
+__all__ = [
+    "VARIANTS",
+    "APPROX_VARIANTS",
+    "GoodRadiusResult",
+    "radius_grid",
+    "em_gamma",
+    "at_gamma",
+    "quality",
+    "count_profile",
+    "release_index",
+    "good_radius",
+    "min_grid_step",
+    "check_grid_step",
+]
 
 VARIANTS = ("em_geometric", "above_threshold")
-APPROX_VARIANTS = ("rec_concave",)      # need delta > 0; not offered by the pure-radius callers
+APPROX_VARIANTS = ("rec_concave",)  # need delta > 0; not offered by the pure-radius callers
 
 
 @dataclass
@@ -46,7 +58,9 @@ class GoodRadiusResult:
 def radius_grid(bounds, grid_step, d):
     """F = {grid_step * 2^j : j = 0..J}, J = ceil(log2(diameter / grid_step)) (data-independent)."""
     lo, hi = bounds
-    diameter = float(np.linalg.norm(np.broadcast_to(np.asarray(hi, float) - np.asarray(lo, float), (d,))))
+    diameter = float(
+        np.linalg.norm(np.broadcast_to(np.asarray(hi, float) - np.asarray(lo, float), (d,)))
+    )
     J = max(0, math.ceil(math.log2(max(diameter / grid_step, 1.0))))
     return grid_step * 2.0 ** np.arange(J + 1)
 
@@ -108,10 +122,17 @@ def count_profile(X, t, grid, method="auto", bounds=None):
         return _count_profile(X, t, grid, method, bounds)
     X = np.ascontiguousarray(X, dtype=np.float64)
     grid = np.ascontiguousarray(grid, dtype=np.float64)
-    box = None if bounds is None else tuple(np.asarray(b, dtype=np.float64).tobytes()
-                                            for b in bounds)
-    key = (hashlib.blake2b(X.data, digest_size=16).digest(), X.shape, float(t), grid.tobytes(),
-           method, box)
+    box = (
+        None if bounds is None else tuple(np.asarray(b, dtype=np.float64).tobytes() for b in bounds)
+    )
+    key = (
+        hashlib.blake2b(X.data, digest_size=16).digest(),
+        X.shape,
+        float(t),
+        grid.tobytes(),
+        method,
+        box,
+    )
     hit = cache.get(key)
     if hit is not None and np.array_equal(hit[0], X):
         return hit[1], hit[2].copy()
@@ -148,7 +169,9 @@ def release_index(L0, L, t, epsilon, rng, beta=0.05, variant="em_geometric", siz
     n_radii = len(L)
     if variant == "above_threshold":
         gamma = at_gamma(epsilon, n_radii, beta)
-        return above_threshold(np.asarray(L) / 2.0, (t - 2.0 * gamma) / 2.0, epsilon, rng, size=size)
+        return above_threshold(
+            np.asarray(L) / 2.0, (t - 2.0 * gamma) / 2.0, epsilon, rng, size=size
+        )
     gamma = em_gamma(epsilon, n_radii, beta)
     half = epsilon / 2.0
     noisy_L0 = laplace(float(L0), 2.0, half, rng, size=size)
@@ -157,8 +180,19 @@ def release_index(L0, L, t, epsilon, rng, beta=0.05, variant="em_geometric", siz
     return np.where(zero, -1, idx)
 
 
-def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
-                variant="em_geometric", method="auto", delta=0.0):
+def good_radius(
+    X,
+    t,
+    epsilon,
+    bounds,
+    grid_step,
+    rng,
+    accountant,
+    beta=0.05,
+    variant="em_geometric",
+    method="auto",
+    delta=0.0,
+):
     """Run GoodRadius on the (clipped, quantised) rows of X with pure budget ``epsilon``
     (``variant="rec_concave"``: (``epsilon``, ``delta``), see
     :func:`.rec_concave.good_radius_rec_concave`).
@@ -177,8 +211,10 @@ def good_radius(X, t, epsilon, bounds, grid_step, rng, accountant, beta=0.05,
     """
     if variant == "rec_concave":
         from .rec_concave import good_radius_rec_concave  # it imports this module
-        return good_radius_rec_concave(X, t, epsilon, delta, bounds, grid_step, rng, accountant,
-                                       beta=beta, method=method)
+
+        return good_radius_rec_concave(
+            X, t, epsilon, delta, bounds, grid_step, rng, accountant, beta=beta, method=method
+        )
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS + APPROX_VARIANTS}, got {variant!r}")
     d = X.shape[1]

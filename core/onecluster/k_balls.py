@@ -7,6 +7,7 @@ then removes the points inside the released ball; removal uses released values o
 or removed), which every step of 1-cluster tolerates; constants that depend on n use the public
 n of the input, never the size of the remaining set.
 """
+
 import math
 
 import numpy as np
@@ -114,9 +115,23 @@ class PrivateKBalls(PrivateEstimator):
         "box_side": [StrOptions(set(BOX_SIDES))],
     }
 
-    def __init__(self, n_clusters, epsilon=1.0, delta=1e-6, bounds=None, grid_step=None, *,
-                 n_points=None, beta=0.05, radius_variant="em_geometric", refine_steps=2,
-                 axis_choice="em", box_side="practical", random_state=None, ledger=None):
+    def __init__(
+        self,
+        n_clusters,
+        epsilon=1.0,
+        delta=1e-6,
+        bounds=None,
+        grid_step=None,
+        *,
+        n_points=None,
+        beta=0.05,
+        radius_variant="em_geometric",
+        refine_steps=2,
+        axis_choice="em",
+        box_side="practical",
+        random_state=None,
+        ledger=None,
+    ):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -142,9 +157,11 @@ class PrivateKBalls(PrivateEstimator):
 
     def _plan(self, n_samples, n_features):
         if n_samples is None or n_features is None:
-            raise ValueError("PrivateKBalls's plan needs the public shape (n_samples, n_features): "
-                             "n_clusters and n_points are checked against n, public under "
-                             "replace-one")
+            raise ValueError(
+                "PrivateKBalls's plan needs the public shape (n_samples, n_features): "
+                "n_clusters and n_points are checked against n, public under "
+                "replace-one"
+            )
         k, t = self._points(n_samples)
         check_common(self.epsilon, self.delta, n_samples, t)
         check_options(self.refine_steps, self.radius_variant, self.axis_choice, self.box_side)
@@ -153,8 +170,15 @@ class PrivateKBalls(PrivateEstimator):
         resolve_grid_step(self.grid_step, lo, hi)
         acc = BudgetAccountant(self.epsilon, self.delta)
         for j in range(k):
-            plan_run(acc, self.epsilon / k, self.delta / k, self.refine_steps, n_features,
-                     self.axis_choice, label=f"ball {j + 1}: ")
+            plan_run(
+                acc,
+                self.epsilon / k,
+                self.delta / k,
+                self.refine_steps,
+                n_features,
+                self.axis_choice,
+                label=f"ball {j + 1}: ",
+            )
         return planned_guarantee(self.epsilon, self.delta, acc)
 
     def _check_data(self, X):
@@ -170,10 +194,24 @@ class PrivateKBalls(PrivateEstimator):
         remaining = prepare(X, lo, hi, step)
         results = []
         for j in range(k):
-            res = one_cluster(remaining, t, self.epsilon / k, self.delta / k, lo, hi, step, rng,
-                              accountant, beta=self.beta, radius_variant=self.radius_variant,
-                              refine_steps=self.refine_steps, axis_choice=self.axis_choice,
-                              box_side=self.box_side, n_public=n, label=f"ball {j + 1}: ")
+            res = one_cluster(
+                remaining,
+                t,
+                self.epsilon / k,
+                self.delta / k,
+                lo,
+                hi,
+                step,
+                rng,
+                accountant,
+                beta=self.beta,
+                radius_variant=self.radius_variant,
+                refine_steps=self.refine_steps,
+                axis_choice=self.axis_choice,
+                box_side=self.box_side,
+                n_public=n,
+                label=f"ball {j + 1}: ",
+            )
             results.append(res)
             remaining = remaining[~ball_members(remaining, res.center, res.radius)]
         self.centers_ = np.stack([r.center for r in results])

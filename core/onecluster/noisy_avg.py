@@ -8,6 +8,7 @@ else mean(V_in) + N(0, sigma^2 I) with sigma the analytic Gaussian sigma at (eps
 for L2 sensitivity 2 Lambda / m^. Total (eps, 3 delta / 4)-DP under ``replace``; callers charge
 (eps, delta).
 """
+
 import math
 
 import numpy as np

@@ -11,6 +11,7 @@ Utility (measured): in d = 2 this construction finds a planted cluster of t = 20
 n = 10,000 points at eps = 1; at d = 10 and this n it does not (centre error 0.25-2.6): the ball
 it reports is then wide, or the run fails and reports the whole public box.
 """
+
 import math
 import numbers
 import warnings
@@ -61,7 +62,7 @@ def default_grid_step(lo, hi):
     """The public default grid step: the largest box side / 2^16, raised to the box's
     :func:`~privclust.core.onecluster.ball_counts.min_grid_step` when that is larger (a box far
     from the origin, or in many dimensions). Data-independent."""
-    return max(float(np.max(hi - lo)) / 2.0 ** 16, min_grid_step(lo, hi))
+    return max(float(np.max(hi - lo)) / 2.0**16, min_grid_step(lo, hi))
 
 
 def resolve_grid_step(grid_step, lo, hi):
@@ -93,10 +94,28 @@ def budget_plan(epsilon, delta, refine_steps):
     return share, (share, delta / 2.0), (share, delta / (2.0 * refine_steps))
 
 
-def one_cluster(X, t, epsilon, delta, lo, hi, grid_step, rng, accountant, *, beta=0.05,
-                radius_variant="em_geometric", refine_steps=2, axis_choice="em",
-                box_side="practical", jl_constant=8.0, max_rounds=200, n_public=None,
-                count_method="auto", label=""):
+def one_cluster(
+    X,
+    t,
+    epsilon,
+    delta,
+    lo,
+    hi,
+    grid_step,
+    rng,
+    accountant,
+    *,
+    beta=0.05,
+    radius_variant="em_geometric",
+    refine_steps=2,
+    axis_choice="em",
+    box_side="practical",
+    jl_constant=8.0,
+    max_rounds=200,
+    n_public=None,
+    count_method="auto",
+    label="",
+):
     """Run 1-cluster on already prepared rows (see :func:`prepare`); returns OneClusterResult.
 
     Every mechanism is charged to ``accountant`` (names prefixed by ``label``); on a failure the
@@ -112,18 +131,50 @@ def one_cluster(X, t, epsilon, delta, lo, hi, grid_step, rng, accountant, *, bet
     local = BudgetAccountant(epsilon, delta)
     n, d = X.shape
     eps_r, (eps_c, delta_c), (eps_s, delta_s) = budget_plan(epsilon, delta, refine_steps)
-    gr = good_radius(X, t, eps_r, (lo, hi), grid_step, rng, local, beta=beta,
-                     variant=radius_variant, method=count_method)
+    gr = good_radius(
+        X,
+        t,
+        eps_r,
+        (lo, hi),
+        grid_step,
+        rng,
+        local,
+        beta=beta,
+        variant=radius_variant,
+        method=count_method,
+    )
     r_use = gr.radius if gr.radius > 0 else grid_step / 2.0
     t_c = t - 4.0 * gr.gamma
-    gc = good_center(X, r_use, t_c, eps_c, delta_c, (lo, hi), rng, local, beta=beta,
-                     n_public=n_public, jl_constant=jl_constant, box_side=box_side,
-                     max_rounds=max_rounds, axis_choice=axis_choice)
+    gc = good_center(
+        X,
+        r_use,
+        t_c,
+        eps_c,
+        delta_c,
+        (lo, hi),
+        rng,
+        local,
+        beta=beta,
+        n_public=n_public,
+        jl_constant=jl_constant,
+        box_side=box_side,
+        max_rounds=max_rounds,
+        axis_choice=axis_choice,
+    )
     if gc.center is None:
         _settle(local, f"GoodCenter failed: {gc.failure}")
         _merge(local, accountant, label)
-        return OneClusterResult((lo + hi) / 2.0, float(np.linalg.norm(hi - lo)) / 2.0, gr.radius,
-                                math.nan, False, gc.failure, 0, math.nan, False)
+        return OneClusterResult(
+            (lo + hi) / 2.0,
+            float(np.linalg.norm(hi - lo)) / 2.0,
+            gr.radius,
+            math.nan,
+            False,
+            gc.failure,
+            0,
+            math.nan,
+            False,
+        )
     center, sigma, radius, count = gc.center, gc.sigma, gc.radius, gc.noisy_count
     failure, done, averaged = None, 0, gc.radius
     for step in range(refine_steps):
@@ -144,9 +195,20 @@ def one_cluster(X, t, epsilon, delta, lo, hi, grid_step, rng, accountant, *, bet
         # the ball holds the whole box: release the box's own ball instead (post-processing;
         # never larger, and not informative either way)
         center, radius, reliable = (lo + hi) / 2.0, float(np.linalg.norm(hi - lo)) / 2.0, False
-        failure = failure or "the released ball contained the whole box (replaced by the box's ball)"
-    return OneClusterResult(np.asarray(center, dtype=np.float64), float(radius), gr.radius,
-                            gc.radius, True, failure, done, count, bool(reliable))
+        failure = (
+            failure or "the released ball contained the whole box (replaced by the box's ball)"
+        )
+    return OneClusterResult(
+        np.asarray(center, dtype=np.float64),
+        float(radius),
+        gr.radius,
+        gc.radius,
+        True,
+        failure,
+        done,
+        count,
+        bool(reliable),
+    )
 
 
 def _settle(local, reason):
@@ -165,10 +227,18 @@ def check_run_options(beta, jl_constant, max_rounds):
     """Validate the numeric constants of a 1-cluster run (ValueError naming the parameter)."""
     if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 < beta < 1:
         raise ValueError(f"beta must be a number in (0, 1), got {beta!r}")
-    if isinstance(jl_constant, bool) or not isinstance(jl_constant, numbers.Real) \
-            or not math.isfinite(jl_constant) or jl_constant <= 0:
+    if (
+        isinstance(jl_constant, bool)
+        or not isinstance(jl_constant, numbers.Real)
+        or not math.isfinite(jl_constant)
+        or jl_constant <= 0
+    ):
         raise ValueError(f"jl_constant must be a finite number > 0, got {jl_constant!r}")
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or max_rounds < 1:
+    if (
+        isinstance(max_rounds, bool)
+        or not isinstance(max_rounds, numbers.Integral)
+        or max_rounds < 1
+    ):
         raise ValueError(f"max_rounds must be an integer >= 1, got {max_rounds!r}")
 
 
@@ -190,8 +260,9 @@ def plan_run(accountant, epsilon, delta, refine_steps, d, axis_choice="em", labe
 
 def planned_guarantee(epsilon, delta, accountant):
     """The plan: exactly (epsilon, delta), approximate DP, replace-one, with the planned spends."""
-    return Guarantee(float(epsilon), float(delta), "approx", "replace",
-                     mechanisms=accountant.mechanisms)
+    return Guarantee(
+        float(epsilon), float(delta), "approx", "replace", mechanisms=accountant.mechanisms
+    )
 
 
 def check_common(epsilon, delta, n, t=None):
@@ -202,7 +273,9 @@ def check_common(epsilon, delta, n, t=None):
         if isinstance(t, bool) or not isinstance(t, numbers.Integral) or not 1 <= t <= n:
             raise ValueError(f"n_points must be an integer in [1, n_samples={n}], got {t!r}")
     if delta > 1.0 / n:
-        warnings.warn(f"delta={delta!r} > 1/n_samples: a weak guarantee", PrivacyWarning, stacklevel=3)
+        warnings.warn(
+            f"delta={delta!r} > 1/n_samples: a weak guarantee", PrivacyWarning, stacklevel=3
+        )
 
 
 def check_X(X):
@@ -222,11 +295,17 @@ def check_X(X):
 
 
 def check_options(refine_steps, radius_variant, axis_choice, box_side):
-    if isinstance(refine_steps, bool) or not isinstance(refine_steps, numbers.Integral) or refine_steps < 0:
+    if (
+        isinstance(refine_steps, bool)
+        or not isinstance(refine_steps, numbers.Integral)
+        or refine_steps < 0
+    ):
         raise ValueError(f"refine_steps must be a non-negative integer, got {refine_steps!r}")
-    for name, value, allowed in (("radius_variant", radius_variant, VARIANTS),
-                                 ("axis_choice", axis_choice, AXIS_CHOICES),
-                                 ("box_side", box_side, BOX_SIDES)):
+    for name, value, allowed in (
+        ("radius_variant", radius_variant, VARIANTS),
+        ("axis_choice", axis_choice, AXIS_CHOICES),
+        ("box_side", box_side, BOX_SIDES),
+    ):
         if value not in allowed:
             raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
 
@@ -325,8 +404,16 @@ class OneCluster(PrivateEstimator):
     (1.0, 1e-06)-DP, approximate, replace-one neighbours
     """
 
-    _released = ("center_", "radius_", "success_", "failure_", "reliable_", "ball_count_",
-                 "good_radius_", "center_radius_")
+    _released = (
+        "center_",
+        "radius_",
+        "success_",
+        "failure_",
+        "reliable_",
+        "ball_count_",
+        "good_radius_",
+        "center_radius_",
+    )
 
     _parameter_constraints = {
         **PrivateEstimator._parameter_constraints,
@@ -343,10 +430,24 @@ class OneCluster(PrivateEstimator):
         "max_rounds": [POSITIVE_INT],
     }
 
-    def __init__(self, n_points, epsilon=1.0, delta=1e-6, bounds=None, grid_step=None, *,
-                 beta=0.05, radius_variant="em_geometric", refine_steps=2, axis_choice="em",
-                 box_side="practical", jl_constant=8.0, max_rounds=200, random_state=None,
-                 ledger=None):
+    def __init__(
+        self,
+        n_points,
+        epsilon=1.0,
+        delta=1e-6,
+        bounds=None,
+        grid_step=None,
+        *,
+        beta=0.05,
+        radius_variant="em_geometric",
+        refine_steps=2,
+        axis_choice="em",
+        box_side="practical",
+        jl_constant=8.0,
+        max_rounds=200,
+        random_state=None,
+        ledger=None,
+    ):
         self.n_points = n_points
         self.epsilon = epsilon
         self.delta = delta
@@ -367,8 +468,10 @@ class OneCluster(PrivateEstimator):
 
     def _plan(self, n_samples, n_features):
         if n_samples is None or n_features is None:
-            raise ValueError("OneCluster's plan needs the public shape (n_samples, n_features): "
-                             "n_points is checked against n, public under replace-one")
+            raise ValueError(
+                "OneCluster's plan needs the public shape (n_samples, n_features): "
+                "n_points is checked against n, public under replace-one"
+            )
         check_common(self.epsilon, self.delta, n_samples, self.n_points)
         check_options(self.refine_steps, self.radius_variant, self.axis_choice, self.box_side)
         check_run_options(self.beta, self.jl_constant, self.max_rounds)
@@ -387,11 +490,24 @@ class OneCluster(PrivateEstimator):
         lo, hi = check_bounds(self.bounds, d)
         step = resolve_grid_step(self.grid_step, lo, hi)
         accountant = BudgetAccountant(self.epsilon, self.delta)
-        res = one_cluster(prepare(X, lo, hi, step), self.n_points, self.epsilon, self.delta, lo, hi,
-                          step, rng, accountant, beta=self.beta,
-                          radius_variant=self.radius_variant, refine_steps=self.refine_steps,
-                          axis_choice=self.axis_choice, box_side=self.box_side,
-                          jl_constant=self.jl_constant, max_rounds=self.max_rounds)
+        res = one_cluster(
+            prepare(X, lo, hi, step),
+            self.n_points,
+            self.epsilon,
+            self.delta,
+            lo,
+            hi,
+            step,
+            rng,
+            accountant,
+            beta=self.beta,
+            radius_variant=self.radius_variant,
+            refine_steps=self.refine_steps,
+            axis_choice=self.axis_choice,
+            box_side=self.box_side,
+            jl_constant=self.jl_constant,
+            max_rounds=self.max_rounds,
+        )
         self._store(res, accountant, d)
 
     def _store(self, res, accountant, d):
@@ -404,9 +520,14 @@ class OneCluster(PrivateEstimator):
         self.ball_count_ = res.ball_count
         self.reliable_ = res.reliable
         self.n_features_in_ = d
-        notes = [f"GoodCenter failed: {res.failure}"] if not res.success else (
-            [res.failure] if res.failure else [])
+        notes = (
+            [f"GoodCenter failed: {res.failure}"]
+            if not res.success
+            else ([res.failure] if res.failure else [])
+        )
         if res.success and not res.reliable:
-            notes.append("unreliable ball: the re-centring did not settle (last averaging ball "
-                         "over twice the released radius) or held fewer than t - 4 Gamma points")
+            notes.append(
+                "unreliable ball: the re-centring did not settle (last averaging ball "
+                "over twice the released radius) or held fewer than t - 4 Gamma points"
+            )
         self.privacy_ = accountant.guarantee("approx", "replace", warnings=notes)

@@ -15,6 +15,7 @@ t >= 2 Gamma needs n of about 1e9. With the promise set to twice the stability t
 (Gamma ~ 535; no utility theorem, same privacy) it was useful in 45 % of the runs at n = 4000 and
 all 5 at n = 8000. See docs/algorithms.md, section 5.
 """
+
 import math
 
 import numpy as np
@@ -23,11 +24,21 @@ from ..privacy import exponential_mechanism, laplace
 from .ball_counts import check_grid_step
 from .good_radius import GoodRadiusResult, count_profile
 
-__all__ = ["BASE_SIZE", "log_star", "levels", "rec_concave_promise", "exponent_quality",
-           "choose_stable", "rec_concave", "radius_domain", "budget_split",
-           "good_radius_rec_concave", "release_rec_concave"]
+__all__ = [
+    "BASE_SIZE",
+    "log_star",
+    "levels",
+    "rec_concave_promise",
+    "exponent_quality",
+    "choose_stable",
+    "rec_concave",
+    "radius_domain",
+    "budget_split",
+    "good_radius_rec_concave",
+    "release_rec_concave",
+]
 
-BASE_SIZE = 32          # domains of at most this size go to the exponential mechanism
+BASE_SIZE = 32  # domains of at most this size go to the exponential mechanism
 
 
 def log_star(x):
@@ -53,7 +64,7 @@ def rec_concave_promise(T, epsilon, delta, beta, alpha=0.5):
     returns quality >= (1 - alpha) r with probability >= 1 - beta (Beimel, Nissim & Stemmer
     2013, Thm. on RecConcave): 8^{log* T} (36 log* T / (alpha eps)) ln(12 log* T / (beta delta))."""
     ls = max(log_star(T), 1)
-    return 8.0 ** ls * 36.0 * ls / (alpha * epsilon) * math.log(12.0 * ls / (beta * delta))
+    return 8.0**ls * 36.0 * ls / (alpha * epsilon) * math.log(12.0 * ls / (beta * delta))
 
 
 def exponent_quality(q, promise, alpha):
@@ -63,11 +74,11 @@ def exponent_quality(q, promise, alpha):
     when q has sensitivity 1. Returns (Q', padded q)."""
     q = np.asarray(q, dtype=float)
     J = math.ceil(math.log2(len(q)))
-    padded = np.concatenate([q, np.full(2 ** J - len(q), min(0.0, q[-1]))])
+    padded = np.concatenate([q, np.full(2**J - len(q), min(0.0, q[-1]))])
     L = np.empty(J + 2)
     window = padded
     L[0] = window.max()
-    for j in range(1, J + 1):              # minima over windows of 2^j from those of 2^(j-1)
+    for j in range(1, J + 1):  # minima over windows of 2^j from those of 2^(j-1)
         h = 2 ** (j - 1)
         window = np.minimum(window[:-h], window[h:])
         L[j] = window.max()
@@ -124,7 +135,7 @@ def rec_concave(q, promise, epsilon, delta, rng, alpha=0.5):
     k = rec_concave(q_exp, alpha * promise / 2.0, epsilon, delta, rng, alpha=0.25)
     if k < 0:
         return -1
-    width = 8 * 2 ** k
+    width = 8 * 2**k
     chosen = []
     for offset in (0, width // 2):
         starts = np.arange(offset, len(padded), width)
@@ -145,8 +156,9 @@ def radius_domain(bounds, grid_step, d, n_radii):
     grid_step), T = ceil(diameter / s). NSV16 use the step grid_step / 2; a coarser public step
     keeps the count profile at O(n T)."""
     lo, hi = bounds
-    diameter = float(np.linalg.norm(np.broadcast_to(np.asarray(hi, float) - np.asarray(lo, float),
-                                                    (d,))))
+    diameter = float(
+        np.linalg.norm(np.broadcast_to(np.asarray(hi, float) - np.asarray(lo, float), (d,)))
+    )
     step = max(diameter / int(n_radii), float(grid_step))
     return step * np.arange(1, max(1, math.ceil(diameter / step)) + 1)
 
@@ -158,8 +170,20 @@ def budget_split(epsilon, delta, T):
     return epsilon / 2.0 / (3 * D + 1), (delta / (2 * D) if D else 0.0), D
 
 
-def good_radius_rec_concave(X, t, epsilon, delta, bounds, grid_step, rng, accountant, beta=0.05,
-                            n_radii=1024, promise=None, method="auto"):
+def good_radius_rec_concave(
+    X,
+    t,
+    epsilon,
+    delta,
+    bounds,
+    grid_step,
+    rng,
+    accountant,
+    beta=0.05,
+    n_radii=1024,
+    promise=None,
+    method="auto",
+):
     """GoodRadius with RecConcave (Nissim, Stemmer & Vadhan 2016, Sec. 3.1), (epsilon, delta)-DP.
 
     The zero-radius test of the ``em_geometric`` variant (Laplace, epsilon / 2), then RecConcave
@@ -183,18 +207,24 @@ def good_radius_rec_concave(X, t, epsilon, delta, bounds, grid_step, rng, accoun
     grid_step = check_grid_step(grid_step, bounds[0], bounds[1], d)
     grid = radius_domain(bounds, grid_step, d, n_radii)
     eps_m, delta_m, D = budget_split(epsilon, delta, len(grid))
-    gamma = float(promise) if promise is not None else rec_concave_promise(
-        len(grid), eps_m, delta_m if D else delta, beta)
+    gamma = (
+        float(promise)
+        if promise is not None
+        else rec_concave_promise(len(grid), eps_m, delta_m if D else delta, beta)
+    )
     accountant.spend("GoodRadius zero-radius test (Laplace on L(0))", epsilon / 2.0, 0.0, 2.0)
-    accountant.spend(f"GoodRadius RecConcave: {D + 1} exponential mechanisms", eps_m * (D + 1),
-                     0.0, 1.0)
+    accountant.spend(
+        f"GoodRadius RecConcave: {D + 1} exponential mechanisms", eps_m * (D + 1), 0.0, 1.0
+    )
     if D:
-        accountant.spend(f"GoodRadius RecConcave: {2 * D} stability choices", eps_m * 2 * D,
-                         delta, 1.0)
+        accountant.spend(
+            f"GoodRadius RecConcave: {2 * D} stability choices", eps_m * 2 * D, delta, 1.0
+        )
     # L at every multiple of s / 2 up to T s: L(r_k) = L_half[2k - 1], L(r_k / 2) = L_half[k - 1]
-    L0, L_half = count_profile(X, t, grid[0] / 2.0 * np.arange(1, 2 * len(grid) + 1),
-                               method=method, bounds=bounds)
-    q = 0.5 * np.minimum(L_half[1::2] - t + 4.0 * gamma, t - L_half[:len(grid)])
+    L0, L_half = count_profile(
+        X, t, grid[0] / 2.0 * np.arange(1, 2 * len(grid) + 1), method=method, bounds=bounds
+    )
+    q = 0.5 * np.minimum(L_half[1::2] - t + 4.0 * gamma, t - L_half[: len(grid)])
     idx = release_rec_concave(L0, q, t, gamma, epsilon, delta, rng, beta=beta)
     if idx == -1:
         return GoodRadiusResult(0.0, grid, gamma)
@@ -208,8 +238,9 @@ def release_rec_concave(L0, q, t, gamma, epsilon, delta, rng, beta=0.05):
     the radius domain: an index, -1 (zero-radius test fired) or -2 (a stability check failed).
     The zero test is that of the ``em_geometric`` variant (Laplace, epsilon / 2)."""
     eps_m, delta_m, D = budget_split(epsilon, delta, len(q))
-    if laplace(float(L0), 2.0, epsilon / 2.0, rng) > \
-            t - 2.0 * gamma - 4.0 / epsilon * math.log(1.0 / (2.0 * beta)):
+    if laplace(float(L0), 2.0, epsilon / 2.0, rng) > t - 2.0 * gamma - 4.0 / epsilon * math.log(
+        1.0 / (2.0 * beta)
+    ):
         return -1
     idx = rec_concave(q, gamma, eps_m, delta_m if D else delta, rng)
     return idx if idx >= 0 else -2

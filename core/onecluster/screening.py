@@ -7,6 +7,7 @@ alone, so filtering a dataset with it before another private analysis costs no e
 under the same neighbouring relation, and the number of kept records is NOT public: a
 downstream mechanism must not treat it as a public n.
 """
+
 import numpy as np
 
 from .noisy_avg import ball_members

@@ -11,15 +11,16 @@ call) used by the statistical audits in :mod:`privclust.core.privacy.audit`.
 Known limitation: noise is sampled in floating point with numpy, which is open to precision
 attacks (Mironov 2012); see :mod:`privclust.core.privacy.laplace`.
 """
+
 from . import audit
 from .accountant import BudgetAccountant
 from .composition import advanced_composition, basic_composition
 from .errors import BudgetExceeded, DuplicateRequest, PrivacyWarning
 from .exponential import (
-                          exponential_mechanism,
-                          exponential_probabilities,
-                          gumbel_max,
-                          gumbel_perturbed,
+    exponential_mechanism,
+    exponential_probabilities,
+    gumbel_max,
+    gumbel_perturbed,
 )
 from .gaussian import analytic_gaussian_sigma, classic_gaussian_sigma, gaussian
 from .guarantee import KINDS, NEIGHBOURINGS, Guarantee, Spend
@@ -34,13 +35,39 @@ from .smooth import smooth_sensitivity_gaussian, smooth_sensitivity_parameters
 from .sparse_vector import above_threshold
 
 __all__ = [
-    "as_generator", "PrivacyWarning", "BudgetExceeded", "DuplicateRequest",
-    "laplace", "complex_laplace", "gaussian", "analytic_gaussian_sigma", "classic_gaussian_sigma",
-    "exponential_mechanism", "exponential_probabilities", "gumbel_max", "gumbel_perturbed", "above_threshold",
-    "exponential_quantiles", "exponential_quantile_probabilities",
-    "stable_histogram", "stable_histogram_threshold", "basic_composition", "advanced_composition",
-    "haar_orthogonal", "haar_stiefel", "jl_matrix",
-    "smooth_sensitivity_parameters", "smooth_sensitivity_gaussian",
-    "Spend", "Guarantee", "KINDS", "NEIGHBOURINGS", "BudgetAccountant",
-    "Ledger", "ChargeRecord", "audit", "RelationError", "convert",
+    "as_generator",
+    "PrivacyWarning",
+    "BudgetExceeded",
+    "DuplicateRequest",
+    "laplace",
+    "complex_laplace",
+    "gaussian",
+    "analytic_gaussian_sigma",
+    "classic_gaussian_sigma",
+    "exponential_mechanism",
+    "exponential_probabilities",
+    "gumbel_max",
+    "gumbel_perturbed",
+    "above_threshold",
+    "exponential_quantiles",
+    "exponential_quantile_probabilities",
+    "stable_histogram",
+    "stable_histogram_threshold",
+    "basic_composition",
+    "advanced_composition",
+    "haar_orthogonal",
+    "haar_stiefel",
+    "jl_matrix",
+    "smooth_sensitivity_parameters",
+    "smooth_sensitivity_gaussian",
+    "Spend",
+    "Guarantee",
+    "KINDS",
+    "NEIGHBOURINGS",
+    "BudgetAccountant",
+    "Ledger",
+    "ChargeRecord",
+    "audit",
+    "RelationError",
+    "convert",
 ]

@@ -1,5 +1,6 @@
 """Argument checks shared by the privacy primitives (eps > 0 finite, 0 <= delta < 1:
 the ranges in which an (eps, delta) guarantee means anything)."""
+
 import numpy as np
 
 
@@ -17,7 +18,9 @@ def check_epsilon(epsilon, name="epsilon", allow_zero=False):
     """Return ``epsilon`` as a float after checking it is a finite number > 0 (>= 0 if allowed)."""
     value = real_scalar(epsilon, name)
     if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name} must be finite and {'>=' if allow_zero else '>'} 0, got {epsilon!r}")
+        raise ValueError(
+            f"{name} must be finite and {'>=' if allow_zero else '>'} 0, got {epsilon!r}"
+        )
     return value
 
 
@@ -45,8 +48,10 @@ def check_rng(rng):
     different releases, and the difference of two such releases is noise-free.
     """
     if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator (use "
-                        f"privclust.core.privacy.as_generator(random_state)), got {type(rng).__name__}")
+        raise TypeError(
+            "rng must be a numpy.random.Generator (use "
+            f"privclust.core.privacy.as_generator(random_state)), got {type(rng).__name__}"
+        )
     return rng
 
 
@@ -80,15 +85,18 @@ def check_box(bounds, n_features, name="bounds", contains="the data"):
     axis. ``contains`` says what the box must hold, for the message when it is missing: the box
     is a public parameter and is never computed from the data."""
     if bounds is None:
-        raise ValueError(f"{name} is a required public parameter: give the box (lower, upper) "
-                         f"that contains {contains}; it is never computed from the data")
+        raise ValueError(
+            f"{name} is a required public parameter: give the box (lower, upper) "
+            f"that contains {contains}; it is never computed from the data"
+        )
     try:
         lo, hi = bounds
         lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (n_features,)).copy()
         hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (n_features,)).copy()
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (lower, upper) of scalars or "
-                         f"length-{n_features} arrays") from None
+        raise ValueError(
+            f"{name} must be a pair (lower, upper) of scalars or length-{n_features} arrays"
+        ) from None
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         raise ValueError(f"{name} must be finite")
     if np.any(hi <= lo):

@@ -1,4 +1,5 @@
 """Per-fit privacy bookkeeping (basic composition, Dwork & Roth 2014, Thm 3.16): record every mechanism run against the fit's plan."""
+
 import math
 from collections.abc import Iterable
 
@@ -35,8 +36,9 @@ class BudgetAccountant:
         self.delta = check_delta(delta)
         self._spends: list[Spend] = []
 
-    def spend(self, name: str, epsilon: float, delta: float = 0.0,
-              sensitivity: float | None = None) -> Spend:
+    def spend(
+        self, name: str, epsilon: float, delta: float = 0.0, sensitivity: float | None = None
+    ) -> Spend:
         """Record one mechanism run; raises BudgetExceeded (recording nothing) if over the plan.
 
         ``epsilon`` may be 0 (a recorded step that spends nothing, e.g. an unused remainder).
@@ -52,7 +54,8 @@ class BudgetAccountant:
             raise BudgetExceeded(
                 f"{name!r} needs (epsilon={epsilon!r}, delta={delta!r}) but the fit has spent "
                 f"(epsilon={eps_spent!r}, delta={delta_spent!r}) of its plan "
-                f"(epsilon={self.epsilon!r}, delta={self.delta!r})")
+                f"(epsilon={self.epsilon!r}, delta={self.delta!r})"
+            )
         spend = Spend(str(name), epsilon, delta, sensitivity)
         self._spends.append(spend)
         return spend
@@ -60,7 +63,10 @@ class BudgetAccountant:
     @property
     def spent(self) -> tuple[float, float]:
         """(epsilon, delta) spent so far (basic composition, fsum)."""
-        return (math.fsum(s.epsilon for s in self._spends), math.fsum(s.delta for s in self._spends))
+        return (
+            math.fsum(s.epsilon for s in self._spends),
+            math.fsum(s.delta for s in self._spends),
+        )
 
     @property
     def remaining(self) -> tuple[float, float]:
@@ -73,13 +79,15 @@ class BudgetAccountant:
         """The recorded :class:`Spend` objects, in order."""
         return list(self._spends)
 
-    def guarantee(self, kind: str, neighbouring: str | None,
-                  warnings: Iterable[str] = ()) -> Guarantee:
+    def guarantee(
+        self, kind: str, neighbouring: str | None, warnings: Iterable[str] = ()
+    ) -> Guarantee:
         """A :class:`Guarantee` for what was actually spent (kind "none" reports epsilon = inf)."""
         eps, delta = self.spent
         if kind == "none":
             eps, delta = math.inf, 1.0
         elif kind in ("pure", "asymptotic") and delta > 0:
             raise ValueError(f"kind {kind!r} is impossible: mechanisms spent delta = {delta!r}")
-        return Guarantee(eps, delta, kind, neighbouring, mechanisms=self.mechanisms,
-                         warnings=list(warnings))
+        return Guarantee(
+            eps, delta, kind, neighbouring, mechanisms=self.mechanisms, warnings=list(warnings)
+        )

@@ -12,6 +12,7 @@ eps_lb = ln((p_lo - delta) / q_hi). If M is (eps, delta)-DP then P[eps_lb > eps]
 test asserting ``eps_lb <= claimed`` fails for a correct mechanism with probability <= alpha;
 a planted bug (half the noise, wrong sensitivity) must make it fail.
 """
+
 import numpy as np
 from scipy.special import betaincinv
 
@@ -93,8 +94,12 @@ def epsilon_lower_bound(outputs_a, outputs_b, delta=0.0, alpha=1e-3, categorical
     else:
         points = np.unique(np.quantile(pooled, np.linspace(0, 1, _MAX_THRESHOLDS)))
     ka, kb = _event_counts(sel_a, points, categorical), _event_counts(sel_b, points, categorical)
-    scores = np.concatenate([clopper_pearson_epsilon(ka, ha, kb, hb, delta, alpha),
-                             clopper_pearson_epsilon(kb, hb, ka, ha, delta, alpha)])
+    scores = np.concatenate(
+        [
+            clopper_pearson_epsilon(ka, ha, kb, hb, delta, alpha),
+            clopper_pearson_epsilon(kb, hb, ka, ha, delta, alpha),
+        ]
+    )
     best = int(np.argmax(scores))
     n_events = len(ka)
     event, swap = best % n_events, best >= n_events

@@ -17,6 +17,7 @@ Everything after the quantiles is post-processing (free): the two values of a fe
 ordered (lower <= upper), widened by ``margin`` times their distance on each side, kept inside
 the outer range, and separated by at least one floating-point step so that lower < upper.
 """
+
 import numpy as np
 
 from ..constraints import BOUNDS, RELATION, Interval, Real
@@ -33,9 +34,11 @@ def check_outer_bounds(outer_bounds, n_features, name="outer_bounds"):
     """The public outer range as two float arrays of length ``n_features``; ValueError naming
     ``name`` otherwise (never computed from the data)."""
     if outer_bounds is None:
-        raise ValueError(f"{name} is required: give the public range (low, high) that the "
-                         "bounds are searched in (scalars or one value per feature); it is "
-                         "never read from the data")
+        raise ValueError(
+            f"{name} is required: give the public range (low, high) that the "
+            "bounds are searched in (scalars or one value per feature); it is "
+            "never read from the data"
+        )
     if isinstance(outer_bounds, (str, bytes)):
         raise ValueError(f"{name} must be a pair (low, high), got {outer_bounds!r}")
     try:
@@ -43,13 +46,17 @@ def check_outer_bounds(outer_bounds, n_features, name="outer_bounds"):
         low = np.asarray(low, dtype=np.float64)
         high = np.asarray(high, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (low, high) of numbers or length-{n_features} "
-                         f"arrays, got {outer_bounds!r}") from None
+        raise ValueError(
+            f"{name} must be a pair (low, high) of numbers or length-{n_features} "
+            f"arrays, got {outer_bounds!r}"
+        ) from None
     out = []
     for arr, side in ((low, "low"), (high, "high")):
         if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n_features):
-            raise ValueError(f"{name}: {side} must be a number or have length "
-                             f"n_features={n_features}, got shape {arr.shape}")
+            raise ValueError(
+                f"{name}: {side} must be a number or have length "
+                f"n_features={n_features}, got shape {arr.shape}"
+            )
         out.append(np.broadcast_to(arr, (n_features,)).copy())
     low, high = out
     if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
@@ -58,8 +65,10 @@ def check_outer_bounds(outer_bounds, n_features, name="outer_bounds"):
         raise ValueError(f"{name} must satisfy low < high for every feature")
     with np.errstate(over="ignore"):
         if not np.all(np.isfinite(high - low)):
-            raise ValueError(f"{name}: high - low must be a finite number for every feature "
-                             "(the width of the range overflows float64)")
+            raise ValueError(
+                f"{name}: high - low must be a finite number for every feature "
+                "(the width of the range overflows float64)"
+            )
     return low, high
 
 
@@ -70,8 +79,10 @@ def check_quantile(quantile, name="quantile"):
     except TypeError as exc:
         raise ValueError(str(exc)) from None
     if not 0.0 <= q < 0.5:
-        raise ValueError(f"{name} must satisfy 0 <= {name} < 0.5 (the bounds are the {name} and "
-                         f"1 - {name} quantiles), got {quantile!r}")
+        raise ValueError(
+            f"{name} must satisfy 0 <= {name} < 0.5 (the bounds are the {name} and "
+            f"1 - {name} quantiles), got {quantile!r}"
+        )
     return q
 
 
@@ -97,8 +108,12 @@ def spend_plan(accountant, epsilon, n_features, quantile):
     each = quantile_epsilon(epsilon, n_features)
     for j in range(n_features):
         for level in (quantile, 1.0 - quantile):
-            accountant.spend(f"exponential mechanism (Smith 2011): {level!r}-quantile of "
-                             f"feature {j}", each, 0.0, _quantile.SENSITIVITY)
+            accountant.spend(
+                f"exponential mechanism (Smith 2011): {level!r}-quantile of feature {j}",
+                each,
+                0.0,
+                _quantile.SENSITIVITY,
+            )
 
 
 def private_bounds(X, epsilon, outer_bounds, quantile=0.01, margin=0.0, rng=None, size=None):
@@ -120,9 +135,10 @@ def private_bounds(X, epsilon, outer_bounds, quantile=0.01, margin=0.0, rng=None
     rng = as_generator(rng)
     batch = check_size(size)
     values = np.empty(batch + (2, n_features))
-    for j in range(n_features):   # one feature at a time: O(n) memory beyond X
-        values[..., j] = _quantile.exponential_quantiles(X[:, j], [q, 1.0 - q], each, low[j],
-                                                         high[j], rng, size=size)
+    for j in range(n_features):  # one feature at a time: O(n) memory beyond X
+        values[..., j] = _quantile.exponential_quantiles(
+            X[:, j], [q, 1.0 - q], each, low[j], high[j], rng, size=size
+        )
     return _post_process(values[..., 0, :], values[..., 1, :], low, high, margin)
 
 
@@ -130,7 +146,7 @@ def _post_process(a, b, low, high, margin):
     """Order, widen by ``margin``, keep inside [low, high], and make lower < upper."""
     lower, upper = np.minimum(a, b), np.maximum(a, b)
     if margin > 0:
-        with np.errstate(over="ignore"):          # an infinite pad is clipped just below
+        with np.errstate(over="ignore"):  # an infinite pad is clipped just below
             pad = margin * (upper - lower)
             lower, upper = lower - pad, upper + pad
     lower, upper = np.clip(lower, low, high), np.clip(upper, low, high)
@@ -231,8 +247,16 @@ class PrivateBounds(PrivateEstimator):
         "neighbouring": [RELATION],
     }
 
-    def __init__(self, epsilon=0.1, outer_bounds=None, quantile=0.01, margin=0.0,
-                 neighbouring="replace", random_state=None, ledger=None):
+    def __init__(
+        self,
+        epsilon=0.1,
+        outer_bounds=None,
+        quantile=0.01,
+        margin=0.0,
+        neighbouring="replace",
+        random_state=None,
+        ledger=None,
+    ):
         self.epsilon = epsilon
         self.outer_bounds = outer_bounds
         self.quantile = quantile
@@ -247,8 +271,10 @@ class PrivateBounds(PrivateEstimator):
         q = check_quantile(self.quantile)
         check_margin(self.margin)
         if n_features is None:
-            raise ValueError("PrivateBounds' plan needs n_features (epsilon is split over 2 "
-                             "quantiles per feature, and outer_bounds has one range per feature)")
+            raise ValueError(
+                "PrivateBounds' plan needs n_features (epsilon is split over 2 "
+                "quantiles per feature, and outer_bounds has one range per feature)"
+            )
         check_outer_bounds(self.outer_bounds, n_features)
         acc = BudgetAccountant(eps)
         spend_plan(acc, eps, n_features, q)
@@ -258,7 +284,7 @@ class PrivateBounds(PrivateEstimator):
         n_features = X.shape[1]
         q = check_quantile(self.quantile)
         acc = BudgetAccountant(self.epsilon)
-        spend_plan(acc, self.epsilon, n_features, q)    # recorded before the mechanisms run
+        spend_plan(acc, self.epsilon, n_features, q)  # recorded before the mechanisms run
         lower, upper = private_bounds(X, self.epsilon, self.outer_bounds, q, self.margin, rng)
         self.lower_, self.upper_ = lower, upper
         self.bounds_ = np.column_stack([lower, upper])
@@ -270,11 +296,13 @@ class PrivateBounds(PrivateEstimator):
         per-partition histograms on a public grid, the quantiles released in the driver with
         the same plan (:mod:`~privclust.core.privacy.partitioned_bounds`)."""
         from .partitioned_bounds import private_bounds_partitioned
+
         q = check_quantile(self.quantile)
         acc = BudgetAccountant(self.epsilon)
         spend_plan(acc, self.epsilon, parts.n_features, q)
-        lower, upper = private_bounds_partitioned(parts, self.epsilon, self.outer_bounds, q,
-                                                  self.margin, rng)
+        lower, upper = private_bounds_partitioned(
+            parts, self.epsilon, self.outer_bounds, q, self.margin, rng
+        )
         self.lower_, self.upper_ = lower, upper
         self.bounds_ = np.column_stack([lower, upper])
         self.n_features_in_ = parts.n_features

@@ -1,5 +1,6 @@
 """Composition theorems (basic: Dwork & Roth 2014, Thm 3.16; advanced: Dwork, Rothblum & Vadhan,
 FOCS 2010)."""
+
 import math
 import numbers
 from collections.abc import Iterable
@@ -27,8 +28,9 @@ def basic_composition(spends: Iterable[Any]) -> tuple[float, float]:
     return math.fsum(eps), math.fsum(dels)
 
 
-def advanced_composition(epsilon0: float, delta0: float, k: int,
-                         delta_prime: float) -> tuple[float, float]:
+def advanced_composition(
+    epsilon0: float, delta0: float, k: int, delta_prime: float
+) -> tuple[float, float]:
     """k-fold adaptive composition of (eps0, delta0)-DP steps (Dwork, Rothblum & Vadhan 2010).
 
     Returns ``(eps', k*delta0 + delta')`` with eps' = sqrt(2k ln(1/delta')) eps0 + k eps0 (e^eps0 - 1).
@@ -46,5 +48,7 @@ def advanced_composition(epsilon0: float, delta0: float, k: int,
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     k = int(k)
-    eps = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon0 + k * epsilon0 * math.expm1(epsilon0)
+    eps = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon0 + k * epsilon0 * math.expm1(
+        epsilon0
+    )
     return eps, k * delta0 + delta_prime

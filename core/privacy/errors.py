@@ -1,4 +1,5 @@
 """Exceptions and warnings of the privacy layer."""
+
 from ..exceptions import PrivclustWarning
 
 
@@ -15,7 +16,8 @@ class DuplicateRequest(RuntimeError):
     (pending or stored); nothing was spent. ``key`` names it, ``done`` says whether stored."""
 
     def __init__(self, key, done):
-        super().__init__(f"request {key[:12]}... is already paid for "
-                         f"({'stored' if done else 'pending'})")
+        super().__init__(
+            f"request {key[:12]}... is already paid for ({'stored' if done else 'pending'})"
+        )
         self.key = key
         self.done = bool(done)

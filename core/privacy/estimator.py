@@ -17,6 +17,7 @@ Guarantee) and ``_fit(X, rng)`` (compute; set the fitted attributes and ``privac
 their released attributes in ``_released``; a stepping estimator (the Gibbs sampler) also
 implements ``_steps(X, rng, **kwargs)``, a generator.
 """
+
 import math
 import numbers
 
@@ -42,22 +43,29 @@ def public_shape(X):
     if shape is None:
         shape = np.shape(X)
     if len(shape) != 2:
-        raise ValueError(f"X must be 2-dimensional (n_samples, n_features), got shape {tuple(shape)}")
+        raise ValueError(
+            f"X must be 2-dimensional (n_samples, n_features), got shape {tuple(shape)}"
+        )
     n, d = (int(s) for s in shape)
     # scikit-learn's wording (check_array), which its estimator checks look for
     if n < 1:
-        raise ValueError(f"Found array with 0 sample(s) (shape={(n, d)}) while a minimum of 1 is "
-                         "required.")
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={(n, d)}) while a minimum of 1 is required."
+        )
     if d < 1:
-        raise ValueError(f"Found array with 0 feature(s) (shape={(n, d)}) while a minimum of 1 is "
-                         "required.")
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={(n, d)}) while a minimum of 1 is required."
+        )
     return n, d
 
 
 def check_positive_int(value, name, minimum=1):
     """``value`` as an int if it is an integer >= ``minimum``; ValueError naming ``name`` otherwise."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) \
-            or value < minimum:
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, numbers.Integral)
+        or value < minimum
+    ):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
@@ -75,8 +83,9 @@ def check_finite_data(X, name="X"):
         raise ValueError(f"Complex data not supported: {name} has a complex dtype")
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1:
-        raise ValueError(f"{name} must be a non-empty 2-D array (n_samples, n_features), "
-                         f"got shape {X.shape}")
+        raise ValueError(
+            f"{name} must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}"
+        )
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return X
@@ -135,11 +144,13 @@ class PrivateEstimator(BaseEstimator):
         alone (and the public shape, when given). Validates every parameter; raises
         ValueError/TypeError naming the problem. ``n_samples`` must be None unless the number of
         records is public under this configuration's relation."""
-        self._validate_params()     # types and ranges (_parameter_constraints), with their names
+        self._validate_params()  # types and ranges (_parameter_constraints), with their names
         as_generator(getattr(self, "random_state", None))
         if n_samples is not None and self.neighbouring_relation() == "add_remove":
-            raise ValueError("under add/remove neighbours the number of records is private: "
-                             "plan without n_samples")
+            raise ValueError(
+                "under add/remove neighbours the number of records is private: "
+                "plan without n_samples"
+            )
         plan = self._plan(n_samples, n_features)
         if not isinstance(plan, Guarantee):
             raise TypeError(f"{type(self).__name__}._plan must return a Guarantee")
@@ -155,8 +166,10 @@ class PrivateEstimator(BaseEstimator):
         estimator cannot read sparse input (it would fail after the charge on every such
         dataset, spending the budget for nothing)."""
         if sparse and not self._accepts_sparse:
-            raise ValueError(f"{type(self).__name__} does not read sparse data (scipy.sparse): "
-                             "convert the dataset to a dense array first")
+            raise ValueError(
+                f"{type(self).__name__} does not read sparse data (scipy.sparse): "
+                "convert the dataset to a dense array first"
+            )
 
     def ledger_options(self):
         """Extra arguments the ledger needs to convert this release's cost (e.g. a row cap)."""
@@ -164,8 +177,11 @@ class PrivateEstimator(BaseEstimator):
 
     def describe(self):
         """The ledger's 'what' text: the class and its public parameters."""
-        params = {k: v for k, v in self.get_params(deep=False).items()
-                  if k not in ("ledger", "random_state")}
+        params = {
+            k: v
+            for k, v in self.get_params(deep=False).items()
+            if k not in ("ledger", "random_state")
+        }
         text = ", ".join(f"{k}={_short(v)}" for k, v in sorted(params.items()))
         return f"{type(self).__name__}({text})"
 
@@ -230,8 +246,10 @@ def default_delta(delta, n_samples, name="delta"):
     if delta is not None:
         return check_delta(delta, name, positive=True)
     if n_samples is None:
-        raise ValueError(f"{name}=None defaults to 1/(n ln n), which needs the number of records "
-                         f"n; it is private under add/remove neighbours, so pass an explicit {name}")
+        raise ValueError(
+            f"{name}=None defaults to 1/(n ln n), which needs the number of records "
+            f"n; it is private under add/remove neighbours, so pass an explicit {name}"
+        )
     if n_samples < 2:
         raise ValueError(f"{name}=None defaults to 1/(n ln n), undefined for n={n_samples}")
     return 1.0 / (n_samples * math.log(n_samples))

@@ -6,6 +6,7 @@ Range-based (Dong, Durfee & Rogers 2020; Battaglia & Pensa, SDM 2025, Def. 4): P
 exp(eps * u_r / Delta~) with Delta~ the sup over neighbours of max_r - min_r of u(X,r) - u(X',r).
 Raw utilities are never exponentiated: only logits plus Gumbel noise are compared.
 """
+
 import numpy as np
 from scipy.special import log_softmax
 

@@ -1,6 +1,7 @@
 """Gaussian mechanism with analytic (Balle & Wang 2018) or classic (Dwork & Roth 2014, Thm A.1)
 calibration. Same floating-point caveat as :mod:`.laplace` (Mironov 2012).
 """
+
 import math
 
 import numpy as np
@@ -65,8 +66,10 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity):
     delta = check_delta(delta, positive=True)
     sensitivity = check_sensitivity(sensitivity)
     if epsilon >= 1.0:
-        raise ValueError(f"classic Gaussian calibration is only valid for epsilon < 1, got {epsilon}; "
-                         "use calibration='analytic'")
+        raise ValueError(
+            f"classic Gaussian calibration is only valid for epsilon < 1, got {epsilon}; "
+            "use calibration='analytic'"
+        )
     return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
 
 

@@ -42,6 +42,7 @@ Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy
 Tumult Labs. Tumult Analytics documentation: ``get_bounds`` (noisy histogram over +-2^i bins).
 OpenDP documentation: bounds from a noisy histogram over geometric bins.
 """
+
 import math
 import numbers
 from dataclasses import dataclass
@@ -71,22 +72,26 @@ def check_exponents(exponents, name="exponents"):
     try:
         lo, hi = exponents
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (lo, hi) of integers, got {exponents!r}") \
-            from None
+        raise ValueError(f"{name} must be a pair (lo, hi) of integers, got {exponents!r}") from None
     for v in (lo, hi):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
             raise ValueError(f"{name} must be a pair (lo, hi) of integers, got {exponents!r}")
     lo, hi = int(lo), int(hi)
     if not -_EXPONENT_LIMIT <= lo <= hi <= _EXPONENT_LIMIT:
-        raise ValueError(f"{name} must satisfy -{_EXPONENT_LIMIT} <= lo <= hi <= "
-                         f"{_EXPONENT_LIMIT}, got {exponents!r}")
+        raise ValueError(
+            f"{name} must satisfy -{_EXPONENT_LIMIT} <= lo <= hi <= "
+            f"{_EXPONENT_LIMIT}, got {exponents!r}"
+        )
     return lo, hi
 
 
 def check_failure_probability(value, name="failure_probability"):
     """A probability strictly between 0 and 1; ValueError naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
-            or not 0.0 < float(value) < 1.0:
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, numbers.Real)
+        or not 0.0 < float(value) < 1.0
+    ):
         raise ValueError(f"{name} must be a number with 0 < {name} < 1, got {value!r}")
     return float(value)
 
@@ -116,8 +121,11 @@ def thresholds(epsilon, n_features, exponents, failure_probability, neighbouring
     thresholds (see the module docstring)."""
     n_buckets = len(bucket_edges(exponents)) - 1
     b = SENSITIVITY[neighbouring] * n_features / epsilon
-    return (b, b * math.log(n_buckets / (2.0 * failure_probability)),
-            b * math.log(1.0 / (2.0 * EXTEND_PROBABILITY)))
+    return (
+        b,
+        b * math.log(n_buckets / (2.0 * failure_probability)),
+        b * math.log(1.0 / (2.0 * EXTEND_PROBABILITY)),
+    )
 
 
 @dataclass(frozen=True)
@@ -146,24 +154,36 @@ class BoundsForecast:
 
     def message(self):
         """The forecast in plain words."""
-        head = (f"ε = {self.epsilon_per_feature:.3g} per feature (noise of scale "
-                f"{self.noise_scale:.3g} records per bucket): a feature is found when one "
-                f"power-of-two bucket holds about {self.records_to_find:.0f} records, and tail "
-                f"buckets with fewer than about {self.tail_records:.0f} records may be left "
-                "outside the box")
+        head = (
+            f"ε = {self.epsilon_per_feature:.3g} per feature (noise of scale "
+            f"{self.noise_scale:.3g} records per bucket): a feature is found when one "
+            f"power-of-two bucket holds about {self.records_to_find:.0f} records, and tail "
+            f"buckets with fewer than about {self.tail_records:.0f} records may be left "
+            "outside the box"
+        )
         if self.n_samples is None:
             return head + " (the number of records is not public: no verdict)."
         if self.reliable:
-            return (head + f". With n = {self.n_samples}, expect at most about "
-                    f"{100 * self.outside_share:.0f} % of each feature outside its box.")
-        return (head + f". With n = {self.n_samples} this is unreliable: features may be "
-                "missed (then the whole search range is returned) or lose more than "
-                f"{100 * OUTSIDE_TOLERANCE:.0f} % of their records. It would be reliable from "
-                f"ε ≈ {self.epsilon_needed:.3g} in total; or set a public box from what you know.")
+            return (
+                head + f". With n = {self.n_samples}, expect at most about "
+                f"{100 * self.outside_share:.0f} % of each feature outside its box."
+            )
+        return (
+            head + f". With n = {self.n_samples} this is unreliable: features may be "
+            "missed (then the whole search range is returned) or lose more than "
+            f"{100 * OUTSIDE_TOLERANCE:.0f} % of their records. It would be reliable from "
+            f"ε ≈ {self.epsilon_needed:.3g} in total; or set a public box from what you know."
+        )
 
 
-def forecast_geometric_bounds(epsilon, n_features, n_samples=None, exponents=(-8, 16),
-                              failure_probability=1e-3, neighbouring="replace"):
+def forecast_geometric_bounds(
+    epsilon,
+    n_features,
+    n_samples=None,
+    exponents=(-8, 16),
+    failure_probability=1e-3,
+    neighbouring="replace",
+):
     """Forecast the accuracy of :class:`GeometricBounds` before anything is spent.
 
     Uses only public facts: ``epsilon`` (total), ``n_features``, the public exponent range,
@@ -228,8 +248,15 @@ def box_from_noisy_counts(noisy, t, t_ext):
     return first, last, found
 
 
-def geometric_bounds(X, epsilon, exponents=(-8, 16), failure_probability=1e-3,
-                     neighbouring="replace", rng=None, size=None):
+def geometric_bounds(
+    X,
+    epsilon,
+    exponents=(-8, 16),
+    failure_probability=1e-3,
+    neighbouring="replace",
+    rng=None,
+    size=None,
+):
     """Per-feature private bounds (the computation of :class:`GeometricBounds`, batched).
 
     ``X`` (n, d) finite; ``size=N`` returns N independent releases (for audits). Returns
@@ -257,8 +284,12 @@ def spend_plan(accountant, epsilon, n_features, neighbouring):
     list)."""
     each = epsilon / n_features
     for j in range(n_features):
-        accountant.spend(f"Laplace mechanism: geometric-bucket histogram of feature {j}", each,
-                         0.0, SENSITIVITY[neighbouring])
+        accountant.spend(
+            f"Laplace mechanism: geometric-bucket histogram of feature {j}",
+            each,
+            0.0,
+            SENSITIVITY[neighbouring],
+        )
 
 
 class GeometricBounds(PrivateEstimator):
@@ -331,8 +362,15 @@ class GeometricBounds(PrivateEstimator):
         "neighbouring": [RELATION],
     }
 
-    def __init__(self, epsilon=1.0, exponents=(-8, 16), failure_probability=1e-3,
-                 neighbouring="replace", random_state=None, ledger=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        exponents=(-8, 16),
+        failure_probability=1e-3,
+        neighbouring="replace",
+        random_state=None,
+        ledger=None,
+    ):
         self.epsilon = epsilon
         self.exponents = exponents
         self.failure_probability = failure_probability
@@ -346,8 +384,10 @@ class GeometricBounds(PrivateEstimator):
         check_exponents(self.exponents)
         check_failure_probability(self.failure_probability)
         if n_features is None:
-            raise ValueError("GeometricBounds' plan needs n_features (epsilon is split over one "
-                             "histogram per feature)")
+            raise ValueError(
+                "GeometricBounds' plan needs n_features (epsilon is split over one "
+                "histogram per feature)"
+            )
         acc = BudgetAccountant(eps)
         spend_plan(acc, eps, n_features, self.neighbouring)
         return acc.guarantee("pure", self.neighbouring)
@@ -356,15 +396,17 @@ class GeometricBounds(PrivateEstimator):
         """:func:`forecast_geometric_bounds` for these parameters (``n_samples`` is dropped
         under add/remove, where the number of records is private)."""
         n = None if self.neighbouring == "add_remove" else n_samples
-        return forecast_geometric_bounds(self.epsilon, n_features, n, self.exponents,
-                                         self.failure_probability, self.neighbouring)
+        return forecast_geometric_bounds(
+            self.epsilon, n_features, n, self.exponents, self.failure_probability, self.neighbouring
+        )
 
     def _fit(self, X, rng):
         n_features = X.shape[1]
         acc = BudgetAccountant(self.epsilon)
         spend_plan(acc, self.epsilon, n_features, self.neighbouring)
-        lower, upper, found = geometric_bounds(X, self.epsilon, self.exponents,
-                                               self.failure_probability, self.neighbouring, rng)
+        lower, upper, found = geometric_bounds(
+            X, self.epsilon, self.exponents, self.failure_probability, self.neighbouring, rng
+        )
         self.lower_, self.upper_, self.found_ = lower, upper, found
         self.bounds_ = np.column_stack([lower, upper])
         self.n_features_in_ = n_features

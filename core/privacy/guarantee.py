@@ -1,5 +1,6 @@
 """Privacy guarantees attached to every private estimator: the kind (pure, approximate,
 asymptotic, none), epsilon, delta, the neighbouring relation and the mechanisms spent."""
+
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,8 +43,12 @@ class Spend:
     sensitivity: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "epsilon": float(self.epsilon), "delta": float(self.delta),
-                "sensitivity": None if self.sensitivity is None else float(self.sensitivity)}
+        return {
+            "name": self.name,
+            "epsilon": float(self.epsilon),
+            "delta": float(self.delta),
+            "sensitivity": None if self.sensitivity is None else float(self.sensitivity),
+        }
 
 
 @dataclass
@@ -83,8 +88,12 @@ class Guarantee:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
-        if self.neighbouring not in NEIGHBOURINGS and not (self.kind == "none" and self.neighbouring is None):
-            raise ValueError(f"neighbouring must be one of {NEIGHBOURINGS}, got {self.neighbouring!r}")
+        if self.neighbouring not in NEIGHBOURINGS and not (
+            self.kind == "none" and self.neighbouring is None
+        ):
+            raise ValueError(
+                f"neighbouring must be one of {NEIGHBOURINGS}, got {self.neighbouring!r}"
+            )
         self.epsilon = _number(self.epsilon, "epsilon")
         self.delta = _number(self.delta, "delta")
         if self.kind == "none":
@@ -115,19 +124,29 @@ class Guarantee:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly dict (non-finite numbers become the strings "inf"/"nan")."""
+
         def num(x: float) -> float | str:
             return x if math.isfinite(x) else str(x)
-        return {"epsilon": num(self.epsilon), "delta": num(self.delta), "kind": self.kind,
-                "neighbouring": self.neighbouring,
-                "mechanisms": [m.to_dict() for m in self.mechanisms],
-                "warnings": list(self.warnings)}
+
+        return {
+            "epsilon": num(self.epsilon),
+            "delta": num(self.delta),
+            "kind": self.kind,
+            "neighbouring": self.neighbouring,
+            "mechanisms": [m.to_dict() for m in self.mechanisms],
+            "warnings": list(self.warnings),
+        }
 
     def summary(self) -> str:
         """One plain-language line, e.g. "(1.0, 1e-06)-DP, approximate, replace-one neighbours"."""
         if self.kind == "none":
             text = "not differentially private (no guarantee)"
         else:
-            head = f"{_fmt(self.epsilon)}-DP" if self.delta == 0 else f"({_fmt(self.epsilon)}, {_fmt(self.delta)})-DP"
+            head = (
+                f"{_fmt(self.epsilon)}-DP"
+                if self.delta == 0
+                else f"({_fmt(self.epsilon)}, {_fmt(self.delta)})-DP"
+            )
             text = f"{head}, {_KIND_TEXT[self.kind]}, {_NEIGHBOUR_TEXT[str(self.neighbouring)]}"
         if self.warnings:
             n = len(self.warnings)

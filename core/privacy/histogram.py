@@ -9,6 +9,7 @@ by 1 (Laplace with L1 sensitivity 2 on the common support); a cell non-empty in 
 datasets has count 1 there and survives with probability (1/2) e^{-(tau-1) eps/2} = delta/2;
 at most two such cells give delta.
 """
+
 import math
 
 import numpy as np

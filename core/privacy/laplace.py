@@ -7,6 +7,7 @@ tell neighbouring inputs apart (precision attacks; Jin et al. 2022). The guarant
 idealised real-valued mechanism only. Round or post-process released values before publishing
 them outside a trusted setting; tests/core/test_privacy_precision.py records the behaviour.
 """
+
 import numpy as np
 
 from ._validation import as_float_array, check_epsilon, check_rng, check_sensitivity, check_size

@@ -28,6 +28,7 @@ budget can never be raised (or silently changed) by re-opening. Threat model: th
 data subjects against an honest analyst over-releasing; whoever can edit the file or alter the
 data (new fingerprint) can reset it.
 """
+
 import contextlib
 import decimal
 import numbers
@@ -44,9 +45,12 @@ import numpy as np
 from .errors import BudgetExceeded, DuplicateRequest
 from .relations import check_unit, convert
 
-_CTX = decimal.Context(prec=5000, Emin=-999999, Emax=999999,
-                       traps=[decimal.InvalidOperation, decimal.Inexact, decimal.Overflow,
-                              decimal.DivisionByZero])
+_CTX = decimal.Context(
+    prec=5000,
+    Emin=-999999,
+    Emax=999999,
+    traps=[decimal.InvalidOperation, decimal.Inexact, decimal.Overflow, decimal.DivisionByZero],
+)
 _ZERO = Decimal(0)
 _ONE = Decimal(1)
 
@@ -121,17 +125,28 @@ class ChargeRecord:
 
     def __str__(self):
         head = f"{self.when:%Y-%m-%d %H:%M:%S} UTC  epsilon={self.epsilon!r} delta={self.delta!r}"
-        if self.relation is not None and self.requested is not None \
-                and tuple(self.requested) != (self.epsilon, self.delta):
-            head += (f" (a {self.relation} release of epsilon={self.requested[0]!r} "
-                     f"delta={self.requested[1]!r})")
+        if (
+            self.relation is not None
+            and self.requested is not None
+            and tuple(self.requested) != (self.epsilon, self.delta)
+        ):
+            head += (
+                f" (a {self.relation} release of epsilon={self.requested[0]!r} "
+                f"delta={self.requested[1]!r})"
+            )
         return f"{head}  {self.what}"
 
     def to_dict(self):
         """JSON-friendly dict (``when`` as an ISO 8601 string), e.g. for a downloadable release log."""
-        return {"id": self.id, "when": self.when.isoformat(), "what": self.what,
-                "epsilon": self.epsilon, "delta": self.delta, "relation": self.relation,
-                "requested": None if self.requested is None else list(self.requested)}
+        return {
+            "id": self.id,
+            "when": self.when.isoformat(),
+            "what": self.what,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "relation": self.relation,
+            "requested": None if self.requested is None else list(self.requested),
+        }
 
 
 def _fingerprint(dataset):
@@ -139,8 +154,9 @@ def _fingerprint(dataset):
         return None
     key = getattr(dataset, "budget_key", None) or getattr(dataset, "fingerprint", dataset)
     if not isinstance(key, str) or not key:
-        raise TypeError("dataset must be a non-empty key string or an object with .budget_key "
-                        "or .fingerprint")
+        raise TypeError(
+            "dataset must be a non-empty key string or an object with .budget_key or .fingerprint"
+        )
     return key
 
 
@@ -194,7 +210,7 @@ class Ledger:
         self._lock = threading.Lock()
         self._spent = (_ZERO, _ZERO)
         self._records = []
-        self._pending = {}   # in memory: key -> pending request (see charge)
+        self._pending = {}  # in memory: key -> pending request (see charge)
         if self.path is not None:
             if self.dataset is None:
                 raise ValueError("a persistent Ledger (path=...) needs dataset= (its fingerprint)")
@@ -240,38 +256,53 @@ class Ledger:
             for stmt in _SCHEMA:
                 conn.execute(stmt)
             _migrate(conn)
-            row = conn.execute("SELECT total_epsilon, total_delta, unit FROM ledgers "
-                               "WHERE dataset = ?", (self.dataset,)).fetchone()
+            row = conn.execute(
+                "SELECT total_epsilon, total_delta, unit FROM ledgers WHERE dataset = ?",
+                (self.dataset,),
+            ).fetchone()
             if row is None and self._adopt(conn):
-                row = conn.execute("SELECT total_epsilon, total_delta, unit FROM ledgers "
-                                   "WHERE dataset = ?", (self.dataset,)).fetchone()
+                row = conn.execute(
+                    "SELECT total_epsilon, total_delta, unit FROM ledgers WHERE dataset = ?",
+                    (self.dataset,),
+                ).fetchone()
             if row is None:
-                conn.execute("INSERT INTO ledgers (dataset, total_epsilon, total_delta, "
-                             "spent_epsilon, spent_delta, created, unit) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                             (self.dataset, str(self._total[0]), str(self._total[1]), "0", "0",
-                              datetime.now(UTC).isoformat(), self.unit))
+                conn.execute(
+                    "INSERT INTO ledgers (dataset, total_epsilon, total_delta, "
+                    "spent_epsilon, spent_delta, created, unit) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        self.dataset,
+                        str(self._total[0]),
+                        str(self._total[1]),
+                        "0",
+                        "0",
+                        datetime.now(UTC).isoformat(),
+                        self.unit,
+                    ),
+                )
             elif (Decimal(row[0]), Decimal(row[1])) != self._total:
                 raise ValueError(
                     f"ledger file {self.path!r} already holds a budget of (epsilon={row[0]}, "
                     f"delta={row[1]}) for this dataset; refusing to change it to "
-                    f"(epsilon={self._total[0]}, delta={self._total[1]})")
+                    f"(epsilon={self._total[0]}, delta={self._total[1]})"
+                )
             elif row[2] != self.unit:
                 raise ValueError(
                     f"ledger file {self.path!r} counts this dataset's budget in unit {row[2]!r}; "
-                    f"refusing to open it with unit {self.unit!r}")
+                    f"refusing to open it with unit {self.unit!r}"
+                )
 
     def _adopt(self, conn):
         """A budget an earlier version kept under another key of the same records (its
         ``legacy_budget_keys``) moves to this key, with its charges and releases: an upgrade
         never starts a source's budget afresh. True when one was adopted."""
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = "
-                                             "'table'")}
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         for old in self._aliases:
             if conn.execute("SELECT 1 FROM ledgers WHERE dataset = ?", (old,)).fetchone():
                 for table in ("ledgers", "charges", "releases", "pending_releases"):
                     if table in tables:
-                        conn.execute(f"UPDATE {table} SET dataset = ? WHERE dataset = ?",
-                                     (self.dataset, old))
+                        conn.execute(
+                            f"UPDATE {table} SET dataset = ? WHERE dataset = ?", (self.dataset, old)
+                        )
                 return True
         return False
 
@@ -289,7 +320,8 @@ class Ledger:
             f"charge of epsilon={_show(eps)}, delta={_show(dlt)} for {what or 'a release'!r} refused: "
             f"spent epsilon={_show(spent[0])}, delta={_show(spent[1])} of the budget "
             f"(epsilon={_show(self._total[0])}, delta={_show(self._total[1])}); remaining "
-            f"epsilon={_show(remaining[0])}, delta={_show(remaining[1])}")
+            f"epsilon={_show(remaining[0])}, delta={_show(remaining[1])}"
+        )
 
     def _fits(self, eps, dlt, spent):
         with decimal.localcontext(_CTX):
@@ -304,8 +336,9 @@ class Ledger:
             return eps, dlt
         return convert(eps, dlt, relation, self.unit, row_cap=row_cap, cell_bound=cell_bound)
 
-    def charge(self, epsilon, delta=0.0, what="", relation=None, row_cap=None, cell_bound=1.0,
-               pending=()):
+    def charge(
+        self, epsilon, delta=0.0, what="", relation=None, row_cap=None, cell_bound=1.0, pending=()
+    ):
         """Spend the cost of an (epsilon, delta) release for ``what`` BEFORE releasing it;
         returns the ChargeRecord.
 
@@ -323,8 +356,10 @@ class Ledger:
         requested = _check_amounts(epsilon, delta, "charge")
         eps, dlt = self.cost(epsilon, delta, relation, row_cap=row_cap, cell_bound=cell_bound)
         if not dlt < _ONE:
-            raise ValueError(f"charge of delta={delta!r} under {relation!r} costs delta >= 1 "
-                             f"in unit {self.unit!r}")
+            raise ValueError(
+                f"charge of delta={delta!r} under {relation!r} costs delta >= 1 "
+                f"in unit {self.unit!r}"
+            )
         relation = self.unit if relation is None else relation
         req = (float(requested[0]), float(requested[1]))
         what = str(what)
@@ -339,24 +374,37 @@ class Ledger:
                     self._refuse(eps, dlt, self._spent, what)
                 with decimal.localcontext(_CTX):
                     self._spent = (self._spent[0] + eps, self._spent[1] + dlt)
-                record = ChargeRecord(now, what, float(eps), float(dlt), relation, req,
-                                      len(self._records) + 1)
+                record = ChargeRecord(
+                    now, what, float(eps), float(dlt), relation, req, len(self._records) + 1
+                )
                 self._records.append(record)
                 for key, name, params in pending:
-                    self._pending[key] = {"charge_id": record.id, "key": key, "estimator": name,
-                                          "params": params, "at": now, "done": False,
-                                          "runner": _runner()}
+                    self._pending[key] = {
+                        "charge_id": record.id,
+                        "key": key,
+                        "estimator": name,
+                        "params": params,
+                        "at": now,
+                        "done": False,
+                        "runner": _runner(),
+                    }
                 return record
             with self._transaction() as conn:
                 for key, _, _ in pending:
-                    row = conn.execute("SELECT done FROM pending_releases WHERE dataset = ? AND "
-                                       "key = ?", (self.dataset, key)).fetchone()
+                    row = conn.execute(
+                        "SELECT done FROM pending_releases WHERE dataset = ? AND key = ?",
+                        (self.dataset, key),
+                    ).fetchone()
                     if row is not None:
                         raise DuplicateRequest(key, row[0])
-                row = conn.execute("SELECT spent_epsilon, spent_delta FROM ledgers WHERE dataset = ?",
-                                   (self.dataset,)).fetchone()
+                row = conn.execute(
+                    "SELECT spent_epsilon, spent_delta FROM ledgers WHERE dataset = ?",
+                    (self.dataset,),
+                ).fetchone()
                 if row is None:
-                    raise RuntimeError(f"ledger row for dataset {self.dataset!r} vanished from {self.path!r}")
+                    raise RuntimeError(
+                        f"ledger row for dataset {self.dataset!r} vanished from {self.path!r}"
+                    )
                 spent = (Decimal(row[0]), Decimal(row[1]))
                 if not self._fits(eps, dlt, spent):
                     self._refuse(eps, dlt, spent, what)
@@ -365,16 +413,30 @@ class Ledger:
                 cur = conn.execute(
                     "INSERT INTO charges (dataset, at, what, epsilon, delta, relation, "
                     "requested_epsilon, requested_delta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (self.dataset, now.isoformat(), what, str(eps), str(dlt), relation,
-                     str(requested[0]), str(requested[1])))
+                    (
+                        self.dataset,
+                        now.isoformat(),
+                        what,
+                        str(eps),
+                        str(dlt),
+                        relation,
+                        str(requested[0]),
+                        str(requested[1]),
+                    ),
+                )
                 charge_id = cur.lastrowid
-                conn.execute("UPDATE ledgers SET spent_epsilon = ?, spent_delta = ? WHERE dataset = ?",
-                             (str(new[0]), str(new[1]), self.dataset))
+                conn.execute(
+                    "UPDATE ledgers SET spent_epsilon = ?, spent_delta = ? WHERE dataset = ?",
+                    (str(new[0]), str(new[1]), self.dataset),
+                )
                 conn.executemany(
                     "INSERT INTO pending_releases (dataset, charge_id, key, estimator, params, at, "
                     "runner) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(self.dataset, charge_id, key, name, params, now.isoformat(), _runner())
-                     for key, name, params in pending])
+                    [
+                        (self.dataset, charge_id, key, name, params, now.isoformat(), _runner())
+                        for key, name, params in pending
+                    ],
+                )
             return ChargeRecord(now, what, float(eps), float(dlt), relation, req, charge_id)
 
     def can_charge(self, epsilon, delta=0.0, relation=None, row_cap=None, cell_bound=1.0):
@@ -398,9 +460,12 @@ class Ledger:
                 rows = [dict(r) for r in self._pending.values() if not r["done"]]
             rows = [r for r in rows if key is None or r["key"] == key]
         else:
-            sql = ("SELECT charge_id, key, estimator, params, at, runner FROM pending_releases "
-                   "WHERE dataset = ? AND done = 0" + ("" if key is None else " AND key = ?")
-                   + " ORDER BY id")
+            sql = (
+                "SELECT charge_id, key, estimator, params, at, runner FROM pending_releases "
+                "WHERE dataset = ? AND done = 0"
+                + ("" if key is None else " AND key = ?")
+                + " ORDER BY id"
+            )
             conn = self._connect()
             try:
                 rows = conn.execute(sql, (self.dataset,) if key is None else (self.dataset, key))
@@ -428,12 +493,16 @@ class Ledger:
                     row["done"] = True
             return
         with self._transaction() as conn:
-            row = conn.execute("SELECT done FROM pending_releases WHERE dataset = ? AND key = ?",
-                               (self.dataset, key)).fetchone()
+            row = conn.execute(
+                "SELECT done FROM pending_releases WHERE dataset = ? AND key = ?",
+                (self.dataset, key),
+            ).fetchone()
             was_pending = row is not None and not row[0]
             yield conn, was_pending
-            conn.execute("UPDATE pending_releases SET done = 1 WHERE dataset = ? AND key = ?",
-                         (self.dataset, key))
+            conn.execute(
+                "UPDATE pending_releases SET done = 1 WHERE dataset = ? AND key = ?",
+                (self.dataset, key),
+            )
 
     def abandon(self, key):
         """Mark the pending request ``key`` failed: its charge stays spent, nothing is stored
@@ -448,21 +517,24 @@ class Ledger:
                     self._pending[failed] = dict(row, key=failed, done=True, failed=True)
             return
         with self._transaction() as conn:
-            conn.execute("UPDATE pending_releases SET key = key || '/failed/' || charge_id, "
-                         "done = 1 WHERE dataset = ? AND key = ? AND done = 0",
-                         (self.dataset, key))
+            conn.execute(
+                "UPDATE pending_releases SET key = key || '/failed/' || charge_id, "
+                "done = 1 WHERE dataset = ? AND key = ? AND done = 0",
+                (self.dataset, key),
+            )
 
     def failed_charges(self):
         """Ids of the charges whose request failed after the charge (nothing was released)."""
         if self.path is None:
             with self._lock:
-                return sorted({r["charge_id"] for r in self._pending.values()
-                               if r.get("failed")})
+                return sorted({r["charge_id"] for r in self._pending.values() if r.get("failed")})
         conn = self._connect()
         try:
-            rows = conn.execute("SELECT DISTINCT charge_id FROM pending_releases WHERE dataset "
-                                "= ? AND key LIKE '%/failed/%' ORDER BY charge_id",
-                                (self.dataset,)).fetchall()
+            rows = conn.execute(
+                "SELECT DISTINCT charge_id FROM pending_releases WHERE dataset "
+                "= ? AND key LIKE '%/failed/%' ORDER BY charge_id",
+                (self.dataset,),
+            ).fetchall()
             return [r[0] for r in rows]
         finally:
             conn.close()
@@ -511,22 +583,33 @@ class Ledger:
         """Every accepted charge, oldest first, as :class:`ChargeRecord` (when, what, epsilon, delta)."""
         if self.path is None:
             return list(self._records)
-        rows = self._read("SELECT at, what, epsilon, delta, relation, requested_epsilon, "
-                          "requested_delta, id FROM charges WHERE dataset = ? ORDER BY id")
-        return [ChargeRecord(datetime.fromisoformat(at), what, float(Decimal(e)), float(Decimal(d)),
-                             rel or self.unit,
-                             None if re_ is None else (float(Decimal(re_)), float(Decimal(rd))),
-                             cid)
-                for at, what, e, d, rel, re_, rd, cid in rows]
+        rows = self._read(
+            "SELECT at, what, epsilon, delta, relation, requested_epsilon, "
+            "requested_delta, id FROM charges WHERE dataset = ? ORDER BY id"
+        )
+        return [
+            ChargeRecord(
+                datetime.fromisoformat(at),
+                what,
+                float(Decimal(e)),
+                float(Decimal(d)),
+                rel or self.unit,
+                None if re_ is None else (float(Decimal(re_)), float(Decimal(rd))),
+                cid,
+            )
+            for at, what, e, d, rel, re_, rd, cid in rows
+        ]
 
     def summary(self):
         """One plain-text line: budget, spent, number of charges, remaining."""
         spent, remaining, n = self.spent_exact, self.remaining_exact, len(self.history)
-        return (f"budget epsilon={_show(self._total[0])}, delta={_show(self._total[1])} "
-                f"({self.unit} unit); "
-                f"spent epsilon={_show(spent[0])}, delta={_show(spent[1])} in {n} "
-                f"charge{'' if n == 1 else 's'}; remaining epsilon={_show(remaining[0])}, "
-                f"delta={_show(remaining[1])}")
+        return (
+            f"budget epsilon={_show(self._total[0])}, delta={_show(self._total[1])} "
+            f"({self.unit} unit); "
+            f"spent epsilon={_show(spent[0])}, delta={_show(spent[1])} in {n} "
+            f"charge{'' if n == 1 else 's'}; remaining epsilon={_show(remaining[0])}, "
+            f"delta={_show(remaining[1])}"
+        )
 
     def __repr__(self):
         where = "in memory" if self.path is None else f"path={self.path!r}"
@@ -570,4 +653,3 @@ def _migrate(conn):
     for column in ("relation", "requested_epsilon", "requested_delta"):
         if column not in have:
             conn.execute(f"ALTER TABLE charges ADD COLUMN {column} TEXT")
-

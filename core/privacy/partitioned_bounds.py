@@ -22,12 +22,13 @@ Smith, A. (2011). Privacy-preserving statistical estimation with optimal converg
 McSherry, F. & Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
 Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 3.4.
 """
+
 import numpy as np
 
 from .exponential import gumbel_max
 from .quantile import SENSITIVITY
 
-_MAX_CELLS = 1 << 22     # features x bins of one partition's histogram (32 MB of int64)
+_MAX_CELLS = 1 << 22  # features x bins of one partition's histogram (32 MB of int64)
 
 
 def n_bins(n_features):
@@ -70,10 +71,12 @@ def private_bounds_partitioned(parts, epsilon, outer_bounds, quantile, margin, r
     """Per-feature private bounds of the records of ``parts`` (see the module docstring);
     returns (lower, upper) post-processed as in memory."""
     from .bounds import _post_process, check_outer_bounds, quantile_epsilon
+
     d = parts.n_features
     low, high = check_outer_bounds(outer_bounds, d)
     bins = n_bins(d)
     (hist,) = parts.sum(_histogram_block, low, high, bins)
-    values = histogram_quantiles(hist, [quantile, 1.0 - quantile], quantile_epsilon(epsilon, d),
-                                 low, high, rng)
+    values = histogram_quantiles(
+        hist, [quantile, 1.0 - quantile], quantile_epsilon(epsilon, d), low, high, rng
+    )
     return _post_process(values[0], values[1], low, high, margin)

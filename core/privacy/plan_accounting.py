@@ -69,6 +69,7 @@ a public row cap L has 2 floor(L) ceil(1/c) times the sensitivity (the ledger's 
 :func:`~privclust.core.privacy.relations.cell_steps`) (pure steps only); a replace-one release
 cannot be counted on an add/remove ledger (refused).
 """
+
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -80,15 +81,32 @@ from .gaussian import analytic_gaussian_sigma
 from .guarantee import Guarantee
 from .relations import RelationError, cell_steps, check_unit, convert
 
-__all__ = ["PlanEvent", "PlanAccounting", "events_for_guarantee", "convert_events",
-           "compose_pld", "compose_rdp", "account_plan", "account_guarantees",
-           "gaussian_epsilon"]
+__all__ = [
+    "PlanEvent",
+    "PlanAccounting",
+    "events_for_guarantee",
+    "convert_events",
+    "compose_pld",
+    "compose_rdp",
+    "account_plan",
+    "account_guarantees",
+    "gaussian_epsilon",
+]
 
 KINDS = ("laplace", "gaussian", "epsilon_delta")
 ACCOUNTINGS = ("pld", "rdp", "basic")
 
-_BLACK_BOX = ("smooth", "noisyavg", "histogram", "abovethreshold", "exponential", "gibbs",
-              "goodcenter", "goodradius", "unused")
+_BLACK_BOX = (
+    "smooth",
+    "noisyavg",
+    "histogram",
+    "abovethreshold",
+    "exponential",
+    "gibbs",
+    "goodcenter",
+    "goodradius",
+    "unused",
+)
 
 
 @dataclass(frozen=True)
@@ -121,9 +139,15 @@ class PlanEvent:
         return dp_accounting.UnsupportedDpEvent()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "epsilon": self.epsilon,
-                "delta": self.delta, "noise_multiplier": self.noise_multiplier,
-                "release": self.release, "relation": self.relation}
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "noise_multiplier": self.noise_multiplier,
+            "release": self.release,
+            "relation": self.relation,
+        }
 
 
 def _classify(name: str, delta: float, estimator: str | None) -> str:
@@ -143,8 +167,9 @@ def _classify(name: str, delta: float, estimator: str | None) -> str:
     return "epsilon_delta"
 
 
-def events_for_guarantee(guarantee: Guarantee, estimator: str | None = None,
-                         release: int = 0) -> list[PlanEvent]:
+def events_for_guarantee(
+    guarantee: Guarantee, estimator: str | None = None, release: int = 0
+) -> list[PlanEvent]:
     """The events of one release (a :class:`Guarantee` with its mechanisms), in its own relation.
 
     ``estimator`` is the estimator's class name (used for the rules that are per algorithm).
@@ -154,20 +179,35 @@ def events_for_guarantee(guarantee: Guarantee, estimator: str | None = None,
     if not isinstance(guarantee, Guarantee):
         raise TypeError(f"guarantee must be a Guarantee, got {type(guarantee).__name__}")
     if not guarantee.is_private:
-        raise ValueError("a release without a privacy guarantee (kind 'none') has no events: it "
-                         "cannot be part of a private plan")
-    rel = cast(str, guarantee.neighbouring)   # a private guarantee names its relation
-    whole = [PlanEvent("epsilon_delta", f"{estimator or 'release'} (whole)", guarantee.epsilon,
-                       guarantee.delta, None, release, rel)]
+        raise ValueError(
+            "a release without a privacy guarantee (kind 'none') has no events: it "
+            "cannot be part of a private plan"
+        )
+    rel = cast(str, guarantee.neighbouring)  # a private guarantee names its relation
+    whole = [
+        PlanEvent(
+            "epsilon_delta",
+            f"{estimator or 'release'} (whole)",
+            guarantee.epsilon,
+            guarantee.delta,
+            None,
+            release,
+            rel,
+        )
+    ]
     mechs = [m for m in guarantee.mechanisms if m.epsilon > 0 or m.delta > 0]
     if not mechs:
         return whole
     eps_sum = math.fsum(m.epsilon for m in mechs)
     delta_sum = math.fsum(m.delta for m in mechs)
-    if eps_sum > guarantee.epsilon * (1 + 1e-9) or delta_sum > guarantee.delta * (1 + 1e-9) + 1e-300:
+    if (
+        eps_sum > guarantee.epsilon * (1 + 1e-9)
+        or delta_sum > guarantee.delta * (1 + 1e-9) + 1e-300
+    ):
         return whole
     if any("share" in m.name.lower() for m in mechs) or any(
-            "not separate guarantees" in w for w in guarantee.warnings):
+        "not separate guarantees" in w for w in guarantee.warnings
+    ):
         return whole
     events = []
     for m in mechs:
@@ -175,15 +215,28 @@ def events_for_guarantee(guarantee: Guarantee, estimator: str | None = None,
         if kind == "laplace":
             events.append(PlanEvent(kind, m.name, m.epsilon, 0.0, 1.0 / m.epsilon, release, rel))
         elif kind == "gaussian":
-            events.append(PlanEvent(kind, m.name, m.epsilon, m.delta,
-                                    analytic_gaussian_sigma(m.epsilon, m.delta, 1.0), release, rel))
+            events.append(
+                PlanEvent(
+                    kind,
+                    m.name,
+                    m.epsilon,
+                    m.delta,
+                    analytic_gaussian_sigma(m.epsilon, m.delta, 1.0),
+                    release,
+                    rel,
+                )
+            )
         else:
             events.append(PlanEvent(kind, m.name, m.epsilon, m.delta, None, release, rel))
     return events
 
 
-def convert_events(events: Iterable[PlanEvent], unit: str = "replace",
-                   row_cap: float | None = None, cell_bound: float = 1.0) -> list[PlanEvent]:
+def convert_events(
+    events: Iterable[PlanEvent],
+    unit: str = "replace",
+    row_cap: float | None = None,
+    cell_bound: float = 1.0,
+) -> list[PlanEvent]:
     """The events re-expressed in the ledger's ``unit`` (see the module docstring); raises
     :class:`~privclust.core.privacy.relations.RelationError` when they cannot be counted."""
     check_unit(unit)
@@ -199,11 +252,13 @@ def convert_events(events: Iterable[PlanEvent], unit: str = "replace",
             factor = 2
         elif rel == "cell":
             if row_cap is None:
-                raise RelationError("a cell-level release needs a public row cap (row_cap) to be "
-                                    "counted on a record-level ledger")
+                raise RelationError(
+                    "a cell-level release needs a public row cap (row_cap) to be "
+                    "counted on a record-level ledger"
+                )
             if ev.delta != 0:
                 raise RelationError("cell-level releases are converted for pure steps only")
-            factor = cell_steps(row_cap, cell_bound)   # the ledger's own factor
+            factor = cell_steps(row_cap, cell_bound)  # the ledger's own factor
         else:
             raise RelationError(f"unknown neighbouring relation {rel!r}")
         if ev.kind in ("laplace", "gaussian"):
@@ -211,12 +266,24 @@ def convert_events(events: Iterable[PlanEvent], unit: str = "replace",
                 eps, delta = (float(x) for x in convert(ev.epsilon, ev.delta, rel, unit))
             else:
                 eps, delta = factor * ev.epsilon, factor * ev.delta
-            out.append(PlanEvent(ev.kind, ev.name, eps, delta,
-                                 cast(float, ev.noise_multiplier) / factor,
-                                 ev.release, unit))
+            out.append(
+                PlanEvent(
+                    ev.kind,
+                    ev.name,
+                    eps,
+                    delta,
+                    cast(float, ev.noise_multiplier) / factor,
+                    ev.release,
+                    unit,
+                )
+            )
         else:
-            eps, delta = (float(x) for x in convert(ev.epsilon, ev.delta, rel, unit,
-                                                     row_cap=row_cap, cell_bound=cell_bound))
+            eps, delta = (
+                float(x)
+                for x in convert(
+                    ev.epsilon, ev.delta, rel, unit, row_cap=row_cap, cell_bound=cell_bound
+                )
+            )
             out.append(PlanEvent(ev.kind, ev.name, eps, delta, None, ev.release, unit))
     return out
 
@@ -224,15 +291,19 @@ def convert_events(events: Iterable[PlanEvent], unit: str = "replace",
 def _grouped(events: Iterable[PlanEvent]) -> dict[tuple[Any, ...], int]:
     groups: dict[tuple[Any, ...], int] = {}
     for ev in events:
-        key = (ev.kind, ev.noise_multiplier if ev.kind != "epsilon_delta" else None,
-               ev.epsilon if ev.kind == "epsilon_delta" else None,
-               ev.delta if ev.kind == "epsilon_delta" else None)
+        key = (
+            ev.kind,
+            ev.noise_multiplier if ev.kind != "epsilon_delta" else None,
+            ev.epsilon if ev.kind == "epsilon_delta" else None,
+            ev.delta if ev.kind == "epsilon_delta" else None,
+        )
         groups[key] = groups.get(key, 0) + 1
     return groups
 
 
-def compose_pld(events: Iterable[PlanEvent], delta: float,
-                value_discretization_interval: float = 1e-4) -> float:
+def compose_pld(
+    events: Iterable[PlanEvent], delta: float, value_discretization_interval: float = 1e-4
+) -> float:
     """Epsilon at ``delta`` of the composition of ``events`` by privacy loss distributions
     (``dp_accounting.pld``, pessimistic). Identical events are self-composed once.
 
@@ -272,8 +343,10 @@ def compose_pld(events: Iterable[PlanEvent], delta: float,
             elif kind == "gaussian":
                 one = pld.from_gaussian_mechanism(nm, value_discretization_interval=step)
             else:
-                one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(eps, dlt),
-                                                  value_discretization_interval=step)
+                one = pld.from_privacy_parameters(
+                    common.DifferentialPrivacyParameters(eps, dlt),
+                    value_discretization_interval=step,
+                )
             part = one.self_compose(count) if count > 1 else one
             total = part if total is None else total.compose(part)
     except OverflowError:
@@ -310,8 +383,11 @@ def compose_rdp(events: Sequence[PlanEvent], delta: float) -> float | None:
     for ev in events:
         acc.compose(ev.to_dp_event())
     if delta == 0:
-        return float(math.fsum(ev.epsilon for ev in events)) if all(
-            ev.kind != "gaussian" for ev in events) else math.inf
+        return (
+            float(math.fsum(ev.epsilon for ev in events))
+            if all(ev.kind != "gaussian" for ev in events)
+            else math.inf
+        )
     return float(acc.get_epsilon(delta))
 
 
@@ -380,22 +456,33 @@ class PlanAccounting:
 
     def event_table(self) -> list[dict[str, Any]]:
         """One dict per event (for a table in a UI or notebook)."""
-        return [{"release": ev.release, "estimator": self.releases[ev.release]["estimator"],
-                 **ev.to_dict()} for ev in self.events]
+        return [
+            {
+                "release": ev.release,
+                "estimator": self.releases[ev.release]["estimator"],
+                **ev.to_dict(),
+            }
+            for ev in self.events
+        ]
 
     def summary(self) -> str:
         e_b, d_b = self.basic
         rdp = "n/a" if self.rdp_epsilon is None else f"{self.rdp_epsilon:.4g}"
-        return (f"{len(self.releases)} releases, {self.unit} unit: basic composition "
-                f"({e_b:.4g}, {d_b:.3g}); tight at delta={self.delta:.3g}: PLD {self.pld_epsilon:.4g}, "
-                f"RDP {rdp}; charged ({self.charge[0]:.6g}, {self.charge[1]:.3g}) by "
-                f"{self.accounting}")
+        return (
+            f"{len(self.releases)} releases, {self.unit} unit: basic composition "
+            f"({e_b:.4g}, {d_b:.3g}); tight at delta={self.delta:.3g}: PLD {self.pld_epsilon:.4g}, "
+            f"RDP {rdp}; charged ({self.charge[0]:.6g}, {self.charge[1]:.3g}) by "
+            f"{self.accounting}"
+        )
 
 
-def account_guarantees(items: Iterable[tuple[str, Guarantee, dict[str, Any] | None]],
-                       unit: str = "replace", delta: float | None = None,
-                       accounting: str = "pld",
-                       value_discretization_interval: float = 1e-4) -> "PlanAccounting":
+def account_guarantees(
+    items: Iterable[tuple[str, Guarantee, dict[str, Any] | None]],
+    unit: str = "replace",
+    delta: float | None = None,
+    accounting: str = "pld",
+    value_discretization_interval: float = 1e-4,
+) -> "PlanAccounting":
     """Account a plan given as ``items`` = [(estimator name, Guarantee, ledger options dict)].
 
     Parameters
@@ -436,19 +523,37 @@ def account_guarantees(items: Iterable[tuple[str, Guarantee, dict[str, Any] | No
     for i, (name, guarantee, options) in enumerate(items):
         options = dict(options or {})
         if not guarantee.is_private:
-            raise ValueError(f"release {i} ({name}) is not private (kind 'none'): a plan holds "
-                             "private releases only")
-        cost = convert(guarantee.epsilon, guarantee.delta, cast(str, guarantee.neighbouring), unit,
-                       row_cap=options.get("row_cap"), cell_bound=options.get("cell_bound", 1.0))
-        events = convert_events(events_for_guarantee(guarantee, name, i), unit,
-                                row_cap=options.get("row_cap"),
-                                cell_bound=options.get("cell_bound", 1.0))
+            raise ValueError(
+                f"release {i} ({name}) is not private (kind 'none'): a plan holds "
+                "private releases only"
+            )
+        cost = convert(
+            guarantee.epsilon,
+            guarantee.delta,
+            cast(str, guarantee.neighbouring),
+            unit,
+            row_cap=options.get("row_cap"),
+            cell_bound=options.get("cell_bound", 1.0),
+        )
+        events = convert_events(
+            events_for_guarantee(guarantee, name, i),
+            unit,
+            row_cap=options.get("row_cap"),
+            cell_bound=options.get("cell_bound", 1.0),
+        )
         eps_b += cost[0]
         delta_b += cost[1]
-        releases.append({"estimator": name, "relation": guarantee.neighbouring,
-                         "kind": guarantee.kind, "epsilon": guarantee.epsilon,
-                         "delta": guarantee.delta, "cost": (float(cost[0]), float(cost[1])),
-                         "events": events})
+        releases.append(
+            {
+                "estimator": name,
+                "relation": guarantee.neighbouring,
+                "kind": guarantee.kind,
+                "epsilon": guarantee.epsilon,
+                "delta": guarantee.delta,
+                "cost": (float(cost[0]), float(cost[1])),
+                "events": events,
+            }
+        )
     basic = (float(eps_b), float(delta_b))
     target = basic[1] if delta is None else check_delta(delta, "delta")
     if target >= 1:
@@ -468,28 +573,51 @@ def account_guarantees(items: Iterable[tuple[str, Guarantee, dict[str, Any] | No
     else:
         tight = pld_eps if accounting == "pld" else rdp_eps
         if tight is None:
-            raise ValueError("RDP cannot account this plan (an approximate black-box step); use "
-                             "accounting='pld'")
+            raise ValueError(
+                "RDP cannot account this plan (an approximate black-box step); use accounting='pld'"
+            )
         charge_eps = min(tight, basic[0]) if basic_ok else tight
         if pld_eps == math.inf and accounting == "pld":
-            notes.append("a step's epsilon is too large for a privacy loss distribution in "
-                         "floating point: no tight total, the basic sum is charged")
+            notes.append(
+                "a step's epsilon is too large for a privacy loss distribution in "
+                "floating point: no tight total, the basic sum is charged"
+            )
         if basic_ok and basic[0] <= tight and math.isfinite(tight):
-            notes.append("the basic sum is not larger than the tight total at this delta "
-                         "(e.g. a pure plan at delta = 0): the plan is charged the sum")
+            notes.append(
+                "the basic sum is not larger than the tight total at this delta "
+                "(e.g. a pure plan at delta = 0): the plan is charged the sum"
+            )
     if not math.isfinite(charge_eps) or charge_eps <= 0:
-        raise ValueError(f"the plan has no finite epsilon at delta={target!r} (the steps' own "
-                         "deltas exceed it): raise delta")
+        raise ValueError(
+            f"the plan has no finite epsilon at delta={target!r} (the steps' own "
+            "deltas exceed it): raise delta"
+        )
     if any(r["kind"] == "asymptotic" for r in releases):
-        notes.append("a Gibbs sampler (asymptotic) is counted as an exact sample of its "
-                     "exponential mechanism; a finite chain has no formal guarantee")
-    return PlanAccounting(unit, float(target), releases, basic, pld_eps, rdp_eps, accounting,
-                          (float(charge_eps), float(target)), notes)
+        notes.append(
+            "a Gibbs sampler (asymptotic) is counted as an exact sample of its "
+            "exponential mechanism; a finite chain has no formal guarantee"
+        )
+    return PlanAccounting(
+        unit,
+        float(target),
+        releases,
+        basic,
+        pld_eps,
+        rdp_eps,
+        accounting,
+        (float(charge_eps), float(target)),
+        notes,
+    )
 
 
-def account_plan(estimators: Iterable[Any], shape: Sequence[int], unit: str = "replace",
-                 delta: float | None = None, accounting: str = "pld",
-                 value_discretization_interval: float = 1e-4) -> "PlanAccounting":
+def account_plan(
+    estimators: Iterable[Any],
+    shape: Sequence[int],
+    unit: str = "replace",
+    delta: float | None = None,
+    accounting: str = "pld",
+    value_discretization_interval: float = 1e-4,
+) -> "PlanAccounting":
     """Account a fixed plan of private estimators run on data of public ``shape`` (n, d).
 
     Every estimator is planned (:meth:`PrivateEstimator.public_plan`: parameters validated, no

@@ -28,6 +28,7 @@ STOC 2011, Sec. 3.
 McSherry, F. & Talwar, K. (2007). Mechanism design via differential privacy. FOCS 2007.
 Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy, Sec. 3.4.
 """
+
 import numpy as np
 from scipy.special import log_softmax
 
@@ -42,8 +43,10 @@ def check_range(lower, upper, name="outer range"):
     """(lower, upper) as floats: finite with lower < upper; ValueError naming ``name``."""
     lo, hi = real_scalar(lower, f"{name} lower end"), real_scalar(upper, f"{name} upper end")
     if not (np.isfinite(lo) and np.isfinite(hi)) or not lo < hi or not np.isfinite(hi - lo):
-        raise ValueError(f"{name} must be finite with lower < upper (and a finite width), got "
-                         f"({lower!r}, {upper!r})")
+        raise ValueError(
+            f"{name} must be finite with lower < upper (and a finite width), got "
+            f"({lower!r}, {upper!r})"
+        )
     return lo, hi
 
 
@@ -85,7 +88,7 @@ def quantile_intervals(values, quantiles, epsilon, lower, upper):
     edges = np.concatenate(([lo], x, [hi]))
     widths = np.diff(edges)
     with np.errstate(divide="ignore"):
-        log_widths = np.log(widths)        # -inf for the empty intervals between tied records
+        log_widths = np.log(widths)  # -inf for the empty intervals between tied records
     ranks = np.arange(n + 1, dtype=np.float64)
     utilities = -np.abs(ranks[None, :] - q[:, None] * n)
     # shift each row so that its best non-empty interval has utility 0 (a constant per row does

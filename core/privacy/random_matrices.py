@@ -1,5 +1,6 @@
 """Haar-random orthonormal matrices and Johnson-Lindenstrauss maps (Haar via QR with the
 sign fix of Mezzadri 2007; JL maps with N(0, 1/k) entries)."""
+
 import numbers
 
 import numpy as np

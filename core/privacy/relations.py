@@ -20,6 +20,7 @@ Differential Privacy*, 2014, Thm 2.2 and its (epsilon, delta) form):
 
 Amounts are exact decimals; the one irrational factor, e^eps, is rounded up.
 """
+
 import decimal
 import math
 from decimal import Decimal
@@ -49,9 +50,14 @@ def check_unit(unit: str) -> str:
     return unit
 
 
-def convert(epsilon: float | Decimal, delta: float | Decimal, relation: str,
-            unit: str = "replace", row_cap: float | None = None,
-            cell_bound: float = 1.0) -> tuple[Decimal, Decimal]:
+def convert(
+    epsilon: float | Decimal,
+    delta: float | Decimal,
+    relation: str,
+    unit: str = "replace",
+    row_cap: float | None = None,
+    cell_bound: float = 1.0,
+) -> tuple[Decimal, Decimal]:
     """Cost of an (epsilon, delta) release under ``relation`` in the ledger ``unit``.
 
     Returns ``(epsilon, delta)`` as exact Decimals (delta rounded up where e^eps enters).
@@ -67,16 +73,21 @@ def convert(epsilon: float | Decimal, delta: float | Decimal, relation: str,
     """
     check_unit(unit)
     if relation not in RELATIONS:
-        raise RelationError(f"unknown neighbouring relation {relation!r}; expected one of {RELATIONS}")
+        raise RelationError(
+            f"unknown neighbouring relation {relation!r}; expected one of {RELATIONS}"
+        )
     eps, dlt = _dec(epsilon), _dec(delta)
     if relation == unit:
         return eps, dlt
     if unit == "add_remove":
         raise RelationError(
             f"a {relation!r} release cannot be charged to an add/remove ledger: "
-            + ("a replace-one guarantee treats the number of records as public"
-               if relation == "replace" else
-               "the cell relation keeps the matrix's shape fixed, so adding a row is not covered"))
+            + (
+                "a replace-one guarantee treats the number of records as public"
+                if relation == "replace"
+                else "the cell relation keeps the matrix's shape fixed, so adding a row is not covered"
+            )
+        )
     if relation == "add_remove":
         # Decimal.exp rounds half-even whatever the context says; one step up bounds e^eps
         growth = _UP.next_plus(_UP.exp(eps))
@@ -86,10 +97,13 @@ def convert(epsilon: float | Decimal, delta: float | Decimal, relation: str,
         raise RelationError(
             "a cell-level release protects one unit of one cell, not a record: on a record-level "
             "ledger it needs a public per-record cap row_cap=L (each row clipped to a sum of at "
-            "most L), and is then charged 2 floor(L) ceil(1 / cell_bound) times its epsilon")
+            "most L), and is then charged 2 floor(L) ceil(1 / cell_bound) times its epsilon"
+        )
     if dlt != 0:
-        raise RelationError("cell-level releases are converted by group privacy for pure "
-                            "epsilon-DP only; this one has delta > 0")
+        raise RelationError(
+            "cell-level releases are converted by group privacy for pure "
+            "epsilon-DP only; this one has delta > 0"
+        )
     return _UP.multiply(eps, cell_steps(row_cap, cell_bound)), Decimal(0)
 
 
@@ -104,13 +118,16 @@ def cell_steps(row_cap: float, cell_bound: float = 1.0) -> int:
     """
     L, c = float(row_cap), float(cell_bound)
     if not (math.isfinite(L) and L >= 1 and math.isfinite(c) and c > 0):
-        raise RelationError(f"row_cap must be a number >= 1 and cell_bound > 0, got row_cap="
-                            f"{row_cap!r}, cell_bound={cell_bound!r}")
+        raise RelationError(
+            f"row_cap must be a number >= 1 and cell_bound > 0, got row_cap="
+            f"{row_cap!r}, cell_bound={cell_bound!r}"
+        )
     return 2 * math.floor(L) * math.ceil(1.0 / c)
 
 
-def describe(relation: str, unit: str, row_cap: float | None = None,
-             cell_bound: float = 1.0) -> str:
+def describe(
+    relation: str, unit: str, row_cap: float | None = None, cell_bound: float = 1.0
+) -> str:
     """One line saying how a release under ``relation`` is counted in ``unit``."""
     if relation == unit:
         return f"{relation}: counted as is"

@@ -10,6 +10,7 @@ the bound holds except with probability about delta.
 "Participation" means the person's record is in the data versus replaced by another
 (replace-one unit) or absent (add/remove unit); see the ledger's unit.
 """
+
 import math
 
 from ._validation import check_delta, check_epsilon
@@ -147,9 +148,11 @@ def risk_sentence(epsilon, delta=0.0, prior=0.5):
     delta = check_delta(delta, "delta")
     f = odds_factor(eps)
     factor = f"{f:.3g}" if f < 1000 else f"{f:.3g} (no meaningful protection)"
-    text = (f"At epsilon = {eps:g}, seeing the result can multiply anyone's odds that a given "
-            f"person's record was used by at most {factor}: a {prior:.0%} prior becomes at most "
-            f"{max_posterior(prior, eps):.1%}")
+    text = (
+        f"At epsilon = {eps:g}, seeing the result can multiply anyone's odds that a given "
+        f"person's record was used by at most {factor}: a {prior:.0%} prior becomes at most "
+        f"{max_posterior(prior, eps):.1%}"
+    )
     if delta > 0:
         text += f", except with probability about {delta:.2g}"
     return text + "."

@@ -1,4 +1,5 @@
 """Random generators: every random draw in privclust comes from one ``numpy.random.Generator``."""
+
 import numbers
 
 import numpy as np
@@ -25,5 +26,7 @@ def as_generator(random_state=None):
         return np.random.default_rng(int(random_state))
     if isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
-    raise TypeError("random_state must be None, an int, a SeedSequence or a numpy.random.Generator, "
-                    f"got {type(random_state).__name__}")
+    raise TypeError(
+        "random_state must be None, an int, a SeedSequence or a numpy.random.Generator, "
+        f"got {type(random_state).__name__}"
+    )

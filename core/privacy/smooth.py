@@ -5,6 +5,7 @@ alpha = eps / (5 sqrt(2 ln(2/delta))): the paper's typesetting is ambiguous (the
 "5 sqrt 2 ln(2/delta)"); this reading matches NRS07's Gaussian admissibility lemma. That lemma is
 proven for small eps, while Wang, Wang & Singh run eps up to 1e3, so eps > 1 is allowed but warned
 about."""
+
 import math
 import numbers
 import warnings

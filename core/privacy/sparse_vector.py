@@ -1,4 +1,5 @@
 """AboveThreshold, the sparse vector technique (Dwork & Roth 2014, Alg. 1). Pure eps-DP."""
+
 import numpy as np
 
 from ._validation import as_float_array, check_epsilon, check_rng, check_size
@@ -27,7 +28,9 @@ def above_threshold(query_values, threshold, epsilon, rng, size=None):
     try:
         t = np.broadcast_to(t, batch)
     except ValueError:
-        raise ValueError(f"threshold of shape {t.shape} does not broadcast to {q.shape[:-1]}") from None
+        raise ValueError(
+            f"threshold of shape {t.shape} does not broadcast to {q.shape[:-1]}"
+        ) from None
     noisy_threshold = t + rng.laplace(0.0, 2.0 / epsilon, size=batch)
     noisy_queries = q + rng.laplace(0.0, 4.0 / epsilon, size=batch + q.shape[-1:])
     above = noisy_queries >= noisy_threshold[..., None]

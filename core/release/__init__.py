@@ -11,14 +11,23 @@ only measured answers leave.
 Names are imported lazily: the estimator base imports the pipeline, and the Curator imports the
 estimator base.
 """
+
 from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "Curator": "curator", "NotPrivateResult": "curator",
-    "PrivacyRefused": "vouch", "NotPrivate": "vouch", "ReleaseFailed": "prepared", "PreparedRelease": "prepared",
-    "LiveRelease": "live", "Release": "record", "ReleaseStore": "store",
-    "request_key": "store", "encode": "codec", "decode": "codec",
+    "Curator": "curator",
+    "NotPrivateResult": "curator",
+    "PrivacyRefused": "vouch",
+    "NotPrivate": "vouch",
+    "ReleaseFailed": "prepared",
+    "PreparedRelease": "prepared",
+    "LiveRelease": "live",
+    "Release": "record",
+    "ReleaseStore": "store",
+    "request_key": "store",
+    "encode": "codec",
+    "decode": "codec",
 }
 
 __all__ = sorted(_EXPORTS)

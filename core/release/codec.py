@@ -4,6 +4,7 @@ Downloads are this JSON. The release store keeps the same structure with every a
 into a ``.npy`` blob (``np.save(allow_pickle=False)``, read back with ``allow_pickle=False``):
 neither form uses pickle, which would execute code from the store.
 """
+
 import io
 import json
 import math
@@ -27,17 +28,32 @@ def encode(value: Any, arrays: list[bytes] | None = None) -> Any:
             arrays.append(buffer.getvalue())
             return {"__npy__": len(arrays) - 1}
         if value.dtype.kind == "c":
-            return {"__ndarray__": "complex", "dtype": value.dtype.str, "shape": list(value.shape),
-                    "real": [_float(x) for x in value.real.ravel()],
-                    "imag": [_float(x) for x in value.imag.ravel()]}
+            return {
+                "__ndarray__": "complex",
+                "dtype": value.dtype.str,
+                "shape": list(value.shape),
+                "real": [_float(x) for x in value.real.ravel()],
+                "imag": [_float(x) for x in value.imag.ravel()],
+            }
         if value.dtype.kind == "b":
-            return {"__ndarray__": "bool", "shape": list(value.shape),
-                    "data": [bool(x) for x in value.ravel()]}
+            return {
+                "__ndarray__": "bool",
+                "shape": list(value.shape),
+                "data": [bool(x) for x in value.ravel()],
+            }
         if value.dtype.kind in "iu":
-            return {"__ndarray__": "int", "dtype": value.dtype.str, "shape": list(value.shape),
-                    "data": [int(x) for x in value.ravel()]}
-        return {"__ndarray__": "float", "dtype": value.dtype.str, "shape": list(value.shape),
-                "data": [_float(x) for x in value.ravel()]}
+            return {
+                "__ndarray__": "int",
+                "dtype": value.dtype.str,
+                "shape": list(value.shape),
+                "data": [int(x) for x in value.ravel()],
+            }
+        return {
+            "__ndarray__": "float",
+            "dtype": value.dtype.str,
+            "shape": list(value.shape),
+            "data": [_float(x) for x in value.ravel()],
+        }
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)):
@@ -51,8 +67,10 @@ def encode(value: Any, arrays: list[bytes] | None = None) -> Any:
     if isinstance(value, dict):
         return {"__dict__": [[encode(k, arrays), encode(v, arrays)] for k, v in value.items()]}
     if isinstance(value, (list, tuple)):
-        return {"__seq__": "tuple" if isinstance(value, tuple) else "list",
-                "items": [encode(v, arrays) for v in value]}
+        return {
+            "__seq__": "tuple" if isinstance(value, tuple) else "list",
+            "items": [encode(v, arrays) for v in value],
+        }
     to_public = getattr(value, "to_public", None)
     if callable(to_public):
         return encode(to_public(), arrays)
@@ -112,6 +130,7 @@ def describe_params(params: dict[str, Any]) -> dict[str, Any]:
     """Estimator parameters as storable values: objects that :func:`encode` cannot store (an
     aggregator, a solver instance) become ``{"class": name, "params": {...}}`` of their own
     public parameters (``get_params()`` or their non-underscore attributes)."""
+
     def plain(value: Any, depth: int = 0) -> Any:
         try:
             encode(value)
@@ -121,10 +140,20 @@ def describe_params(params: dict[str, Any]) -> dict[str, Any]:
         if depth > 3:
             raise TypeError(f"cannot describe a parameter of type {type(value).__name__}")
         get = getattr(value, "get_params", None)
-        inner = get(deep=False) if callable(get) else {
-            k: v for k, v in vars(value).items() if not k.startswith("_") and not k.endswith("_")}
-        return {"class": type(value).__qualname__,
-                "params": {k: plain(v, depth + 1) for k, v in sorted(inner.items())}}
+        inner = (
+            get(deep=False)
+            if callable(get)
+            else {
+                k: v
+                for k, v in vars(value).items()
+                if not k.startswith("_") and not k.endswith("_")
+            }
+        )
+        return {
+            "class": type(value).__qualname__,
+            "params": {k: plain(v, depth + 1) for k, v in sorted(inner.items())},
+        }
+
     return {k: plain(v) for k, v in params.items()}
 
 

@@ -22,6 +22,7 @@
 A failure after the charge is reported as :class:`ReleaseFailed`, whose message names only the
 type of the error (its text may describe the records); the data owner reads ``detail``.
 """
+
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -74,20 +75,20 @@ def core_parameter_classes() -> frozenset[type]:
 #: set that lives on Dask; the Curator refuses them before the charge, naming the estimator.
 NO_DASK_MODE = {
     "BalcanKMeans": "its local search scores every candidate swap with a truncated cost over all "
-                    "records in each round (a sum per round, not yet computed from partitions)",
+    "records in each round (a sum per round, not yet computed from partitions)",
     "GeometricBounds": "its per-column power-of-two histograms are not yet computed from "
-                       "partitions (use PrivateBounds)",
+    "partitions (use PrivateBounds)",
     "GibbsSubspaceClustering": "a stepping Markov chain that reassigns every record at every "
-                               "sweep, reading all records in one process",
+    "sweep, reading all records in one process",
     "SampleAggregateSubspaceClustering": "its non-private solver runs on random subsets of the "
-                                         "records gathered in one process (O(subset^2) "
-                                         "affinities)",
+    "records gathered in one process (O(subset^2) "
+    "affinities)",
     "SuLQSubspaceClustering": "its per-iteration noisy moments are not yet computed from "
-                              "partitions",
+    "partitions",
     "OneCluster": "its radius and centre search counts the records near every record (pairwise "
-                  "distances): not a sum over partitions",
+    "distances): not a sum over partitions",
     "PrivateKBalls": "it repeats OneCluster (pairwise distances) and removes covered records "
-                     "between rounds",
+    "between rounds",
     "DPNMF": "its plan is not private",
 }
 
@@ -102,8 +103,10 @@ def _check_dataset(dataset: Any, client: Any = None) -> Dataset | DaskDataset:
     X = dataset.X
     values = X.data if sp.issparse(X) else X
     if not np.all(np.isfinite(values)):
-        raise ValueError("the dataset contains NaN or infinite values: a curator holds only "
-                         "finite data (every release must be able to run on it)")
+        raise ValueError(
+            "the dataset contains NaN or infinite values: a curator holds only "
+            "finite data (every release must be able to run on it)"
+        )
     return dataset
 
 
@@ -150,26 +153,32 @@ class Curator:
     (1.0, 0.0)
     """
 
-    def __init__(self, dataset: Any, ledger: Ledger, trusted: Iterable[type] = (),
-                 client: Any = None) -> None:
+    def __init__(
+        self, dataset: Any, ledger: Ledger, trusted: Iterable[type] = (), client: Any = None
+    ) -> None:
         if ledger is None or not callable(getattr(ledger, "charge", None)):
-            raise TypeError("Curator needs a privclust.core.privacy.Ledger (the budget of this "
-                            "dataset)")
+            raise TypeError(
+                "Curator needs a privclust.core.privacy.Ledger (the budget of this dataset)"
+            )
         if isinstance(dataset, DaskDataset):
-            client = dask_client(client)        # resolved once: registration and releases
+            client = dask_client(client)  # resolved once: registration and releases
         self._dataset = _check_dataset(dataset, client)
         if isinstance(self._dataset, DaskDataset):
             if ledger.unit == "replace" and not self._dataset.n_public:
-                raise ValueError("under replace-one neighbours (this ledger's unit) the number "
-                                 "of records is public: declare n_public=True and n_samples "
-                                 "for this Dask data set")
-            self._records = self._dataset.partitions(client)   # read only after a charge
+                raise ValueError(
+                    "under replace-one neighbours (this ledger's unit) the number "
+                    "of records is public: declare n_public=True and n_samples "
+                    "for this Dask data set"
+                )
+            self._records = self._dataset.partitions(client)  # read only after a charge
         else:
             self._records = self._dataset.X
         key = getattr(self._dataset, "budget_key", None) or self._dataset.fingerprint
         if ledger.dataset is not None and ledger.dataset != key:
-            raise ValueError("this ledger belongs to another dataset (its key differs from the "
-                             "dataset's budget key)")
+            raise ValueError(
+                "this ledger belongs to another dataset (its key differs from the "
+                "dataset's budget key)"
+            )
         self._ledger = ledger
         self._store = ReleaseStore(key, ledger)
         self._trusted = frozenset(trusted)
@@ -193,9 +202,13 @@ class Curator:
         """What may be shown about the data without a release: name, number of features,
         column names, and the number of records only when it is public (replace-one unit)."""
         ds = self._dataset
-        facts = {"name": ds.name, "n_features": int(ds.n_features),
-                 "feature_names": None if ds.feature_names is None else list(ds.feature_names),
-                 "sparse": bool(ds.is_sparse), "unit": self.unit}
+        facts = {
+            "name": ds.name,
+            "n_features": int(ds.n_features),
+            "feature_names": None if ds.feature_names is None else list(ds.feature_names),
+            "sparse": bool(ds.is_sparse),
+            "unit": self.unit,
+        }
         if self.unit == "replace":
             facts["n_samples"] = int(ds.n_samples)
         return facts
@@ -214,15 +227,23 @@ class Curator:
                 raise PrivacyRefused("this request was prepared by another curator")
             return estimator
         prepared = PreparedRelease.at_door(
-            estimator, self._dataset.shape, self._dataset.is_sparse, self._ledger, self._store,
-            self._dataset.fingerprint, self._trusted | core_private_classes(),
-            core_parameter_classes())
+            estimator,
+            self._dataset.shape,
+            self._dataset.is_sparse,
+            self._ledger,
+            self._store,
+            self._dataset.fingerprint,
+            self._trusted | core_private_classes(),
+            core_parameter_classes(),
+        )
         if getattr(self._records, "partitioned", False) and not hasattr(
-                prepared.estimator, "_fit_partitioned"):
+            prepared.estimator, "_fit_partitioned"
+        ):
             name = type(prepared.estimator).__name__
             why = NO_DASK_MODE.get(name, "it reads all records in one process")
-            raise PrivacyRefused(f"{name} has no Dask mode: it cannot run on a data set that "
-                                 f"lives on Dask ({why})")
+            raise PrivacyRefused(
+                f"{name} has no Dask mode: it cannot run on a data set that lives on Dask ({why})"
+            )
         return prepared
 
     def progress(self) -> dict[str, Any] | None:
@@ -247,7 +268,7 @@ class Curator:
         prepared = self.prepare(request)
         if self._store.find(prepared.key) is not None or self._ledger.pending(prepared.key):
             return (0.0, 0.0)
-        return cast(tuple[float, float], prepared.cost)   # at the door it has a ledger
+        return cast(tuple[float, float], prepared.cost)  # at the door it has a ledger
 
     def release(self, request: Any) -> Release:
         """Release ``request`` (an estimator or a request from :meth:`prepare`) fitted on the
@@ -258,21 +279,35 @@ class Curator:
             self._withheld[done.id] = tuple(prepared.withheld)
         return done
 
-    def live(self, request: Any, reference: Any = None, diagnostics: bool = False,
-             process: bool = True, nice: int = 0) -> LiveRelease:
+    def live(
+        self,
+        request: Any,
+        reference: Any = None,
+        diagnostics: bool = False,
+        process: bool = True,
+        nice: int = 0,
+    ) -> LiveRelease:
         """A stepping release (the Gibbs sampler) as a :class:`~.live.LiveRelease`: charged
         when it starts, it yields only progress (with ``diagnostics``: the evaluation-only
         traces, NOT PRIVATE, for the data owner), and is stored however it ends -- finished,
         stopped or abandoned. ``process``: sample in a child process (else a thread)."""
         prepared = self.prepare(request)
         if not hasattr(prepared.estimator, "iter_fit"):
-            raise PrivacyRefused(f"{type(prepared.estimator).__name__} has no stepping run: "
-                                 "use release()")
+            raise PrivacyRefused(
+                f"{type(prepared.estimator).__name__} has no stepping run: use release()"
+            )
         if getattr(self._records, "partitioned", False):
             raise PrivacyRefused("stepping releases do not run on a Dask data set")
-        return LiveRelease(prepared, self._records, self._store, self.unit,
-                           reference=reference, diagnostics=diagnostics, process=process,
-                           nice=nice)
+        return LiveRelease(
+            prepared,
+            self._records,
+            self._store,
+            self.unit,
+            reference=reference,
+            diagnostics=diagnostics,
+            process=process,
+            nice=nice,
+        )
 
     def recover(self) -> list[Release]:
         """Complete every request of this source that was paid for but never stored (its run
@@ -281,7 +316,7 @@ class Curator:
         pending."""
         done = []
         for row in self._ledger.pending():
-            if row["running"]:          # its own process may still store it
+            if row["running"]:  # its own process may still store it
                 continue
             try:
                 estimator = self._rebuild(row["estimator"], decode(json.loads(row["params"])))
@@ -302,12 +337,14 @@ class Curator:
             if isinstance(v, dict) and set(v) == {"class", "params"} and v["class"] in objects:
                 return objects[v["class"]](**{k: value(x) for k, x in v["params"].items()})
             return v
+
         if name not in classes:
             raise PrivacyRefused(f"{name} is not a trusted estimator")
         return classes[name](**{k: value(v) for k, v in params.items()})
 
-    def release_plan(self, estimators: Sequence[Any], accounting: str = "pld",
-                     delta: float | None = None) -> Any:
+    def release_plan(
+        self, estimators: Sequence[Any], accounting: str = "pld", delta: float | None = None
+    ) -> Any:
         """Commit a fixed plan: charge it ONCE at its tight total, then run every release.
 
         A plan chosen before any of its releases runs is one mechanism, so its cost is the
@@ -337,31 +374,46 @@ class Curator:
         prepared = [self.prepare(est) for est in estimators]
         keys = [p.key for p in prepared]
         if len(set(keys)) != len(keys):
-            raise PrivacyRefused("the plan lists the same request twice (same estimator, "
-                                 "parameters and data): list it once")
+            raise PrivacyRefused(
+                "the plan lists the same request twice (same estimator, "
+                "parameters and data): list it once"
+            )
         if any(self._store.find(key) is not None or self._ledger.pending(key) for key in keys):
-            raise PrivacyRefused("a request of the plan was already released and is stored: "
-                                 "release it alone (it costs nothing) and plan the others")
+            raise PrivacyRefused(
+                "a request of the plan was already released and is stored: "
+                "release it alone (it costs nothing) and plan the others"
+            )
         accounted = account_guarantees(
-            [(type(p.estimator).__name__, p.plan, p.estimator.ledger_options())
-             for p in prepared], unit=self.unit, delta=delta, accounting=accounting)
-        for p in prepared:   # public preparations (which may still refuse) before the charge
+            [(type(p.estimator).__name__, p.plan, p.estimator.ledger_options()) for p in prepared],
+            unit=self.unit,
+            delta=delta,
+            accounting=accounting,
+        )
+        for p in prepared:  # public preparations (which may still refuse) before the charge
             p._public_preparation()
         eps, dlt = accounted.charge
         names = ", ".join(type(p.estimator).__name__ for p in prepared)
         record = charge(
-            self._ledger, eps, dlt, self.unit,
+            self._ledger,
+            eps,
+            dlt,
+            self.unit,
             f"plan of {len(prepared)} releases ({names}) composed by {accounting}; basic "
             f"sum ({accounted.basic[0]!r}, {accounted.basic[1]!r})",
-            pending=[request_record(p.key, type(p.estimator).__name__, p.params)
-                     for p in prepared])
-        note = (f"one of {len(prepared)} releases of a plan charged once (charge {record.id}) at "
-                f"its {accounting} total ({eps!r}, {dlt!r}); cost is that shared total")
+            pending=[request_record(p.key, type(p.estimator).__name__, p.params) for p in prepared],
+        )
+        note = (
+            f"one of {len(prepared)} releases of a plan charged once (charge {record.id}) at "
+            f"its {accounting} total ({eps!r}, {dlt!r}); cost is that shared total"
+        )
         done, failures = [], []
         for i, p in enumerate(prepared):
             try:
-                done.append(p.compute_and_store(self._records, self._store, self.unit,
-                                                record.id, (note,), cost=(eps, dlt)))
+                done.append(
+                    p.compute_and_store(
+                        self._records, self._store, self.unit, record.id, (note,), cost=(eps, dlt)
+                    )
+                )
             except ReleaseFailed as exc:
                 failures.append((i, exc.kind, f"release {i}: {exc.detail}"))
         if failures:
@@ -385,8 +437,9 @@ class Curator:
         the data owner only: returns a :class:`NotPrivateResult`; nothing is charged, stored or
         released."""
         if isinstance(self._dataset, DaskDataset):
-            raise PrivacyRefused("the data owner path reads records in memory: not for a data "
-                                 "set that lives on Dask")
+            raise PrivacyRefused(
+                "the data owner path reads records in memory: not for a data set that lives on Dask"
+            )
         est = clone(estimator)
         if "ledger" in est.get_params(deep=False):
             est.set_params(ledger=None)
@@ -396,11 +449,12 @@ class Curator:
     def owner_warnings(self, release_id: int) -> "NotPrivateResult":
         """The warnings a release of this curator raised after its charge, withheld from the
         release because they may describe the records (data owner only, NOT PRIVATE)."""
-        return NotPrivateResult(self._withheld.get(release_id, ()),
-                                f"warnings withheld from release #{release_id}")
+        return NotPrivateResult(
+            self._withheld.get(release_id, ()), f"warnings withheld from release #{release_id}"
+        )
 
     def owner_evaluate(self, function: Callable[[Any], Any]) -> "NotPrivateResult":
         """``function(dataset)`` on the raw data, for the data owner only (NOT PRIVATE)."""
-        return NotPrivateResult(function(self._dataset),
-                                getattr(function, "__name__", "evaluation"))
-
+        return NotPrivateResult(
+            function(self._dataset), getattr(function, "__name__", "evaluation")
+        )

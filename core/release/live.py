@@ -11,6 +11,7 @@ finishes, when it is stopped, and when its page goes away (:meth:`LiveRelease.ab
 the same way); a run whose process itself dies is completed later at no new charge
 (:meth:`~.curator.Curator.recover`). Warnings and exception texts of the run are withheld.
 """
+
 import logging
 import multiprocessing
 import pickle
@@ -27,12 +28,12 @@ from .vouch import PrivacyRefused
 
 log = logging.getLogger(__name__)
 
-STATE_EVERY_S = 0.5      # the child sends the state reached at most this often (and at the end)
-UNRESPONSIVE_S = 600.0   # a stopped child that sends nothing for this long is terminated
+STATE_EVERY_S = 0.5  # the child sends the state reached at most this often (and at the end)
+UNRESPONSIVE_S = 600.0  # a stopped child that sends nothing for this long is terminated
 
 
 def mp_context() -> Any:
-    """"forkserver" (children fork from a clean server that has the sampler preloaded: no fork
+    """ "forkserver" (children fork from a clean server that has the sampler preloaded: no fork
     of a threaded server, and a fast start after the first) where available, else "spawn"."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
@@ -48,8 +49,9 @@ def state_of(estimator: Any) -> dict[str, Any]:
     return {name: getattr(estimator, name) for name in names if hasattr(estimator, name)}
 
 
-def stream_steps(estimator: Any, X: Any, reference: Any, conn: Any, stop: Any,
-                 nice: int = 0) -> None:
+def stream_steps(
+    estimator: Any, X: Any, reference: Any, conn: Any, stop: Any, nice: int = 0
+) -> None:
     """Child-process target: ``estimator.iter_fit(X, reference)`` (its own ``random_state``:
     None at the door, i.e. fresh entropy in this process; ``ledger`` must be None: the parent
     charged) sending over ``conn`` ``("record", record)`` for each record, ``("state", state)``
@@ -61,9 +63,10 @@ def stream_steps(estimator: Any, X: Any, reference: Any, conn: Any, stop: Any,
         raise ValueError("stream_steps runs with ledger=None: the parent charges first")
     if nice:
         import os
+
         try:
             os.nice(int(nice))
-        except (AttributeError, OSError):   # not on this platform: run at normal priority
+        except (AttributeError, OSError):  # not on this platform: run at normal priority
             pass
     warned: list[str] = []
     status, last = "finished", 0.0
@@ -108,9 +111,17 @@ class LiveRelease:
         What went wrong (:class:`ReleaseFailed` after the charge).
     """
 
-    def __init__(self, prepared: PreparedRelease, X: Any, store: ReleaseStore, unit: str,
-                 reference: Any = None, diagnostics: bool = False, process: bool = True,
-                 nice: int = 0) -> None:
+    def __init__(
+        self,
+        prepared: PreparedRelease,
+        X: Any,
+        store: ReleaseStore,
+        unit: str,
+        reference: Any = None,
+        diagnostics: bool = False,
+        process: bool = True,
+        nice: int = 0,
+    ) -> None:
         self._prepared, self._X, self._store, self._unit = prepared, X, store, unit
         self._reference, self._diagnostics = reference, bool(diagnostics)
         self._process, self._nice = bool(process), int(nice)
@@ -144,15 +155,19 @@ class LiveRelease:
             if not pending:
                 return self._finish_with(self._store.find(p.key), "from store")
             if pending[0]["running"]:
-                raise PrivacyRefused("an identical run is sampling now (paid for, not yet "
-                                     "stored): ask again when it is done; nothing was charged"
-                                     ) from dup
+                raise PrivacyRefused(
+                    "an identical run is sampling now (paid for, not yet "
+                    "stored): ask again when it is done; nothing was charged"
+                ) from dup
             self._charge_id = pending[0]["charge_id"]
-            self._notes = ("completed after the first run of this paid request was lost; fresh "
-                           "randomness, no new charge",)
+            self._notes = (
+                "completed after the first run of this paid request was lost; fresh "
+                "randomness, no new charge",
+            )
         self.status = "running"
-        self._thread = threading.Thread(target=self._main, daemon=True,
-                                        name="privclust-live-release")
+        self._thread = threading.Thread(
+            target=self._main, daemon=True, name="privclust-live-release"
+        )
         self._thread.start()
         return self
 
@@ -195,8 +210,11 @@ class LiveRelease:
             self.status = status
         except Exception as exc:  # noqa: BLE001 -- the message may describe the records
             p.ledger.abandon(p.key)
-            self.error = exc if isinstance(exc, ReleaseFailed) else ReleaseFailed(
-                type(exc).__name__, f"{type(exc).__name__}: {exc}")
+            self.error = (
+                exc
+                if isinstance(exc, ReleaseFailed)
+                else ReleaseFailed(type(exc).__name__, f"{type(exc).__name__}: {exc}")
+            )
             self.status = "failed"
             log.warning("live release failed (%s)", self.error.kind)
         finally:
@@ -210,7 +228,7 @@ class LiveRelease:
             try:
                 for record in gen:
                     self._publish(record)
-                    if self._stop.wait(0.003):   # hand the GIL over for a moment
+                    if self._stop.wait(0.003):  # hand the GIL over for a moment
                         status = "stopped"
                         break
             finally:
@@ -226,13 +244,16 @@ class LiveRelease:
         self._mp_stop = ctx.Event()
         if self._stop.is_set():
             self._mp_stop.set()
-        proc = ctx.Process(target=stream_steps, daemon=True, name="privclust-live-release",
-                           args=(p.estimator, self._X, self._reference, w, self._mp_stop,
-                                 self._nice))
+        proc = ctx.Process(
+            target=stream_steps,
+            daemon=True,
+            name="privclust-live-release",
+            args=(p.estimator, self._X, self._reference, w, self._mp_stop, self._nice),
+        )
         try:
             proc.start()
         finally:
-            w.close()   # the child holds the only write end: its exit is our EOF
+            w.close()  # the child holds the only write end: its exit is our EOF
         state, status, failure = None, None, None
         quiet_since = time.monotonic()
         try:
@@ -265,8 +286,9 @@ class LiveRelease:
         if failure is not None:
             raise failure
         if state is None:
-            raise RuntimeError(f"the sampler process ended before it reached a state (exit "
-                               f"code {proc.exitcode})")
+            raise RuntimeError(
+                f"the sampler process ended before it reached a state (exit code {proc.exitcode})"
+            )
         for name, value in state.items():
             setattr(p.estimator, name, value)
         return status or "stopped"

@@ -26,6 +26,7 @@ Gaboardi, M., Hay, M. and Vadhan, S. (2020). A programming framework for OpenDP.
     OpenDP project (measurements: the privacy map is known before the data are read).
 See docs/algorithms.md, section 1 (the order of a fit).
 """
+
 import contextlib
 import json
 import warnings
@@ -52,35 +53,51 @@ class ReleaseFailed(RuntimeError):
     """A release that failed after its charge. ``str()`` names only the error's type; the
     original message (which may describe the data) is in ``detail``, for the data owner."""
 
-    releases: list[Release]         # set by Curator.release_plan: the plan's releases made
+    releases: list[Release]  # set by Curator.release_plan: the plan's releases made
     failures: list[tuple[int, str]]  # and the (index, kind) of those that failed
 
     def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(f"the release failed after it was charged ({kind}); its message may "
-                         "describe the private data and is withheld")
+        super().__init__(
+            f"the release failed after it was charged ({kind}); its message may "
+            "describe the private data and is withheld"
+        )
         self.kind = kind
         self.detail = detail
 
 
-def charge(ledger: Any, epsilon: float, delta: float, relation: str | None, what: str,
-           options: dict[str, Any] | None = None, pending: Sequence[Any] = ()) -> Any:
+def charge(
+    ledger: Any,
+    epsilon: float,
+    delta: float,
+    relation: str | None,
+    what: str,
+    options: dict[str, Any] | None = None,
+    pending: Sequence[Any] = (),
+) -> Any:
     """Charge ``ledger`` (epsilon, delta) of a release under ``relation``: the only call of
     :meth:`~privclust.core.privacy.Ledger.charge` in ``privclust.core``. Returns the
     ChargeRecord (None without a ledger)."""
     if ledger is None:
         return None
-    return ledger.charge(epsilon, delta, what=what, relation=relation, pending=pending,
-                         **(options or {}))
+    return ledger.charge(
+        epsilon, delta, what=what, relation=relation, pending=pending, **(options or {})
+    )
 
 
 def check_spend(estimator: Any, plan: Guarantee) -> None:
     """RuntimeError when what ``estimator`` spent (``privacy_``) is not within ``plan``."""
     got = estimator.privacy_
-    if got.kind != plan.kind or got.neighbouring != plan.neighbouring or (
-            plan.is_private and (got.epsilon > plan.epsilon * (1 + _RTOL)
-                                 or got.delta > plan.delta * (1 + _RTOL))):
-        raise RuntimeError(f"{type(estimator).__name__} spent {got.summary()} against its plan "
-                           f"{plan.summary()}")
+    if (
+        got.kind != plan.kind
+        or got.neighbouring != plan.neighbouring
+        or (
+            plan.is_private
+            and (got.epsilon > plan.epsilon * (1 + _RTOL) or got.delta > plan.delta * (1 + _RTOL))
+        )
+    ):
+        raise RuntimeError(
+            f"{type(estimator).__name__} spent {got.summary()} against its plan {plan.summary()}"
+        )
 
 
 @contextlib.contextmanager
@@ -97,8 +114,9 @@ def withheld(sink: list[str]) -> Iterator[None]:
             sink.extend(f"{w.category.__name__}: {w.message}" for w in caught)
 
 
-def request_record(key: str | None, estimator_name: str,
-                   params: dict[str, Any] | None) -> tuple[str | None, str, str]:
+def request_record(
+    key: str | None, estimator_name: str, params: dict[str, Any] | None
+) -> tuple[str | None, str, str]:
     return (key, estimator_name, json.dumps(encode(params), separators=(",", ":")))
 
 
@@ -143,34 +161,66 @@ class PreparedRelease:
         cost = None
         if ledger is not None:
             if not plan.is_private:
-                raise ValueError(f"{type(estimator).__name__} with these parameters is not "
-                                 f"private ({plan.summary()}): a ledger cannot pay for it")
+                raise ValueError(
+                    f"{type(estimator).__name__} with these parameters is not "
+                    f"private ({plan.summary()}): a ledger cannot pay for it"
+                )
             cost = _cost(ledger, plan, estimator)
-        return cls(estimator, plan, cost, ledger=ledger, shape=tuple(shape),
-                   rng=as_generator(getattr(estimator, "random_state", None)))
+        return cls(
+            estimator,
+            plan,
+            cost,
+            ledger=ledger,
+            shape=tuple(shape),
+            rng=as_generator(getattr(estimator, "random_state", None)),
+        )
 
     @classmethod
-    def at_door(cls, estimator: Any, shape: Sequence[int], sparse: bool, ledger: Any,
-                store: ReleaseStore, fingerprint: str, trusted: Collection[type],
-                parameter_classes: Collection[type]) -> "PreparedRelease":
+    def at_door(
+        cls,
+        estimator: Any,
+        shape: Sequence[int],
+        sparse: bool,
+        ledger: Any,
+        store: ReleaseStore,
+        fingerprint: str,
+        trusted: Collection[type],
+        parameter_classes: Collection[type],
+    ) -> "PreparedRelease":
         """The Curator's request: a clone rebuilt from vouched parameters (fresh entropy, no
         ledger), refused (:class:`~.vouch.PrivacyRefused`; :class:`~.vouch.NotPrivate` when
         its plan is not private); ValueError/TypeError for
         invalid parameters or a relation the ledger cannot count."""
         est = vouched_clone(estimator, trusted, parameter_classes)
-        params = describe_params({k: v for k, v in est.get_params(deep=False).items()
-                                  if k not in ("random_state", "ledger")})
+        params = describe_params(
+            {
+                k: v
+                for k, v in est.get_params(deep=False).items()
+                if k not in ("random_state", "ledger")
+            }
+        )
         plan = est.public_plan(shape)
-        est.check_data_kind(sparse)   # sparse or dense is public, like the shape
+        est.check_data_kind(sparse)  # sparse or dense is public, like the shape
         if not plan.is_private:
-            raise NotPrivate(f"{type(est).__name__} with these parameters is not private "
-                                 f"({plan.summary()}; {'; '.join(plan.warnings)}): it runs only "
-                                 "in the data owner view")
+            raise NotPrivate(
+                f"{type(est).__name__} with these parameters is not private "
+                f"({plan.summary()}; {'; '.join(plan.warnings)}): it runs only "
+                "in the data owner view"
+            )
         cost = _cost(ledger, plan, est)
         # keyed by the store's secret: a plain hash of the records would identify them
         key = store.request_key(type(est).__name__, params, fingerprint, ledger.unit)
-        return cls(est, plan, cost, ledger=ledger, key=key, params=decode(encode(params)),
-                   shape=tuple(shape), withheld=[], rng=as_generator(None))
+        return cls(
+            est,
+            plan,
+            cost,
+            ledger=ledger,
+            key=key,
+            params=decode(encode(params)),
+            shape=tuple(shape),
+            withheld=[],
+            rng=as_generator(None),
+        )
 
     # ---- charge, read, compute --------------------------------------------------------------
     def _public_preparation(self) -> None:
@@ -184,14 +234,25 @@ class PreparedRelease:
     def pay(self, what: str | None = None, pending: bool = False) -> Any:
         """Public preparation, then the charge (with the pending request at the door)."""
         self._public_preparation()
-        record = None if not pending else request_record(
-            self.key, type(self.estimator).__name__, self.params)
+        record = (
+            None
+            if not pending
+            else request_record(self.key, type(self.estimator).__name__, self.params)
+        )
         if self.ledger is not None and not self.plan.is_private:
-            raise ValueError(f"{type(self.estimator).__name__} with these parameters is not "
-                             f"private ({self.plan.summary()}): a ledger cannot pay for it")
-        return charge(self.ledger, self.plan.epsilon, self.plan.delta, self.plan.neighbouring,
-                      what or self.estimator.describe(), self.estimator.ledger_options(),
-                      () if record is None else (record,))
+            raise ValueError(
+                f"{type(self.estimator).__name__} with these parameters is not "
+                f"private ({self.plan.summary()}): a ledger cannot pay for it"
+            )
+        return charge(
+            self.ledger,
+            self.plan.epsilon,
+            self.plan.delta,
+            self.plan.neighbouring,
+            what or self.estimator.describe(),
+            self.estimator.ledger_options(),
+            () if record is None else (record,),
+        )
 
     def compute(self, X: Any) -> Any:
         """Read ``X`` and compute (after the charge); checks the spend against the plan. ``X``
@@ -205,8 +266,7 @@ class PreparedRelease:
         check_spend(est, self.plan)
         return est
 
-    def steps(self, X: Any, charged: bool = False,
-              **kwargs: Any) -> Generator[Any, None, None]:
+    def steps(self, X: Any, charged: bool = False, **kwargs: Any) -> Generator[Any, None, None]:
         """Generator: charge (unless ``charged``: the caller charged with the request pending),
         read ``X``, then yield what the estimator's stepping run (``_steps``) yields; the spend
         is checked against the plan before the first item."""
@@ -228,8 +288,9 @@ class PreparedRelease:
         return self.compute(X)
 
     # ---- at the door ------------------------------------------------------------------------
-    def release(self, X: Any, store: ReleaseStore, unit: str,
-                notes: tuple[str, ...] = ()) -> Release:
+    def release(
+        self, X: Any, store: ReleaseStore, unit: str, notes: tuple[str, ...] = ()
+    ) -> Release:
         """The door's run: answered from ``store`` when identical; else charged with its
         pending record, computed and stored (a paid request still pending is completed at no
         new charge). Returns the :class:`Release`."""
@@ -237,7 +298,7 @@ class PreparedRelease:
         if stored is not None:
             return stored
         if getattr(X, "partitioned", False):
-            X.check_layout()    # before the charge: cancellable, refuses a changed source
+            X.check_layout()  # before the charge: cancellable, refuses a changed source
         try:
             record = self.pay(pending=True)
         except DuplicateRequest as dup:
@@ -253,16 +314,26 @@ class PreparedRelease:
         if not pending:
             return _stored(store, self.key)
         if pending[0]["running"]:
-            raise PrivacyRefused("an identical request is being computed now (paid for, not "
-                                 "yet stored): ask again when it is done; nothing was charged")
+            raise PrivacyRefused(
+                "an identical request is being computed now (paid for, not "
+                "yet stored): ask again when it is done; nothing was charged"
+            )
         self._public_preparation()
-        note = ("completed after the first run of this paid request was lost; fresh "
-                "randomness, no new charge")
+        note = (
+            "completed after the first run of this paid request was lost; fresh "
+            "randomness, no new charge"
+        )
         return self.compute_and_store(X, store, unit, pending[0]["charge_id"], (note,))
 
-    def compute_and_store(self, X: Any, store: ReleaseStore, unit: str, charge_id: int | None,
-                          notes: tuple[str, ...] = (),
-                          cost: tuple[float, float] | None = None) -> Release:
+    def compute_and_store(
+        self,
+        X: Any,
+        store: ReleaseStore,
+        unit: str,
+        charge_id: int | None,
+        notes: tuple[str, ...] = (),
+        cost: tuple[float, float] | None = None,
+    ) -> Release:
         """After the charge: compute with warnings and errors withheld, keep copies of the
         released attributes only, store and return the :class:`Release`. A failure abandons
         the paid request (the ledger marks it failed) and raises :class:`ReleaseFailed`."""
@@ -276,25 +347,43 @@ class PreparedRelease:
             # the exception chain (tracebacks, logs); the data owner reads ``detail``
             raise ReleaseFailed(type(exc).__name__, f"{type(exc).__name__}: {exc}") from None
 
-    def store(self, store: ReleaseStore, unit: str, charge_id: int | None,
-              notes: tuple[str, ...] = (), cost: tuple[float, float] | None = None) -> Release:
+    def store(
+        self,
+        store: ReleaseStore,
+        unit: str,
+        charge_id: int | None,
+        notes: tuple[str, ...] = (),
+        cost: tuple[float, float] | None = None,
+    ) -> Release:
         """Store the estimator's released attributes as this request's :class:`Release`."""
         est = self.estimator
         check_spend(est, self.plan)
-        attrs = {name: getattr(est, name) for name in est.released_attributes()
-                 if hasattr(est, name)}
+        attrs = {
+            name: getattr(est, name) for name in est.released_attributes() if hasattr(est, name)
+        }
         # at the door (the only caller) the request has its cost, key and parameters
         cost = cast(tuple[float, float], self.cost if cost is None else cost)
-        return store.add(Release(
-            estimator=type(est).__name__, params=cast(dict[str, Any], self.params),
-            attributes=MappingProxyType(decode(encode(attrs))), guarantee=est.privacy_,
-            cost=(float(cost[0]), float(cost[1])), unit=unit, charge_id=charge_id,
-            time=datetime.now(UTC), key=cast(str, self.key), notes=tuple(notes)), pending=True)
+        return store.add(
+            Release(
+                estimator=type(est).__name__,
+                params=cast(dict[str, Any], self.params),
+                attributes=MappingProxyType(decode(encode(attrs))),
+                guarantee=est.privacy_,
+                cost=(float(cost[0]), float(cost[1])),
+                unit=unit,
+                charge_id=charge_id,
+                time=datetime.now(UTC),
+                key=cast(str, self.key),
+                notes=tuple(notes),
+            ),
+            pending=True,
+        )
 
 
 def _cost(ledger: Any, plan: Guarantee, estimator: Any) -> tuple[float, float]:
-    eps, dlt = ledger.cost(plan.epsilon, plan.delta, plan.neighbouring,
-                           **estimator.ledger_options())
+    eps, dlt = ledger.cost(
+        plan.epsilon, plan.delta, plan.neighbouring, **estimator.ledger_options()
+    )
     return float(eps), float(dlt)
 
 

@@ -1,4 +1,5 @@
 """The frozen record of one release: what left the curator, what it cost, and when."""
+
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
@@ -81,14 +82,18 @@ class Release:
         attributes = object.__getattribute__(self, "attributes")
         if name in attributes:
             return attributes[name]
-        raise AttributeError(f"release of {object.__getattribute__(self, 'estimator')} has no "
-                             f"released attribute {name!r}")
+        raise AttributeError(
+            f"release of {object.__getattribute__(self, 'estimator')} has no "
+            f"released attribute {name!r}"
+        )
 
     def __repr__(self) -> str:
         names = ", ".join(self.attributes)
         store = ", from the store" if self.from_store else ""
-        return (f"<Release #{self.id} {self.summary}; {self.time:%Y-%m-%d %H:%M:%S} UTC; "
-                f"attributes: {names}{store}>")
+        return (
+            f"<Release #{self.id} {self.summary}; {self.time:%Y-%m-%d %H:%M:%S} UTC; "
+            f"attributes: {names}{store}>"
+        )
 
     @property
     def summary(self) -> str:
@@ -100,24 +105,46 @@ class Release:
     def to_dict(self, arrays: list[bytes] | None = None) -> dict[str, Any]:
         """Everything in the release as a JSON-compatible dict (see :mod:`.codec`); with
         ``arrays`` (a list, as the store keeps it) its arrays go there as ``.npy`` blobs."""
-        return {"estimator": self.estimator, "params": encode(self.params, arrays),
-                "attributes": encode(dict(self.attributes), arrays),
-                "guarantee": self.guarantee.to_dict(), "cost": list(self.cost), "unit": self.unit,
-                "charge_id": self.charge_id, "time": self.time.isoformat(), "key": self.key,
-                "id": self.id, "randomness": self.randomness, "notes": list(self.notes)}
+        return {
+            "estimator": self.estimator,
+            "params": encode(self.params, arrays),
+            "attributes": encode(dict(self.attributes), arrays),
+            "guarantee": self.guarantee.to_dict(),
+            "cost": list(self.cost),
+            "unit": self.unit,
+            "charge_id": self.charge_id,
+            "time": self.time.isoformat(),
+            "key": self.key,
+            "id": self.id,
+            "randomness": self.randomness,
+            "notes": list(self.notes),
+        }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], id: int | None = None, from_store: bool = False,
-                  arrays: list[bytes] | None = None) -> "Release":
+    def from_dict(
+        cls,
+        d: dict[str, Any],
+        id: int | None = None,
+        from_store: bool = False,
+        arrays: list[bytes] | None = None,
+    ) -> "Release":
         """Rebuild a release from :meth:`to_dict` (as stored, with its ``arrays``)."""
         g = dict(d["guarantee"])
         for name in ("epsilon", "delta"):
             if isinstance(g[name], str):
                 g[name] = float(g[name])
-        return cls(estimator=d["estimator"], params=decode(d["params"], arrays),
-                   attributes=MappingProxyType(decode(d["attributes"], arrays)),
-                   guarantee=Guarantee(**g), cost=tuple(d["cost"]), unit=d["unit"],
-                   charge_id=d["charge_id"], time=datetime.fromisoformat(d["time"]), key=d["key"],
-                   id=d["id"] if id is None else id, from_store=from_store,
-                   randomness=d.get("randomness", cls.randomness), notes=tuple(d.get("notes", ())))
-
+        return cls(
+            estimator=d["estimator"],
+            params=decode(d["params"], arrays),
+            attributes=MappingProxyType(decode(d["attributes"], arrays)),
+            guarantee=Guarantee(**g),
+            cost=tuple(d["cost"]),
+            unit=d["unit"],
+            charge_id=d["charge_id"],
+            time=datetime.fromisoformat(d["time"]),
+            key=d["key"],
+            id=d["id"] if id is None else id,
+            from_store=from_store,
+            randomness=d.get("randomness", cls.randomness),
+            notes=tuple(d.get("notes", ())),
+        )

@@ -15,6 +15,7 @@ A stored release is its JSON (:meth:`Release.to_dict`) with each array moved int
 ``release_arrays`` as a ``.npy`` blob (``np.save(allow_pickle=False)``); releases stored before
 that, with their arrays inline in the JSON, are read as they are.
 """
+
 import hashlib
 import hmac
 import json
@@ -43,8 +44,13 @@ _SCHEMA = (
 _Row = tuple[int, str, list[bytes]]
 
 
-def request_key(estimator_name: str, params: dict[str, Any], data_fingerprint: str, unit: str,
-                secret: bytes | None = None) -> str:
+def request_key(
+    estimator_name: str,
+    params: dict[str, Any],
+    data_fingerprint: str,
+    unit: str,
+    secret: bytes | None = None,
+) -> str:
     """What makes two requests identical: the estimator class, its public parameters
     (canonical JSON), the exact data (fingerprint) and the ledger's unit.
 
@@ -52,9 +58,16 @@ def request_key(estimator_name: str, params: dict[str, Any], data_fingerprint: s
     docstring). Without: plain SHA-256, a function of the records and the public parameters
     alone -- never publish that one for non-public data.
     """
-    text = json.dumps({"estimator": estimator_name, "params": encode(params),
-                       "data": data_fingerprint, "unit": unit}, sort_keys=True,
-                      separators=(",", ":")).encode()
+    text = json.dumps(
+        {
+            "estimator": estimator_name,
+            "params": encode(params),
+            "data": data_fingerprint,
+            "unit": unit,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    ).encode()
     if secret is None:
         return hashlib.sha256(text).hexdigest()
     return hmac.new(secret, text, hashlib.sha256).hexdigest()
@@ -80,15 +93,19 @@ class ReleaseStore:
                 for stmt in _SCHEMA:
                     conn.execute(stmt)
                 # one secret per file, made once (the first writer wins a race)
-                conn.execute("INSERT OR IGNORE INTO release_secret (id, secret) VALUES (1, ?)",
-                             (secrets.token_hex(32),))
-                self._secret = bytes.fromhex(conn.execute(
-                    "SELECT secret FROM release_secret WHERE id = 1").fetchone()[0])
+                conn.execute(
+                    "INSERT OR IGNORE INTO release_secret (id, secret) VALUES (1, ?)",
+                    (secrets.token_hex(32),),
+                )
+                self._secret = bytes.fromhex(
+                    conn.execute("SELECT secret FROM release_secret WHERE id = 1").fetchone()[0]
+                )
             finally:
                 conn.close()
 
-    def request_key(self, estimator_name: str, params: dict[str, Any], data_fingerprint: str,
-                    unit: str) -> str:
+    def request_key(
+        self, estimator_name: str, params: dict[str, Any], data_fingerprint: str, unit: str
+    ) -> str:
         """:func:`request_key` under this store's secret."""
         return request_key(estimator_name, params, data_fingerprint, unit, secret=self._secret)
 
@@ -129,19 +146,32 @@ class ReleaseStore:
             return stored
         return Release.from_dict(json.loads(payload), id=new_id, arrays=arrays)
 
-    def _insert(self, conn: sqlite3.Connection | None, release: Release, payload: str,
-                arrays: list[bytes]) -> int:
+    def _insert(
+        self, conn: sqlite3.Connection | None, release: Release, payload: str, arrays: list[bytes]
+    ) -> int:
         if self.path is None:
             self._memory.append((payload, arrays))
             return len(self._memory)
         with self._connection(conn) as c:
-            new_id = cast(int, c.execute(   # an INSERT into a rowid table sets lastrowid
-                "INSERT INTO releases (dataset, key, charge_id, at, estimator, payload) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (self.dataset, release.key, release.charge_id, release.time.isoformat(),
-                 release.estimator, payload)).lastrowid)
-            c.executemany("INSERT INTO release_arrays (release_id, position, npy) VALUES (?, ?, ?)",
-                          [(new_id, i, blob) for i, blob in enumerate(arrays)])
+            new_id = cast(
+                int,
+                c.execute(  # an INSERT into a rowid table sets lastrowid
+                    "INSERT INTO releases (dataset, key, charge_id, at, estimator, payload) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        self.dataset,
+                        release.key,
+                        release.charge_id,
+                        release.time.isoformat(),
+                        release.estimator,
+                        payload,
+                    ),
+                ).lastrowid,
+            )
+            c.executemany(
+                "INSERT INTO release_arrays (release_id, position, npy) VALUES (?, ?, ?)",
+                [(new_id, i, blob) for i, blob in enumerate(arrays)],
+            )
         return new_id
 
     def _rows(self, key: str | None = None) -> list[_Row]:
@@ -151,12 +181,15 @@ class ReleaseStore:
         where = "r.dataset = ?" if key is None else "r.dataset = ? AND r.key = ?"
         args = (self.dataset,) if key is None else (self.dataset, key)
         with self._connection(None) as conn:
-            found = conn.execute(f"SELECT r.id, r.payload FROM releases r WHERE {where} "
-                                 "ORDER BY r.id", args).fetchall()
+            found = conn.execute(
+                f"SELECT r.id, r.payload FROM releases r WHERE {where} ORDER BY r.id", args
+            ).fetchall()
             blobs: dict[int, list[bytes]] = {i: [] for i, _ in found}
             for release_id, blob in conn.execute(
-                    "SELECT a.release_id, a.npy FROM release_arrays a JOIN releases r ON "
-                    f"r.id = a.release_id WHERE {where} ORDER BY a.release_id, a.position", args):
+                "SELECT a.release_id, a.npy FROM release_arrays a JOIN releases r ON "
+                f"r.id = a.release_id WHERE {where} ORDER BY a.release_id, a.position",
+                args,
+            ):
                 blobs[release_id].append(blob)
         return [(i, p, blobs[i]) for i, p in found]
 
@@ -170,8 +203,10 @@ class ReleaseStore:
 
     def list(self) -> list[Release]:
         """Every stored release of this source, oldest first."""
-        return [Release.from_dict(json.loads(p), id=i, from_store=True, arrays=a)
-                for i, p, a in self._rows()]
+        return [
+            Release.from_dict(json.loads(p), id=i, from_store=True, arrays=a)
+            for i, p, a in self._rows()
+        ]
 
     def get(self, release_id: int) -> Release:
         """The stored release with this id (KeyError if none)."""

@@ -9,6 +9,7 @@ of an exact trusted class from them. A subclass of ``float`` could compute its n
 another value than the one the plan and the ledger record; a callable or another class could
 read the records; neither passes.
 """
+
 import inspect
 from collections.abc import Collection
 from typing import Any
@@ -38,27 +39,32 @@ def vouch_value(value: Any, name: str) -> Any:
         return kind(vouch_value(v, f"{name}[{i}]") for i, v in enumerate(value))
     if kind is np.ndarray:
         if value.dtype.kind not in _NUMERIC_KINDS:
-            raise PrivacyRefused(f"parameter {name} is an array of dtype {value.dtype}: only "
-                                 "numeric arrays are accepted")
+            raise PrivacyRefused(
+                f"parameter {name} is an array of dtype {value.dtype}: only "
+                "numeric arrays are accepted"
+            )
         return np.array(value, copy=True)
     if kind.__module__ == "numpy" and isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     raise PrivacyRefused(
         f"parameter {name} is a {kind.__module__}.{kind.__qualname__}: the curator accepts only "
         "exact built-in values (bool, int, float, str, None, tuples of them), numeric numpy "
-        "arrays and privclust's named parameter classes")
+        "arrays and privclust's named parameter classes"
+    )
 
 
-def vouch_params(params: dict[str, Any], parameter_classes: Collection[type],
-                 prefix: str = "") -> dict[str, Any]:
+def vouch_params(
+    params: dict[str, Any], parameter_classes: Collection[type], prefix: str = ""
+) -> dict[str, Any]:
     """Every parameter of ``params`` vouched (see :func:`vouch_value`); an object of an exact
     class in ``parameter_classes`` is rebuilt from its own vouched ``get_params()``."""
     out: dict[str, Any] = {}
     for key, value in params.items():
         name = prefix + key
         if type(value) in parameter_classes:
-            out[key] = type(value)(**vouch_params(_init_params(value), parameter_classes,
-                                                  name + "."))
+            out[key] = type(value)(
+                **vouch_params(_init_params(value), parameter_classes, name + ".")
+            )
         else:
             out[key] = vouch_value(value, name)
     return out
@@ -70,8 +76,9 @@ def _init_params(obj: Any) -> dict[str, Any]:
     return {name: getattr(obj, name) for name in names}
 
 
-def vouched_clone(estimator: Any, trusted: Collection[type],
-                  parameter_classes: Collection[type]) -> Any:
+def vouched_clone(
+    estimator: Any, trusted: Collection[type], parameter_classes: Collection[type]
+) -> Any:
     """A fresh estimator of ``estimator``'s exact class, built from its vouched parameters,
     with ``random_state=None`` (fresh OS entropy) and ``ledger=None`` (the curator pays).
 
@@ -82,12 +89,17 @@ def vouched_clone(estimator: Any, trusted: Collection[type],
     if not callable(getattr(estimator, "public_plan", None)):
         raise NotPrivate(
             f"{cls.__name__} is not a private estimator: non-private baselines run only in the "
-            "data owner view (Curator.owner_fit), marked NOT PRIVATE")
+            "data owner view (Curator.owner_fit), marked NOT PRIVATE"
+        )
     if cls not in trusted:
         raise PrivacyRefused(
             f"{cls.__module__}.{cls.__qualname__} is not one of privclust.core's private "
             "estimators: the curator runs only code the operator trusts (Curator(..., "
-            "trusted=(YourClass,)) adds a class)")
-    params = {k: v for k, v in estimator.get_params(deep=False).items()
-              if k not in ("random_state", "ledger")}
+            "trusted=(YourClass,)) adds a class)"
+        )
+    params = {
+        k: v
+        for k, v in estimator.get_params(deep=False).items()
+        if k not in ("random_state", "ledger")
+    }
     return cls(**vouch_params(params, parameter_classes), random_state=None, ledger=None)

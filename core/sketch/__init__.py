@@ -10,6 +10,7 @@ a mergeable :class:`Sketch` (row blocks, files, Dask partitions), its private re
 published private k-means competitors: :class:`LSHCoresetKMeans` (an LSH prefix-tree private
 coreset, Chang & Kamath 2021) and :class:`BalcanKMeans` (DPHD, Balcan et al., ICML 2017).
 """
+
 from .balcan import BalcanKMeans
 from .ckm import CompressiveKMeans
 from .clompr import clompr
@@ -24,9 +25,28 @@ from .sketch import Sketch, iter_file_blocks
 from .snr import empirical_snr, gmm_true_sketch, noise_std_for_snr, sigma_xi, snr_complex_exp
 
 __all__ = [
-    "CompressiveKMeans", "DPLloyd", "LSHCoresetKMeans", "BalcanKMeans", "Sketch", "SketchOperator", "C_F",
-    "clompr", "sketch_dask", "dplloyd_runs", "sphere_packing_init", "recommend_kmeans",
-    "default_frequency_scale", "draw_dither", "draw_frequencies",
-    "l1_sensitivity", "l2_sensitivity", "release_sketch", "iter_file_blocks",
-    "empirical_snr", "gmm_true_sketch", "noise_std_for_snr", "sigma_xi", "snr_complex_exp",
+    "CompressiveKMeans",
+    "DPLloyd",
+    "LSHCoresetKMeans",
+    "BalcanKMeans",
+    "Sketch",
+    "SketchOperator",
+    "C_F",
+    "clompr",
+    "sketch_dask",
+    "dplloyd_runs",
+    "sphere_packing_init",
+    "recommend_kmeans",
+    "default_frequency_scale",
+    "draw_dither",
+    "draw_frequencies",
+    "l1_sensitivity",
+    "l2_sensitivity",
+    "release_sketch",
+    "iter_file_blocks",
+    "empirical_snr",
+    "gmm_true_sketch",
+    "noise_std_for_snr",
+    "sigma_xi",
+    "snr_complex_exp",
 ]

@@ -46,6 +46,7 @@ Dong, J., Durfee, D. and Rogers, R. (2020). Optimal differential privacy composi
 Dong, J., Roth, A. and Su, W. J. (2022). Gaussian differential privacy. J. R. Stat. Soc. B 84(1),
     3-37, Cor. 3.3.
 """
+
 import math
 
 import numpy as np
@@ -80,11 +81,11 @@ from .public_ball import (
     public_ball,
 )
 
-TRUNCATION = 0.5          # tau = TRUNCATION * r
-CUBE = 2.0                # projected records clipped to [-R, R]^p, R = CUBE * r / sqrt(p)
+TRUNCATION = 0.5  # tau = TRUNCATION * r
+CUBE = 2.0  # projected records clipped to [-R, R]^p, R = CUBE * r / sqrt(p)
 RECOVERY_COUNT_SHARE = 0.2
-DEFAULT_PROJECTION = 8    # p under add/remove (n private): min(d, 8)
-LEVELS_PER_AXIS = 3       # default depth L = LEVELS_PER_AXIS * p
+DEFAULT_PROJECTION = 8  # p under add/remove (n private): min(d, 8)
+LEVELS_PER_AXIS = 3  # default depth L = LEVELS_PER_AXIS * p
 _CHUNK = 1 << 21
 
 
@@ -112,14 +113,24 @@ def balcan_noise(epsilon, delta, shares, depth, radius, tau2, n_swaps, neighbour
     sigma_rs = (2.0 if replace else 1.0) * radius / math.sqrt((1 - RECOVERY_COUNT_SHARE) * mu_rec2)
     em_range = (2.0 if replace else 1.0) * tau2
     eps_step = eps_em / (n_swaps + 1)
-    spends = [(f"Gaussian: partition counts on {depth + 1} levels (sigma {sigma_tree:.4g}), "
-               f"{rounds} rounds of recovery counts (sigma {sigma_rc:.4g}) and sums (sigma "
-               f"{sigma_rs:.4g}), "
-               f"composed as {mu:.4g}-GDP", epsilon - eps_em, delta, None)]
-    spends += [(f"exponential mechanism, local-search swap {t + 1}", eps_step, 0.0, em_range)
-               for t in range(n_swaps)]
-    spends.append(("exponential mechanism, choice among the local-search solutions", eps_step,
-                   0.0, em_range))
+    spends = [
+        (
+            f"Gaussian: partition counts on {depth + 1} levels (sigma {sigma_tree:.4g}), "
+            f"{rounds} rounds of recovery counts (sigma {sigma_rc:.4g}) and sums (sigma "
+            f"{sigma_rs:.4g}), "
+            f"composed as {mu:.4g}-GDP",
+            epsilon - eps_em,
+            delta,
+            None,
+        )
+    ]
+    spends += [
+        (f"exponential mechanism, local-search swap {t + 1}", eps_step, 0.0, em_range)
+        for t in range(n_swaps)
+    ]
+    spends.append(
+        ("exponential mechanism, choice among the local-search solutions", eps_step, 0.0, em_range)
+    )
     return (sigma_tree, sigma_rc, sigma_rs, eps_step, em_range), spends
 
 
@@ -144,7 +155,9 @@ def cell_centres(tree, low, side, p):
         low[:, axis] += bit * w[:, axis]
         lo.append(low)
         width.append(w)
-    return np.concatenate([(low + w / 2.0)[m] for low, w, m in zip(lo, width, tree.is_leaf, strict=True)])
+    return np.concatenate(
+        [(low + w / 2.0)[m] for low, w, m in zip(lo, width, tree.is_leaf, strict=True)]
+    )
 
 
 def _truncated_sq(Y, C, tau2):
@@ -155,8 +168,11 @@ def _truncated_sq(Y, C, tau2):
 def solution_cost(Y, C, tau2):
     """Truncated k-means cost sum_x min(min_c ||y - c||^2, tau^2) of centres C."""
     rows = max(1, _CHUNK // max(1, C.shape[0]))
-    return float(sum(_truncated_sq(Y[i:i + rows], C, tau2).min(1).sum()
-                     for i in range(0, Y.shape[0], rows)))
+    return float(
+        sum(
+            _truncated_sq(Y[i : i + rows], C, tau2).min(1).sum() for i in range(0, Y.shape[0], rows)
+        )
+    )
 
 
 def swap_costs(Y, pool, chosen, tau2):
@@ -169,11 +185,14 @@ def swap_costs(Y, pool, chosen, tau2):
     base, corr = np.zeros(M), np.zeros((k, M))
     rows = max(1, _CHUNK // max(1, M))
     for i in range(0, Y.shape[0], rows):
-        D = _truncated_sq(Y[i:i + rows], pool, tau2)
+        D = _truncated_sq(Y[i : i + rows], pool, tau2)
         DS = D[:, chosen]
         a = np.argmin(DS, axis=1)
-        part = np.partition(DS, 1, axis=1) if k > 1 else np.concatenate(
-            [DS, np.full_like(DS, tau2)], axis=1)
+        part = (
+            np.partition(DS, 1, axis=1)
+            if k > 1
+            else np.concatenate([DS, np.full_like(DS, tau2)], axis=1)
+        )
         d1, d2 = part[:, :1], part[:, 1:2]
         m1 = np.minimum(D, d1)
         base += m1.sum(0)
@@ -188,10 +207,11 @@ def choose_swap(Y, pool, chosen, tau2, epsilon, em_range, rng, size=None):
     range ``em_range``) over the swaps (i, j), pool[j] not already chosen. Returns flat indices
     i * M + j (``size=N``: N independent choices, for audits)."""
     costs = swap_costs(Y, pool, chosen, tau2)
-    costs[:, chosen] = np.inf                      # excluded independently of the data
+    costs[:, chosen] = np.inf  # excluded independently of the data
     util = -(costs - np.min(costs)).ravel()
-    return exponential_mechanism(util, epsilon, em_range, check_rng(rng), size=size,
-                                 range_based=True)
+    return exponential_mechanism(
+        util, epsilon, em_range, check_rng(rng), size=size, range_based=True
+    )
 
 
 def nearest_centre(X, s, centre, centres):
@@ -205,8 +225,10 @@ def nearest_centre(X, s, centre, centres):
 def recovery_stats(X, s, centre, labels, k, sigma_count, sigma_sum, rng, size=None):
     """Noisy counts (k,) and noisy sums (k, d) of the clipped, centred records per cluster
     (Gaussian); ``size=N`` prepends a batch axis."""
-    return (noisy_counts(labels, k, sigma_count, "gaussian", rng, size=size),
-            noisy_group_sums(X, s, centre, labels, k, sigma_sum, "gaussian", rng, size=size))
+    return (
+        noisy_counts(labels, k, sigma_count, "gaussian", rng, size=size),
+        noisy_group_sums(X, s, centre, labels, k, sigma_sum, "gaussian", rng, size=size),
+    )
 
 
 class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
@@ -290,9 +312,23 @@ class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
         "n_init": [POSITIVE_INT],
     }
 
-    def __init__(self, n_clusters=8, epsilon=1.0, delta=1e-6, bounds=None, radius=None,
-                 projection_dim=None, max_depth=None, n_swaps=5, n_refine=2,
-                 shares=(0.2, 0.1, 0.7), neighbouring="add_remove", n_init=10, random_state=None, ledger=None):
+    def __init__(
+        self,
+        n_clusters=8,
+        epsilon=1.0,
+        delta=1e-6,
+        bounds=None,
+        radius=None,
+        projection_dim=None,
+        max_depth=None,
+        n_swaps=5,
+        n_refine=2,
+        shares=(0.2, 0.1, 0.7),
+        neighbouring="add_remove",
+        n_init=10,
+        random_state=None,
+        ledger=None,
+    ):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -321,25 +357,42 @@ class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
         except (TypeError, ValueError):
             raise ValueError(f"shares must be three numbers, got {self.shares!r}") from None
         if len(shares) != 3 or not all(v > 0 for v in shares) or abs(sum(shares) - 1) > 1e-9:
-            raise ValueError(f"shares must be three positive numbers summing to 1 (partition, "
-                             f"local search, recovery), got {self.shares!r}")
+            raise ValueError(
+                f"shares must be three positive numbers summing to 1 (partition, "
+                f"local search, recovery), got {self.shares!r}"
+            )
         if n_features is None:
-            raise ValueError("BalcanKMeans's plan needs n_features (the public region has one "
-                             "side per feature)")
+            raise ValueError(
+                "BalcanKMeans's plan needs n_features (the public region has one side per feature)"
+            )
         if self.projection_dim is None:
             p = default_projection_dim(n_features, n_samples)
         else:
             p = check_positive_int(self.projection_dim, "projection_dim")
-        depth = LEVELS_PER_AXIS * p if self.max_depth is None else check_positive_int(
-            self.max_depth, "max_depth")
+        depth = (
+            LEVELS_PER_AXIS * p
+            if self.max_depth is None
+            else check_positive_int(self.max_depth, "max_depth")
+        )
         lo, hi, centre, r = public_ball(self.bounds, self.radius, n_features)
         tau2 = (TRUNCATION * r) ** 2
         n_refine = check_positive_int(self.n_refine, "n_refine", minimum=0)
-        scales, spends = balcan_noise(eps, delta, shares, depth, r, tau2, n_swaps,
-                                      self.neighbouring, rounds=1 + n_refine)
-        return dict(k=k, p=p, depth=depth, n_swaps=n_swaps, n_refine=n_refine,
-                    region=(lo, hi, centre, r),
-                    tau2=tau2, scales=scales, spends=spends, eps=eps, delta=delta)
+        scales, spends = balcan_noise(
+            eps, delta, shares, depth, r, tau2, n_swaps, self.neighbouring, rounds=1 + n_refine
+        )
+        return dict(
+            k=k,
+            p=p,
+            depth=depth,
+            n_swaps=n_swaps,
+            n_refine=n_refine,
+            region=(lo, hi, centre, r),
+            tau2=tau2,
+            scales=scales,
+            spends=spends,
+            eps=eps,
+            delta=delta,
+        )
 
     def _account(self, s):
         acc = BudgetAccountant(s["eps"], s["delta"])
@@ -352,7 +405,8 @@ class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
 
     def _plan(self, n_samples, n_features):
         return self._account(self._settings(n_samples, n_features)).guarantee(
-            "approx", self.neighbouring)
+            "approx", self.neighbouring
+        )
 
     def _fit(self, X, rng):
         n, d = X.shape
@@ -370,8 +424,14 @@ class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
         Y = np.clip(project_centred(Xb, s, centre, G), -R, R)
         # candidates: the private partition
         keep = KEEP_SIGMAS * sigma_tree
-        tree = grow_tree(grid_bits(Y, low, side, depth), sigma_tree, "gaussian", keep,
-                         lambda root: max(2.0 * keep, root / (LEAVES_PER_CLUSTER * k)), rng)
+        tree = grow_tree(
+            grid_bits(Y, low, side, depth),
+            sigma_tree,
+            "gaussian",
+            keep,
+            lambda root: max(2.0 * keep, root / (LEAVES_PER_CLUSTER * k)),
+            rng,
+        )
         cells = cell_centres(tree, low, side, p)
         start = weighted_kmeans(cells, tree.leaf_counts, k, np.zeros(p), self.n_init, rng)
         pool = np.concatenate([start, cells])
@@ -386,16 +446,16 @@ class BalcanKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator):
             chosen[flat // pool.shape[0]] = flat % pool.shape[0]
             solutions.append(chosen)
         costs = np.array([solution_cost(Y, pool[c], tau2) for c in solutions])
-        pick = int(exponential_mechanism(-(costs - costs.min()), eps_step, em_range, rng,
-                                         range_based=True))
+        pick = int(
+            exponential_mechanism(-(costs - costs.min()), eps_step, em_range, rng, range_based=True)
+        )
         centres_p = pool[solutions[pick]]
         # recovery in the original space
         labels = np.argmin(_truncated_sq(Y, centres_p, np.inf), axis=1)
         floor = max(1.0, 2.0 * sigma_rc)
         for round_ in range(1 + st["n_refine"]):
             counts, sums = recovery_stats(Xb, s, centre, labels, k, sigma_rc, sigma_rs, rng)
-            centres = back_to_region(sums / np.maximum(counts, floor)[:, None], lo, hi, centre,
-                                     r)
+            centres = back_to_region(sums / np.maximum(counts, floor)[:, None], lo, hi, centre, r)
             if round_ < st["n_refine"]:
                 labels = nearest_centre(Xb, s, centre, centres)
         self.cluster_centers_ = centres

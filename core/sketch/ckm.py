@@ -1,5 +1,6 @@
 """CompressiveKMeans: private sketch + CL-OMPR decoding (Schellekens et al., SPARS 2019,
 Sec. II-III; decoder of Keriven et al., ICASSP 2017)."""
+
 import functools
 
 import numpy as np
@@ -66,7 +67,11 @@ def refinement_scales(epsilon, n_steps, lo, hi, neighbouring):
     eps_t = epsilon / n_steps
     eps_c = eps_t / (1.0 + (len(lo) ** 2 / RHO) ** (1.0 / 3.0))
     eps_s = eps_t - eps_c
-    return factor / eps_c, s / eps_s, [("counts Laplace", eps_c, factor), ("sums Laplace", eps_s, s)]
+    return (
+        factor / eps_c,
+        s / eps_s,
+        [("counts Laplace", eps_c, factor), ("sums Laplace", eps_s, s)],
+    )
 
 
 def _assigned_stats(X, centers):
@@ -77,7 +82,7 @@ def _assigned_stats(X, centers):
     eye = np.eye(k)
     rows = max(1, _CHUNK_ELEMENTS // (n_runs * k))
     for start in range(0, X.shape[0], rows):
-        xc = X[start:start + rows]
+        xc = X[start : start + rows]
         onehot = eye[np.argmin(c_sq - 2.0 * np.matmul(xc, centers.transpose(0, 2, 1)), axis=2)]
         counts += onehot.sum(axis=1)
         sums += np.matmul(onehot.transpose(0, 2, 1), xc)
@@ -99,8 +104,17 @@ def _split_heaviest(centers, counts, supported, rng, offset):
     return np.where((~supported & (n_sup > 0))[..., None], moved, centers)
 
 
-def refine_runs(X, centers, epsilon, bounds, n_steps=1, neighbouring="add_remove",
-                random_state=None, size=None, accountant=None):
+def refine_runs(
+    X,
+    centers,
+    epsilon,
+    bounds,
+    n_steps=1,
+    neighbouring="add_remove",
+    random_state=None,
+    size=None,
+    accountant=None,
+):
     """DPLloyd steps from given centres (Su et al. 2016): each step releases every cluster's
     Laplace-noised count and coordinate sum (records clipped to the public box and centred on
     its midpoint) and moves the centre to sum / count, clipped to the box.
@@ -123,7 +137,7 @@ def refine_runs(X, centers, epsilon, bounds, n_steps=1, neighbouring="add_remove
         Trans. Commun. 28(1), 84-95 (splitting).
     """
     rng = as_generator(random_state)
-    partitioned = hasattr(X, "map_sum")      # records on partitions, clipped and centred there
+    partitioned = hasattr(X, "map_sum")  # records on partitions, clipped and centred there
     if not partitioned:
         X = np.asarray(X, dtype=float)
     lo, hi = _as_bounds(bounds, X.shape[1])
@@ -137,8 +151,11 @@ def refine_runs(X, centers, epsilon, bounds, n_steps=1, neighbouring="add_remove
         b_count, b_sum, spends = refinement_scales(epsilon, n_steps, lo, hi, neighbouring)
         min_count = max(min_count, np.sqrt(2.0) * b_sum / (MOVE_TOLERANCE * half))
     for t in range(int(n_steps)):
-        counts, sums = (Xc.map_sum(functools.partial(_assigned_stats, centers=centers))
-                        if partitioned else _assigned_stats(Xc, centers))
+        counts, sums = (
+            Xc.map_sum(functools.partial(_assigned_stats, centers=centers))
+            if partitioned
+            else _assigned_stats(Xc, centers)
+        )
         if epsilon is not None:
             if accountant is not None:
                 for name, eps, sens in spends:
@@ -283,12 +300,27 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         "block_size": [POSITIVE_INT],
     }
 
-    def __init__(self, n_clusters=8, epsilon=1.0, sketch_size=None, signature="complex_exp",
-                 measurements_per_record=None, frequency_scale=None,
-                 frequency_law="adapted_radius", bounds=None, n_replicates=None,
-                 neighbouring="replace", mechanism="laplace", delta=0.0, numerator_share=None,
-                 refine_share=None, refine_steps=REFINE_STEPS, block_size=100_000,
-                 random_state=None, ledger=None):
+    def __init__(
+        self,
+        n_clusters=8,
+        epsilon=1.0,
+        sketch_size=None,
+        signature="complex_exp",
+        measurements_per_record=None,
+        frequency_scale=None,
+        frequency_law="adapted_radius",
+        bounds=None,
+        n_replicates=None,
+        neighbouring="replace",
+        mechanism="laplace",
+        delta=0.0,
+        numerator_share=None,
+        refine_share=None,
+        refine_steps=REFINE_STEPS,
+        block_size=100_000,
+        random_state=None,
+        ledger=None,
+    ):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.sketch_size = sketch_size
@@ -317,7 +349,9 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         if self.frequency_law not in LAWS:
             raise ValueError(f"frequency_law must be one of {LAWS}, got {self.frequency_law!r}")
         if self.neighbouring not in NEIGHBOURING:
-            raise NotImplementedError(f"neighbouring must be one of {NEIGHBOURING}, got {self.neighbouring!r}")
+            raise NotImplementedError(
+                f"neighbouring must be one of {NEIGHBOURING}, got {self.neighbouring!r}"
+            )
         if self.mechanism not in MECHANISMS:
             raise ValueError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
         epsilon_param(self.epsilon, allow_none=True)
@@ -335,34 +369,48 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         if not (np.isscalar(share) and 0.0 <= share < 1.0):
             raise ValueError(f"refine_share must be in [0, 1), got {self.refine_share!r}")
         if share > 0 and self.mechanism != "laplace":
-            raise ValueError("refine_share > 0 needs mechanism='laplace' (the refinement is a "
-                             "Laplace mechanism)")
+            raise ValueError(
+                "refine_share > 0 needs mechanism='laplace' (the refinement is a Laplace mechanism)"
+            )
         _as_bounds(self.bounds, n_features)
         m = default_sketch_size(k, n_features) if self.sketch_size is None else self.sketch_size
         if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
             raise ValueError(f"sketch_size must be a positive integer, got {self.sketch_size!r}")
         r = m if self.measurements_per_record is None else self.measurements_per_record
         if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 1 <= r <= m:
-            raise ValueError(f"measurements_per_record must be an integer in [1, sketch_size={m}], "
-                             f"got {self.measurements_per_record!r}")
-        scale = (default_frequency_scale(self.bounds, k, n_features)
-                 if self.frequency_scale is None else self.frequency_scale)
+            raise ValueError(
+                f"measurements_per_record must be an integer in [1, sketch_size={m}], "
+                f"got {self.measurements_per_record!r}"
+            )
+        scale = (
+            default_frequency_scale(self.bounds, k, n_features)
+            if self.frequency_scale is None
+            else self.frequency_scale
+        )
         if not (np.isscalar(scale) and np.isfinite(scale) and scale > 0):
-            raise ValueError(f"frequency_scale must be a positive number, got {self.frequency_scale!r}")
+            raise ValueError(
+                f"frequency_scale must be a positive number, got {self.frequency_scale!r}"
+            )
         return int(m), int(r), float(scale), int(reps), float(share), int(steps)
 
     def make_operator(self, n_features, random_state=None):
         """Draw the public operator fit would use (for sketches computed elsewhere, e.g. Dask)."""
         m, _, scale = self._validate(n_features)[:3]
-        return SketchOperator.draw(n_features, m, scale, signature=self.signature,
-                                   law=self.frequency_law,
-                                   random_state=as_generator(
-                                       self.random_state if random_state is None else random_state))
+        return SketchOperator.draw(
+            n_features,
+            m,
+            scale,
+            signature=self.signature,
+            law=self.frequency_law,
+            random_state=as_generator(self.random_state if random_state is None else random_state),
+        )
 
     def _plan(self, n_samples, n_features):
         if n_features is None:
-            raise ValueError("CompressiveKMeans's plan needs n_features (the sketch size and the "
-                             "public box depend on it)")
+            raise ValueError(
+                "CompressiveKMeans's plan needs n_features (the sketch size and the "
+                "public box depend on it)"
+            )
         m, r, _, _, refine, steps = self._validate(n_features)
         if self.epsilon is None:
             return BudgetAccountant(1.0).guarantee("none", None)
@@ -372,8 +420,11 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         if self.neighbouring == "replace":
             acc.spend(f"sketch {self.mechanism}", eps_sketch, delta)
         else:
-            share = 2.0 * m / (2.0 * m + 1.0) if self.numerator_share is None else float(
-                self.numerator_share)
+            share = (
+                2.0 * m / (2.0 * m + 1.0)
+                if self.numerator_share is None
+                else float(self.numerator_share)
+            )
             if not 0.0 < share < 1.0:
                 raise ValueError(f"numerator_share must be in (0, 1), got {self.numerator_share!r}")
             acc.spend(f"sketch numerator {self.mechanism}", share * eps_sketch, delta)
@@ -384,8 +435,7 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
             for t in range(steps):
                 for name, eps, sens in spends:
                     acc.spend(f"refinement step {t + 1}: {name}", eps, 0.0, sens)
-        return acc.guarantee("pure" if self.mechanism == "laplace" else "approx",
-                             self.neighbouring)
+        return acc.guarantee("pure" if self.mechanism == "laplace" else "approx", self.neighbouring)
 
     def neighbouring_relation(self):
         return None if self.epsilon is None else self.neighbouring
@@ -397,9 +447,11 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         reach = np.maximum(np.abs(lo), np.abs(hi))
         phase = np.abs(self._operator.frequencies).T @ reach + np.abs(self._operator.dither)
         if not np.all(phase < _PHASE_LIMIT):
-            raise ValueError("bounds and frequency_scale give sketch phases beyond "
-                             f"{_PHASE_LIMIT:g} on the public box: shrink the box or raise "
-                             "frequency_scale")
+            raise ValueError(
+                "bounds and frequency_scale give sketch phases beyond "
+                f"{_PHASE_LIMIT:g} on the public box: shrink the box or raise "
+                "frequency_scale"
+            )
 
     def _fit(self, X, rng):
         """Sketch X clipped to the public box, release the sketch privately, decode centroids,
@@ -415,6 +467,7 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         partition sums of the sketch of the clipped records, noise once here, decoding here
         (:func:`~privclust.core.sketch.partitioned.sketch_partitions`)."""
         from .partitioned import PartitionSums, sketch_partitions
+
         _, r, _, _, _, _ = self._validate(parts.n_features)
         sketch = sketch_partitions(parts, self.__dict__.pop("_operator"), r, self.bounds, rng)
         self._release_and_decode(sketch, rng, PartitionSums(parts, self.bounds))
@@ -428,14 +481,16 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         if refine > 0 and self.epsilon is not None:
             raise ValueError("fit_sketch has no records to refine on: set refine_share=0")
         if sketch.sketch_size != m or sketch.measurements_per_record != r:
-            raise ValueError(f"sketch has m={sketch.sketch_size}, r={sketch.measurements_per_record}; "
-                             f"the estimator expects m={m}, r={r}")
+            raise ValueError(
+                f"sketch has m={sketch.sketch_size}, r={sketch.measurements_per_record}; "
+                f"the estimator expects m={m}, r={r}"
+            )
         if sketch.operator.signature != self.signature:
             raise ValueError("sketch signature differs from the estimator's signature")
         prepared = PreparedRelease.for_fit(self, (None, sketch.operator.n_features), False)
         if prepared.plan.is_private:
             prepared.pay()
-            self.__dict__.pop("_operator", None)   # the sketch brings its own operator
+            self.__dict__.pop("_operator", None)  # the sketch brings its own operator
         return self._release_and_decode(sketch, prepared.rng)
 
     def _release_and_decode(self, sketch, rng, X=None):
@@ -448,21 +503,39 @@ class CompressiveKMeans(CenterPredictorMixin, PrivateEstimator):
         else:
             delta = self.delta if self.mechanism == "gaussian" else 0.0
             acc = BudgetAccountant(self.epsilon, delta)
-            values = sketch.release((1.0 - refine) * self.epsilon, neighbouring=self.neighbouring,
-                                    mechanism=self.mechanism, delta=delta, random_state=rng,
-                                    accountant=acc, numerator_share=self.numerator_share)
-        centers, weights, residual = clompr(values, op, self.n_clusters, self.bounds,
-                                            n_replicates=reps, random_state=rng)
+            values = sketch.release(
+                (1.0 - refine) * self.epsilon,
+                neighbouring=self.neighbouring,
+                mechanism=self.mechanism,
+                delta=delta,
+                random_state=rng,
+                accountant=acc,
+                numerator_share=self.numerator_share,
+            )
+        centers, weights, residual = clompr(
+            values, op, self.n_clusters, self.bounds, n_replicates=reps, random_state=rng
+        )
         if X is not None and refine > 0:
-            centers, counts = refine_runs(X, centers, None if acc is None else refine * self.epsilon,
-                                          self.bounds, steps, self.neighbouring, rng,
-                                          accountant=acc)
+            centers, counts = refine_runs(
+                X,
+                centers,
+                None if acc is None else refine * self.epsilon,
+                self.bounds,
+                steps,
+                self.neighbouring,
+                rng,
+                accountant=acc,
+            )
             positive = np.maximum(counts, 0.0)
             if positive.sum() > 0:
                 weights = positive / positive.sum()
-        self.privacy_ = (BudgetAccountant(1.0).guarantee("none", None) if acc is None else
-                         acc.guarantee("pure" if self.mechanism == "laplace" else "approx",
-                                       self.neighbouring))
+        self.privacy_ = (
+            BudgetAccountant(1.0).guarantee("none", None)
+            if acc is None
+            else acc.guarantee(
+                "pure" if self.mechanism == "laplace" else "approx", self.neighbouring
+            )
+        )
         self.cluster_centers_ = centers
         self.weights_ = weights
         self.residual_ = residual

@@ -8,6 +8,7 @@ phases and one (K x m)(m x d) product, with analytic gradients; L-BFGS-B keeps c
 box and weights in [1e-9, 2].  BLAS/OpenMP are pinned to one thread while decoding (unpinned
 threads made decoding 10-30x slower on 2 shared cores, measured).
 """
+
 import numpy as np
 from scipy.optimize import minimize, nnls
 
@@ -16,8 +17,8 @@ from ..privacy import as_generator
 from .frequencies import _as_bounds
 
 _WEIGHT_BOUNDS = (1e-9, 2.0)
-FTOL = 1e-6            # step 5 tolerance; the final polish uses 1e-9 (our defaults, not the
-                       # paper's: a loose tolerance inside the loop, a tight one once at the end)
+FTOL = 1e-6  # step 5 tolerance; the final polish uses 1e-9 (our defaults, not the
+# paper's: a loose tolerance inside the loop, a tight one once at the end)
 MAXITER = 100
 # Step-1 screening (our addition to CL-OMPR): score this many uniform draws per atom sought in
 # one product and climb from the best n_restarts per atom (all starts in one L-BFGS-B call).  Measured on the Gaussian mixture of Schellekens et
@@ -35,7 +36,10 @@ class _Problem:
         self.omega, self.omega_t = frequencies, np.ascontiguousarray(frequencies.T)
         self.xi = dither
         self.scale = 1.0 / np.sqrt(frequencies.shape[1])
-        self.omega32, self.omega_t32 = self.omega.astype(np.float32), self.omega_t.astype(np.float32)
+        self.omega32, self.omega_t32 = (
+            self.omega.astype(np.float32),
+            self.omega_t.astype(np.float32),
+        )
         self.xi32, self.scale32 = dither.astype(np.float32), np.float32(self.scale)
         self.s_re32, self.s_im32 = self.s_re.astype(np.float32), self.s_im.astype(np.float32)
         self.lo, self.hi = lo, hi
@@ -81,11 +85,15 @@ class _Problem:
 
     def objective(self, theta, k, single=False):
         """F(C, alpha) = ||s - A alpha||^2 and its gradient (step 5)."""
-        centers, weights = theta[:k * self.d].reshape(k, self.d), theta[k * self.d:]
+        centers, weights = theta[: k * self.d].reshape(k, self.d), theta[k * self.d :]
         cos, sin = self.parts(centers, single)
         if single:
-            weights, s_re, s_im, omega_t = (weights.astype(np.float32), self.s_re32,
-                                            self.s_im32, self.omega_t32)
+            weights, s_re, s_im, omega_t = (
+                weights.astype(np.float32),
+                self.s_re32,
+                self.s_im32,
+                self.omega_t32,
+            )
         else:
             s_re, s_im, omega_t = self.s_re, self.s_im, self.omega_t
         r_re = s_re - weights @ cos
@@ -101,9 +109,15 @@ def _local_maxima(prob, r_re, r_im, starts):
     correlations of every start, so each evaluation is one (B x d)(d x m) product."""
     n, d = starts.shape
     bounds = list(zip(np.tile(prob.lo, n), np.tile(prob.hi, n), strict=True))
-    res = minimize(prob.correlations, starts.ravel(), args=(r_re, r_im, True), jac=True,
-                   method="L-BFGS-B", bounds=bounds,
-                   options={"ftol": 1e-9, "gtol": 1e-10, "maxiter": 200})
+    res = minimize(
+        prob.correlations,
+        starts.ravel(),
+        args=(r_re, r_im, True),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"ftol": 1e-9, "gtol": 1e-10, "maxiter": 200},
+    )
     points = res.x.reshape(n, d)
     cos, sin = prob.parts(points)
     return points, cos @ r_re + sin @ r_im
@@ -133,9 +147,16 @@ def _refine(prob, centers, weights, ftol, maxiter, single=False):
     k = centers.shape[0]
     bounds = list(zip(np.tile(prob.lo, k), np.tile(prob.hi, k), strict=True)) + [_WEIGHT_BOUNDS] * k
     theta0 = np.concatenate([centers.ravel(), np.clip(weights, *_WEIGHT_BOUNDS)])
-    res = minimize(prob.objective, theta0, args=(k, single), jac=True, method="L-BFGS-B",
-                   bounds=bounds, options={"ftol": ftol, "gtol": 1e-10, "maxiter": maxiter})
-    return res.x[:k * prob.d].reshape(k, prob.d), res.x[k * prob.d:]
+    res = minimize(
+        prob.objective,
+        theta0,
+        args=(k, single),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"ftol": ftol, "gtol": 1e-10, "maxiter": maxiter},
+    )
+    return res.x[: k * prob.d].reshape(k, prob.d), res.x[k * prob.d :]
 
 
 def default_replicates(n_clusters):
@@ -164,13 +185,15 @@ def _single_run(prob, n_clusters, rng, n_restarts, n_candidates=N_CANDIDATES):
         centers = np.vstack([centers, found])
         excess = centers.shape[0] - n_clusters
         if excess > 0:
-            beta = prob.nnls(centers)          # atoms are unit-norm
-            order = np.argsort(beta, kind="stable") if np.any(beta > 0) else \
-                np.arange(centers.shape[0])[::-1]
+            beta = prob.nnls(centers)  # atoms are unit-norm
+            order = (
+                np.argsort(beta, kind="stable")
+                if np.any(beta > 0)
+                else np.arange(centers.shape[0])[::-1]
+            )
             centers = np.delete(centers, order[:excess], axis=0)
         weights = prob.nnls(centers)
-        centers, weights = _refine(prob, centers, weights, ftol=FTOL, maxiter=MAXITER,
-                                   single=True)
+        centers, weights = _refine(prob, centers, weights, ftol=FTOL, maxiter=MAXITER, single=True)
         r_re, r_im = prob.residual(centers, weights)
     centers, weights = _refine(prob, centers, weights, ftol=1e-9, maxiter=1000, single=True)
     r_re, r_im = prob.residual(centers, weights)
@@ -183,8 +206,7 @@ def _separation(prob):
     return 1.0 / float(np.median(np.linalg.norm(prob.omega, axis=0)))
 
 
-def clompr(sketch, operator, n_clusters, bounds, n_replicates=3, n_restarts=3,
-           random_state=None):
+def clompr(sketch, operator, n_clusters, bounds, n_replicates=3, n_restarts=3, random_state=None):
     """Decode ``n_clusters`` centroids from a sketch (complex (m,)) with CL-OMPR (Keriven et al.,
     ICASSP 2017).
 

@@ -14,6 +14,7 @@ data to [-1, 1]^d), so a record moves a cluster's sum by at most the box's half-
 whose noisy count is too small for its noisy mean to be informative keeps its previous position
 (:func:`update_centres`): post-processing of the noisy count and sum, which are always drawn.
 """
+
 import functools
 import math
 
@@ -32,12 +33,12 @@ from ..privacy.estimator import (
 from .frequencies import _as_bounds
 
 INITS = ("private_box", "sphere_packing", "uniform")
-INIT_SHARE = 0.1                 # share of epsilon spent by init="private_box"
-RHO = 0.225                      # Su et al.: mean squared normalised centre coordinate (x 1/4)
-ITERATIONS = (2, 7)              # Su et al.: range of the number of iterations
-ONE_STEP_RATIO = 0.05            # eps / eps_m below which one iteration (su_iterations)
-MIN_SUPPORT_RATIO = 0.003        # eps_t / eps_m(k') of the distinct centres kept (effective_clusters)
-SULQ_ITERATIONS = 5              # SuLQ k-means baseline (Schellekens et al. 2019, Fig. 1)
+INIT_SHARE = 0.1  # share of epsilon spent by init="private_box"
+RHO = 0.225  # Su et al.: mean squared normalised centre coordinate (x 1/4)
+ITERATIONS = (2, 7)  # Su et al.: range of the number of iterations
+ONE_STEP_RATIO = 0.05  # eps / eps_m below which one iteration (su_iterations)
+MIN_SUPPORT_RATIO = 0.003  # eps_t / eps_m(k') of the distinct centres kept (effective_clusters)
+SULQ_ITERATIONS = 5  # SuLQ k-means baseline (Schellekens et al. 2019, Fig. 1)
 _CHUNK_ELEMENTS = 1 << 20
 
 
@@ -68,8 +69,9 @@ def su_eps_m(n_samples, n_clusters, n_features):
         Sec. 5 (MSE analysis of DPLloyd).
     """
     d, k = float(n_features), float(n_clusters)
-    return math.sqrt(500.0 * k ** 3 / float(n_samples) ** 2
-                     * (d + (4.0 * d * RHO ** 2) ** (1.0 / 3.0)) ** 3)
+    return math.sqrt(
+        500.0 * k**3 / float(n_samples) ** 2 * (d + (4.0 * d * RHO**2) ** (1.0 / 3.0)) ** 3
+    )
 
 
 def su_iterations(epsilon, n_clusters, n_features, n_samples=None):
@@ -135,7 +137,7 @@ def budget_split(epsilon_t, lo, hi):
     """
     h = half_widths(lo, hi)
     s = float(np.sum(h))
-    ratio = (len(h) * s ** 2 / (4.0 * RHO ** 2 * float(np.sum(h ** 2)))) ** (1.0 / 3.0)
+    ratio = (len(h) * s**2 / (4.0 * RHO**2 * float(np.sum(h**2)))) ** (1.0 / 3.0)
     eps_c = epsilon_t / (1.0 + ratio)
     return eps_c, epsilon_t - eps_c
 
@@ -163,8 +165,11 @@ def noise_scales(epsilon, n_iter, lo, hi, init, neighbouring):
         b = sens / eps_t
         return b, b, [("counts+sums Laplace", eps_t, sens)]
     eps_c, eps_s = budget_split(eps_t, lo, hi)
-    return (factor / eps_c, factor * s / eps_s,
-            [("counts Laplace", eps_c, factor), ("sums Laplace", eps_s, factor * s)])
+    return (
+        factor / eps_c,
+        factor * s / eps_s,
+        [("counts Laplace", eps_c, factor), ("sums Laplace", eps_s, factor * s)],
+    )
 
 
 def min_update_count(b_count, b_sum, lo, hi):
@@ -202,8 +207,10 @@ def noisy_statistics(Xc, centres_c, b_count, b_sum, rng):
         clustering. CODASPY 2016, 26-37 (DPLloyd).
     """
     counts, sums = _sums(Xc, functools.partial(_cluster_stats, centers=centres_c))
-    return (counts + rng.laplace(0.0, b_count, size=counts.shape),
-            sums + rng.laplace(0.0, b_sum, size=sums.shape))
+    return (
+        counts + rng.laplace(0.0, b_count, size=counts.shape),
+        sums + rng.laplace(0.0, b_sum, size=sums.shape),
+    )
 
 
 def noisy_step(Xc, centres, b_count, b_sum, lo, hi, rng, min_count):
@@ -282,7 +289,7 @@ def moment_box(count, sums, squares, b_count, b_sum, lo, hi, width=2.0):
     if count < min_update_count(b_count, b_sum, lo, hi):
         return lo, hi
     mean = np.clip(sums / count, -h, h)
-    sd = np.sqrt(np.clip(squares / count - mean ** 2, 0.0, h ** 2))
+    sd = np.sqrt(np.clip(squares / count - mean**2, 0.0, h**2))
     mid = (lo + hi) / 2.0
     return np.maximum(mid + mean - width * sd, lo), np.minimum(mid + mean + width * sd, hi)
 
@@ -296,9 +303,14 @@ def box_is_useful(n_samples, epsilon, lo, hi, neighbouring="add_remove"):
 
 
 def _uses_private_box(init, epsilon, lo, hi, neighbouring, n_samples):
-    return (isinstance(init, str) and init == "private_box"
-            and (n_samples is None
-                 or box_is_useful(n_samples, INIT_SHARE * epsilon, lo, hi, neighbouring)))
+    return (
+        isinstance(init, str)
+        and init == "private_box"
+        and (
+            n_samples is None
+            or box_is_useful(n_samples, INIT_SHARE * epsilon, lo, hi, neighbouring)
+        )
+    )
 
 
 def private_box_init(Xc, n_clusters, epsilon, lo, hi, rng, neighbouring="add_remove"):
@@ -308,8 +320,10 @@ def private_box_init(Xc, n_clusters, epsilon, lo, hi, rng, neighbouring="add_rem
     (centres, the noisy count of the records)."""
     b_count, b_sum = (sens / e for _, e, sens in moment_spends(epsilon, lo, hi, neighbouring)[:2])
     moments = noisy_moments(Xc, epsilon, lo, hi, rng, neighbouring)
-    return (sphere_packing_init(n_clusters, *moment_box(*moments, b_count, b_sum, lo, hi), rng),
-            float(moments[0]))
+    return (
+        sphere_packing_init(n_clusters, *moment_box(*moments, b_count, b_sum, lo, hi), rng),
+        float(moments[0]),
+    )
 
 
 def tile_centres(centers, k_eff):
@@ -326,9 +340,11 @@ def moment_spends(epsilon, lo, hi, neighbouring):
     box-centred records get 10 %, 45 % and 45 % of ``epsilon``; ``replace`` doubles them."""
     factor = 2.0 if neighbouring == "replace" else 1.0
     h = half_widths(lo, hi)
-    return [("init count Laplace", 0.1 * epsilon, factor),
-            ("init sum Laplace", 0.45 * epsilon, factor * float(np.sum(h))),
-            ("init sum of squares Laplace", 0.45 * epsilon, factor * float(np.sum(h ** 2)))]
+    return [
+        ("init count Laplace", 0.1 * epsilon, factor),
+        ("init sum Laplace", 0.45 * epsilon, factor * float(np.sum(h))),
+        ("init sum of squares Laplace", 0.45 * epsilon, factor * float(np.sum(h**2))),
+    ]
 
 
 def _is_sulq(init):
@@ -341,8 +357,10 @@ def _check_init(init, n_clusters, n_features):
         return check_choice(init, "init", INITS)
     arr = np.asarray(init, dtype=float)
     if arr.shape != (n_clusters, n_features) or not np.all(np.isfinite(arr)):
-        raise ValueError(f"init must be one of {INITS} or a finite array of shape "
-                         f"({n_clusters}, {n_features}), got shape {arr.shape}")
+        raise ValueError(
+            f"init must be one of {INITS} or a finite array of shape "
+            f"({n_clusters}, {n_features}), got shape {arr.shape}"
+        )
     return arr
 
 
@@ -355,16 +373,24 @@ def _cluster_stats(X, centers):
     rows = max(1, _CHUNK_ELEMENTS // (n_runs * k))
     eye = np.eye(k)
     for start in range(0, X.shape[0], rows):
-        xc = X[start:start + rows]
-        dist = c_sq - 2.0 * np.matmul(xc, centers.transpose(0, 2, 1))      # (N, c, k)
-        onehot = eye[np.argmin(dist, axis=2)]                               # (N, c, k)
+        xc = X[start : start + rows]
+        dist = c_sq - 2.0 * np.matmul(xc, centers.transpose(0, 2, 1))  # (N, c, k)
+        onehot = eye[np.argmin(dist, axis=2)]  # (N, c, k)
         counts += onehot.sum(axis=1)
         sums += np.matmul(onehot.transpose(0, 2, 1), xc)
     return counts, sums
 
 
-def schedule(epsilon, n_clusters, lo, hi, n_iter="auto", init="private_box",
-             neighbouring="add_remove", n_samples=None):
+def schedule(
+    epsilon,
+    n_clusters,
+    lo,
+    hi,
+    n_iter="auto",
+    init="private_box",
+    neighbouring="add_remove",
+    n_samples=None,
+):
     """The public plan of a DPLloyd run: (T, b_count, b_sum, spends), where spends lists
     (name, epsilon, sensitivity) of every Laplace release in order.  ``init="private_box"``
     spends ``INIT_SHARE`` of epsilon on :func:`noisy_moments` first, unless a public
@@ -372,12 +398,18 @@ def schedule(epsilon, n_clusters, lo, hi, n_iter="auto", init="private_box",
     then it is plain sphere packing with the whole budget); ``n_iter="auto"`` takes
     :func:`su_iterations` on the rest (``n_samples`` only when it is public).
     """
-    init_eps = INIT_SHARE * epsilon if _uses_private_box(init, epsilon, lo, hi, neighbouring,
-                                                         n_samples) else 0.0
+    init_eps = (
+        INIT_SHARE * epsilon
+        if _uses_private_box(init, epsilon, lo, hi, neighbouring, n_samples)
+        else 0.0
+    )
     eps_iter = epsilon - init_eps
     if isinstance(n_iter, str):
-        n_iter = SULQ_ITERATIONS if _is_sulq(init) else su_iterations(eps_iter, n_clusters,
-                                                                       len(lo), n_samples)
+        n_iter = (
+            SULQ_ITERATIONS
+            if _is_sulq(init)
+            else su_iterations(eps_iter, n_clusters, len(lo), n_samples)
+        )
     b_count, b_sum, per_iter = noise_scales(eps_iter, n_iter, lo, hi, init, neighbouring)
     spends = moment_spends(init_eps, lo, hi, neighbouring) if init_eps else []
     for t in range(n_iter):
@@ -391,13 +423,24 @@ def schedule(epsilon, n_clusters, lo, hi, n_iter="auto", init="private_box",
 def _iteration_scales(spends, n_iter, per_iteration):
     """(b_count, b_sum) of each iteration: sensitivity / epsilon of its ``per_iteration``
     spends (1 joint, or counts then sums), the last ``n_iter * per_iteration`` of ``spends``."""
-    b = [sens / e for _, e, sens in spends[len(spends) - n_iter * per_iteration:]]
+    b = [sens / e for _, e, sens in spends[len(spends) - n_iter * per_iteration :]]
     return [(b[i], b[i + per_iteration - 1]) for i in range(0, len(b), per_iteration)]
 
 
-def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter="auto", init="private_box",
-                 neighbouring="add_remove", random_state=None, size=None, initial_centers=None,
-                 accountant=None, n_samples=None):
+def dplloyd_runs(
+    X,
+    n_clusters,
+    epsilon,
+    bounds,
+    n_iter="auto",
+    init="private_box",
+    neighbouring="add_remove",
+    random_state=None,
+    size=None,
+    initial_centers=None,
+    accountant=None,
+    n_samples=None,
+):
     """Run DPLloyd ``size`` times independently (batched form for audits); returns centres
     (k, d), or (size, k, d).  X is clipped to the public box first (per record, so it costs no
     privacy). ``initial_centers`` (or an array ``init``) fixes the starting centres; a string
@@ -412,9 +455,11 @@ def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter="auto", init="private_bo
         clustering. CODASPY 2016, 26-37.
     """
     if neighbouring not in ("add_remove", "replace"):
-        raise NotImplementedError(f"neighbouring must be 'add_remove' or 'replace', got {neighbouring!r}")
+        raise NotImplementedError(
+            f"neighbouring must be 'add_remove' or 'replace', got {neighbouring!r}"
+        )
     rng = as_generator(random_state)
-    partitioned = hasattr(X, "map_sum")      # records on partitions, clipped and centred there
+    partitioned = hasattr(X, "map_sum")  # records on partitions, clipped and centred there
     if not partitioned:
         X = np.asarray(X, dtype=float)
     k, d = int(n_clusters), X.shape[1]
@@ -422,14 +467,15 @@ def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter="auto", init="private_bo
     lo, hi = _as_bounds(bounds, d)
     Xc = X if partitioned else clip_box(X, lo, hi) - (lo + hi) / 2.0
     n_runs = 1 if size is None else int(size)
-    n_iter, b_count, b_sum, spends = schedule(epsilon, k, lo, hi, n_iter, init, neighbouring,
-                                              n_samples)
+    n_iter, b_count, b_sum, spends = schedule(
+        epsilon, k, lo, hi, n_iter, init, neighbouring, n_samples
+    )
     if accountant is not None:
         for name, eps, sens in spends:
             accountant.spend(name, eps, 0.0, sens)
     if initial_centers is None and not isinstance(init, str):
         initial_centers = init
-    eps_t = math.fsum(e for _, e, _ in spends[len(spends) - (1 if _is_sulq(init) else 2):])
+    eps_t = math.fsum(e for _, e, _ in spends[len(spends) - (1 if _is_sulq(init) else 2) :])
     k_eff = np.full(n_runs, k)
     if initial_centers is not None:
         centers = np.broadcast_to(np.asarray(initial_centers, dtype=float), (n_runs, k, d)).copy()
@@ -440,16 +486,21 @@ def dplloyd_runs(X, n_clusters, epsilon, bounds, n_iter="auto", init="private_bo
         if n_samples is not None:
             k_eff[:] = effective_clusters(n_samples, eps_t, k, d)
     else:
-        inits = [private_box_init(Xc, k, INIT_SHARE * epsilon, lo, hi, rng, neighbouring)
-                 for _ in range(n_runs)]
+        inits = [
+            private_box_init(Xc, k, INIT_SHARE * epsilon, lo, hi, rng, neighbouring)
+            for _ in range(n_runs)
+        ]
         centers = np.stack([c for c, _ in inits])
-        k_eff[:] = [effective_clusters(n_samples if n_samples is not None else count, eps_t, k, d)
-                    for _, count in inits]
+        k_eff[:] = [
+            effective_clusters(n_samples if n_samples is not None else count, eps_t, k, d)
+            for _, count in inits
+        ]
     centers = tile_centres(centers, k_eff)
     min_count = 1.0 if _is_sulq(init) else min_update_count(b_count, b_sum, lo, hi)
     for b_count_t, b_sum_t in _iteration_scales(spends, n_iter, 1 if _is_sulq(init) else 2):
-        centers = tile_centres(noisy_step(Xc, centers, b_count_t, b_sum_t, lo, hi, rng, min_count),
-                               k_eff)
+        centers = tile_centres(
+            noisy_step(Xc, centers, b_count_t, b_sum_t, lo, hi, rng, min_count), k_eff
+        )
     return centers[0] if size is None else centers
 
 
@@ -551,9 +602,18 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         "expected_n_samples": [None, POSITIVE_INT],
     }
 
-    def __init__(self, n_clusters=8, epsilon=1.0, bounds=None, n_iter="auto", init="private_box",
-                 neighbouring="add_remove", expected_n_samples=None, random_state=None,
-                 ledger=None):
+    def __init__(
+        self,
+        n_clusters=8,
+        epsilon=1.0,
+        bounds=None,
+        n_iter="auto",
+        init="private_box",
+        neighbouring="add_remove",
+        expected_n_samples=None,
+        random_state=None,
+        ledger=None,
+    ):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -572,10 +632,14 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         if not (isinstance(self.n_iter, str) and self.n_iter == "auto"):
             check_positive_int(self.n_iter, "n_iter")
         if self.neighbouring not in ("add_remove", "replace"):
-            raise NotImplementedError(f"neighbouring must be 'add_remove' or 'replace', got {self.neighbouring!r}")
+            raise NotImplementedError(
+                f"neighbouring must be 'add_remove' or 'replace', got {self.neighbouring!r}"
+            )
         eps = epsilon_param(self.epsilon)
         if n_features is None:
-            raise ValueError("DPLloyd's plan needs n_features (the public box has one side per feature)")
+            raise ValueError(
+                "DPLloyd's plan needs n_features (the public box has one side per feature)"
+            )
         init = _check_init(self.init, k, n_features)
         lo, hi = _as_bounds(self.bounds, n_features)
         n = n_samples if self.neighbouring == "replace" else self.expected_n_samples
@@ -592,9 +656,18 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
     def _fit(self, X, rng):
         acc = BudgetAccountant(self.epsilon)
         n = X.shape[0] if self.neighbouring == "replace" else self.expected_n_samples
-        self.cluster_centers_ = dplloyd_runs(X, self.n_clusters, self.epsilon, self.bounds,
-                                             self.n_iter, self.init, self.neighbouring, rng,
-                                             accountant=acc, n_samples=n)
+        self.cluster_centers_ = dplloyd_runs(
+            X,
+            self.n_clusters,
+            self.epsilon,
+            self.bounds,
+            self.n_iter,
+            self.init,
+            self.neighbouring,
+            rng,
+            accountant=acc,
+            n_samples=n,
+        )
         self.privacy_ = acc.guarantee("pure", self.neighbouring)
         self.n_features_in_ = X.shape[1]
 
@@ -603,10 +676,20 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         the same run, each release's counts and sums computed as partition sums and noised
         once here (:class:`~privclust.core.sketch.partitioned.PartitionSums`)."""
         from .partitioned import PartitionSums
+
         acc = BudgetAccountant(self.epsilon)
         n = parts.n_samples if self.neighbouring == "replace" else self.expected_n_samples
-        self.cluster_centers_ = dplloyd_runs(PartitionSums(parts, self.bounds), self.n_clusters,
-                                             self.epsilon, self.bounds, self.n_iter, self.init,
-                                             self.neighbouring, rng, accountant=acc, n_samples=n)
+        self.cluster_centers_ = dplloyd_runs(
+            PartitionSums(parts, self.bounds),
+            self.n_clusters,
+            self.epsilon,
+            self.bounds,
+            self.n_iter,
+            self.init,
+            self.neighbouring,
+            rng,
+            accountant=acc,
+            n_samples=n,
+        )
         self.privacy_ = acc.guarantee("pure", self.neighbouring)
         self.n_features_in_ = parts.n_features

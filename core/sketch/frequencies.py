@@ -6,6 +6,7 @@ nothing here reads the data.  The scale ``frequency_scale`` is the public sigma^
 ``Sigma = sigma^2 I``; Keriven et al. estimate it from the data, which would cost budget, so
 here it is a parameter): frequencies are omega = (R / sigma) * phi.
 """
+
 import numpy as np
 
 from ..privacy import as_generator
@@ -42,7 +43,7 @@ def default_frequency_scale(bounds, n_clusters, n_features):
     lo, hi = _as_bounds(bounds, n_features)
     side = float(np.mean(hi - lo))
     sigma = side / (SCALE_DIVISOR * n_clusters ** (1.0 / n_features))
-    return sigma ** 2
+    return sigma**2
 
 
 def default_sketch_size(n_clusters, n_features):
@@ -74,14 +75,15 @@ def _adapted_radius(size, rng, grid_size=4000, r_max=8.0):
     """Radii with density proportional to sqrt(R^2 + R^4/4) exp(-R^2/2) (Keriven et al. 2017),
     drawn by inverse CDF on a fine grid over [0, 8]."""
     grid = np.linspace(0.0, r_max, grid_size)
-    pdf = np.sqrt(grid ** 2 + grid ** 4 / 4.0) * np.exp(-grid ** 2 / 2.0)
+    pdf = np.sqrt(grid**2 + grid**4 / 4.0) * np.exp(-(grid**2) / 2.0)
     cdf = np.concatenate([[0.0], np.cumsum((pdf[1:] + pdf[:-1]) / 2.0)])
     cdf /= cdf[-1]
     return np.interp(rng.random(size), cdf, grid)
 
 
-def draw_frequencies(n_features, sketch_size, frequency_scale, law="adapted_radius",
-                     random_state=None):
+def draw_frequencies(
+    n_features, sketch_size, frequency_scale, law="adapted_radius", random_state=None
+):
     """Draw Omega (n_features x sketch_size) i.i.d. from a public law with scale sigma^2.
 
     ``law``: "adapted_radius" (default, Keriven et al. 2017), "gaussian" (omega ~ N(0, I / sigma^2)) or
@@ -98,7 +100,9 @@ def draw_frequencies(n_features, sketch_size, frequency_scale, law="adapted_radi
     if law not in LAWS:
         raise ValueError(f"law must be one of {LAWS}, got {law!r}")
     if not (np.isscalar(frequency_scale) and np.isfinite(frequency_scale) and frequency_scale > 0):
-        raise ValueError(f"frequency_scale must be a positive number (sigma^2), got {frequency_scale!r}")
+        raise ValueError(
+            f"frequency_scale must be a positive number (sigma^2), got {frequency_scale!r}"
+        )
     n_features, sketch_size = int(n_features), int(sketch_size)
     if n_features < 1 or sketch_size < 1:
         raise ValueError("n_features and sketch_size must be positive integers")

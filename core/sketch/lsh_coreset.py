@@ -33,6 +33,7 @@ Charikar, M. S. (2002). Similarity estimation techniques from rounding algorithm
 Dong, J., Roth, A. and Su, W. J. (2022). Gaussian differential privacy. J. R. Stat. Soc. B 84(1),
     3-37, Cor. 3.3.
 """
+
 import math
 
 import numpy as np
@@ -59,10 +60,10 @@ from .public_ball import (
 )
 
 #: public tuning constants (ours, chosen on UCI Letter; see benchmarks/sketch/lsh_balcan.py)
-KEEP_SIGMAS = 2.0        # a bucket is kept when its noisy count is >= KEEP_SIGMAS noise sd
-LEAF_NOISE = 0.25        # a bucket is refined only while its mean's noise is <= LEAF_NOISE * r
-LEAVES_PER_CLUSTER = 4   # ... and while it holds more than n / (LEAVES_PER_CLUSTER * k) records
-DEFAULT_DEPTH = 20       # tree depth L (hash bits); 13-32 measured on Letter, 20 best
+KEEP_SIGMAS = 2.0  # a bucket is kept when its noisy count is >= KEEP_SIGMAS noise sd
+LEAF_NOISE = 0.25  # a bucket is refined only while its mean's noise is <= LEAF_NOISE * r
+LEAVES_PER_CLUSTER = 4  # ... and while it holds more than n / (LEAVES_PER_CLUSTER * k) records
+DEFAULT_DEPTH = 20  # tree depth L (hash bits); 13-32 measured on Letter, 20 best
 
 
 def lsh_noise(epsilon, delta, depth, count_share, radius, sum_l1, mechanism, neighbouring):
@@ -81,14 +82,18 @@ def lsh_noise(epsilon, delta, depth, count_share, radius, sum_l1, mechanism, nei
         count_sens = math.sqrt(2.0) if replace else 1.0
         sum_sens = (2.0 if replace else 1.0) * radius
         sigma_c, sigma_s = count_sens * math.sqrt(levels) / mu_c, sum_sens / mu_s
-        name = (f"Gaussian noisy counts on {levels} tree levels (sigma {sigma_c:.4g}) and leaf "
-                f"sums (sigma {sigma_s:.4g}), composed as {mu:.4g}-GDP")
+        name = (
+            f"Gaussian noisy counts on {levels} tree levels (sigma {sigma_c:.4g}) and leaf "
+            f"sums (sigma {sigma_s:.4g}), composed as {mu:.4g}-GDP"
+        )
         return sigma_c, sigma_s, [(name, epsilon, delta, None)]
     eps_c, eps_s = count_share * epsilon, (1.0 - count_share) * epsilon
     count_sens = 2.0 if replace else 1.0
     sum_sens = (2.0 if replace else 1.0) * sum_l1
-    spends = [(f"Laplace noisy counts, tree level {lv}", eps_c / levels, 0.0, count_sens)
-              for lv in range(levels)]
+    spends = [
+        (f"Laplace noisy counts, tree level {lv}", eps_c / levels, 0.0, count_sens)
+        for lv in range(levels)
+    ]
     spends.append(("Laplace noisy leaf sums", eps_s, 0.0, sum_sens))
     return count_sens * levels / eps_c, sum_sens / eps_s, spends
 
@@ -172,9 +177,21 @@ class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator)
         "n_init": [POSITIVE_INT],
     }
 
-    def __init__(self, n_clusters=8, epsilon=1.0, delta=1e-6, bounds=None, radius=None,
-                 max_depth=DEFAULT_DEPTH, count_share=0.2, mechanism="gaussian",
-                 neighbouring="add_remove", n_init=10, random_state=None, ledger=None):
+    def __init__(
+        self,
+        n_clusters=8,
+        epsilon=1.0,
+        delta=1e-6,
+        bounds=None,
+        radius=None,
+        max_depth=DEFAULT_DEPTH,
+        count_share=0.2,
+        mechanism="gaussian",
+        neighbouring="add_remove",
+        n_init=10,
+        random_state=None,
+        ledger=None,
+    ):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -199,24 +216,31 @@ class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator)
         if self.mechanism == "gaussian":
             delta = delta_param(self.delta, positive=True)
         elif self.delta not in (0, 0.0):
-            raise ValueError(f"delta must be 0 with mechanism='laplace' (pure DP), got "
-                             f"{self.delta!r}")
+            raise ValueError(
+                f"delta must be 0 with mechanism='laplace' (pure DP), got {self.delta!r}"
+            )
         else:
             delta = 0.0
         depth = check_positive_int(self.max_depth, "max_depth")
         if depth > 62:
             raise ValueError(f"max_depth must be <= 62, got {depth}")
         share = self.count_share
-        if isinstance(share, bool) or not isinstance(share, (int, float, np.floating)) \
-                or not 0.0 < float(share) < 1.0:
+        if (
+            isinstance(share, bool)
+            or not isinstance(share, (int, float, np.floating))
+            or not 0.0 < float(share) < 1.0
+        ):
             raise ValueError(f"count_share must be a number in (0, 1), got {share!r}")
         if n_features is None:
-            raise ValueError("LSHCoresetKMeans's plan needs n_features (the public region has "
-                             "one side per feature)")
+            raise ValueError(
+                "LSHCoresetKMeans's plan needs n_features (the public region has "
+                "one side per feature)"
+            )
         lo, hi, centre, r = public_ball(self.bounds, self.radius, n_features)
         sum_l1 = float(np.sum((hi - lo) / 2.0)) if lo is not None else r * math.sqrt(n_features)
-        scales = lsh_noise(eps, delta, depth, float(share), r, sum_l1, self.mechanism,
-                           self.neighbouring)
+        scales = lsh_noise(
+            eps, delta, depth, float(share), r, sum_l1, self.mechanism, self.neighbouring
+        )
         return k, depth, (lo, hi, centre, r), scales, eps, delta
 
     def _plan(self, n_samples, n_features):
@@ -239,6 +263,7 @@ class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator)
             Xb, s = clip_records(X, *ball)
             prefixes = RecordPrefixes(project_centred(Xb, s, ball[2], hyperplanes) > 0.0)
             return prefixes, lambda tree, m: group_sums(Xb, s, ball[2], tree.record_leaf, m)
+
         self._grow(records, X.shape[1], rng)
 
     def _fit_partitioned(self, parts, rng):
@@ -251,6 +276,7 @@ class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator)
         def records(ball, hyperplanes):
             prefixes = PartitionPrefixes(parts, ball, hyperplanes)
             return prefixes, prefixes.leaf_sums
+
         self._grow(records, parts.n_features, rng)
 
     def _grow(self, records, d, rng):
@@ -258,15 +284,21 @@ class LSHCoresetKMeans(BallRecordsMixin, CenterPredictorMixin, PrivateEstimator)
         counter for :func:`~.prefix_tree.grow_from_counts`, exact leaf sums of a tree)."""
         k, depth, ball, (count_scale, sum_scale, spends), eps, delta = self._settings(d)
         lo, hi, centre, r = ball
-        hyperplanes = rng.normal(size=(d, depth))            # SimHash, data-independent
+        hyperplanes = rng.normal(size=(d, depth))  # SimHash, data-independent
         acc = self._account(spends, eps, delta)
         prefixes, leaf_sums = records(ball, hyperplanes)
         noise_sd = count_scale * (1.0 if self.mechanism == "gaussian" else math.sqrt(2.0))
         sum_sd = sum_scale * (1.0 if self.mechanism == "gaussian" else math.sqrt(2.0))
         keep = KEEP_SIGMAS * noise_sd
         floor = max(2.0 * keep, sum_sd * math.sqrt(d) / (LEAF_NOISE * r))
-        tree = grow_from_counts(prefixes, count_scale, self.mechanism, keep,
-                                lambda root: max(floor, root / (LEAVES_PER_CLUSTER * k)), rng)
+        tree = grow_from_counts(
+            prefixes,
+            count_scale,
+            self.mechanism,
+            keep,
+            lambda root: max(floor, root / (LEAVES_PER_CLUSTER * k)),
+            rng,
+        )
         weights = tree.leaf_counts
         m = weights.size
         sums = add_noise(leaf_sums(tree, m), sum_scale, self.mechanism, rng)
@@ -284,6 +316,6 @@ def weighted_kmeans(points, weights, k, default, n_init, rng):
     if m == 0:
         return np.tile(default, (k, 1))
     k_eff = min(k, m)
-    km = KMeans(n_clusters=k_eff, n_init=n_init, random_state=int(rng.integers(2 ** 31 - 1)))
+    km = KMeans(n_clusters=k_eff, n_init=n_init, random_state=int(rng.integers(2**31 - 1)))
     centres = km.fit(points, sample_weight=weights).cluster_centers_
     return centres[np.arange(k) % k_eff]

@@ -6,6 +6,7 @@ Two signatures: the complex exponential f_e(t) = exp(i t) and one-bit universal 
 f_q(t) = sign(cos t) + i sign(sin t).  Sums over records are computed in row blocks (never an
 n x m matrix); only the masked entries are evaluated when r < m measurements per record are kept.
 """
+
 import numpy as np
 
 from .._threads import single_thread
@@ -21,7 +22,7 @@ _BLOCK_ELEMENTS = 1 << 19
 # float32 cos/sin are within a few ulps of the true values, so |Re f| + |Im f| can exceed
 # sqrt(2) by ~1e-7 relative (measured max 6.7e-8 over 2e8 phases); the sensitivities of a
 # "single" operator are multiplied by this factor so that the bound holds for the computed values.
-FLOAT32_SLACK = 1.0 + 2.0 ** -20
+FLOAT32_SLACK = 1.0 + 2.0**-20
 
 
 class SketchOperator:
@@ -73,15 +74,29 @@ class SketchOperator:
 
     def to_public(self):
         """The operator as plain public values (a release stores it this way)."""
-        return {"frequencies": self.frequencies, "dither": self.dither,
-                "signature": self.signature, "precision": self.precision}
+        return {
+            "frequencies": self.frequencies,
+            "dither": self.dither,
+            "signature": self.signature,
+            "precision": self.precision,
+        }
 
     @classmethod
-    def draw(cls, n_features, sketch_size, frequency_scale, signature="complex_exp",
-             law="adapted_radius", dither=None, precision="single", random_state=None):
+    def draw(
+        cls,
+        n_features,
+        sketch_size,
+        frequency_scale,
+        signature="complex_exp",
+        law="adapted_radius",
+        dither=None,
+        precision="single",
+        random_state=None,
+    ):
         """Draw a public operator; ``dither=None`` means: dither for f_q only (universal quantisation
         needs one; for f_e it is optional and Eq. (2) of Schellekens et al. 2019 has none)."""
         from ..privacy import as_generator
+
         rng = as_generator(random_state)
         omega = draw_frequencies(n_features, sketch_size, frequency_scale, law, rng)
         use_dither = (signature == "quantized") if dither is None else bool(dither)
@@ -108,18 +123,24 @@ class SketchOperator:
     def rounding_slack(self):
         """Factor (>= 1) applied to the sensitivities: :data:`FLOAT32_SLACK` when the float32
         trigonometric path can be used (complex exponential, ``precision="single"``), else 1."""
-        return FLOAT32_SLACK if (self.precision == "single" and self.signature == "complex_exp") else 1.0
+        return (
+            FLOAT32_SLACK
+            if (self.precision == "single" and self.signature == "complex_exp")
+            else 1.0
+        )
 
     def same_as(self, other):
         """True when two operators define the same map, computed at the same precision (needed
         before merging sketches: the sensitivity of a release, with its :attr:`rounding_slack`,
         must hold for every contribution in the merged sum)."""
         return (self is other) or (
-            isinstance(other, SketchOperator) and self.signature == other.signature
+            isinstance(other, SketchOperator)
+            and self.signature == other.signature
             and self.precision == other.precision
             and self.frequencies.shape == other.frequencies.shape
             and np.array_equal(self.frequencies, other.frequencies)
-            and np.array_equal(self.dither, other.dither))
+            and np.array_equal(self.dither, other.dither)
+        )
 
     def _check(self, X):
         X = np.asarray(X, dtype=float)
@@ -173,7 +194,7 @@ class SketchOperator:
         acc_re, acc_im = np.zeros(m), np.zeros(m)
         with single_thread(X.shape[0] * r):
             for start in range(0, X.shape[0], rows):
-                block = X[start:start + rows]
+                block = X[start : start + rows]
                 if r == m:
                     re, im = self._dense_sum(block)
                 else:
@@ -201,7 +222,7 @@ class SketchOperator:
         for start in range(0, n, rows):
             k = min(rows, n - start)
             p, t = phases[:k], trig[:k]
-            np.matmul(xa[start:start + k], self._augmented32, out=p)
+            np.matmul(xa[start : start + k], self._augmented32, out=p)
             np.cos(p, out=t)
             acc_re += np.add.reduce(t, axis=0, dtype=np.float64, out=col)
             np.sin(p, out=t)
@@ -219,9 +240,11 @@ class SketchOperator:
             idx = rng.integers(0, m, size=(n, 1))
         else:
             idx = np.argpartition(rng.random((n, m)), r - 1, axis=1)[:, :r]
-        cols = self._augmented.T[idx]                        # (n, r, d + 1)
+        cols = self._augmented.T[idx]  # (n, r, d + 1)
         phases = np.einsum("nd,nrd->nr", block, cols[:, :, :-1]) + cols[:, :, -1]
         re, im = self._signature_parts(phases)
         flat = idx.ravel()
-        return (np.bincount(flat, weights=re.ravel().astype(float), minlength=m),
-                np.bincount(flat, weights=im.ravel().astype(float), minlength=m))
+        return (
+            np.bincount(flat, weights=re.ravel().astype(float), minlength=m),
+            np.bincount(flat, weights=im.ravel().astype(float), minlength=m),
+        )

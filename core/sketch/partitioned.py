@@ -40,8 +40,9 @@ def sketch_partitions(parts, operator, measurements_per_record, bounds, rng):
     lower, upper = _as_bounds(bounds, parts.n_features)
     sk = Sketch(operator, measurements_per_record, rng)
     rngs = sk.spawn_generators(parts.n_partitions)
-    total, count = parts.sum(_sketch_block, operator, sk.measurements_per_record, lower, upper,
-                             rngs=rngs)
+    total, count = parts.sum(
+        _sketch_block, operator, sk.measurements_per_record, lower, upper, rngs=rngs
+    )
     return sk.add_partial(total, count)
 
 
@@ -114,8 +115,16 @@ class PartitionPrefixes:
         self._kept_root, self._steps = kept_root, []
 
     def child_counts(self, level, pos, n_children):
-        (c,) = self._parts.sum(_bucket_counts, self._ball, self._hyperplanes, self._kept_root,
-                               list(self._steps), level, pos, n_children)
+        (c,) = self._parts.sum(
+            _bucket_counts,
+            self._ball,
+            self._hyperplanes,
+            self._kept_root,
+            list(self._steps),
+            level,
+            pos,
+            n_children,
+        )
         return c
 
     def keep(self, pos, renum):
@@ -126,6 +135,13 @@ class PartitionPrefixes:
         return None
 
     def leaf_sums(self, tree, n_leaves):
-        (sums,) = self._parts.sum(_leaf_sums, self._ball, self._hyperplanes, self._kept_root,
-                                  list(self._steps), tree.is_leaf, n_leaves)
+        (sums,) = self._parts.sum(
+            _leaf_sums,
+            self._ball,
+            self._hyperplanes,
+            self._kept_root,
+            list(self._steps),
+            tree.is_leaf,
+            n_leaves,
+        )
         return sums

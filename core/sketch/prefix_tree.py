@@ -24,6 +24,7 @@ Balcan, M.-F., Dick, T., Liang, Y., Mou, W. and Zhang, H. (2017). Differentially
 Dong, J., Roth, A. and Su, W. J. (2022). Gaussian differential privacy. J. R. Stat. Soc. B 84(1),
     3-37, Cor. 3.3 (composition of Gaussian mechanisms).
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -194,12 +195,11 @@ def grow_from_counts(prefixes, count_scale, noise, keep, branch, rng):
             break
         pos = np.full(len(counts[-1]), -1)
         pos[split] = np.arange(split.size)
-        c = add_noise(prefixes.child_counts(level, pos, 2 * split.size), count_scale, noise,
-                      rng)
+        c = add_noise(prefixes.child_counts(level, pos, 2 * split.size), count_scale, noise, rng)
         kept_ = np.flatnonzero(c >= keep)
         has_child = np.zeros(split.size, dtype=bool)
         has_child[kept_ // 2] = True
-        is_leaf[-1][split[~has_child]] = True   # all its children pruned: it stays a leaf
+        is_leaf[-1][split[~has_child]] = True  # all its children pruned: it stays a leaf
         renum = np.full(2 * split.size, -1)
         renum[kept_] = np.arange(kept_.size)
         prefixes.keep(pos, renum)

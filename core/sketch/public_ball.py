@@ -14,6 +14,7 @@ Balcan, M.-F., Dick, T., Liang, Y., Mou, W. and Zhang, H. (2017). Differentially
     clustering in high-dimensional Euclidean spaces. ICML 2017, Sec. 2 (data in a ball of
     public radius).
 """
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
@@ -26,8 +27,10 @@ def public_ball(bounds, radius, n_features):
     """(lo, hi, centre, r) from exactly one of a public box ``bounds`` and a public ``radius``
     (lo, hi are None with a radius). ValueError naming the parameter otherwise."""
     if (bounds is None) == (radius is None):
-        raise ValueError("give exactly one public region: bounds=(lower, upper) (a box) or "
-                         "radius=r (a ball around the origin); it is never computed from the data")
+        raise ValueError(
+            "give exactly one public region: bounds=(lower, upper) (a box) or "
+            "radius=r (a ball around the origin); it is never computed from the data"
+        )
     if bounds is not None:
         lo, hi = check_box(bounds, n_features, contains="the records")
         return lo, hi, (lo + hi) / 2.0, float(np.linalg.norm(hi - lo) / 2.0)
@@ -52,11 +55,14 @@ class BallRecordsMixin:
             try:
                 lo, hi = np.broadcast_arrays(*[np.asarray(b, dtype=float) for b in self.bounds])
             except (TypeError, ValueError):
-                raise ValueError(f"bounds must be a pair (lower, upper), got {self.bounds!r}") \
-                    from None
+                raise ValueError(
+                    f"bounds must be a pair (lower, upper), got {self.bounds!r}"
+                ) from None
             if not np.all((lo <= 0.0) & (hi >= 0.0)):
-                raise ValueError("sparse records need a box that contains 0 in every "
-                                 "coordinate (bounds), or radius=")
+                raise ValueError(
+                    "sparse records need a box that contains 0 in every "
+                    "coordinate (bounds), or radius="
+                )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -15,6 +15,7 @@ is released exactly like a one-pass sketch.
   imaginary parts with the l2 sensitivity 2 |f|max sqrt(m)/(sqrt(r) n) (replace) or
   |f|max sqrt(m/r) on Sum/alpha_r (add_remove, count still Laplace with eps_2).
 """
+
 import numpy as np
 
 from ..privacy import as_generator, complex_laplace, gaussian, laplace
@@ -66,8 +67,17 @@ def _gaussian_complex(value, sensitivity, epsilon, delta, rng, size):
     return noisy[..., 0] + 1j * noisy[..., 1]
 
 
-def release_sketch(sketch, epsilon, neighbouring="replace", mechanism="laplace", delta=0.0,
-                   random_state=None, size=None, accountant=None, numerator_share=None):
+def release_sketch(
+    sketch,
+    epsilon,
+    neighbouring="replace",
+    mechanism="laplace",
+    delta=0.0,
+    random_state=None,
+    size=None,
+    accountant=None,
+    numerator_share=None,
+):
     """Release ``sketch`` privately; returns complex (m,) (or (size, m), the batched form for audits).
 
     ``accountant`` (a :class:`privclust.core.privacy.BudgetAccountant`) records every mechanism
@@ -86,7 +96,9 @@ def release_sketch(sketch, epsilon, neighbouring="replace", mechanism="laplace",
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     if neighbouring not in NEIGHBOURING:
-        raise NotImplementedError(f"neighbouring must be one of {NEIGHBOURING}, got {neighbouring!r}")
+        raise NotImplementedError(
+            f"neighbouring must be one of {NEIGHBOURING}, got {neighbouring!r}"
+        )
     if mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
     if mechanism == "gaussian" and delta == 0.0:

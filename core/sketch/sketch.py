@@ -5,6 +5,7 @@ The sketch of a dataset is a sum over records, so the same object results from o
 array, from chunks of a file streamed from disk, or from partitions merged by addition (Dask,
 ``distributed.py``).  Noise is added once, to the merged sum, by :meth:`Sketch.release`.
 """
+
 import numpy as np
 
 from ..privacy import as_generator
@@ -42,7 +43,9 @@ class Sketch:
         m = operator.sketch_size
         r = m if measurements_per_record is None else int(measurements_per_record)
         if not 1 <= r <= m:
-            raise ValueError(f"measurements_per_record must be in [1, {m}], got {measurements_per_record}")
+            raise ValueError(
+                f"measurements_per_record must be in [1, {m}], got {measurements_per_record}"
+            )
         self.operator = operator
         self.measurements_per_record = r
         self.sum = np.zeros(m, dtype=complex)
@@ -101,15 +104,16 @@ class Sketch:
         return out
 
     @classmethod
-    def from_array(cls, X, operator, measurements_per_record=None, block_size=100_000,
-                   random_state=None):
+    def from_array(
+        cls, X, operator, measurements_per_record=None, block_size=100_000, random_state=None
+    ):
         """Sketch an in-memory (or memory-mapped) array block by block."""
         sk = cls(operator, measurements_per_record, random_state)
-        X = np.asarray(X)                      # a memmap stays on disk; blocks are read lazily
+        X = np.asarray(X)  # a memmap stays on disk; blocks are read lazily
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D array (n, d), got shape {X.shape}")
         for start in range(0, X.shape[0], int(block_size)):
-            sk.update(X[start:start + int(block_size)])
+            sk.update(X[start : start + int(block_size)])
         return sk
 
     @classmethod
@@ -121,26 +125,50 @@ class Sketch:
         return sk
 
     @classmethod
-    def from_files(cls, paths, operator, measurements_per_record=None, block_size=100_000,
-                   random_state=None):
+    def from_files(
+        cls, paths, operator, measurements_per_record=None, block_size=100_000, random_state=None
+    ):
         """Stream .npy (memory-mapped) or CSV/TXT files (read ``block_size`` rows at a time)."""
         if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
             paths = [paths]
-        return cls.from_blocks((b for p in paths for b in iter_file_blocks(p, block_size)),
-                               operator, measurements_per_record, random_state)
+        return cls.from_blocks(
+            (b for p in paths for b in iter_file_blocks(p, block_size)),
+            operator,
+            measurements_per_record,
+            random_state,
+        )
 
-    def release(self, epsilon, neighbouring="replace", mechanism="laplace", delta=0.0,
-                random_state=None, size=None, accountant=None, numerator_share=None):
+    def release(
+        self,
+        epsilon,
+        neighbouring="replace",
+        mechanism="laplace",
+        delta=0.0,
+        random_state=None,
+        size=None,
+        accountant=None,
+        numerator_share=None,
+    ):
         """Private sketch: noise added once to the merged sum (see :func:`release.release_sketch`)."""
         from .release import release_sketch
-        return release_sketch(self, epsilon, neighbouring=neighbouring, mechanism=mechanism,
-                              delta=delta, random_state=random_state, size=size,
-                              accountant=accountant, numerator_share=numerator_share)
+
+        return release_sketch(
+            self,
+            epsilon,
+            neighbouring=neighbouring,
+            mechanism=mechanism,
+            delta=delta,
+            random_state=random_state,
+            size=size,
+            accountant=accountant,
+            numerator_share=numerator_share,
+        )
 
 
 def iter_file_blocks(path, block_size=100_000):
     """Yield float64 row blocks of a numeric file: ``.npy`` (memory-mapped) or delimited text."""
     import os
+
     name = os.fspath(path)
     block_size = int(block_size)
     if str(name).endswith(".npy"):
@@ -148,13 +176,15 @@ def iter_file_blocks(path, block_size=100_000):
         if arr.ndim != 2:
             raise ValueError(f"{name}: expected a 2-D array, got shape {arr.shape}")
         for start in range(0, arr.shape[0], block_size):
-            yield np.asarray(arr[start:start + block_size], dtype=float)
+            yield np.asarray(arr[start : start + block_size], dtype=float)
         return
     import pandas as pd
+
     sep = "\t" if str(name).endswith((".tsv", ".tab")) else ","
     try:
-        reader = pd.read_csv(name, sep=sep, header=None, chunksize=block_size, dtype=float,
-                             comment="#")
+        reader = pd.read_csv(
+            name, sep=sep, header=None, chunksize=block_size, dtype=float, comment="#"
+        )
         for chunk in reader:
             yield chunk.to_numpy(dtype=float)
     except ValueError as exc:

@@ -4,6 +4,7 @@ SNR = ||z||^2 / sum_j Var((s_X)_j), z the true sketch E_{x~P}[z_x].  Closed form
 exponential: SNR_e = alpha_r n ||z||^2 / (1 - alpha_r ||z||^2 + sigma_xi^2).  For the quantised
 signature use :func:`empirical_snr` (variances over repeated draws).
 """
+
 import numpy as np
 
 # c_f of the complex exponential signature (Schellekens et al., Sec. III)
@@ -34,7 +35,7 @@ def snr_complex_exp(true_sketch, n, sketch_size, measurements_per_record, noise_
     """
     z2 = float(np.vdot(true_sketch, true_sketch).real)
     alpha = measurements_per_record / sketch_size
-    return alpha * n * z2 / (1.0 - alpha * z2 + noise_std ** 2)
+    return alpha * n * z2 / (1.0 - alpha * z2 + noise_std**2)
 
 
 def noise_std_for_snr(snr, true_sketch, n, sketch_size, measurements_per_record):
@@ -68,9 +69,13 @@ def gmm_true_sketch(operator, means, weights=None):
     means = np.atleast_2d(means)
     w = np.full(means.shape[0], 1.0 / means.shape[0]) if weights is None else np.asarray(weights)
     omega = operator.frequencies
-    decay = np.exp(-0.5 * np.sum(omega ** 2, axis=0))
-    return (w @ np.exp(1j * (means @ omega))) * decay * np.exp(1j * operator.dither) \
+    decay = np.exp(-0.5 * np.sum(omega**2, axis=0))
+    return (
+        (w @ np.exp(1j * (means @ omega)))
+        * decay
+        * np.exp(1j * operator.dither)
         / np.sqrt(operator.sketch_size)
+    )
 
 
 def empirical_snr(true_sketch, releases):

@@ -5,6 +5,7 @@ Non-private solvers (k-plane, TSC, SSC, LRR) and ``fit_subspaces``; private esti
 sample-and-aggregate (Alg. 1), the Gibbs sampler of the exponential mechanism (Sec. 4.1) and the
 SuLQ k-plane baseline (App. E, reconstructed).
 """
+
 from .gibbs import GibbsSubspaceClustering
 from .kplanes import KPlanes
 from .lrr import LowRankRepresentation
@@ -15,7 +16,12 @@ from .sulq import SuLQSubspaceClustering
 from .tsc import ThresholdSubspaceClustering
 
 __all__ = [
-    "KPlanes", "ThresholdSubspaceClustering", "SparseSubspaceClustering", "LowRankRepresentation",
-    "GibbsSubspaceClustering", "SampleAggregateSubspaceClustering",
-    "SuLQSubspaceClustering", "fit_subspaces",
+    "KPlanes",
+    "ThresholdSubspaceClustering",
+    "SparseSubspaceClustering",
+    "LowRankRepresentation",
+    "GibbsSubspaceClustering",
+    "SampleAggregateSubspaceClustering",
+    "SuLQSubspaceClustering",
+    "fit_subspaces",
 ]

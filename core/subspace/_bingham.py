@@ -8,15 +8,16 @@ rows of ``a``. Default: exact rejection sampling with an angular-central-Gaussia
 ``max_proposals`` proposals: Hoff's (2009) coordinate Gibbs update (approximate, slow mixing at
 high concentration), with a warning.
 """
+
 import warnings
 
 import numpy as np
 
 from . import _gibbs_fused as _fused
 
-_MAX_PROPOSALS = 100_000     # per row, before Hoff's coordinate update takes over
-_ROUND = 16         # proposals drawn per pending row and round (p = 8, concentrated: ~99 %
-                    # of rows accept in the first round; acceptance >= ~0.13 up to p = 42)
+_MAX_PROPOSALS = 100_000  # per row, before Hoff's coordinate update takes over
+_ROUND = 16  # proposals drawn per pending row and round (p = 8, concentrated: ~99 %
+# of rows accept in the first round; acceptance >= ~0.13 up to p = 42)
 
 
 def acg_parameters(lam):
@@ -33,7 +34,7 @@ def acg_parameters(lam):
     p = lam.shape[-1]
     b = np.ones(lam.shape[:-1])
     two_lam = 2.0 * lam
-    add, big = np.add.reduce, np.maximum.reduce     # ufunc reductions: less call overhead
+    add, big = np.add.reduce, np.maximum.reduce  # ufunc reductions: less call overhead
     for _ in range(100):
         inv = np.add(b[..., None], two_lam)
         np.reciprocal(inv, out=inv)
@@ -84,17 +85,20 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=None, fused=None):
         return out
     _, omega, log_m = acg_parameters(lam)
     scale = 1.0 / np.sqrt(omega)
-    weights = np.stack([np.ones_like(lam), lam, omega], axis=2)            # (B, p, 3)
+    weights = np.stack([np.ones_like(lam), lam, omega], axis=2)  # (B, p, 3)
     out = np.empty((B, p))
     pending = np.arange(B)
     used = 0
     while pending.size and used < max_proposals:
-        rows = slice(None) if pending.size == B else pending          # no gather in round 1
+        rows = slice(None) if pending.size == B else pending  # no gather in round 1
         w = rng.standard_normal((pending.size, _ROUND, p))
         w *= scale[rows, None, :]
-        sums = np.matmul(w * w, weights[rows])                             # (P, R, 3)
-        log_acc = (0.5 * p * np.log(sums[..., 2] / sums[..., 0])
-                   - sums[..., 1] / sums[..., 0] - log_m[rows, None])
+        sums = np.matmul(w * w, weights[rows])  # (P, R, 3)
+        log_acc = (
+            0.5 * p * np.log(sums[..., 2] / sums[..., 0])
+            - sums[..., 1] / sums[..., 0]
+            - log_m[rows, None]
+        )
         ok = np.log(rng.random((pending.size, _ROUND))) <= log_acc
         hit = ok.any(axis=1)
         first = ok.argmax(axis=1)
@@ -120,9 +124,12 @@ def _sample_fused(lam, rng, max_proposals):
 
 def _hoff_fallback(a, out, pending, rng, y0, max_proposals):
     """Rows ``pending`` of ``out`` by Hoff's coordinate update, with a warning."""
-    warnings.warn(f"ACG rejection sampler exceeded {max_proposals} proposals for "
-                  f"{pending.size} row(s); used Hoff's coordinate Gibbs update instead",
-                  RuntimeWarning, stacklevel=3)
+    warnings.warn(
+        f"ACG rejection sampler exceeded {max_proposals} proposals for "
+        f"{pending.size} row(s); used Hoff's coordinate Gibbs update instead",
+        RuntimeWarning,
+        stacklevel=3,
+    )
     if y0 is None:
         start = rng.standard_normal((pending.size, a.shape[1]))
         start /= np.linalg.norm(start, axis=1, keepdims=True)
@@ -167,7 +174,7 @@ def hoff_coordinate_update(a, y, rng, n_sweeps=1):
         for _ in range(n_sweeps):
             for i in rng.permutation(p):
                 rest = 1.0 - y[b, i] ** 2
-                if rest < 1e-12:        # the other coordinates vanish: pick their direction
+                if rest < 1e-12:  # the other coordinates vanish: pick their direction
                     v = rng.standard_normal(p)
                     v[i] = 0.0
                     v /= np.linalg.norm(v)

@@ -32,6 +32,7 @@ Kent, J. T., Ganeiber, A. M. and Mardia, K. V. (2018). A new unified approach fo
 Golub, G. H. and Van Loan, C. F. (2013). Matrix Computations, 4th ed., Secs. 5.1.2, 5.2.2,
     8.3.1 and 8.3.5.
 """
+
 import math
 import os
 
@@ -39,7 +40,7 @@ import numpy as np
 
 try:
     import numba
-except ImportError:                      # the numpy path runs instead
+except ImportError:  # the numpy path runs instead
     numba = None
 
 AVAILABLE = numba is not None
@@ -51,14 +52,13 @@ def _threads():
     try:
         n = int(value)
     except ValueError:
-        raise ValueError(f"{THREADS_VARIABLE} must be a positive integer; got {value!r}") \
-            from None
+        raise ValueError(f"{THREADS_VARIABLE} must be a positive integer; got {value!r}") from None
     if n < 1:
         raise ValueError(f"{THREADS_VARIABLE} must be a positive integer; got {value!r}")
     return n
 
 
-PARALLEL = AVAILABLE and _threads() > 1    # read once, at import: parallel builds or serial ones
+PARALLEL = AVAILABLE and _threads() > 1  # read once, at import: parallel builds or serial ones
 
 
 def use_threads():
@@ -147,7 +147,7 @@ def _symmetric_eigh(V, d, e):
     n = V.shape[0]
     for j in range(n):
         d[j] = V[n - 1, j]
-    for i in range(n - 1, 0, -1):                     # tred2: Householder reduction
+    for i in range(n - 1, 0, -1):  # tred2: Householder reduction
         scale = 0.0
         h = 0.0
         for k in range(i):
@@ -194,7 +194,7 @@ def _symmetric_eigh(V, d, e):
                 d[j] = V[i - 1, j]
                 V[i, j] = 0.0
         d[i] = h
-    for i in range(n - 1):                            # accumulate the transformations
+    for i in range(n - 1):  # accumulate the transformations
         V[n - 1, i] = V[i, i]
         V[i, i] = 1.0
         h = d[i + 1]
@@ -214,12 +214,12 @@ def _symmetric_eigh(V, d, e):
         V[n - 1, j] = 0.0
     V[n - 1, n - 1] = 1.0
     e[0] = 0.0
-    for i in range(1, n):                             # tql2: implicit QL
+    for i in range(1, n):  # tql2: implicit QL
         e[i - 1] = e[i]
     e[n - 1] = 0.0
     f = 0.0
     tst1 = 0.0
-    eps = 2.0 ** -52
+    eps = 2.0**-52
     for ell in range(n):
         tst1 = max(tst1, abs(d[ell]) + abs(e[ell]))
         m = ell
@@ -229,7 +229,7 @@ def _symmetric_eigh(V, d, e):
             for _ in range(60):
                 g = d[ell]
                 p = (d[ell + 1] - g) / (2.0 * e[ell])
-                r = math.sqrt(p * p + 1.0)     # hypot(p, 1): |p| <= 2^52 as |e| > eps tst1
+                r = math.sqrt(p * p + 1.0)  # hypot(p, 1): |p| <= 2^52 as |e| > eps tst1
                 if p < 0:
                     r = -r
                 d[ell] = e[ell] / (p + r)
@@ -253,7 +253,7 @@ def _symmetric_eigh(V, d, e):
                     g = c * e[i]
                     h = c * p
                     r = math.sqrt(p * p + e[i] * e[i])
-                    if r == 0.0 or not r < math.inf:          # under- or overflow
+                    if r == 0.0 or not r < math.inf:  # under- or overflow
                         r = math.hypot(p, e[i])
                     e[i + 1] = s * r
                     s = e[i] / r
@@ -294,7 +294,7 @@ def _column_setup(U, A, r, kappa, NV, a):
     work_w, work_e, work_order = np.empty((B, p)), np.empty((B, p)), np.empty((B, p), np.int64)
     for b in numba.prange(B):
         Qw, Vh, M, t, S, Y = work_O[b], work_Vh[b], work_M[b], work_t[b], work_S[b], work_Y[b]
-        w, e = work_w[b], work_e[b]          # Vh: unit reflector vectors, H_j = I - 2 v v^T
+        w, e = work_w[b], work_e[b]  # Vh: unit reflector vectors, H_j = I - 2 v v^T
         M[:, :] = A[b]
         col = 0
         for j in range(q):
@@ -322,7 +322,7 @@ def _column_setup(U, A, r, kappa, NV, a):
                     dot += Vh[j, h] * Qw[h, c2]
                 for h in range(j, d):
                     Qw[h, c2] -= 2.0 * dot * Vh[j, h]
-            beta = 0.0                       # M <- H_j M H_j (symmetric rank-2 update)
+            beta = 0.0  # M <- H_j M H_j (symmetric rank-2 update)
             for h in range(d):
                 acc = 0.0
                 for g in range(j, d):
@@ -332,12 +332,13 @@ def _column_setup(U, A, r, kappa, NV, a):
             for h in range(d):
                 for g in range(d):
                     M[h, g] += 4.0 * beta * Vh[j, h] * Vh[j, g] - 2.0 * (
-                        Vh[j, h] * t[g] + t[h] * Vh[j, g])
+                        Vh[j, h] * t[g] + t[h] * Vh[j, g]
+                    )
         for s1 in range(p):
             for s2 in range(p):
                 S[s1, s2] = M[m + s1, m + s2]
         symmetric_eigh(S, w, e)
-        order = work_order[b]                # ascending eigenvalues (stable insertion sort)
+        order = work_order[b]  # ascending eigenvalues (stable insertion sort)
         for c2 in range(p):
             h = c2
             while h > 0 and w[order[h - 1]] > w[c2]:
@@ -351,7 +352,7 @@ def _column_setup(U, A, r, kappa, NV, a):
                 Y[h, c2] = 0.0
             for h in range(p):
                 Y[m + h, c2] = S[h, src]
-        for j in range(m - 1, -1, -1):       # Y <- H_j Y, j = q-1, ..., 1
+        for j in range(m - 1, -1, -1):  # Y <- H_j Y, j = q-1, ..., 1
             for c2 in range(p):
                 dot = 0.0
                 for h in range(j, d):

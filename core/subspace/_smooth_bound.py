@@ -7,6 +7,7 @@ t0 = ceil((m + s)/2) + 1, r_i(t) is the t-th smallest entry of row i counting th
 self-distance (r_i(t) = diameter for t > m); the aggregate is the output i* = argmin_i r_i(t0)
 (ties: lowest index).
 """
+
 import math
 
 import numpy as np

@@ -6,6 +6,7 @@ Target (Wang, Wang & Singh 2015, Eq. 10): p(U, z; X) proportional to exp(-(eps/2
 replace-one neighbours (Prop. 4.1: d^2 in [0, 1]); the Markov chain reaches the target only in
 the limit, so the guarantee is "asymptotic": there is no formal guarantee for a finite run.
 """
+
 import functools
 import numbers
 import warnings
@@ -24,7 +25,7 @@ from ._bingham import _hoff_fallback, sample_vector_bingham
 from ._gibbs_fused import canonical_signs
 from .solvers import make_solver
 
-_CHUNK_FLOATS = 2_000_000      # rows per z-update chunk: about this many floats per temporary
+_CHUNK_FLOATS = 2_000_000  # rows per z-update chunk: about this many floats per temporary
 
 
 def triu_outer(X):
@@ -60,7 +61,7 @@ def _gumbel_argmax_middle(logits, rng):
     slices instead of an argmax over a tiny trailing axis, and the finite-logit validation is
     skipped (the logits are -(eps/2) d^2 in [-eps/2, 0] by construction)."""
     C, k, m = logits.shape
-    noise = gumbel_perturbed(logits, rng)            # logits + Gumbel
+    noise = gumbel_perturbed(logits, rng)  # logits + Gumbel
     z = np.zeros((C, m), dtype=np.int64)
     best = noise[:, 0].copy()
     for ell in range(1, k):
@@ -102,37 +103,37 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
     fused = _fused.AVAILABLE if fused is None else fused
     counts = np.zeros(C * k, dtype=np.int64)
     for start in range(0, n, step):
-        Xc = X[start:start + step]
+        Xc = X[start : start + step]
         m = len(Xc)
-        P = Wt @ Xc.T                                                    # (q*C*k, m)
+        P = Wt @ Xc.T  # (q*C*k, m)
         if outer is None:
             oc = triu_outer(Xc)
         elif outer.shape[1] == n_tri:
-            oc = outer[start:start + m]
+            oc = outer[start : start + m]
         else:
-            oc = outer[start:start + m][:, iu[0] * d + iu[1]]
+            oc = outer[start : start + m][:, iu[0] * d + iu[1]]
         if fused:
             _fused.use_threads()
-            log_e = rng.standard_exponential((C, k, m))   # gumbel_perturbed's draws, in order
+            log_e = rng.standard_exponential((C, k, m))  # gumbel_perturbed's draws, in order
             np.maximum(log_e, np.finfo(np.float64).tiny, out=log_e)
             np.log(log_e, out=log_e)
             zc, chunk_counts = np.empty((C, m), dtype=np.int64), np.empty((C, k), dtype=np.int64)
-            _fused.z_labels(P, sq_norms[start:start + m], kappa, log_e, zc, chunk_counts)
+            _fused.z_labels(P, sq_norms[start : start + m], kappa, log_e, zc, chunk_counts)
             _fused.scatter(zc, np.ascontiguousarray(oc), k, A_tri)
             counts += chunk_counts.reshape(C * k)
-            z[:, start:start + m] = zc
+            z[:, start : start + m] = zc
             continue
         np.multiply(P, P, out=P)
-        proj2 = P.reshape(q, C * k, m).sum(axis=0)                       # ||U^T x||^2
-        proj2 -= sq_norms[start:start + m]
-        np.minimum(proj2, 0.0, out=proj2)                                # -d^2, clamped
+        proj2 = P.reshape(q, C * k, m).sum(axis=0)  # ||U^T x||^2
+        proj2 -= sq_norms[start : start + m]
+        np.minimum(proj2, 0.0, out=proj2)  # -d^2, clamped
         proj2 *= kappa
-        zc = _gumbel_argmax_middle(proj2.reshape(C, k, m), rng)          # (C, m)
-        z[:, start:start + m] = zc
+        zc = _gumbel_argmax_middle(proj2.reshape(C, k, m), rng)  # (C, m)
+        z[:, start : start + m] = zc
         onehot = (zc[:, None, :] == labels).reshape(C * k, m).astype(float)
         A_tri += onehot @ oc
         counts += np.bincount((zc + k * np.arange(C)[:, None]).ravel(), minlength=C * k)
-    A = A_tri[:, _triu_position(d)]                 # (C*k, d*d): both triangles in one gather
+    A = A_tri[:, _triu_position(d)]  # (C*k, d*d): both triangles in one gather
     return z, A.reshape(C, k, d, d), counts.reshape(C, k)
 
 
@@ -188,18 +189,18 @@ def _u_sweep_numpy(U, A, perm, kappa, rng):
             N = eye
         else:
             others = [j for j in range(q) if j != r]
-            N = np.linalg.qr(U[:, :, others], mode="complete")[0][:, :, q - 1:]   # (B, d, p)
+            N = np.linalg.qr(U[:, :, others], mode="complete")[0][:, :, q - 1 :]  # (B, d, p)
         M = np.matmul(N.transpose(0, 2, 1), np.matmul(A, N))
-        mu, V = np.linalg.eigh(M + M.transpose(0, 2, 1))   # symmetrised 2M: halve mu below
-        NV = canonical_signs(np.matmul(N, V))                                  # (B, d, p)
-        col = U[:, :, r:r + 1]
+        mu, V = np.linalg.eigh(M + M.transpose(0, 2, 1))  # symmetrised 2M: halve mu below
+        NV = canonical_signs(np.matmul(N, V))  # (B, d, p)
+        col = U[:, :, r : r + 1]
 
-        def current(rows, NV=NV, col=col):                 # y0 for the Hoff fallback only
+        def current(rows, NV=NV, col=col):  # y0 for the Hoff fallback only
             return np.matmul(NV[rows].transpose(0, 2, 1), col[rows])[:, :, 0]
 
         y = sample_vector_bingham((0.5 * kappa) * mu, rng, y0=current, fused=False)
         U[:, :, r] = np.matmul(NV, y[:, :, None])[:, :, 0]
-    Q, R = np.linalg.qr(U)                                                     # drift control
+    Q, R = np.linalg.qr(U)  # drift control
     signs = np.sign(np.diagonal(R, axis1=1, axis2=2))
     return Q * np.where(signs == 0, 1.0, signs)[:, None, :]
 
@@ -218,11 +219,17 @@ def _u_sweep_fused(U, A, perm, kappa, rng):
         if pos < 0:
             break
         r = perm[pos]
-        _hoff_fallback(a, y, np.flatnonzero(np.isnan(y[:, 0])), rng, np.matmul(
-            NV.transpose(0, 2, 1), U[:, :, r:r + 1])[:, :, 0], max_proposals)
+        _hoff_fallback(
+            a,
+            y,
+            np.flatnonzero(np.isnan(y[:, 0])),
+            rng,
+            np.matmul(NV.transpose(0, 2, 1), U[:, :, r : r + 1])[:, :, 0],
+            max_proposals,
+        )
         U[:, :, r] = np.matmul(NV, y[:, :, None])[:, :, 0]
         pos += 1
-    _fused.orthonormalise(U)                                                   # drift control
+    _fused.orthonormalise(U)  # drift control
 
 
 class GibbsSubspaceClustering(PrivateEstimator):
@@ -345,9 +352,20 @@ class GibbsSubspaceClustering(PrivateEstimator):
         "neighbouring": [RELATION],
     }
 
-    def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, n_iter=1000, n_chains=4,
-                 init="random", record_every=100, release="random", neighbouring="replace",
-                 ledger=None, random_state=None):
+    def __init__(
+        self,
+        n_clusters=3,
+        subspace_dim=1,
+        epsilon=1.0,
+        n_iter=1000,
+        n_chains=4,
+        init="random",
+        record_every=100,
+        release="random",
+        neighbouring="replace",
+        ledger=None,
+        random_state=None,
+    ):
         self.n_clusters = n_clusters
         self.subspace_dim = subspace_dim
         self.epsilon = epsilon
@@ -375,28 +393,41 @@ class GibbsSubspaceClustering(PrivateEstimator):
         if self.neighbouring != "replace":
             raise NotImplementedError(
                 "GibbsSubspaceClustering supports neighbouring='replace' only: under add/remove "
-                "the output space (one label per record) changes with the data")
+                "the output space (one label per record) changes with the data"
+            )
         if not isinstance(self.init, (str, np.ndarray)):
-            raise ValueError(f"init must be 'random', a solver name or a (k, d, q) array of "
-                             f"bases; got {self.init!r}")
+            raise ValueError(
+                f"init must be 'random', a solver name or a (k, d, q) array of "
+                f"bases; got {self.init!r}"
+            )
 
     def _check_shape(self, n_samples, n_features):
         """k, q and an init array against the public shape (either may be None: unchecked)."""
         k, q = self.n_clusters, self.subspace_dim
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
             raise ValueError(f"n_clusters must be a positive integer; got {k!r}")
-        if isinstance(q, bool) or not isinstance(q, numbers.Integral) or q < 1 or (
-                n_features is not None and q >= n_features):
-            raise ValueError("subspace_dim must be an integer with 1 <= subspace_dim < "
-                             f"n_features={n_features}; got {q!r}")
+        if (
+            isinstance(q, bool)
+            or not isinstance(q, numbers.Integral)
+            or q < 1
+            or (n_features is not None and q >= n_features)
+        ):
+            raise ValueError(
+                "subspace_dim must be an integer with 1 <= subspace_dim < "
+                f"n_features={n_features}; got {q!r}"
+            )
         if n_samples is not None and k > n_samples:
             raise ValueError(f"n_clusters={k} exceeds n_samples={n_samples}")
-        if isinstance(self.init, np.ndarray) and n_features is not None and \
-                self.init.shape != (k, n_features, q):
-            raise ValueError(f"init array must have shape ({k}, {n_features}, {q}); "
-                             f"got {self.init.shape}")
+        if (
+            isinstance(self.init, np.ndarray)
+            and n_features is not None
+            and self.init.shape != (k, n_features, q)
+        ):
+            raise ValueError(
+                f"init array must have shape ({k}, {n_features}, {q}); got {self.init.shape}"
+            )
         if isinstance(self.init, str) and not self._random_init():
-            make_solver(self.init, k, q)          # ValueError for an unknown solver name
+            make_solver(self.init, k, q)  # ValueError for an unknown solver name
 
     def _check_reference(self, reference, n_features):
         """``reference`` (public bases, evaluation only) as a float array of shape (k, d, q)."""
@@ -405,8 +436,9 @@ class GibbsSubspaceClustering(PrivateEstimator):
         k, q = self.n_clusters, self.subspace_dim
         reference = np.asarray(reference, dtype=float)
         if reference.shape != (k, n_features, q):
-            raise ValueError(f"reference must have shape ({k}, {n_features}, {q}); "
-                             f"got {reference.shape}")
+            raise ValueError(
+                f"reference must have shape ({k}, {n_features}, {q}); got {reference.shape}"
+            )
         if not np.all(np.isfinite(reference)):
             raise ValueError("reference contains NaN or infinite values")
         return reference
@@ -423,11 +455,14 @@ class GibbsSubspaceClustering(PrivateEstimator):
         acct = BudgetAccountant(eps * n_rel, 0.0)
         for c in range(n_rel):
             acct.spend(f"exponential mechanism (Gibbs chain {c}, asymptotic)", eps, 0.0, 0.5)
-        warns = ["asymptotic: an exact sample is epsilon-DP, a finite Gibbs run has no formal "
-                 "guarantee"]
+        warns = [
+            "asymptotic: an exact sample is epsilon-DP, a finite Gibbs run has no formal guarantee"
+        ]
         if not self._random_init():
-            warns.append(f"init={self._init_label()} is treated as a non-private solution on "
-                         "the same data: the output is not private")
+            warns.append(
+                f"init={self._init_label()} is treated as a non-private solution on "
+                "the same data: the output is not private"
+            )
             return acct.guarantee("none", "replace", warns)
         return acct.guarantee("asymptotic", "replace", warns)
 
@@ -464,12 +499,15 @@ class GibbsSubspaceClustering(PrivateEstimator):
         ``next()``. A thin caller of the release pipeline
         (:meth:`~privclust.core.release.prepared.PreparedRelease.steps`).
         """
-        prepared = self.prepared(X)                # parameters first, then the reference
+        prepared = self.prepared(X)  # parameters first, then the reference
         reference = self._check_reference(reference, prepared.shape[1])
         if not self._random_init():
-            warnings.warn(f"GibbsSubspaceClustering(init={self._init_label()}) starts from a "
-                          "non-private solution on the same data: the result is NOT private",
-                          PrivacyWarning, stacklevel=2)
+            warnings.warn(
+                f"GibbsSubspaceClustering(init={self._init_label()}) starts from a "
+                "non-private solution on the same data: the result is NOT private",
+                PrivacyWarning,
+                stacklevel=2,
+            )
         yield from prepared.steps(X, reference=reference)
 
     def _sample(self, X, rng, reference):
@@ -477,8 +515,11 @@ class GibbsSubspaceClustering(PrivateEstimator):
         d = X.shape[1]
         C = int(self.n_chains)
         self.n_features_in_ = d
-        self.released_chain_ = None if self.release == "all" else (
-            0 if self.release == "first" else int(rng.integers(C)))
+        self.released_chain_ = (
+            None
+            if self.release == "all"
+            else (0 if self.release == "first" else int(rng.integers(C)))
+        )
         X = clip_l2(X, 1.0)
         sq_norms = np.einsum("ij,ij->i", X, X)
         outer = triu_outer(X) if X.size * (d + 1) <= _CHUNK_FLOATS * 8 else None
@@ -511,11 +552,19 @@ class GibbsSubspaceClustering(PrivateEstimator):
         C = U.shape[0]
         cost = np.array([subspace_cost(X, U[c]) for c in range(C)])
         stat = np.array([gibbs_test_statistic(U_mean[c][None]) for c in range(C)])
-        wd = None if reference is None else np.array(
-            [wasserstein_subspaces(U[c], reference) for c in range(C)])
+        wd = (
+            None
+            if reference is None
+            else np.array([wasserstein_subspaces(U[c], reference) for c in range(C)])
+        )
         rhat = records.append(t, cost, stat, wd)
-        return {"iteration": t, "cost": cost, "test_statistic": stat, "wasserstein": wd,
-                "rhat": rhat}
+        return {
+            "iteration": t,
+            "cost": cost,
+            "test_statistic": stat,
+            "wasserstein": wd,
+            "rhat": rhat,
+        }
 
     def _set_state(self, U, z, t, records):
         self.n_iter_ = t
@@ -555,15 +604,15 @@ class RunningSplitRhat:
         self.n_chains = int(n_chains)
         self.n = 0
         self._x = np.empty((max(int(capacity), 4), self.n_chains))
-        self._p1 = np.zeros((len(self._x) + 1, self.n_chains))   # prefix sums of x - shift
-        self._p2 = np.zeros_like(self._p1)                        # ... and of (x - shift)^2
+        self._p1 = np.zeros((len(self._x) + 1, self.n_chains))  # prefix sums of x - shift
+        self._p2 = np.zeros_like(self._p1)  # ... and of (x - shift)^2
         self._shift = None
         self._finite = True
 
     @property
     def history(self):
         """The draws so far, (n_chains, R)."""
-        return self._x[:self.n].T
+        return self._x[: self.n].T
 
     def append(self, x):
         """Add one draw per chain (shape (n_chains,)); returns :meth:`value`."""
@@ -571,10 +620,12 @@ class RunningSplitRhat:
         if self.n == len(self._x):
             cap = 2 * len(self._x)
             self._x = np.concatenate([self._x, np.empty_like(self._x)])
-            self._p1 = np.concatenate([self._p1, np.zeros((cap - len(self._p1) + 1,
-                                                           self.n_chains))])
-            self._p2 = np.concatenate([self._p2, np.zeros((cap - len(self._p2) + 1,
-                                                           self.n_chains))])
+            self._p1 = np.concatenate(
+                [self._p1, np.zeros((cap - len(self._p1) + 1, self.n_chains))]
+            )
+            self._p2 = np.concatenate(
+                [self._p2, np.zeros((cap - len(self._p2) + 1, self.n_chains))]
+            )
         r = self.n
         self._x[r] = x
         if not np.all(np.isfinite(x)):
@@ -594,16 +645,16 @@ class RunningSplitRhat:
         if R < 4:
             return float("nan")
         if not self._finite:
-            return split_rhat(self.history)      # raises ValueError, as split_rhat does
+            return split_rhat(self.history)  # raises ValueError, as split_rhat does
         n = R // 2
         p1, p2 = self._p1, self._p2
         s1 = np.concatenate([p1[n] - p1[0], p1[R] - p1[R - n]])
         s2 = np.concatenate([p2[n] - p2[0], p2[R] - p2[R - n]])
-        ss = s2 - s1 * s1 / n                     # sums of squared deviations of the 2C halves
+        ss = s2 - s1 * s1 / n  # sums of squared deviations of the 2C halves
         scale = np.concatenate([p2[n], p2[R]])
         if np.any(ss <= self._GUARD * scale):
             return split_rhat(self.history)
-        shift = self._shift - self._shift.mean()      # B is shift-invariant: keep means small
+        shift = self._shift - self._shift.mean()  # B is shift-invariant: keep means small
         means = np.concatenate([shift, shift]) + s1 / n
         B = n * means.var(ddof=1)
         W = (ss / (n - 1)).mean()
@@ -638,8 +689,12 @@ class _Trace:
     def view(self):
         """``trace_``: read-only views of the rows so far (later records never change them)."""
         r = self.r
-        out = {"iteration": self.iteration[:r], "cost": self.cost[:r],
-               "test_statistic": self.test_statistic[:r], "rhat": self.rhat[:r]}
+        out = {
+            "iteration": self.iteration[:r],
+            "cost": self.cost[:r],
+            "test_statistic": self.test_statistic[:r],
+            "rhat": self.rhat[:r],
+        }
         if self.wasserstein is not None:
             out["wasserstein"] = self.wasserstein[:r]
         for v in out.values():

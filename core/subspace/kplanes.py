@@ -1,4 +1,5 @@
 """k-plane clustering (Bradley & Mangasarian 2000). NONPRIVATE."""
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import validate_data
@@ -67,8 +68,7 @@ class KPlanes(ClusterMixin, BaseEstimator):
     @single_threaded
     def fit(self, X, y=None):
         self._validate_params()
-        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters,
-                       self.subspace_dim)
+        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters, self.subspace_dim)
         rng = as_generator(self.random_state)
         k, q = self.n_clusters, self.subspace_dim
         best = None

@@ -9,6 +9,7 @@ multiplier stay in the column space of V (the l_{2,1} shrinkage scales columns);
 basis the ALM runs on r x n matrices (r <= min(n, d)) with a diagonal system, which is exact:
 ||.||_{2,1}, ||.||_F and ||.||_* are invariant under the isometry V.
 """
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import validate_data
@@ -39,14 +40,14 @@ def lrr_coefficients(X, lam=0.1, tol=1e-8, max_iter=1000, rho=1.1, mu=1e-6, mu_m
     """
     X = np.asarray(X, dtype=float)
     n = len(X)
-    Uq, sq, _ = np.linalg.svd(X, full_matrices=False)      # X = Uq diag(sq) Vt
+    Uq, sq, _ = np.linalg.svd(X, full_matrices=False)  # X = Uq diag(sq) Vt
     r = int(np.sum(sq > sq[0] * 1e-10)) if sq.size and sq[0] > 0 else 0
     if r == 0:
         return np.zeros((n, n)), 0
-    Q = Uq[:, :r]                                          # row space of Y = X^T
+    Q = Uq[:, :r]  # row space of Y = X^T
     s = sq[:r]
-    Yr = s[:, None] * Q.T                                  # Y in the basis V: r x n
-    inv = 1.0 / (1.0 + s * s)                              # (I + A^T A)^{-1}, A = diag(s)
+    Yr = s[:, None] * Q.T  # Y in the basis V: r x n
+    inv = 1.0 / (1.0 + s * s)  # (I + A^T A)^{-1}, A = diag(s)
     Z = np.zeros((r, n))
     E = np.zeros((r, n))
     Y1 = np.zeros((r, n))
@@ -152,8 +153,18 @@ class LowRankRepresentation(ClusterMixin, BaseEstimator):
         "random_state": RANDOM_STATES,
     }
 
-    def __init__(self, n_clusters=3, subspace_dim=1, lam=None, postprocess=False,
-                 postprocess_power=4, preset=None, tol=1e-8, max_iter=1000, random_state=None):
+    def __init__(
+        self,
+        n_clusters=3,
+        subspace_dim=1,
+        lam=None,
+        postprocess=False,
+        postprocess_power=4,
+        preset=None,
+        tol=1e-8,
+        max_iter=1000,
+        random_state=None,
+    ):
         self.n_clusters = n_clusters
         self.subspace_dim = subspace_dim
         self.lam = lam
@@ -171,8 +182,7 @@ class LowRankRepresentation(ClusterMixin, BaseEstimator):
     @single_threaded
     def fit(self, X, y=None):
         self._validate_params()
-        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters,
-                       self.subspace_dim)
+        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters, self.subspace_dim)
         lam = self.resolved_lam()
         rng = as_generator(self.random_state)
         Z, self.n_iter_ = lrr_coefficients(X, lam, self.tol, self.max_iter)

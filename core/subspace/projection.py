@@ -5,6 +5,7 @@ centring); ``squared_residuals`` gives d^2(x, S) = ||x||^2 - ||U^T x||^2; ``spec
 the spectral step shared by TSC, SSC and LRR: normalised spectral clustering (Ng, Jordan & Weiss
 2002) with a dense eigensolver for small graphs, then ``KMeans``.
 """
+
 import numbers
 import warnings
 
@@ -28,8 +29,10 @@ def check_data(X, n_clusters, subspace_dim, name="X"):
     if not isinstance(n_clusters, numbers.Integral) or n_clusters < 1:
         raise ValueError(f"n_clusters must be a positive integer; got {n_clusters!r}")
     if not isinstance(subspace_dim, numbers.Integral) or not 1 <= subspace_dim < d:
-        raise ValueError("subspace_dim must be an integer with 1 <= subspace_dim < "
-                         f"n_features={d}; got {subspace_dim!r}")
+        raise ValueError(
+            "subspace_dim must be an integer with 1 <= subspace_dim < "
+            f"n_features={d}; got {subspace_dim!r}"
+        )
     if n_clusters > n:
         raise ValueError(f"n_clusters={n_clusters} exceeds n_samples={n}")
     return X
@@ -94,7 +97,7 @@ def fit_subspaces(X, labels, q, n_clusters=None, random_state=None):
             continue
         U, s, _ = np.linalg.svd(Xl.T, full_matrices=False)
         rank = int(np.sum(s > s[0] * 1e-12)) if s[0] > 0 else 0
-        bases[ell] = complete_basis(U[:, :min(rank, q)], q, rng)
+        bases[ell] = complete_basis(U[:, : min(rank, q)], q, rng)
     return bases
 
 
@@ -147,8 +150,14 @@ def spectral_labels(W, n_clusters, rng, n_init=20):
     else:
         with warnings.catch_warnings():  # a block-diagonal (disconnected) affinity is the ideal
             warnings.filterwarnings("ignore", message="Graph is not fully connected")
-            V = spectral_embedding(W, n_components=n_clusters, eigen_solver="lobpcg",
-                                   random_state=seed, norm_laplacian=True, drop_first=False)
+            V = spectral_embedding(
+                W,
+                n_components=n_clusters,
+                eigen_solver="lobpcg",
+                random_state=seed,
+                norm_laplacian=True,
+                drop_first=False,
+            )
     norms = np.linalg.norm(V, axis=1, keepdims=True)
     V = V / np.where(norms > 0, norms, 1.0)
     km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=seed)
@@ -160,8 +169,13 @@ def spectral_fit(estimator, X, W, rng):
     :func:`spectral_labels` and ``subspaces_`` by :func:`fit_subspaces`; return ``estimator``."""
     estimator.affinity_matrix_ = W
     estimator.labels_ = spectral_labels(W, estimator.n_clusters, rng)
-    estimator.subspaces_ = fit_subspaces(X, estimator.labels_, estimator.subspace_dim,
-                                         n_clusters=estimator.n_clusters, random_state=rng)
+    estimator.subspaces_ = fit_subspaces(
+        X,
+        estimator.labels_,
+        estimator.subspace_dim,
+        n_clusters=estimator.n_clusters,
+        random_state=rng,
+    )
     return estimator
 
 
@@ -174,8 +188,9 @@ def resolve_preset(preset, presets, explicit, defaults):
         try:
             base = presets[preset]
         except KeyError:
-            raise ValueError(f"preset must be None or one of {sorted(presets)}; "
-                             f"got {preset!r}") from None
+            raise ValueError(
+                f"preset must be None or one of {sorted(presets)}; got {preset!r}"
+            ) from None
     out = dict(defaults)
     out.update(base)
     out.update({key: value for key, value in explicit.items() if value is not None})

@@ -15,6 +15,7 @@ Sec. 1, in place of the smooth-sensitivity centre): ``aggregator=`` a callable w
 outputs, each a vector in a fixed coordinate system (its k projector vectors in a canonical order,
 see :func:`canonical_block_vectors`) inside the public box of :func:`projector_box`.
 """
+
 import math
 import numbers
 import warnings
@@ -69,7 +70,7 @@ def vectors_to_bases(vecs, d, q):
     scale = np.where(iu[0] == iu[1], 1.0, 1.0 / math.sqrt(2.0))
     P = np.zeros((len(vecs), d, d))
     P[:, iu[0], iu[1]] = vecs * scale
-    P = P + P.transpose(0, 2, 1) - P * np.eye(d)          # mirror; the diagonal was set once
+    P = P + P.transpose(0, 2, 1) - P * np.eye(d)  # mirror; the diagonal was set once
     _, V = np.linalg.eigh(P)
     return V[:, :, ::-1][:, :, :q].copy()
 
@@ -145,7 +146,7 @@ def subsets(n, m, s, method, rng, max_draws=1000):
     """
     size = n // m
     if method == "partition":
-        return rng.permutation(n)[:m * size].reshape(m, size)
+        return rng.permutation(n)[: m * size].reshape(m, size)
     if method != "independent":
         raise ValueError(f"subsampling must be one of {SUBSAMPLING}; got {method!r}")
     for _ in range(max_draws):
@@ -314,9 +315,20 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
         "aggregator": [StrOptions({"smooth_sensitivity"}), callable],
     }
 
-    def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, delta=None, solver="ssc",
-                 n_subsets=None, subsampling="partition", smooth_bound="order_stat",
-                 aggregator="smooth_sensitivity", ledger=None, random_state=None):
+    def __init__(
+        self,
+        n_clusters=3,
+        subspace_dim=1,
+        epsilon=1.0,
+        delta=None,
+        solver="ssc",
+        n_subsets=None,
+        subsampling="partition",
+        smooth_bound="order_stat",
+        aggregator="smooth_sensitivity",
+        ledger=None,
+        random_state=None,
+    ):
         self.n_clusters = n_clusters
         self.subspace_dim = subspace_dim
         self.epsilon = epsilon
@@ -335,14 +347,18 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
     def _configure(self, n, d):
         """(epsilon, delta, m, D) after checking every parameter against the public shape."""
         if n is None or d is None:
-            raise ValueError("SampleAggregateSubspaceClustering's plan needs the public shape "
-                             "(n_samples, n_features): n_subsets and delta=None depend on n, "
-                             "public under replace-one")
+            raise ValueError(
+                "SampleAggregateSubspaceClustering's plan needs the public shape "
+                "(n_samples, n_features): n_subsets and delta=None depend on n, "
+                "public under replace-one"
+            )
         k = check_positive_int(self.n_clusters, "n_clusters")
         q = self.subspace_dim
         if isinstance(q, bool) or not isinstance(q, numbers.Integral) or not 1 <= q < d:
-            raise ValueError("subspace_dim must be an integer with 1 <= subspace_dim < "
-                             f"n_features={d}; got {q!r}")
+            raise ValueError(
+                "subspace_dim must be an integer with 1 <= subspace_dim < "
+                f"n_features={d}; got {q!r}"
+            )
         if k > n:
             raise ValueError(f"n_clusters={k} exceeds n_samples={n}")
         eps = epsilon_param(self.epsilon)
@@ -351,20 +367,25 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
         if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 2:
             raise ValueError(f"n_subsets must be an integer >= 2; got {m!r}")
         if n // m < k:
-            raise ValueError(f"n_subsets={m} leaves fewer than n_clusters={k} points per subset "
-                             f"(n_samples={n})")
+            raise ValueError(
+                f"n_subsets={m} leaves fewer than n_clusters={k} points per subset (n_samples={n})"
+            )
         check_choice(self.smooth_bound, "smooth_bound", SMOOTH_BOUNDS)
         check_choice(self.subsampling, "subsampling", SUBSAMPLING)
         agg = self.aggregator
         if isinstance(agg, str) or not callable(agg):
             if not (isinstance(agg, str) and agg == "smooth_sensitivity"):
-                raise ValueError("aggregator must be 'smooth_sensitivity' or a callable "
-                                 "agg(Y, epsilon, delta, bounds, rng) -> (center, guarantee); "
-                                 f"got {agg!r}")
+                raise ValueError(
+                    "aggregator must be 'smooth_sensitivity' or a callable "
+                    "agg(Y, epsilon, delta, bounds, rng) -> (center, guarantee); "
+                    f"got {agg!r}"
+                )
         elif self.subsampling != "partition":
-            raise ValueError("a callable aggregator requires subsampling='partition' (each record "
-                             f"in one block); got subsampling={self.subsampling!r}")
-        make_solver(self.solver, k, q)            # ValueError/TypeError for an unknown solver
+            raise ValueError(
+                "a callable aggregator requires subsampling='partition' (each record "
+                f"in one block); got subsampling={self.subsampling!r}"
+            )
+        make_solver(self.solver, k, q)  # ValueError/TypeError for an unknown solver
         return eps, delta, int(m), k * d * (d + 1) // 2
 
     def _warnings(self, n, eps, delta, m, D):
@@ -375,13 +396,17 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
         if callable(self.aggregator):
             return warns
         if eps > 1:
-            warns.append("epsilon > 1 is outside the proven range of the smooth-sensitivity "
-                         "calibration (Nissim, Raskhodnikova & Smith 2007)")
+            warns.append(
+                "epsilon > 1 is outside the proven range of the smooth-sensitivity "
+                "calibration (Nissim, Raskhodnikova & Smith 2007)"
+            )
         floor = 4 * (D + math.log(2 / delta)) / math.sqrt(m)
         if eps < floor:
-            warns.append(f"epsilon={eps:g} is too small for m={m} subsets "
-                         f"(< 4(D + ln(2/delta))/sqrt(m) = {floor:.3g}): the noise is "
-                         "of the order of the output diameter")
+            warns.append(
+                f"epsilon={eps:g} is too small for m={m} subsets "
+                f"(< 4(D + ln(2/delta))/sqrt(m) = {floor:.3g}): the noise is "
+                "of the order of the output diameter"
+            )
         return warns
 
     def _aggregator_plan(self, m, D, eps, delta, d):
@@ -390,7 +415,7 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
         plan_fn = getattr(self.aggregator, "plan", None)
         if not callable(plan_fn):
             return None
-        with warnings.catch_warnings():          # its notes are raised once, when it runs
+        with warnings.catch_warnings():  # its notes are raised once, when it runs
             warnings.simplefilter("ignore", PrivacyWarning)
             g = plan_fn(m, D, eps, delta, projector_box(d, self.n_clusters))
         _check_aggregator_guarantee(g, eps, delta)
@@ -402,16 +427,30 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
         if callable(self.aggregator):
             g = self._aggregator_plan(m, D, eps, delta, n_features)
             if g is not None:
-                return Guarantee(g.epsilon, g.delta, g.kind, g.neighbouring,
-                                 list(g.mechanisms), warns + list(g.warnings))
+                return Guarantee(
+                    g.epsilon,
+                    g.delta,
+                    g.kind,
+                    g.neighbouring,
+                    list(g.mechanisms),
+                    warns + list(g.warnings),
+                )
             acc = BudgetAccountant(eps, delta)
-            acc.spend(f"1-cluster aggregator {_name(self.aggregator)} (its guarantee is "
-                      "checked after the run)", eps, delta)
+            acc.spend(
+                f"1-cluster aggregator {_name(self.aggregator)} (its guarantee is "
+                "checked after the run)",
+                eps,
+                delta,
+            )
             return acc.guarantee("approx", "replace", warns)
         smooth_sensitivity_parameters(eps, delta, D)
         acc = BudgetAccountant(eps, delta)
-        acc.spend("Gaussian noise scaled by a smooth sensitivity bound (Nissim, Raskhodnikova "
-                  "& Smith 2007)", eps, delta)
+        acc.spend(
+            "Gaussian noise scaled by a smooth sensitivity bound (Nissim, Raskhodnikova "
+            "& Smith 2007)",
+            eps,
+            delta,
+        )
         return acc.guarantee("approx", "replace", warns)
 
     def _before_charge(self, shape, rng):
@@ -455,14 +494,27 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
         order = rng.permutation(k)
         g = projector_vectors(sols[i_star][order]).ravel()
         # the smooth bound S depends on the data: it scales the noise but is not published
-        acct.spend("Gaussian noise scaled by a smooth sensitivity bound (Nissim, Raskhodnikova "
-                   "& Smith 2007)", eps, delta)
+        acct.spend(
+            "Gaussian noise scaled by a smooth sensitivity bound (Nissim, Raskhodnikova "
+            "& Smith 2007)",
+            eps,
+            delta,
+        )
         noisy = noisy_release(g, S, eps, delta, rng)
         self.subspaces_ = vectors_to_bases(noisy.reshape(k, -1), d, q)
         self.privacy_ = acct.guarantee("approx", "replace", warns)
-        self.diagnostics_ = {"smooth_bound": S, "noise_scale": S / alpha, "centre_index": i_star,
-                             "n_subsets": m, "s": s, "t0": t0, "dim": D, "beta": beta,
-                             "alpha": alpha, "evaluation_only": True}
+        self.diagnostics_ = {
+            "smooth_bound": S,
+            "noise_scale": S / alpha,
+            "centre_index": i_star,
+            "n_subsets": m,
+            "s": s,
+            "t0": t0,
+            "dim": D,
+            "beta": beta,
+            "alpha": alpha,
+            "evaluation_only": True,
+        }
 
     def _fit_aggregator(self, X, rng, idx, eps, delta, m, D, warns):
         """1-cluster aggregation of canonical block vectors (Nissim, Stemmer & Vadhan 2016);
@@ -478,11 +530,14 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
             center, guarantee = out
             center = np.asarray(center, dtype=float)
         except (TypeError, ValueError):
-            raise ValueError("aggregator must return (center, guarantee); "
-                             f"got {type(out).__name__}") from None
+            raise ValueError(
+                f"aggregator must return (center, guarantee); got {type(out).__name__}"
+            ) from None
         if center.shape != (D,) or not np.all(np.isfinite(center)):
-            raise ValueError(f"aggregator returned a centre of shape {center.shape} (or non-finite"
-                             f" values); expected a finite vector of length D={D}")
+            raise ValueError(
+                f"aggregator returned a centre of shape {center.shape} (or non-finite"
+                f" values); expected a finite vector of length D={D}"
+            )
         _check_aggregator_guarantee(guarantee, eps, delta)
         for w in guarantee.warnings:
             warnings.warn(f"aggregator: {w}", PrivacyWarning, stacklevel=4)
@@ -490,23 +545,34 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
         self.subspaces_ = vectors_to_bases(V, d, q)[rng.permutation(k)]
         kind = guarantee.kind
         if kind == "pure" and not callable(getattr(self.aggregator, "plan", None)):
-            kind = "approx"                       # pure eps-DP implies the planned (eps, delta)
-        self.privacy_ = Guarantee(guarantee.epsilon, guarantee.delta, kind,
-                                  guarantee.neighbouring, list(guarantee.mechanisms),
-                                  warns + list(guarantee.warnings))
+            kind = "approx"  # pure eps-DP implies the planned (eps, delta)
+        self.privacy_ = Guarantee(
+            guarantee.epsilon,
+            guarantee.delta,
+            kind,
+            guarantee.neighbouring,
+            list(guarantee.mechanisms),
+            warns + list(guarantee.warnings),
+        )
         Yk = Y.reshape(m, k, -1)
-        cost = ((Yk[:, :, None, :] - V[None, None, :, :]) ** 2).sum(-1)      # (m, k, k)
+        cost = ((Yk[:, :, None, :] - V[None, None, :, :]) ** 2).sum(-1)  # (m, k, k)
         agree = np.mean([np.array_equal(linear_sum_assignment(c)[1], np.arange(k)) for c in cost])
-        self.diagnostics_ = {"n_subsets": m, "dim": D, "bounds": (lo, hi),
-                             "order_agreement": float(agree), "evaluation_only": True}
+        self.diagnostics_ = {
+            "n_subsets": m,
+            "dim": D,
+            "bounds": (lo, hi),
+            "order_agreement": float(agree),
+            "evaluation_only": True,
+        }
 
     @staticmethod
     def _k_subspaces(est, d, q, k, rng):
         """The solver's (k, d, q) bases, padded with Haar subspaces if it returned fewer."""
         U = np.asarray(getattr(est, "subspaces_", np.empty((0, d, q))), dtype=float)
         if U.ndim != 3 or U.shape[1:] != (d, q) or len(U) > k:
-            raise ValueError(f"solver returned subspaces_ of shape {U.shape}; expected "
-                             f"(<= {k}, {d}, {q})")
+            raise ValueError(
+                f"solver returned subspaces_ of shape {U.shape}; expected (<= {k}, {d}, {q})"
+            )
         if len(U) < k:
             U = np.concatenate([U, haar_stiefel(d, q, rng, size=k - len(U))])
         return U
@@ -518,8 +584,14 @@ def _name(agg):
 
 def _check_aggregator_guarantee(guarantee, eps, delta):
     """ValueError unless ``guarantee`` is a private replace-one Guarantee within (eps, delta)."""
-    if not isinstance(guarantee, Guarantee) or guarantee.kind not in ("pure", "approx") or \
-            guarantee.neighbouring != "replace" or guarantee.epsilon > eps * (1 + _RTOL) or \
-            guarantee.delta > delta * (1 + _RTOL):
-        raise ValueError("aggregator must give a 'replace' Guarantee within the charged "
-                         f"(epsilon, delta) = ({eps}, {delta:g}); got {guarantee!r}")
+    if (
+        not isinstance(guarantee, Guarantee)
+        or guarantee.kind not in ("pure", "approx")
+        or guarantee.neighbouring != "replace"
+        or guarantee.epsilon > eps * (1 + _RTOL)
+        or guarantee.delta > delta * (1 + _RTOL)
+    ):
+        raise ValueError(
+            "aggregator must give a 'replace' Guarantee within the charged "
+            f"(epsilon, delta) = ({eps}, {delta:g}); got {guarantee!r}"
+        )

@@ -1,4 +1,5 @@
 """Solver lookup shared by sample-and-aggregate (the ``f`` of Alg. 1) and the Gibbs initialiser."""
+
 from sklearn.base import clone
 
 from .kplanes import KPlanes
@@ -27,14 +28,14 @@ def make_solver(solver, n_clusters, subspace_dim, random_state=None):
         try:
             cls = SOLVERS[solver]
         except KeyError:
-            raise ValueError(f"solver must be one of {sorted(SOLVERS)} or an estimator; "
-                             f"got {solver!r}") from None
+            raise ValueError(
+                f"solver must be one of {sorted(SOLVERS)} or an estimator; got {solver!r}"
+            ) from None
         return cls(n_clusters=n_clusters, subspace_dim=subspace_dim, random_state=random_state)
     if not hasattr(solver, "fit"):
         raise TypeError(f"solver must be a name or an estimator with fit(X); got {solver!r}")
     est = clone(solver)
     params = est.get_params()
-    wanted = {"n_clusters": n_clusters, "subspace_dim": subspace_dim,
-              "random_state": random_state}
+    wanted = {"n_clusters": n_clusters, "subspace_dim": subspace_dim, "random_state": random_state}
     est.set_params(**{key: value for key, value in wanted.items() if key in params})
     return est

@@ -21,6 +21,7 @@ affine case). K only needs the Gram matrix Y^T Y: when n <= d (faces: n ~ 320, d
 n x n system is factored once; when d < n it is applied through the Woodbury identity with a
 (d + 1) x (d + 1) factor. Memory is O(n^2 + n d) in both cases.
 """
+
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -37,8 +38,7 @@ from .projection import check_data, resolve_preset, spectral_fit
 #: 20 only matters with the dense-noise term); motion segmentation (Hopkins 155, Sec. 7.1) uses
 #: affine subspaces, alpha_z = 800, the dense-noise term and no corruption term.
 SSC_PRESETS = {
-    "faces": {"alpha": 20.0, "alpha_e": 20.0, "affine": False, "outliers": True,
-              "noise": False},
+    "faces": {"alpha": 20.0, "alpha_e": 20.0, "affine": False, "outliers": True, "noise": False},
     "motion": {"alpha": 800.0, "affine": True, "outliers": False, "noise": True},
 }
 SSC_PRESETS["lighting"] = SSC_PRESETS["faces"]
@@ -79,9 +79,20 @@ def _mu_e(Y):
     return float(np.partition(l1, -2)[-2])
 
 
-def ssc_coefficients(X, alpha=20.0, rho=None, tol=2e-4, max_iter=200, *, affine=False,
-                     outliers=False, alpha_e=None, noise=True, return_errors=False,
-                     single_precision=True):
+def ssc_coefficients(
+    X,
+    alpha=20.0,
+    rho=None,
+    tol=2e-4,
+    max_iter=200,
+    *,
+    affine=False,
+    outliers=False,
+    alpha_e=None,
+    noise=True,
+    return_errors=False,
+    single_precision=True,
+):
     """ADMM for the SSC programs of Elhamifar & Vidal (2013, Sec. 3).
 
     ``noise=True``: the noisy program (Sec. 3.2, Eq. (13)-(14); ADMM of the appendix),
@@ -153,20 +164,20 @@ def ssc_coefficients(X, alpha=20.0, rho=None, tol=2e-4, max_iter=200, *, affine=
     if outliers:
         lam_e = float(alpha if alpha_e is None else alpha_e) / max(_mu_e(Y), 1e-300)
     mu_z, active, top = _mu_z(G, Y if outliers else None, lam_e)
-    if mu_z <= 0:                      # every point is zero or orthogonal to all others
+    if mu_z <= 0:  # every point is zero or orthogonal to all others
         C = np.zeros((n, n))
         return (C, 0, np.zeros((d, n))) if return_errors else (C, 0)
     if exact:
         rho = 40.0 if rho is None else float(rho)
-        pen = 10.0 * rho / float(np.median(top[active]))      # penalty of Y = Y A + E
+        pen = 10.0 * rho / float(np.median(top[active]))  # penalty of Y = Y A + E
         relax = 1.6
         y_scale = float(np.abs(Y).max())
     else:
-        pen = float(alpha) / mu_z                               # lambda_z
+        pen = float(alpha) / mu_z  # lambda_z
         rho = float(alpha) if rho is None else float(rho)
         relax = 1.0
     thr_e = lam_e / pen if outliers else None
-    use_e = outliers or exact             # exact: the E-step also updates the multiplier
+    use_e = outliers or exact  # exact: the E-step also updates the multiplier
     ones = np.ones(n)
     if use_e:
         dt = np.float32 if single_precision else np.float64
@@ -191,7 +202,7 @@ def ssc_coefficients(X, alpha=20.0, rho=None, tol=2e-4, max_iter=200, *, affine=
         def solve(R):
             return Kinv @ R
 
-    P = solve(pen * G + (rho if affine else 0.0))   # K^{-1}(pen G + rho 1 1^T)
+    P = solve(pen * G + (rho if affine else 0.0))  # K^{-1}(pen G + rho 1 1^T)
     k1 = solve(ones[:, None])[:, 0] if affine else None
     C = np.zeros((n, n))
     Delta = np.zeros((n, n))
@@ -205,7 +216,7 @@ def ssc_coefficients(X, alpha=20.0, rho=None, tol=2e-4, max_iter=200, *, affine=
     it = 0
     for it in range(1, int(max_iter) + 1):
         R = rho * C - Delta
-        if exact:                          # Y^T (pen E - Lam) = pen Y^T (E - U)
+        if exact:  # Y^T (pen E - Lam) = pen Y^T (E - U)
             R -= pen * (Xd @ (E - U))
         elif outliers:
             R -= pen * (Xd @ E)
@@ -214,27 +225,27 @@ def ssc_coefficients(X, alpha=20.0, rho=None, tol=2e-4, max_iter=200, *, affine=
             A -= np.outer(k1, delta)
         A_hat = relax * A + (1.0 - relax) * C if exact else A
         J = A_hat + Delta / rho
-        C_new = J - np.clip(J, -1.0 / rho, 1.0 / rho)       # soft threshold at 1/rho
+        C_new = J - np.clip(J, -1.0 / rho, 1.0 / rho)  # soft threshold at 1/rho
         np.fill_diagonal(C_new, 0.0)
         check = not exact or it % 10 == 0 or it == max_iter
         if exact:
             T = Yd @ A.astype(Yd.dtype)
-            np.subtract(Yd, T, out=T)                       # Y - Y A
-            T *= relax                                      # over-relaxed residual ...
+            np.subtract(Yd, T, out=T)  # Y - Y A
+            T *= relax  # over-relaxed residual ...
             E *= 1.0 - relax
             T += E
-            T += U                                          # ... plus the scaled multiplier
+            T += U  # ... plus the scaled multiplier
             U_new = np.clip(T, -thr_u, thr_u)
-            np.subtract(T, U_new, out=T)                    # E: soft threshold at lam_e/pen
+            np.subtract(T, U_new, out=T)  # E: soft threshold at lam_e/pen
             E = T
-            if check:                      # ||Y - Y A_hat - E||_inf = ||U_new - U||_inf
+            if check:  # ||Y - Y A_hat - E||_inf = ||U_new - U||_inf
                 np.subtract(U_new, U, out=U)
                 feas = float(np.abs(U).max()) / y_scale
                 err = max(float(np.abs(A - C_new).max()), feas)
             U = U_new
         elif outliers:
             Res = Yd - Yd @ A.astype(Yd.dtype)
-            E = Res - np.clip(Res, -thr_e, thr_e)           # soft threshold at lam_e/lam_z
+            E = Res - np.clip(Res, -thr_e, thr_e)  # soft threshold at lam_e/lam_z
         Delta += rho * (A_hat - C_new)
         C = C_new
         if not exact:
@@ -246,7 +257,7 @@ def ssc_coefficients(X, alpha=20.0, rho=None, tol=2e-4, max_iter=200, *, affine=
         if check and err < tol:
             break
         A_prev = A
-    C[:, ~active] = 0.0                    # zero points: the zero representation
+    C[:, ~active] = 0.0  # zero points: the zero representation
     if return_errors:
         return C, it, (E.astype(float) if outliers else np.zeros((d, n)))
     return C, it
@@ -341,9 +352,20 @@ class SparseSubspaceClustering(ClusterMixin, BaseEstimator):
         "random_state": RANDOM_STATES,
     }
 
-    def __init__(self, n_clusters=3, subspace_dim=1, alpha=None, affine=None, outliers=None,
-                 alpha_e=None, noise=None, preset=None, tol=2e-4, max_iter=200,
-                 random_state=None):
+    def __init__(
+        self,
+        n_clusters=3,
+        subspace_dim=1,
+        alpha=None,
+        affine=None,
+        outliers=None,
+        alpha_e=None,
+        noise=None,
+        preset=None,
+        tol=2e-4,
+        max_iter=200,
+        random_state=None,
+    ):
         self.n_clusters = n_clusters
         self.subspace_dim = subspace_dim
         self.alpha = alpha
@@ -359,24 +381,37 @@ class SparseSubspaceClustering(ClusterMixin, BaseEstimator):
     def resolved_params(self):
         """The (alpha, alpha_e, affine, outliers, noise) the fit uses: explicit > preset >
         default."""
-        return resolve_preset(self.preset, SSC_PRESETS,
-                              {"alpha": self.alpha, "alpha_e": self.alpha_e,
-                               "affine": self.affine, "outliers": self.outliers,
-                               "noise": self.noise}, _DEFAULTS)
+        return resolve_preset(
+            self.preset,
+            SSC_PRESETS,
+            {
+                "alpha": self.alpha,
+                "alpha_e": self.alpha_e,
+                "affine": self.affine,
+                "outliers": self.outliers,
+                "noise": self.noise,
+            },
+            _DEFAULTS,
+        )
 
     @single_threaded
     def fit(self, X, y=None):
         self._validate_params()
-        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters,
-                       self.subspace_dim)
+        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters, self.subspace_dim)
         if len(X) < 2:
             raise ValueError("SSC needs at least 2 samples")
         p = self.resolved_params()
         rng = as_generator(self.random_state)
-        C, self.n_iter_ = ssc_coefficients(X, p["alpha"], tol=self.tol, max_iter=self.max_iter,
-                                           affine=bool(p["affine"]),
-                                           outliers=bool(p["outliers"]), alpha_e=p["alpha_e"],
-                                           noise=bool(p["noise"]))
+        C, self.n_iter_ = ssc_coefficients(
+            X,
+            p["alpha"],
+            tol=self.tol,
+            max_iter=self.max_iter,
+            affine=bool(p["affine"]),
+            outliers=bool(p["outliers"]),
+            alpha_e=p["alpha_e"],
+            noise=bool(p["noise"]),
+        )
         self.coef_ = C
         W = np.abs(C)
         W /= np.maximum(W.max(axis=0, keepdims=True), 1e-300)

@@ -6,6 +6,7 @@ k-plane iterations in which the only data access is a Gaussian-noised release of
 scatter matrices A_l = sum_{z_i = l} x_i x_i^T (records clipped to the unit ball). The labels z
 are computed from the previous released subspaces and never released.
 """
+
 import math
 import warnings
 
@@ -35,7 +36,7 @@ ACCOUNTING = ("basic", "zcdp")
 
 def cluster_scatter(X, labels, k):
     """(k, d, d) scatter matrices A_l = sum_{labels_i = l} x_i x_i^T (one matmul, no loop)."""
-    onehot = (labels[None, :] == np.arange(k)[:, None]).astype(float)          # (k, n)
+    onehot = (labels[None, :] == np.arange(k)[:, None]).astype(float)  # (k, n)
     d = X.shape[1]
     outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), d * d)
     return (onehot @ outer).reshape(k, d, d)
@@ -57,8 +58,9 @@ def scatter_sensitivity(neighbouring):
         return math.sqrt(2.0)
     if neighbouring == "add_remove":
         return 1.0
-    raise NotImplementedError(f"neighbouring={neighbouring!r} is not supported by SuLQ "
-                              "(use 'replace' or 'add_remove')")
+    raise NotImplementedError(
+        f"neighbouring={neighbouring!r} is not supported by SuLQ (use 'replace' or 'add_remove')"
+    )
 
 
 def noisy_scatter(A, sensitivity, rng, epsilon=None, delta=None, sigma=None, size=None):
@@ -101,7 +103,8 @@ def zcdp_rho(epsilon, delta):
 
 def _round_name(t, zcdp_sigma):
     return f"Gaussian scatter matrices, round {t + 1}" + (
-        " (zCDP share)" if zcdp_sigma is not None else "")
+        " (zCDP share)" if zcdp_sigma is not None else ""
+    )
 
 
 class SuLQSubspaceClustering(PrivateEstimator):
@@ -196,8 +199,18 @@ class SuLQSubspaceClustering(PrivateEstimator):
         "accounting": [StrOptions(set(ACCOUNTING))],
     }
 
-    def __init__(self, n_clusters=3, subspace_dim=1, epsilon=1.0, delta=None, n_iter=10,
-                 neighbouring="replace", accounting="basic", ledger=None, random_state=None):
+    def __init__(
+        self,
+        n_clusters=3,
+        subspace_dim=1,
+        epsilon=1.0,
+        delta=None,
+        n_iter=10,
+        neighbouring="replace",
+        accounting="basic",
+        ledger=None,
+        random_state=None,
+    ):
         self.n_clusters = n_clusters
         self.subspace_dim = subspace_dim
         self.epsilon = epsilon
@@ -215,8 +228,10 @@ class SuLQSubspaceClustering(PrivateEstimator):
         k = check_positive_int(self.n_clusters, "n_clusters")
         q = check_positive_int(self.subspace_dim, "subspace_dim")
         if n_features is not None and not q < n_features:
-            raise ValueError(f"subspace_dim must be an integer with 1 <= subspace_dim < "
-                             f"n_features={n_features}; got {self.subspace_dim!r}")
+            raise ValueError(
+                f"subspace_dim must be an integer with 1 <= subspace_dim < "
+                f"n_features={n_features}; got {self.subspace_dim!r}"
+            )
         if n_samples is not None and k > n_samples:
             raise ValueError(f"n_clusters={k} exceeds n_samples={n_samples}")
         T = check_positive_int(self.n_iter, "n_iter")
@@ -235,8 +250,10 @@ class SuLQSubspaceClustering(PrivateEstimator):
         if n_samples is not None and delta > 1.0 / n_samples:
             warns.append(f"delta={delta:g} exceeds 1/n")
         if self.accounting == "zcdp":
-            warns.append("rounds composed by zCDP: per-round (epsilon/T, delta/T) are shares, "
-                         "not separate guarantees")
+            warns.append(
+                "rounds composed by zCDP: per-round (epsilon/T, delta/T) are shares, "
+                "not separate guarantees"
+            )
         return warns
 
     def _plan(self, n_samples, n_features):

@@ -8,6 +8,7 @@ graph in |<x_i, x_j>|, its connected components, one subspace per component; whe
 components is not k that algorithm is undefined and we fall back to the full variant.
 The neighbour search runs over row chunks: no n x n matrix is formed.
 """
+
 import math
 
 import numpy as np
@@ -99,8 +100,15 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
         "random_state": RANDOM_STATES,
     }
 
-    def __init__(self, n_clusters=3, subspace_dim=1, n_neighbors=None, variant="full",
-                 subspace_method="svd", random_state=None):
+    def __init__(
+        self,
+        n_clusters=3,
+        subspace_dim=1,
+        n_neighbors=None,
+        variant="full",
+        subspace_method="svd",
+        random_state=None,
+    ):
         self.n_clusters = n_clusters
         self.subspace_dim = subspace_dim
         self.n_neighbors = n_neighbors
@@ -111,8 +119,7 @@ class ThresholdSubspaceClustering(ClusterMixin, BaseEstimator):
     @single_threaded
     def fit(self, X, y=None):
         self._validate_params()
-        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters,
-                       self.subspace_dim)
+        X = check_data(validate_data(self, X, dtype=np.float64), self.n_clusters, self.subspace_dim)
         rng = as_generator(self.random_state)
         n, k, q = len(X), self.n_clusters, self.subspace_dim
         s = self.n_neighbors

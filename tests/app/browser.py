@@ -1,4 +1,5 @@
 """Browser helpers shared by the dashboard's UI tests (Playwright pages against the served app)."""
+
 import re
 import time
 
@@ -40,8 +41,7 @@ def titles(page):
 
 def write_csv(path, n=80, d=4, seed=0):
     X = np.random.default_rng(seed).normal(size=(n, d)) / 3
-    np.savetxt(path, X, delimiter=",", header=",".join(f"gene{j}" for j in range(d)),
-               comments="")
+    np.savetxt(path, X, delimiter=",", header=",".join(f"gene{j}" for j in range(d)), comments="")
     return path
 
 
@@ -102,10 +102,10 @@ def choose_long_gibbs_run(page):
     page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
     # the default subspace algorithm (SuLQ) has an "iterations" slider too: wait for the Gibbs
     # sliders (only Gibbs has "chains") before pressing keys
-    expect(page.locator(".bk-input-group").filter(has_text="chains").filter(visible=True)
-           .first).to_be_visible()
+    expect(
+        page.locator(".bk-input-group").filter(has_text="chains").filter(visible=True).first
+    ).to_be_visible()
     for label, end in (("iterations", "20000"), ("chains", "8")):
         group = page.locator(".bk-input-group").filter(has_text=label).filter(visible=True).first
         group.locator(".noUi-handle").first.press("End")
-        expect(group.locator(".noUi-handle").first).to_have_attribute("aria-valuenow",
-                                                                      f"{end}.0")
+        expect(group.locator(".noUi-handle").first).to_have_attribute("aria-valuenow", f"{end}.0")

@@ -2,6 +2,7 @@
 and a small CSV builder; the chromium launch fixture lives in
 ``tests/conftest.py``.
 """
+
 import io
 import os
 import socket
@@ -21,12 +22,13 @@ STARTUP_LIMIT_S = 300
 @pytest.fixture
 def csv_payload():
     """Builds the text of a small numeric CSV: n records x d columns headed c0, c1, ..."""
+
     def build(n=120, d=4, seed=0):
         X = np.random.default_rng(seed).normal(size=(n, d)) / 3
         buf = io.StringIO()
-        np.savetxt(buf, X, delimiter=",", header=",".join(f"c{j}" for j in range(d)),
-                   comments="")
+        np.savetxt(buf, X, delimiter=",", header=",".join(f"c{j}" for j in range(d)), comments="")
         return buf.getvalue()
+
     return build
 
 
@@ -46,16 +48,23 @@ def _free_port():
 def server(tmp_path_factory):
     """``panel serve app/page.py`` with a temporary ledger, a small budget and a 1 MB upload cap."""
     import requests
+
     state = tmp_path_factory.mktemp("privclust-state")
     port = _free_port()
-    env = dict(os.environ, PRIVCLUST_STATE_DIR=str(state),
-               PRIVCLUST_BUDGET_EPSILON=str(BUDGET_EPSILON),
-               PRIVCLUST_MAX_UPLOAD_MB=str(UPLOAD_LIMIT_MB))
+    env = dict(
+        os.environ,
+        PRIVCLUST_STATE_DIR=str(state),
+        PRIVCLUST_BUDGET_EPSILON=str(BUDGET_EPSILON),
+        PRIVCLUST_MAX_UPLOAD_MB=str(UPLOAD_LIMIT_MB),
+    )
     log = open(state / "server.log", "w")
     # what `privclust serve` runs, plus: a closed tab's session is discarded after ~1 s
     # (default: up to ~32 s), so that session-end cleanup can be tested
-    cmd = serve_command("127.0.0.1", port, extra=[
-        "--liveness", "--check-unused-sessions", "500", "--unused-session-lifetime", "1000"])
+    cmd = serve_command(
+        "127.0.0.1",
+        port,
+        extra=["--liveness", "--check-unused-sessions", "500", "--unused-session-lifetime", "1000"],
+    )
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
@@ -73,8 +82,14 @@ def server(tmp_path_factory):
     else:
         proc.kill()
         raise RuntimeError(f"panel serve did not start within {STARTUP_LIMIT_S} s")
-    info = {"url": f"{url}/page", "base": url, "port": port, "proc": proc,
-            "startup_s": time.perf_counter() - t0, "log": state / "server.log"}
+    info = {
+        "url": f"{url}/page",
+        "base": url,
+        "port": port,
+        "proc": proc,
+        "startup_s": time.perf_counter() - t0,
+        "log": state / "server.log",
+    }
     yield info
     proc.terminate()
     try:

@@ -1,5 +1,6 @@
 """Gibbs sampler runs are admitted up to the server's limit; later ones wait in order of
 arrival, see their position, and a run stopped while it waits never starts (nothing charged)."""
+
 import threading
 import time
 
@@ -32,11 +33,11 @@ def test_runs_beyond_the_limit_wait_in_order_with_their_position(tmp_path):
     # the waiting runs are told their place (1: next) once the first two hold the slots
     _wait(lambda: len(admitted) == 2 and positions[2][-1:] == [1] and positions[3][-1:] == [2])
     assert sorted(admitted) == [0, 1] and adm.running() == 2
-    tickets[0].close()                                          # a run ends: the next starts
+    tickets[0].close()  # a run ends: the next starts
     _wait(lambda: len(admitted) == 3)
     assert admitted[-1] == 2
     _wait(lambda: positions[3][-1] == 1)
-    stop.set()                                                  # the last one is stopped
+    stop.set()  # the last one is stopped
     threads[3].join(5)
     assert sorted(admitted[:2]) == [0, 1] and admitted[2:] == [2]
     assert not threads[3].is_alive()
@@ -48,10 +49,11 @@ def test_runs_beyond_the_limit_wait_in_order_with_their_position(tmp_path):
 def test_a_dead_process_s_place_is_freed(tmp_path):
     """flock: the kernel drops the locks of an ended process (here: closed descriptors)."""
     import os
+
     adm = Admission(tmp_path, limit=1)
     first = adm.ticket()
     assert first.wait(threading.Event())
-    os.close(first._slot)            # as if its process had died
+    os.close(first._slot)  # as if its process had died
     first._slot = None
     second = adm.ticket()
     assert second.wait(threading.Event())
@@ -67,9 +69,11 @@ def test_the_limit_is_an_operator_setting(monkeypatch):
 
 
 def test_a_sampler_view_beyond_the_limit_shows_its_position_and_stop_leaves_the_queue(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     from privclust.app.state import Lab
     from privclust.app.views import GibbsView
+
     monkeypatch.setenv(config.STATE_DIR.env, str(tmp_path))
     monkeypatch.setenv(config.MAX_SAMPLERS.env, "1")
     views = []
@@ -81,13 +85,13 @@ def test_a_sampler_view_beyond_the_limit_shows_its_position_and_stop_leaves_the_
     first, second = views
     try:
         assert first.start()
-        _wait(lambda: first.runner.produced >= 1, 120)          # admitted and sampling
+        _wait(lambda: first.runner.produced >= 1, 120)  # admitted and sampling
         assert second.start()
         _wait(lambda: second.runner.queue_position == 1)
         second._show_progress()
         assert "Waiting for a free sampler" in second.info.object
         assert second.runner.produced == 0 and second.runner.pid is None
-        second.runner.stop()                                    # leaves the queue
+        second.runner.stop()  # leaves the queue
         second.runner.join(10)
         assert not second.runner.running and second.runner.pid is None
         first.runner.stop()

@@ -1,6 +1,7 @@
 """A reload keeps the session's data choice, and a browser's uploads stay listed for the
 server's lifetime -- to that browser only (app/state/browsers.py): another browser, or a token
 the server did not issue, learns nothing of them."""
+
 import re
 
 import pytest
@@ -19,7 +20,7 @@ def test_a_reload_restores_the_preset_and_its_sizes():
     first = DataModel(browser=record)
     first.param.update(preset="gaussian_mixture")
     first.param.update(n_samples=777, seed=4)
-    again = DataModel(browser=record)              # the page after a reload
+    again = DataModel(browser=record)  # the page after a reload
     assert (again.preset, again.n_samples, again.seed) == ("gaussian_mixture", 777, 4)
     assert again.dataset.fingerprint == first.dataset.fingerprint
 
@@ -57,16 +58,17 @@ def _reload(page):
 
 
 @pytest.mark.ui
-def test_a_reload_keeps_the_upload_and_another_browser_sees_nothing(page, server, browser,
-                                                                     tmp_path):
+def test_a_reload_keeps_the_upload_and_another_browser_sees_nothing(
+    page, server, browser, tmp_path
+):
     open_page(page, server)
     page.get_by_label("preset", exact=True).select_option(label="Gaussian mixture (SCH19)")
     expect_text(page, ".pc-data-summary", "gaussian", timeout=30_000)
-    _reload(page)                                          # the preset choice is kept
+    _reload(page)  # the preset choice is kept
     expect(page.get_by_label("preset", exact=True)).to_have_value("Gaussian mixture (SCH19)")
     upload(page, write_csv(tmp_path / "ward_secret.csv", seed=31))
     expect_text(page, ".pc-private", "ward_secret")
-    _reload(page)                                          # the upload is kept, still private
+    _reload(page)  # the upload is kept, still private
     expect_text(page, ".pc-private", "ward_secret", timeout=30_000)
     expect(page.get_by_label(re.compile("^your uploads"))).to_have_value("1. ward_secret.csv")
     # another browser (its own cookies): demo data, no upload listed, the name nowhere

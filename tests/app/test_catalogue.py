@@ -1,6 +1,7 @@
 """The dashboard's catalogue and Plan tab describe no estimator themselves: every key they use is
 a key of the algorithm registry (privclust.core.algorithms), and what an estimator is comes from
 there."""
+
 from types import SimpleNamespace
 
 from privclust.app import catalogue
@@ -58,7 +59,7 @@ def test_planner_settings_take_over_the_sidebar_except_what_a_variant_sets():
     got = plan_state.planner_settings(_sidebar("dplloyd", init="sphere_packing"), "kmeans")
     assert got == {"dplloyd": {}, "dplloyd_improved": {}}
     got = plan_state.planner_settings(_sidebar("gibbs", n_iter=500, init="ssc"), "subspace")
-    assert got == {"gibbs": {}}                     # short chains from a random start
+    assert got == {"gibbs": {}}  # short chains from a random start
     got = plan_state.planner_settings(_sidebar("sample_aggregate", solver="lrr"), "subspace")
     assert got == {"sample_aggregate": {"solver": "lrr"}}
     got = plan_state.planner_settings(_sidebar("dptaucc", row_cap=None, n_iter=3), "cocluster")

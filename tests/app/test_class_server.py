@@ -1,5 +1,6 @@
 """A class on one server, in the browser: six pages at once make no outside request and no
 page error; a page whose server died says so and offers a reload."""
+
 import json
 import os
 import socket
@@ -26,9 +27,13 @@ def _free_port():
 
 def _start(port, state, log):
     import requests
-    proc = subprocess.Popen(serve_command("127.0.0.1", port, extra=["--liveness"]), stdout=log,
-                            stderr=subprocess.STDOUT,
-                            env=dict(os.environ, PRIVCLUST_STATE_DIR=str(state)))
+
+    proc = subprocess.Popen(
+        serve_command("127.0.0.1", port, extra=["--liveness"]),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=dict(os.environ, PRIVCLUST_STATE_DIR=str(state)),
+    )
     deadline = time.time() + 300  # a busy machine: only a server that never starts fails
     while time.time() < deadline:
         assert proc.poll() is None, "panel serve exited"
@@ -50,14 +55,15 @@ def test_a_page_whose_server_died_shows_a_notice_that_reloads(page, tmp_path):
         page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
         notice = page.locator(".pc-lost")
         expect(notice).to_be_hidden()
-        procs[0].kill()                                   # the server dies
+        procs[0].kill()  # the server dies
         procs[0].wait(10)
         expect(notice).to_be_visible(timeout=30_000)
         expect(notice).to_contain_text("connection to the server was lost")
-        procs.append(_start(port, tmp_path / "state", log))   # back again: the reload works
+        procs.append(_start(port, tmp_path / "state", log))  # back again: the reload works
         notice.get_by_role("button", name="Reload the page").click()
-        page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0",
-                               timeout=60_000)
+        page.wait_for_function(
+            "() => window.Bokeh && window.Bokeh.documents.length > 0", timeout=60_000
+        )
         expect(page.locator(".pc-banner").first).to_be_visible(timeout=60_000)
         expect(page.locator(".pc-lost")).to_be_hidden()
     finally:
@@ -71,8 +77,9 @@ def test_a_page_whose_server_died_shows_a_notice_that_reloads(page, tmp_path):
         log.close()
 
 
-def test_six_pages_at_once_make_no_outside_request_and_no_page_error(tmp_path,
-                                                                     browser_type_launch_args):
+def test_six_pages_at_once_make_no_outside_request_and_no_page_error(
+    tmp_path, browser_type_launch_args
+):
     """The class load script (benchmarks/app/load.py) with 5 sliding pages and 1 Gibbs page,
     run as a subprocess: its own asyncio loop, never pytest-playwright's. Its timings depend on
     what else runs on the machine and are not asserted; what is asserted does not: no request
@@ -83,18 +90,35 @@ def test_six_pages_at_once_make_no_outside_request_and_no_page_error(tmp_path,
     slider."""
     results = tmp_path / "load.md"
     run = subprocess.run(
-        [sys.executable, str(LOAD), "--sliders", "5", "--samplers", "1", "--seconds", "8",
-         "--first-timeout", "300", "--results", str(results),
-         "--chromium", browser_type_launch_args["executable_path"]],
-        capture_output=True, text=True, timeout=540)
+        [
+            sys.executable,
+            str(LOAD),
+            "--sliders",
+            "5",
+            "--samplers",
+            "1",
+            "--seconds",
+            "8",
+            "--first-timeout",
+            "300",
+            "--results",
+            str(results),
+            "--chromium",
+            browser_type_launch_args["executable_path"],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     record = json.loads(results.with_suffix(".json").read_text())
     raw, summary = record["raw"], record["summary"]
     assert raw["requests"] > 0
     assert raw["foreign_requests"] == []
     assert raw["page_errors"] == []
-    assert summary["server_tracebacks"] == summary["server_tracebacks_closed_socket"], \
-        raw.get("server_first_traceback")
+    assert summary["server_tracebacks"] == summary["server_tracebacks_closed_socket"], raw.get(
+        "server_first_traceback"
+    )
     # every page showed its first result; the Gibbs page's later steps (slider keys after the
     # algorithm switch) are the load script's, whose failure is reported, not asserted here
     assert len(raw["first_result_s"]) == 6, raw["user_failures"]

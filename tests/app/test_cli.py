@@ -2,6 +2,7 @@
 ``panel serve`` child as its ``PRIVCLUST_*`` environment; bad values stop the command with a
 message naming the variable; one function builds the ``panel serve`` command line; stopping the
 command stops the server."""
+
 import os
 import re
 import signal
@@ -37,43 +38,71 @@ def clean_env(monkeypatch):
 
 # ------------------------------------------------------------------ the settings and their options
 
+
 def test_help_lists_every_setting_with_its_variable(capsys):
     with pytest.raises(SystemExit) as done:
         main(["serve", "--help"])
     assert done.value.code == 0
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
-    for option in ("--budget-epsilon", "--budget-delta", "--state-dir", "--owner-view",
-                   "--max-upload-mb", "--data-dir"):
+    for option in (
+        "--budget-epsilon",
+        "--budget-delta",
+        "--state-dir",
+        "--owner-view",
+        "--max-upload-mb",
+        "--data-dir",
+    ):
         setting = next(s for s in config.SETTINGS if s.option == option)
         assert option in text and setting.env in text
     assert "ledger" in text and "release store" in text
 
 
 def test_options_reach_the_server_as_its_environment(started, clean_env, tmp_path):
-    assert main(["serve", "--port", "5999", "--budget-epsilon", "1.5", "--budget-delta", "1e-6",
-                 "--state-dir", str(tmp_path), "--max-upload-mb", "7", "--owner-view",
-                 "--data-dir", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "serve",
+                "--port",
+                "5999",
+                "--budget-epsilon",
+                "1.5",
+                "--budget-delta",
+                "1e-6",
+                "--state-dir",
+                str(tmp_path),
+                "--max-upload-mb",
+                "7",
+                "--owner-view",
+                "--data-dir",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     cmd, env = started[0]
     assert env["PRIVCLUST_BUDGET_EPSILON"] == "1.5" and env["PRIVCLUST_BUDGET_DELTA"] == "1e-6"
     assert env["PRIVCLUST_STATE_DIR"] == str(tmp_path)
     assert env["PRIVCLUST_MAX_UPLOAD_MB"] == "7" and env["PRIVCLUST_OWNER_VIEW"] == "1"
     assert env["PRIVCLUST_DATA_DIR"] == str(tmp_path)
-    assert env["PATH"] == os.environ["PATH"]                        # the rest is inherited
-    assert config.check(env)["PRIVCLUST_BUDGET_EPSILON"] == 1.5     # what the child will read
+    assert env["PATH"] == os.environ["PATH"]  # the rest is inherited
+    assert config.check(env)["PRIVCLUST_BUDGET_EPSILON"] == 1.5  # what the child will read
     assert main(["serve", "--port", "5999"]) == 0
-    assert started[1][1] is None                                    # no option: our environment
+    assert started[1][1] is None  # no option: our environment
 
 
-@pytest.mark.parametrize("option, value, reason", [
-    ("--budget-epsilon", "0", "> 0"),
-    ("--budget-epsilon", "inf", "> 0"),
-    ("--budget-epsilon", "three", "a number"),
-    ("--budget-delta", "1", "[0, 1)"),
-    ("--budget-delta", "-1e-5", "[0, 1)"),
-    ("--max-upload-mb", "-5", "> 0"),
-    ("--max-upload-mb", "50MB", "a number"),
-    ("--data-dir", "/nonexistent/privclust-data", "not a folder"),
-])
+@pytest.mark.parametrize(
+    "option, value, reason",
+    [
+        ("--budget-epsilon", "0", "> 0"),
+        ("--budget-epsilon", "inf", "> 0"),
+        ("--budget-epsilon", "three", "a number"),
+        ("--budget-delta", "1", "[0, 1)"),
+        ("--budget-delta", "-1e-5", "[0, 1)"),
+        ("--max-upload-mb", "-5", "> 0"),
+        ("--max-upload-mb", "50MB", "a number"),
+        ("--data-dir", "/nonexistent/privclust-data", "not a folder"),
+    ],
+)
 def test_a_bad_option_stops_the_command(option, value, reason, started, clean_env, capsys):
     with pytest.raises(SystemExit) as done:
         main(["serve", f"{option}={value}"])  # "=": a value may start with "-"
@@ -83,12 +112,18 @@ def test_a_bad_option_stops_the_command(option, value, reason, started, clean_en
     assert option in err and setting.env in err and reason in err and repr(value) in err
 
 
-@pytest.mark.parametrize("env, value", [
-    ("PRIVCLUST_BUDGET_EPSILON", "-3"), ("PRIVCLUST_BUDGET_DELTA", "0.5%"),
-    ("PRIVCLUST_MAX_UPLOAD_MB", "lots"), ("PRIVCLUST_OWNER_VIEW", "maybe"),
-])
-def test_a_bad_variable_stops_the_command_before_the_server_starts(env, value, started, clean_env,
-                                                                    monkeypatch, capsys):
+@pytest.mark.parametrize(
+    "env, value",
+    [
+        ("PRIVCLUST_BUDGET_EPSILON", "-3"),
+        ("PRIVCLUST_BUDGET_DELTA", "0.5%"),
+        ("PRIVCLUST_MAX_UPLOAD_MB", "lots"),
+        ("PRIVCLUST_OWNER_VIEW", "maybe"),
+    ],
+)
+def test_a_bad_variable_stops_the_command_before_the_server_starts(
+    env, value, started, clean_env, monkeypatch, capsys
+):
     monkeypatch.setenv(env, value)
     with pytest.raises(SystemExit) as done:
         main(["serve"])
@@ -99,15 +134,32 @@ def test_a_bad_variable_stops_the_command_before_the_server_starts(env, value, s
 def test_defaults(clean_env, monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
     assert config.check() == {
-        "PRIVCLUST_STATE_DIR": tmp_path / ".privclust", "PRIVCLUST_BUDGET_EPSILON": 3.0,
-        "PRIVCLUST_BUDGET_DELTA": 1e-4, "PRIVCLUST_OWNER_VIEW": False,
-        "PRIVCLUST_MAX_UPLOAD_MB": 50.0, "PRIVCLUST_DATA_DIR": None,
-        "PRIVCLUST_MAX_SAMPLERS": 2, "PRIVCLUST_PROCESSES": 1, "PRIVCLUST_DATASETS": None,
-        "PRIVCLUST_DASK_SCHEDULER": None}
+        "PRIVCLUST_STATE_DIR": tmp_path / ".privclust",
+        "PRIVCLUST_BUDGET_EPSILON": 3.0,
+        "PRIVCLUST_BUDGET_DELTA": 1e-4,
+        "PRIVCLUST_OWNER_VIEW": False,
+        "PRIVCLUST_MAX_UPLOAD_MB": 50.0,
+        "PRIVCLUST_DATA_DIR": None,
+        "PRIVCLUST_MAX_SAMPLERS": 2,
+        "PRIVCLUST_PROCESSES": 1,
+        "PRIVCLUST_DATASETS": None,
+        "PRIVCLUST_DASK_SCHEDULER": None,
+    }
 
 
-@pytest.mark.parametrize("word, on", [("1", True), ("Yes", True), (" on ", True), ("true", True),
-                                      ("0", False), ("no", False), ("OFF", False), ("", False)])
+@pytest.mark.parametrize(
+    "word, on",
+    [
+        ("1", True),
+        ("Yes", True),
+        (" on ", True),
+        ("true", True),
+        ("0", False),
+        ("no", False),
+        ("OFF", False),
+        ("", False),
+    ],
+)
 def test_owner_view_words(word, on, monkeypatch):
     monkeypatch.setenv("PRIVCLUST_OWNER_VIEW", word)
     assert config.owner_view() is on
@@ -135,19 +187,22 @@ def test_the_app_reads_its_settings_through_config(clean_env, monkeypatch, tmp_p
 
 def test_readme_lists_every_setting():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("## Running a server"):]
-    section = section[:section.index("\n## ", 1)]
+    section = readme[readme.index("## Running a server") :]
+    section = section[: section.index("\n## ", 1)]
     for setting in config.SETTINGS:
         assert f"`{setting.env}" in section and f"`{setting.option}" in section
 
 
 def test_no_other_app_module_reads_a_privclust_variable():
     read = re.compile(r"""(environ(\.get)?[(\[]|getenv\()\s*["']PRIVCLUST_""")
-    hits = [p.name for p in APP.glob("*.py") if p.name != "config.py" and read.search(p.read_text())]
+    hits = [
+        p.name for p in APP.glob("*.py") if p.name != "config.py" and read.search(p.read_text())
+    ]
     assert not hits
 
 
 # ------------------------------------------------------------------------- the command line
+
 
 def test_serve_command_adds_extra_options_last():
     cmd = serve_command("127.0.0.1", 5007, extra=["--liveness", "--check-unused-sessions", "500"])
@@ -164,6 +219,7 @@ def test_arguments_after_the_separator_go_to_panel_serve(started, clean_env):
 
 # ------------------------------------------------------------------------- stopping the server
 
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -176,7 +232,7 @@ def _stat(pid):
         text = Path(f"/proc/{pid}/stat").read_text()
     except (FileNotFoundError, ProcessLookupError):
         return None
-    fields = text[text.rindex(")") + 2:].split()
+    fields = text[text.rindex(")") + 2 :].split()
     return int(fields[1]), fields[0]
 
 
@@ -210,9 +266,20 @@ def test_stopping_privclust_serve_stops_the_server(signum, tmp_path):
     port = _free_port()
     log = open(tmp_path / "serve.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "privclust.app.cli", "serve", "--port", str(port), "--",
-         "--liveness"], stdout=log, stderr=subprocess.STDOUT,
-        env=dict(os.environ, PRIVCLUST_STATE_DIR=str(tmp_path / "state")))
+        [
+            sys.executable,
+            "-m",
+            "privclust.app.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--",
+            "--liveness",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=dict(os.environ, PRIVCLUST_STATE_DIR=str(tmp_path / "state")),
+    )
     server = []
     try:
         deadline = time.monotonic() + 300  # a busy machine: only a server that never starts fails
@@ -246,9 +313,21 @@ def test_stopping_privclust_serve_stops_the_server(signum, tmp_path):
 def _start_cli(port, tmp_path, extra=()):
     log = open(tmp_path / f"serve-{port}-{time.monotonic_ns()}.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "privclust.app.cli", "serve", "--port", str(port), "--",
-         "--liveness", *extra], stdout=log, stderr=subprocess.STDOUT,
-        env=dict(os.environ, PRIVCLUST_STATE_DIR=str(tmp_path / "state")))
+        [
+            sys.executable,
+            "-m",
+            "privclust.app.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--",
+            "--liveness",
+            *extra,
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=dict(os.environ, PRIVCLUST_STATE_DIR=str(tmp_path / "state")),
+    )
     deadline = time.monotonic() + 300  # a busy machine: only a server that never starts fails
     while True:
         assert proc.poll() is None, Path(log.name).read_text()
@@ -278,7 +357,7 @@ def test_sigkill_of_privclust_serve_frees_the_port_and_a_restart_works(extra, tm
         while _listening(port) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not _listening(port), "the port is still served 5 s after the SIGKILL"
-        procs.append(_start_cli(port, tmp_path, extra))   # a restart works
+        procs.append(_start_cli(port, tmp_path, extra))  # a restart works
         server += _descendants(procs[1].pid)
         procs[1].terminate()
         procs[1].wait(timeout=30)
@@ -304,7 +383,9 @@ def test_pages_reuse_a_throw_away_session_built_at_startup():
     the template's scripts."""
     one = serve_command("127.0.0.1", 5007)
     assert "--reuse-sessions" in one and "--warm" in one
-    for cmd in (serve_command("127.0.0.1", 5007, processes=2),
-                serve_command("127.0.0.1", 5007, extra=["--num-procs", "2"])):
+    for cmd in (
+        serve_command("127.0.0.1", 5007, processes=2),
+        serve_command("127.0.0.1", 5007, extra=["--num-procs", "2"]),
+    ):
         assert "--reuse-sessions" in cmd
         assert ("--warm" in cmd) == (sys.version_info >= (3, 12))

@@ -2,6 +2,7 @@
 sweep) and on private data (an upload, a release, the data owner view), logs no console error
 and no console warning, and the server log carries no Python warning with its source context
 or stack (Debian chromium via Playwright against ``panel serve``)."""
+
 import re
 
 import pytest
@@ -19,8 +20,17 @@ from browser import (
 
 pytestmark = pytest.mark.ui
 
-TABS = ("Data", "Clusters", "Subspaces", "Co-clusters", "Gibbs", "Plan", "Trade-off", "Report",
-        "Releases")
+TABS = (
+    "Data",
+    "Clusters",
+    "Subspaces",
+    "Co-clusters",
+    "Gibbs",
+    "Plan",
+    "Trade-off",
+    "Report",
+    "Releases",
+)
 
 
 def visit_all(page, pause=400):
@@ -49,21 +59,32 @@ def test_tour_logs_no_console_error_or_warning(page, server, tmp_path):
     open_tab(page, "Gibbs")
     expect_text(page, ".pc-gibbs-info", "diagnostic updates")
     page.get_by_role("button", name="Start sampler").wait_for(state="visible")
-    wait_for(page, lambda: page.get_by_role("button", name="Start sampler").is_enabled(),
-             timeout=60, what="the run to end")
+    wait_for(
+        page,
+        lambda: page.get_by_role("button", name="Start sampler").is_enabled(),
+        timeout=60,
+        what="the run to end",
+    )
     # a trade-off sweep that ends while another tab is shown
     open_tab(page, "Trade-off")
     page.get_by_role("button", name="Run sweep").click()
     open_tab(page, "Clusters")
     page.wait_for_timeout(4000)
     open_tab(page, "Trade-off")
-    wait_for(page, lambda: re.search(r"Done|Sweep failed|Cancelled", text_of(page, ".markdown")),
-             timeout=120, what="the sweep")
+    wait_for(
+        page,
+        lambda: re.search(r"Done|Sweep failed|Cancelled", text_of(page, ".markdown")),
+        timeout=120,
+        what="the sweep",
+    )
     page.wait_for_timeout(800)
     # the other demo tasks: each preset switches the task and re-renders the views
     preset = page.locator(".bk-input-group").filter(has_text="preset").locator("select").first
-    for label in ("Gaussian mixture (SCH19)", "Planted small ball (NSV16)",
-                  "Block count matrix (BP25)"):
+    for label in (
+        "Gaussian mixture (SCH19)",
+        "Planted small ball (NSV16)",
+        "Block count matrix (BP25)",
+    ):
         preset.select_option(label=label)
         page.wait_for_timeout(1500)
         visit_all(page)
@@ -92,22 +113,24 @@ def test_estimator_warnings_are_one_line_in_the_server_log(page, server, browser
     ended (panel serve clears the page module of an ended session: a handler defined there lost
     its globals and failed inside the other sessions' events)."""
     open_page(page, server)
-    later = browser.new_context().new_page()      # a session opened after this one, and closed
+    later = browser.new_context().new_page()  # a session opened after this one, and closed
     open_page(later, server)
     later.context.close()
-    page.wait_for_timeout(3000)          # the test server discards an unused session after ~1 s
+    page.wait_for_timeout(3000)  # the test server discards an unused session after ~1 s
     log_start = server["log"].stat().st_size
     wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
-    page.locator(".pc-algorithm select").first.select_option(
-        label="Sample-and-aggregate (approx)")
-    move_epsilon(page, "ArrowRight")              # a new run of this session, which warns
-    wait_for(page, lambda: "PrivacyWarning" in server["log"].read_text(
-        errors="replace")[log_start:], what="the sample-and-aggregate warning in the log")
+    page.locator(".pc-algorithm select").first.select_option(label="Sample-and-aggregate (approx)")
+    move_epsilon(page, "ArrowRight")  # a new run of this session, which warns
+    wait_for(
+        page,
+        lambda: "PrivacyWarning" in server["log"].read_text(errors="replace")[log_start:],
+        what="the sample-and-aggregate warning in the log",
+    )
     page.wait_for_timeout(1000)
     lines = server["log"].read_text(errors="replace")[log_start:].splitlines()
     for i, line in enumerate(lines):
         if "Warning" in line and i + 1 < len(lines):
-            assert not lines[i + 1].startswith((" ", "\t")), lines[i:i + 3]
+            assert not lines[i + 1].startswith((" ", "\t")), lines[i : i + 3]
     assert not any(line.startswith("Traceback") for line in lines)
     assert not any("NameError" in line for line in lines)
     assert any("PrivacyWarning: " in line for line in lines)

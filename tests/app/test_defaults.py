@@ -20,6 +20,7 @@ The Plan tab's default target (Wasserstein <= 1 at the 90th percentile of 10 ens
 on the default demo is reached at ε = 2 (Gibbs; SuLQ's median is 0.38 at ε = 1), a factor e^2
 = 7.4 on the odds, not ε = 10 ("no meaningful protection").
 """
+
 import numpy as np
 import pytest
 
@@ -48,8 +49,9 @@ def test_default_demo_works_at_its_default_epsilon(task, tmp_path):
     assert result is not None and result.spec.key == algorithm and result.spec.private
     warnings = " ".join(result.guarantee.warnings or ())
     assert not any(w in warnings for w in BAD_WORDS), warnings
-    assert lab.message_kind != "danger" and not any(w in lab.message for w in BAD_WORDS), \
+    assert lab.message_kind != "danger" and not any(w in lab.message for w in BAD_WORDS), (
         lab.message
+    )
     if hasattr(result.estimator, "success_"):
         assert np.all(result.estimator.success_)
     value = dict((m[0], m[1]) for m in evaluation.metrics(result, lab.baseline(result)))[name]
@@ -82,6 +84,7 @@ def test_k_balls_demo_finds_every_ball_at_its_defaults(tmp_path):
 def test_default_tradeoff_curve_is_monotone_within_its_bands(tmp_path):
     from privclust.app.views.tradeoff import TradeoffView
     from privclust.core.experiments import summarise
+
     lab = Lab(ledger_path=str(tmp_path / "ledger.sqlite"))
     view = TradeoffView(lab=lab)
     assert view.start(wait=True)
@@ -98,10 +101,11 @@ def test_default_tradeoff_curve_is_monotone_within_its_bands(tmp_path):
 def test_plan_default_target_is_reached_at_a_meaningful_epsilon(tmp_path):
     from privclust.app.state.plan import PlanModel
     from privclust.core.privacy.risk import odds_factor
+
     lab = Lab(ledger_path=str(tmp_path / "ledger.sqlite"))
-    model = PlanModel(lab=lab, epsilons=[1.0, 2.0, 5.0])   # the default target and twins
+    model = PlanModel(lab=lab, epsilons=[1.0, 2.0, 5.0])  # the default target and twins
     assert model.start(wait=True), model.status
     rec = model.recommendation
     assert rec["best"] is not None, rec
     eps = rec["per_algorithm"][rec["best"]]["epsilon"]
-    assert eps <= 5.0 and odds_factor(eps) < 1000, rec    # "no meaningful protection" >= 1000
+    assert eps <= 5.0 and odds_factor(eps) < 1000, rec  # "no meaningful protection" >= 1000

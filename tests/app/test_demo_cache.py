@@ -1,5 +1,6 @@
 """The server's shared demo cache: the same public demo request from different sessions is
 computed once, the cache is bounded, and nothing computed on private data ever enters it."""
+
 import threading
 import time
 
@@ -14,12 +15,12 @@ def test_a_second_session_gets_the_first_session_s_demo_result_without_a_fit():
     first = Lab(demo_cache=cache)
     second = Lab(demo_cache=cache)
     assert first.n_runs == 1 and second.n_runs == 0
-    assert second.result.estimator is first.result.estimator          # computed once
-    assert second.result.dataset is second.data.dataset               # the session's own data
+    assert second.result.estimator is first.result.estimator  # computed once
+    assert second.result.dataset is second.data.dataset  # the session's own data
     first.settings.epsilon = 5.0
     second.settings.epsilon = 5.0
     assert first.n_runs == 2 and second.n_runs == 0 and len(cache) == 2
-    second.settings.epsilon = 2.0                                     # a request of its own
+    second.settings.epsilon = 2.0  # a request of its own
     assert second.n_runs == 1 and len(cache) == 3
 
 
@@ -30,6 +31,7 @@ def test_labs_made_without_a_cache_share_nothing():
 
 def test_concurrent_identical_requests_are_computed_once():
     from privclust.core.data import make_gaussian_mixture
+
     ds = make_gaussian_mixture(n_samples=50, n_features=2, n_clusters=2, random_state=0)
     cache, calls, results = DemoCache(), [], []
 
@@ -41,8 +43,10 @@ def test_concurrent_identical_requests_are_computed_once():
         time.sleep(0.3)
         return Result()
 
-    threads = [threading.Thread(target=lambda: results.append(
-        cache.get_or_compute("k", ds, compute)[0])) for _ in range(6)]
+    threads = [
+        threading.Thread(target=lambda: results.append(cache.get_or_compute("k", ds, compute)[0]))
+        for _ in range(6)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -52,6 +56,7 @@ def test_concurrent_identical_requests_are_computed_once():
 
 def test_the_cache_is_bounded_least_recently_used_first():
     from privclust.core.data import make_gaussian_mixture
+
     ds = make_gaussian_mixture(n_samples=50, n_features=2, n_clusters=2, random_state=0)
 
     class Result:
@@ -60,7 +65,7 @@ def test_the_cache_is_bounded_least_recently_used_first():
     cache = DemoCache(max_items=2)
     for key in ("a", "b"):
         cache.put(key, Result())
-    assert cache.get("a") is not None                # "a" used: "b" is now the oldest
+    assert cache.get("a") is not None  # "a" used: "b" is now the oldest
     cache.put("c", Result())
     assert cache.keys() == ["a", "c"]
     with pytest.raises(ValueError, match="max_items"):
@@ -77,10 +82,10 @@ def test_a_private_dataset_s_result_never_enters_the_cache(ledger_env, csv_paylo
     lab.settings.param.update(task="kmeans", algorithm="dplloyd", epsilon=1.0)
     result = lab.do_release()
     assert result is not None and result.release is not None and lab.ledger.spent[0] > 0
-    assert lab.run_demo() is None                    # never a demo run on private data
-    assert cache.keys() == demo_keys                 # nothing was added
+    assert lab.run_demo() is None  # never a demo run on private data
+    assert cache.keys() == demo_keys  # nothing was added
     assert all(private.fingerprint not in repr(k) for k in cache.keys())
-    lab.show(result, "shown again")                  # showing a private result caches nothing
+    lab.show(result, "shown again")  # showing a private result caches nothing
     assert cache.keys() == demo_keys
     with pytest.raises(ValueError, match="public"):
         cache.put("x", result)

@@ -1,6 +1,7 @@
 """Browser tests of the Gibbs tab while a chain samples: Start streams into the figures the tab
 was built with, and a tab switch re-styles nothing (the browser re-styled the tab's figures and
 text panes first, which made the first switch after Start the slowest)."""
+
 import json
 import re
 
@@ -26,8 +27,11 @@ def stylesheet_changes(frames):
     for text in frames:
         if '"stylesheets"' not in text or not text.startswith('{"events"'):
             continue
-        out += [e["model"]["id"] for e in json.loads(text)["events"]
-                if e.get("kind") == "ModelChanged" and e.get("attr") == "stylesheets"]
+        out += [
+            e["model"]["id"]
+            for e in json.loads(text)["events"]
+            if e.get("kind") == "ModelChanged" and e.get("attr") == "stylesheets"
+        ]
     return out
 
 
@@ -41,8 +45,7 @@ def received_frames(page):
     frames = []
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.enable")
-    cdp.on("Network.webSocketFrameReceived",
-           lambda e: frames.append(e["response"]["payloadData"]))
+    cdp.on("Network.webSocketFrameReceived", lambda e: frames.append(e["response"]["payloadData"]))
     return frames
 
 
@@ -57,7 +60,7 @@ def test_start_streams_into_the_tab_s_figures_and_a_tab_switch_restyles_nothing(
     assert len(figures) == 3
     page.get_by_role("button", name="Start sampler").click()
     wait_for(page, lambda: updates(page) >= 3, what="3 diagnostic updates")
-    assert page.evaluate(JS_TRACE_FIGURES) == figures      # the same Bokeh models, streamed into
+    assert page.evaluate(JS_TRACE_FIGURES) == figures  # the same Bokeh models, streamed into
     for tab, teach in (("Trade-off", "The price of privacy"), ("Gibbs", "What is happening?")) * 2:
         frames.clear()
         open_tab(page, tab)
@@ -104,13 +107,13 @@ def test_gibbs_sliders_set_by_keyboard_and_drag_hold_and_are_what_the_run_uses(p
     wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
     frames.clear()
     page.locator(".pc-algorithm select").first.select_option(label="Gibbs sampler (asymptotic)")
-    chains = slider(page, "chains")          # only Gibbs has it (SuLQ has "iterations" too)
+    chains = slider(page, "chains")  # only Gibbs has it (SuLQ has "iterations" too)
     expect(chains).to_be_visible()
     iterations = slider(page, "iterations")
-    iterations.locator(".noUi-handle").first.press("End")               # keyboard
-    drag_to_end(page, chains)                                            # mouse
+    iterations.locator(".noUi-handle").first.press("End")  # keyboard
+    drag_to_end(page, chains)  # mouse
     eps = page.locator(".pc-epsilon .noUi-handle").first
-    eps.press("ArrowRight")                                              # ε 1 -> 2 -> 5
+    eps.press("ArrowRight")  # ε 1 -> 2 -> 5
     eps.press("ArrowRight")
     page.wait_for_timeout(1500)
     sent = [f for f in frames if '"title":"iterations"' in f and '"title":"chains"' in f]
@@ -122,24 +125,27 @@ def test_gibbs_sliders_set_by_keyboard_and_drag_hold_and_are_what_the_run_uses(p
     open_tab(page, "Gibbs")
     page.get_by_role("button", name="Start sampler").click()
     wait_for(page, lambda: updates(page) >= 1, what="a diagnostic update")
-    assert "of 20000" in text_of(page, ".pc-gibbs-info")                 # the run's n_iter
+    assert "of 20000" in text_of(page, ".pc-gibbs-info")  # the run's n_iter
     legend = text_of(page, ".pc-chain-legend")
-    assert "chain 7" in legend and "chain 8" not in legend               # the run's 8 chains
+    assert "chain 7" in legend and "chain 8" not in legend  # the run's 8 chains
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=60_000)
     open_tab(page, "Clusters")
-    wait_for(page, lambda: any("Gibbs" in t and "ε=5" in t for t in titles(page)),
-             what=f"the stopped run's state at the run's ε (titles: {titles(page)})")
+    wait_for(
+        page,
+        lambda: any("Gibbs" in t and "ε=5" in t for t in titles(page)),
+        what=f"the stopped run's state at the run's ε (titles: {titles(page)})",
+    )
 
 
-def test_reload_while_a_private_gibbs_run_samples_keeps_its_paid_release(page, server,
-                                                                        tmp_path):
+def test_reload_while_a_private_gibbs_run_samples_keeps_its_paid_release(page, server, tmp_path):
     """Red team, finding 5 of the one-pipeline review: a private Gibbs run is charged in full
     at Start; reloading the page while it samples used to kill the sampler (2 s grace) and lose
     the paid release. Now the run stops after its current record and is stored: after the
     reload it is listed under past releases, and nothing more was charged."""
     from browser import upload, write_csv
     from test_journey import spent
+
     data = write_csv(tmp_path / "gibbs_reload.csv", n=200, seed=77)
     open_page(page, server)
     upload(page, data)
@@ -150,10 +156,14 @@ def test_reload_while_a_private_gibbs_run_samples_keeps_its_paid_release(page, s
     page.get_by_role("button", name="Start sampler").click()
     wait_for(page, lambda: spent(page) == pytest.approx(1.0), what="the charge at Start")
     expect(page.get_by_role("button", name="Stop")).to_be_enabled()
-    page.reload()                                # the run's page goes away while it samples
+    page.reload()  # the run's page goes away while it samples
     page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
     upload(page, data)
     expect(page.locator(".pc-private").first).to_be_visible()
-    wait_for(page, lambda: "GibbsSubspaceClustering" in text_of(page, ".pc-releases"),
-             timeout=90, what="the abandoned run among the past releases")
+    wait_for(
+        page,
+        lambda: "GibbsSubspaceClustering" in text_of(page, ".pc-releases"),
+        timeout=90,
+        what="the abandoned run among the past releases",
+    )
     assert spent(page) == pytest.approx(1.0)

@@ -2,6 +2,7 @@
 bounds -> release -> reload -> the past release is listed and re-opens -> a second user spends
 -> the first user's ledger follows without any action -> a release over the remainder is
 refused, stating both numbers."""
+
 import re
 
 import pytest
@@ -20,8 +21,11 @@ def spent(page):
 def choose(page, task, algorithm):
     page.locator(".pc-task select").first.select_option(label=task)
     select = page.locator(".pc-algorithm select").first
-    wait_for(page, lambda: any(algorithm in o for o in select.locator("option")
-                               .all_text_contents()), what=algorithm)
+    wait_for(
+        page,
+        lambda: any(algorithm in o for o in select.locator("option").all_text_contents()),
+        what=algorithm,
+    )
     label = next(o for o in select.locator("option").all_text_contents() if algorithm in o)
     select.select_option(label=label)
 
@@ -33,7 +37,7 @@ def test_upload_bounds_release_reload_second_user_refusal(page, server, tmp_path
     expect(page.locator(".pc-private").first).to_be_visible(timeout=60_000)
     choose(page, "k-means", "Compressive")
     expect_text(page, ".pc-box-help", "never from the records")
-    expect_text(page, ".pc-cost", "Charges ε = 1")            # what Release costs, before it runs
+    expect_text(page, ".pc-cost", "Charges ε = 1")  # what Release costs, before it runs
 
     # bounds: the forecast (free) says eps 0.1 is too little for 300 records x 4 columns, so
     # nothing is spent until asked; then a small, stated epsilon, charged and recorded
@@ -58,8 +62,11 @@ def test_upload_bounds_release_reload_second_user_refusal(page, server, tmp_path
     expect_text(page, ".pc-releases", "CompressiveKMeans")
     expect_text(page, ".pc-releases", "GeometricBounds")
     picker = page.locator(".pc-release-picker select").first
-    picker.select_option(label=next(o for o in picker.locator("option").all_text_contents()
-                                    if "CompressiveKMeans" in o))
+    picker.select_option(
+        label=next(
+            o for o in picker.locator("option").all_text_contents() if "CompressiveKMeans" in o
+        )
+    )
     page.get_by_role("button", name="Re-open release").click()
     expect_text(page, ".pc-status", "Re-opened release")
     assert spent(page) == pytest.approx(1.1)
@@ -70,14 +77,18 @@ def test_upload_bounds_release_reload_second_user_refusal(page, server, tmp_path
     upload(other, data)
     expect(other.locator(".pc-private").first).to_be_visible(timeout=60_000)
     choose(other, "k-means", "Compressive")
-    move_epsilon(other, "ArrowLeft")                            # epsilon 1 -> 0.5
+    move_epsilon(other, "ArrowLeft")  # epsilon 1 -> 0.5
     expect_text(other, ".pc-cost", "Charges ε = 0.5")
     other.get_by_role("button", name="Release", exact=True).click()
     expect_text(other, ".pc-status", "Released", timeout=60_000)
 
     # the first user's page follows by itself, within a few seconds
-    wait_for(page, lambda: spent(page) == pytest.approx(1.6), timeout=5,
-             what="the first user's ledger to show the second user's spending")
+    wait_for(
+        page,
+        lambda: spent(page) == pytest.approx(1.6),
+        timeout=5,
+        what="the first user's ledger to show the second user's spending",
+    )
     # 2.5 - 1.6 = 0.9 remain: DPLloyd at epsilon 1 (add/remove: 2 on this ledger) is refused
     choose(page, "k-means", "DPLloyd")
     page.get_by_role("button", name="Release", exact=True).click()

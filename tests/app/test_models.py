@@ -1,5 +1,6 @@
 """Dashboard models without a browser: modes, releases through the Curator (charging, exact
 refusal, the release store), uploads, escaping, parameter widgets -> estimator parameters."""
+
 import io
 import json
 
@@ -87,8 +88,9 @@ def test_private_mode_runs_only_on_release_and_charges_once(private_lab):
     lab.param.trigger("release")  # identical request: the release store, no second charge
     assert FakePrivate.fits == 1 and lab.ledger.spent[0] == pytest.approx(1.0)
     assert lab.result.from_cache and "release store" in lab.message
-    np.testing.assert_array_equal(lab.result.estimator.cluster_centers_,
-                                  first.estimator.cluster_centers_)
+    np.testing.assert_array_equal(
+        lab.result.estimator.cluster_centers_, first.estimator.cluster_centers_
+    )
 
 
 def test_refusal_when_budget_would_be_exceeded(private_lab):
@@ -120,6 +122,7 @@ def test_ledger_refusal_is_a_message_not_a_crash(private_lab, monkeypatch):
     lab = private_lab
     lab.ledger.ledger.charge(2.0, 0.0, what="elsewhere")  # another session spent it
     from privclust.app.state import releases
+
     # skip the early check: the ledger itself refuses the charge
     monkeypatch.setattr(releases, "budget_check", lambda curator, prepared: None)
     assert lab.do_release() is None
@@ -142,14 +145,16 @@ def test_refusal_is_exact_not_a_float_tolerance(tmp_path, monkeypatch):
     assert lab.ledger.remaining[0] == 0.0
 
 
-def test_a_failure_on_private_data_withholds_its_message_until_the_owner_view(private_lab,
-                                                                            monkeypatch):
+def test_a_failure_on_private_data_withholds_its_message_until_the_owner_view(
+    private_lab, monkeypatch
+):
     """A fit's error message can quote the data (here the number of records): the analyst sees
     its type only; the data owner view shows it, without re-running or charging."""
     lab = private_lab
 
     def fail(X):
         raise ValueError(f"{X.shape[0]} records are too few")
+
     monkeypatch.setattr(FakePrivate, "fail", staticmethod(fail))
     assert lab.do_release() is None
     assert "ValueError" in lab.message and "60 records" not in lab.message
@@ -159,8 +164,11 @@ def test_a_failure_on_private_data_withholds_its_message_until_the_owner_view(pr
     assert lab.ledger.spent[0] == pytest.approx(1.0)
     # a failure while building the estimator (the settings, before any data is read) is shown
     lab.settings.owner_view = False
-    monkeypatch.setattr(FakePrivate, "__init__", lambda self, **kw: (_ for _ in ()).throw(
-        ValueError("n_clusters must be positive")))
+    monkeypatch.setattr(
+        FakePrivate,
+        "__init__",
+        lambda self, **kw: (_ for _ in ()).throw(ValueError("n_clusters must be positive")),
+    )
     lab.settings.n_clusters = 6
     assert lab.do_release() is None and "n_clusters must be positive" in lab.message
     assert "Nothing was run or charged" in lab.message
@@ -170,6 +178,7 @@ def test_analyst_view_shows_the_number_of_records_only_when_public(private_lab):
     """n is shown to the analyst only when the Curator lists it among the public facts (the
     replace-one unit, the default ledger); under add/remove it stays hidden."""
     from privclust.app.views import DataPanel, DataPreview
+
     lab = private_lab
     summary, preview = DataPanel(lab=lab)._summary, DataPreview(lab=lab)._preview
     assert lab.ledger.public_facts()["n_samples"] == 60
@@ -199,12 +208,15 @@ def test_sessions_are_independent(tmp_path):
     assert b.data.dataset.public
 
 
-@pytest.mark.parametrize("name, payload, expected", [
-    ("bad.csv", b"a,b\n1,2\n3,oops\n", "row"),
-    ("nan.csv", b"a,b\n1,2\n3,nan\n", "NaN"),
-    ("empty.csv", b"", "empty"),
-    ("x.exe", b"MZ....", "unsupported"),
-])
+@pytest.mark.parametrize(
+    "name, payload, expected",
+    [
+        ("bad.csv", b"a,b\n1,2\n3,oops\n", "row"),
+        ("nan.csv", b"a,b\n1,2\n3,nan\n", "NaN"),
+        ("empty.csv", b"", "empty"),
+        ("x.exe", b"MZ....", "unsupported"),
+    ],
+)
 def test_upload_errors_are_readable(name, payload, expected):
     with pytest.raises(UploadError, match=expected) as info:
         parse_upload(name, payload)
@@ -226,12 +238,13 @@ def test_upload_error_keeps_previous_dataset_and_is_escaped():
     assert not lab.data.upload("<img src=x onerror=alert(1)>.csv", b"a,b\n1,zz\n")
     assert lab.data.dataset is before and lab.data.error
     from privclust.app.views import DataPanel
+
     pane = DataPanel(lab=lab).error
     assert pane.visible and "<img" not in pane.object and "&lt;img" in pane.object
 
 
 def test_escape_neutralises_html_and_markdown():
-    text = escape('<script>x</script> ![i](http://evil.example/p.png) [l](javascript:1)')
+    text = escape("<script>x</script> ![i](http://evil.example/p.png) [l](javascript:1)")
     assert "<" not in text and "](" not in text and "&lt;script&gt;" in text
 
 
@@ -258,26 +271,32 @@ def test_privacy_kinds_come_from_the_estimators_plans():
     gibbs = catalogue.by_key("gibbs")
     values = settings.values(gibbs)
     assert gibbs.kind(values) == "asymptotic" and "limit" in catalogue.KIND_TEXT["asymptotic"]
-    assert gibbs.kind({**values, "init": "ssc"}) == "none"     # the estimator's plan says so
+    assert gibbs.kind({**values, "init": "ssc"}) == "none"  # the estimator's plan says so
     dptaucc = catalogue.by_key("dptaucc")
     assert dptaucc.kind(SettingsModel(task="cocluster").values(dptaucc)) == "cell"
-    assert "one cell" in catalogue.KIND_TEXT["cell"] and "not a whole row" in catalogue.KIND_TEXT["cell"]
+    assert (
+        "one cell" in catalogue.KIND_TEXT["cell"]
+        and "not a whole row" in catalogue.KIND_TEXT["cell"]
+    )
     assert catalogue.by_key("kmeans").kind({}) == "none"
     assert settings.title(gibbs) == "Gibbs sampler (asymptotic)"
 
 
 def test_report_exports_only_released_outputs(private_lab):
     from privclust.app.export import report_csv, report_payload
+
     lab = private_lab
     result = lab.do_release()
     payload = json.loads(json.dumps(report_payload(result)))
     assert set(payload["released"]) == {"cluster_centers_"}
-    np.testing.assert_array_equal(payload["released"]["cluster_centers_"],
-                                  result.release.cluster_centers_)
+    np.testing.assert_array_equal(
+        payload["released"]["cluster_centers_"], result.release.cluster_centers_
+    )
     assert payload["guarantee"]["kind"] == "pure"
     assert payload["parameters"] == json.loads(json.dumps(result.release.params))
     assert report_csv(result).startswith("output,row,")
     from privclust.app.export import csv_cell
+
     assert csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and csv_cell("-1.5") == "-1.5"
 
 
@@ -285,18 +304,21 @@ def test_gibbs_runner_streams_and_stops():
     from privclust.app.server.sampler import GibbsRunner
     from privclust.core import GibbsSubspaceClustering
     from privclust.core.data import make_union_of_subspaces
+
     ds = make_union_of_subspaces(200, 5, 2, 2, 0.05, random_state=0)
     runner = GibbsRunner()
-    est = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=40, n_chains=2, record_every=5,
-                                  random_state=0)
+    est = GibbsSubspaceClustering(
+        2, 2, epsilon=1.0, n_iter=40, n_chains=2, record_every=5, random_state=0
+    )
     runner.start(est, ds.X)
     runner.join(60)
     rows = [r for record in runner.drain_records() for r in record]
     assert runner.status == "finished" and not runner.running
     assert len({r["iteration"] for r in rows}) == 8 and {r["chain"] for r in rows} == {0.0, 1.0}
     assert np.isfinite(rows[-1]["rhat"]) and est.subspaces_.shape == (2, 5, 2)
-    slow = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=100000, n_chains=2,
-                                   record_every=5, random_state=0)
+    slow = GibbsSubspaceClustering(
+        2, 2, epsilon=1.0, n_iter=100000, n_chains=2, record_every=5, random_state=0
+    )
     runner.start(slow, ds.X)
     runner.stop()
     runner.join(30)
@@ -309,6 +331,7 @@ def test_gibbs_private_release_is_refused_before_sampling_over_budget(monkeypatc
     import privclust.core.release.live as live_module
     from privclust.app.state import releases
     from privclust.core import Curator, GibbsSubspaceClustering
+
     ledger = Ledger(1.0, 0.0)
     curator = Curator(np.random.default_rng(0).normal(size=(30, 3)) / 3, ledger)
     est = GibbsSubspaceClustering(2, 1, epsilon=2.0, n_iter=10, n_chains=1)
@@ -317,6 +340,6 @@ def test_gibbs_private_release_is_refused_before_sampling_over_budget(monkeypatc
     outcome = releases.start_live(curator, est)
     assert outcome.status == releases.REFUSED and outcome.budget is not None
     monkeypatch.setattr(releases, "budget_check", lambda curator, prepared: None)
-    outcome = releases.start_live(curator, est)     # the ledger's own charge refuses it
+    outcome = releases.start_live(curator, est)  # the ledger's own charge refuses it
     assert outcome.status == releases.REFUSED and outcome.release is None
     assert ledger.spent[0] == 0.0 and not calls

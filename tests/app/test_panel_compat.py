@@ -1,6 +1,7 @@
 """The overrides of Panel internals (privclust.app.server.panel_compat) still have something to
 override: each private member they replace exists with the signature they were written for, and
 the installed Panel is the version they were written for (an upgrade fails here first)."""
+
 import inspect
 
 import panel as pn
@@ -12,32 +13,39 @@ from privclust.app.server import panel_compat
 def test_panel_is_the_version_the_overrides_were_written_for():
     assert pn.__version__.startswith(panel_compat.PANEL_VERSION + "."), (
         f"panel {pn.__version__}: re-check every override in privclust/app/server/panel_compat.py "
-        f"(written for {panel_compat.PANEL_VERSION}.x), then update PANEL_VERSION")
+        f"(written for {panel_compat.PANEL_VERSION}.x), then update PANEL_VERSION"
+    )
 
 
 def test_the_overridden_members_exist_with_their_signatures():
     assert list(inspect.signature(pn.widgets.FileDropper._process_event).parameters) == [
-        "self", "event"]
+        "self",
+        "event",
+    ]
     assert "_file_buffer" in inspect.getsource(pn.widgets.FileDropper)
-    assert list(inspect.signature(pn.pane.Bokeh._track_overrides).parameters) == [
-        "self", "events"]
+    assert list(inspect.signature(pn.pane.Bokeh._track_overrides).parameters) == ["self", "events"]
     assert list(inspect.signature(resources.patch_stylesheet).parameters) == [
-        "stylesheet", "dist_url"]
+        "stylesheet",
+        "dist_url",
+    ]
     assert hasattr(resources, "CDN_DIST") and callable(resources.use_cdn)
 
 
 def test_keep_stylesheets_local_rewrites_no_url_to_the_cdn():
     panel_compat.keep_stylesheets_local()
-    panel_compat.keep_stylesheets_local()       # idempotent
+    panel_compat.keep_stylesheets_local()  # idempotent
     from panel import reactive
+
     assert resources.patch_stylesheet is reactive.patch_stylesheet
     assert resources.patch_stylesheet._privclust_local
 
 
 def test_the_notebook_overrides_have_their_targets():
     import panel as pn
-    assert "lato" in pn.template.EditableTemplate._resources["css"] or \
-        "lato" not in str(pn.template.EditableTemplate._resources)   # already removed here
+
+    assert "lato" in pn.template.EditableTemplate._resources["css"] or "lato" not in str(
+        pn.template.EditableTemplate._resources
+    )  # already removed here
     assert hasattr(resources, "DIST_DIR") and hasattr(resources, "LOCAL_DIST")
 
 
@@ -47,9 +55,10 @@ def test_a_text_pane_s_new_text_leaves_its_stylesheets_to_the_template():
     again, so the browser re-styled the pane twice."""
     from bokeh.document import Document
     from panel.pane.markup import HTMLBasePane
+
     assert list(inspect.signature(HTMLBasePane._update).parameters) == ["self", "ref", "model"]
     panel_compat.keep_text_pane_stylesheets()
-    panel_compat.keep_text_pane_stylesheets()       # idempotent
+    panel_compat.keep_text_pane_stylesheets()  # idempotent
     text = pn.pane.Markdown("a")
     tabs = pn.Tabs(("A", pn.Column(text)), ("B", pn.pane.Markdown("b")), dynamic=True)
     pn.template.BootstrapTemplate(main=[tabs]).server_doc(Document())

@@ -1,6 +1,7 @@
 """The Plan tab: planning on private data reads no record and charges nothing; Apply sets the
 sidebar only; Stop stops; one browser run (private upload -> plan -> curves and recommendation,
 ledger untouched, nothing fetched from another host)."""
+
 import io
 import re
 import time
@@ -62,9 +63,11 @@ def seal(lab, monkeypatch):
     ds.__class__ = ShapeOnlyDataset
     curator = lab.ledger.curator
     for name in CURATOR_DATA_PATHS:
+
         def spy(*a, _name=name, **k):
             calls.append(_name)
             raise AssertionError(f"the Plan tab called Curator.{_name}")
+
         monkeypatch.setattr(curator, name, spy)
     return calls
 
@@ -74,8 +77,9 @@ def ledger_state(lab):
     return (lg.spent, len(lg.history), len(lab.ledger.curator.releases()))
 
 
-def test_plan_on_private_data_reads_no_record_and_charges_nothing(ledger_env, csv_payload,
-                                                                  monkeypatch):
+def test_plan_on_private_data_reads_no_record_and_charges_nothing(
+    ledger_env, csv_payload, monkeypatch
+):
     lab = private_kmeans_lab(csv_payload)
     view = PlanView(lab=lab)
     before, runs = ledger_state(lab), lab.n_runs
@@ -85,18 +89,24 @@ def test_plan_on_private_data_reads_no_record_and_charges_nothing(ledger_env, cs
     result, rec = view.model.result, view.model.recommendation
     assert result is not None and rec is not None, view.model.status
     assert result.facts.shape == (600, 3) and result.facts.unit == "replace"
-    assert set(result.summary.algorithm) == {"ckm", "dplloyd", "dplloyd_improved", "lsh_kmeans",
-                                             "balcan_kmeans"}
+    assert set(result.summary.algorithm) == {
+        "ckm",
+        "dplloyd",
+        "dplloyd_improved",
+        "lsh_kmeans",
+        "balcan_kmeans",
+    }
     assert len(result.trials) == 5 * 3 * 2 and not result.stopped
     assert calls == [] and ledger_state(lab) == before == ((0.0, 0.0), 0, 0)
     assert lab.result is None and lab.n_runs == runs
     assert "Nothing was charged" in view.model.status
     assert "Cheapest" in view.rec_md.object or "reaches the target" in view.rec_md.object
-    view.__panel__().get_root(Document())   # every pane renders from the sealed dataset
+    view.__panel__().get_root(Document())  # every pane renders from the sealed dataset
 
 
-def test_the_plan_tab_and_the_sidebar_say_which_private_kmeans_to_use(ledger_env, csv_payload,
-                                                                      monkeypatch):
+def test_the_plan_tab_and_the_sidebar_say_which_private_kmeans_to_use(
+    ledger_env, csv_payload, monkeypatch
+):
     """From public facts only (sealed records): the Plan tab names recommend_kmeans' pick for
     (n, d, k, eps), follows k and epsilon, and asks for n where it is not public; the k-means
     sidebar says the same on demo data."""
@@ -107,8 +117,9 @@ def test_the_plan_tab_and_the_sidebar_say_which_private_kmeans_to_use(ledger_env
     lab = private_kmeans_lab(csv_payload)
     seal(lab, monkeypatch)
     view = PlanView(lab=lab)
-    label = registry.for_class_name(recommend_kmeans(600, 3, 3, lab.settings.epsilon,
-                                                     "replace").estimator).label
+    label = registry.for_class_name(
+        recommend_kmeans(600, 3, 3, lab.settings.epsilon, "replace").estimator
+    ).label
     text = view.kmeans_md.object
     assert "Which private k-means" in text and f"**{label}**" in text and "n = 600" in text
     lab.settings.param.update(n_clusters=5, epsilon=2.0)
@@ -129,6 +140,7 @@ def test_the_plan_tab_and_the_sidebar_say_which_private_kmeans_to_use(ledger_env
 
 def test_kmeans_advice_without_a_public_n_asks_for_it():
     from privclust.app.state.plan import kmeans_advice
+
     assert "declare the number of records" in kmeans_advice(None, 16, 8, 1.0)
     text = kmeans_advice(20_000, 16, 64, 1.0, "add_remove")
     assert "letter (n=20000, d=16, k=64" in text
@@ -139,7 +151,7 @@ def test_the_figure_has_bands_medians_target_and_analytic_lines(ledger_env, csv_
     model = PlanModel(lab=lab, epsilons=[0.5, 5.0], n_trials=2)
     assert model.start(wait=True), model.status
     fig = figure(model.result, "relative_sse", model.recommendation["threshold"])
-    assert len(fig.traverse(lambda el: el, [hv.Area])) == 5            # one band per algorithm
+    assert len(fig.traverse(lambda el: el, [hv.Area])) == 5  # one band per algorithm
     curves = fig.traverse(lambda el: el.label, [hv.Curve])
     assert "DPLloyd (uniform init)" in curves and "DPLloyd (uniform init): analytic" in curves
     hlines = fig.traverse(lambda el: el.data, [hv.HLine])
@@ -156,7 +168,7 @@ def test_totals_compare_basic_and_tight_and_risk_is_in_words(ledger_env, csv_pay
     assert rec["best"] is not None, view.rec_md.object
     label, acc = totals[0]
     cost = rec["per_algorithm"][rec["best"]]["cost"]
-    assert acc.basic == pytest.approx(cost)            # one release: basic = its own cost
+    assert acc.basic == pytest.approx(cost)  # one release: basic = its own cost
     assert acc.pld_epsilon <= acc.basic[0] + 1e-9
     assert "basic composition" in view.totals_md.object and "PLD" in view.totals_md.object
     assert f"At epsilon = {cost[0]:g}" in view.risk_md.object
@@ -174,18 +186,22 @@ def test_apply_sets_the_sidebar_only(ledger_env, csv_payload):
     for alg in reached:
         assert model.apply(alg), model.status
         eps = model.recommendation["per_algorithm"][alg]["epsilon"]
-        key = {"ckm": "compressive", "lsh_kmeans": "lsh_kmeans",
-               "balcan_kmeans": "balcan_kmeans"}.get(alg, "dplloyd")
+        key = {
+            "ckm": "compressive",
+            "lsh_kmeans": "lsh_kmeans",
+            "balcan_kmeans": "balcan_kmeans",
+        }.get(alg, "dplloyd")
         assert lab.settings.algorithm == key and lab.settings.epsilon == eps
         if key == "dplloyd":
-            assert lab.settings.algo.init == ("sphere_packing" if alg == "dplloyd_improved"
-                                              else "uniform")
+            assert lab.settings.algo.init == (
+                "sphere_packing" if alg == "dplloyd_improved" else "uniform"
+            )
         assert "Nothing was released or charged" in model.status
     assert ledger_state(lab) == before and lab.result is None and lab.n_runs == runs
-    assert lab.stale   # private mode: the new settings wait for Release
+    assert lab.stale  # private mode: the new settings wait for Release
     # Apply switches back to the plan's task if the sidebar moved on
     lab.settings.task = "subspace"
-    assert model.result is None and not model.apply()   # a task change discards the plan
+    assert model.result is None and not model.apply()  # a task change discards the plan
 
 
 def test_stop_stops_the_plan(ledger_env, csv_payload):
@@ -201,6 +217,7 @@ def test_stop_stops_the_plan(ledger_env, csv_payload):
 def test_add_remove_ledger_needs_a_declared_count(ledger_env, csv_payload):
     from privclust.core import Curator
     from privclust.core.privacy import Ledger
+
     lab = private_kmeans_lab(csv_payload)
     lab.ledger.curator = Curator(lab.data.dataset, Ledger(3.0, unit="add_remove"))
     view = PlanView(lab=lab)
@@ -226,7 +243,7 @@ def test_user_strings_are_escaped_and_the_tab_is_registered(ledger_env, csv_payl
 
 def test_demo_data_plans_from_the_shape_and_the_target_recomputes(ledger_env):
     lab = Lab()
-    lab.data.preset = "block_counts"        # a preset brings its own size; then n is set
+    lab.data.preset = "block_counts"  # a preset brings its own size; then n is set
     lab.data.n_samples = 200
     assert lab.settings.task == "cocluster"
     model = PlanModel(lab=lab, epsilons=[1.0, 20.0], n_trials=2)
@@ -239,26 +256,28 @@ def test_demo_data_plans_from_the_shape_and_the_target_recomputes(ledger_env):
     assert model.recommendation["threshold"] == pytest.approx(first / 2)
 
 
-def test_commit_charges_the_shown_tight_total_once_then_releases(ledger_env, csv_payload,
-                                                                monkeypatch):
+def test_commit_charges_the_shown_tight_total_once_then_releases(
+    ledger_env, csv_payload, monkeypatch
+):
     monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "40")
     lab = private_kmeans_lab(csv_payload)
     view = PlanView(lab=lab)
-    view.model.param.update(epsilons=[0.5, 1.0, 2.0, 5.0], n_trials=2, threshold=5.0,
-                            twin=ONE_TWIN)   # several algorithms reach the target
+    view.model.param.update(
+        epsilons=[0.5, 1.0, 2.0, 5.0], n_trials=2, threshold=5.0, twin=ONE_TWIN
+    )  # several algorithms reach the target
     assert view.model.start(wait=True), view.model.status
-    assert ledger_state(lab) == ((0.0, 0.0), 0, 0)            # planning spent nothing
+    assert ledger_state(lab) == ((0.0, 0.0), 0, 0)  # planning spent nothing
     choices = view.model.commit_choices()
     assert set(choices.values()) == {"best", "all"}, view.model.recommendation
     assert view.commit_btn.visible and view.commit_choice.options == choices
     shown = dict(view.model.totals)
     label = next(k for k, v in choices.items() if v == "all")
     acc = shown[label]
-    assert acc.charge[0] < acc.basic[0]                       # tight below the basic sum
+    assert acc.charge[0] < acc.basic[0]  # tight below the basic sum
     assert f"ε {acc.charge[0]:.6g}" in view.totals_md.object
     assert view.model.commit("all", wait=True), view.model.status
     lg = lab.ledger.ledger
-    assert len(lg.history) == 1                               # ONE entry for the whole plan
+    assert len(lg.history) == 1  # ONE entry for the whole plan
     assert (lg.history[0].epsilon, lg.history[0].delta) == pytest.approx(acc.charge, rel=1e-12)
     assert lg.spent == pytest.approx(acc.charge, rel=1e-12)
     info = view.model.committed
@@ -266,7 +285,7 @@ def test_commit_charges_the_shown_tight_total_once_then_releases(ledger_env, csv
     assert len(ids) == len(acc.releases) >= 2
     assert {r.id for r in lab.ledger.curator.releases()} == set(ids)
     assert {r.charge_id for r in lab.ledger.curator.releases()} == {lg.history[0].id}
-    assert lab.ledger.spent == lg.spent                       # the sidebar's ledger refreshed
+    assert lab.ledger.spent == lg.spent  # the sidebar's ledger refreshed
     assert view.model.status.startswith("Committed") and f"#{ids[0]}" in view.model.status
     assert "Plan committed" in view.committed_md.object
     assert f"ε {acc.charge[0]:.6g}" in view.committed_md.object
@@ -274,7 +293,7 @@ def test_commit_charges_the_shown_tight_total_once_then_releases(ledger_env, csv
 
 
 def test_commit_over_budget_is_refused_before_anything_runs(ledger_env, csv_payload):
-    lab = private_kmeans_lab(csv_payload)                     # budget ε 3
+    lab = private_kmeans_lab(csv_payload)  # budget ε 3
     model = PlanModel(lab=lab, epsilons=[5.0, 20.0], n_trials=1, twin=ONE_TWIN)
     model.threshold = 50.0
     assert model.start(wait=True), model.status
@@ -303,34 +322,38 @@ def sample_csv(m=60, d=3, seed=7, labels=True):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(m, d)) / 3
     head = [f"c{j}" for j in range(d)] + (["cls"] if labels else [])
-    rows = [",".join(f"{v:.6f}" for v in x) + (f",g{i % 3}" if labels else "")
-            for i, x in enumerate(X)]
+    rows = [
+        ",".join(f"{v:.6f}" for v in x) + (f",g{i % 3}" if labels else "") for i, x in enumerate(X)
+    ]
     return "\n".join([",".join(head)] + rows) + "\n", X
 
 
 def spy_plan_utility(monkeypatch):
     from privclust.core.experiments import planner
+
     calls, real = [], planner.plan_utility
 
     def spy(facts, **kw):
         calls.append((facts, kw))
         return real(facts, **kw)
+
     monkeypatch.setattr(planner, "plan_utility", spy)
     return calls
 
 
 def test_each_twin_mode_is_passed_to_the_planner_and_named_in_the_caveats(
-        ledger_env, csv_payload, monkeypatch):
+    ledger_env, csv_payload, monkeypatch
+):
     lab = private_kmeans_lab(csv_payload)
     calls = spy_plan_utility(monkeypatch)
     model = PlanModel(lab=lab, epsilons=[1.0, 10.0], n_trials=4)
-    assert model.twin == ENSEMBLE and model.sample is None         # the default without a sample
+    assert model.twin == ENSEMBLE and model.sample is None  # the default without a sample
     expected = {ENSEMBLE: ("papers", 4, 1), ONE_TWIN: (None, None, 4), SAMPLE: (None, 4, 1)}
     payload, X = sample_csv(labels=False)
     for mode, (prior, n_twins, n_trials) in expected.items():
         if mode == SAMPLE:
             assert model.load_sample("public.csv", payload), model.sample_error
-            assert model.twin == SAMPLE                            # chosen when a sample loads
+            assert model.twin == SAMPLE  # chosen when a sample loads
         else:
             model.twin = mode
         assert model.start(wait=True), model.status
@@ -346,8 +369,9 @@ def test_each_twin_mode_is_passed_to_the_planner_and_named_in_the_caveats(
             assert "THIS MODE, with a 10 % public sample" in first and "88 %" in first
         else:
             assert facts.public_sample is None
-            assert ("THIS MODE, facts alone" if mode == ENSEMBLE else
-                    "THIS MODE, one twin at defaults") in first
+            assert (
+                "THIS MODE, facts alone" if mode == ENSEMBLE else "THIS MODE, one twin at defaults"
+            ) in first
             assert "22 %" in first and "geometry" in first
     model.clear_sample()
     assert model.twin == ENSEMBLE and model.sample is None
@@ -356,19 +380,39 @@ def test_each_twin_mode_is_passed_to_the_planner_and_named_in_the_caveats(
 
 
 def test_public_sample_errors_name_the_file_row_and_column(ledger_env, csv_payload):
-    lab = private_kmeans_lab(csv_payload)                          # 3 features
+    lab = private_kmeans_lab(csv_payload)  # 3 features
     model = PlanModel(lab=lab)
     cases = [
-        ("wide.csv", sample_csv(d=4, labels=False)[0], "",
-         ["wide.csv", "4 feature columns", "has 3"]),
-        ("labelled.csv", sample_csv()[0], "",
-         ["labelled.csv", "row 2, column 4", "'g0' is not a number", "name it as the label"]),
-        ("numeric.csv", "c0,c1,c2,cls\n0.1,0.2,0.3,1\n0.4,0.5,0.6,0\n", "",
-         ["numeric.csv", "4 feature columns", "name its label column"]),
-        ("text.csv", "c0,c1,c2\n0.1,0.2,0.3\n0.4,oops,0.6\n", "",
-         ["text.csv", "row 3, column 2", "'oops' is not a number"]),
-        ("nolabel.csv", sample_csv(labels=False)[0], "cls",
-         ["nolabel.csv", "no column named 'cls'"]),
+        (
+            "wide.csv",
+            sample_csv(d=4, labels=False)[0],
+            "",
+            ["wide.csv", "4 feature columns", "has 3"],
+        ),
+        (
+            "labelled.csv",
+            sample_csv()[0],
+            "",
+            ["labelled.csv", "row 2, column 4", "'g0' is not a number", "name it as the label"],
+        ),
+        (
+            "numeric.csv",
+            "c0,c1,c2,cls\n0.1,0.2,0.3,1\n0.4,0.5,0.6,0\n",
+            "",
+            ["numeric.csv", "4 feature columns", "name its label column"],
+        ),
+        (
+            "text.csv",
+            "c0,c1,c2\n0.1,0.2,0.3\n0.4,oops,0.6\n",
+            "",
+            ["text.csv", "row 3, column 2", "'oops' is not a number"],
+        ),
+        (
+            "nolabel.csv",
+            sample_csv(labels=False)[0],
+            "cls",
+            ["nolabel.csv", "no column named 'cls'"],
+        ),
         ("notes.pdf", "%PDF", "", ["notes.pdf", "unsupported file type"]),
         ("empty.csv", "", "", ["empty.csv", "empty"]),
     ]
@@ -378,36 +422,37 @@ def test_public_sample_errors_name_the_file_row_and_column(ledger_env, csv_paylo
         assert all(w in model.sample_error for w in words), model.sample_error
         assert "Traceback" not in model.sample_error
         assert model.sample is None and model.twin == ENSEMBLE
-    model.sample_label = "cls"                                     # the label column, by name
+    model.sample_label = "cls"  # the label column, by name
     payload, X = sample_csv()
     assert model.load_sample("labelled.csv", payload), model.sample_error
     np.testing.assert_allclose(model.sample["X"], X, atol=1e-6)
     assert list(model.sample["labels"][:4]) == ["g0", "g1", "g2", "g0"]
-    buf = io.BytesIO()                                             # .npy: features only
+    buf = io.BytesIO()  # .npy: features only
     np.save(buf, X[:, :2])
     assert not model.load_sample("two.npy", buf.getvalue())
     assert "two.npy: 2 feature columns" in model.sample_error
-    assert model.sample["name"] == "labelled.csv"                  # the good one is kept
-    lab.data.param.update(source="preset", preset="gaussian_mixture")         # other data: sample dropped
+    assert model.sample["name"] == "labelled.csv"  # the good one is kept
+    lab.data.param.update(source="preset", preset="gaussian_mixture")  # other data: sample dropped
     assert model.sample is None and model.twin == ENSEMBLE
 
 
 def test_planning_from_a_public_sample_reads_no_record_and_charges_nothing(
-        ledger_env, csv_payload, monkeypatch):
+    ledger_env, csv_payload, monkeypatch
+):
     lab = private_kmeans_lab(csv_payload)
     view = PlanView(lab=lab)
     before, runs = ledger_state(lab), lab.n_runs
-    calls = seal(lab, monkeypatch)                # from here on, reading the records fails
+    calls = seal(lab, monkeypatch)  # from here on, reading the records fails
     m = view.model
     assert "never a part of the private data" in view.sample_md.object
     view.sample_label.value = "cls"
-    view.sample_file.value = {"public.csv": sample_csv(m=40)[0]}   # what the drop zone sets
+    view.sample_file.value = {"public.csv": sample_csv(m=40)[0]}  # what the drop zone sets
     assert m.sample is not None and m.twin == SAMPLE, m.sample_error
     assert "Public sample loaded" in view.sample_md.object and view.forget_btn.visible
     dropped = view.sample_file
-    dropped.value = {"wide.csv": sample_csv(d=4, labels=False)[0]}   # refused: a fresh drop zone
+    dropped.value = {"wide.csv": sample_csv(d=4, labels=False)[0]}  # refused: a fresh drop zone
     assert "wide.csv: row 1: no column named 'cls'" in view.sample_md.object
-    assert m.sample["name"] == "public.csv"                        # the loaded one is kept
+    assert m.sample["name"] == "public.csv"  # the loaded one is kept
     assert view.sample_file is not dropped and view.twins[2] is view.sample_file
     m.param.update(epsilons=[1.0, 10.0], n_trials=4)
     assert m.start(wait=True), m.status
@@ -436,6 +481,7 @@ def open_plan_on_private(page, server, path, n, d, seed):
     """Open the page, upload a private CSV of n x d records, choose k-means and open the Plan
     tab; returns (requests seen, console messages, page errors) for assert_local_and_clean."""
     from browser import expect_text, open_page, open_tab, upload, write_csv
+
     seen = []
     page.on("request", lambda r: seen.append(r.url))
     msgs, errors = open_page(page, server)
@@ -450,17 +496,22 @@ def open_plan_on_private(page, server, path, n, d, seed):
 @pytest.mark.ui
 def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
     from browser import assert_local_and_clean, expect_text, titles, wait_for
+
     t0 = time.perf_counter()
-    seen, msgs, errors = open_plan_on_private(page, server, tmp_path / "plan-private.csv",
-                                              n=1000, d=4, seed=31)
+    seen, msgs, errors = open_plan_on_private(
+        page, server, tmp_path / "plan-private.csv", n=1000, d=4, seed=31
+    )
     expect_text(page, ".pc-plan-free", "charges nothing")
     t1 = time.perf_counter()
     page.get_by_role("button", name="Run plan").click()
     # five k-means algorithms since the coreset and DPHD joined the planner
     expect_text(page, ".pc-plan-status", "Done in", timeout=180_000)
     plan_s = time.perf_counter() - t1
-    wait_for(page, lambda: any("predicted relative_sse" in t for t in titles(page)),
-             what="the plan's curves")
+    wait_for(
+        page,
+        lambda: any("predicted relative_sse" in t for t in titles(page)),
+        what="the plan's curves",
+    )
     expect_text(page, ".pc-plan-rec", "Cheapest")
     expect_text(page, ".pc-plan-total", "tight (PLD)")
     expect_text(page, ".pc-plan-risk", "Risk in words")
@@ -468,7 +519,9 @@ def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
     expect_text(page, ".pc-plan-status", "Applied")
     expect_text(page, ".pc-ledger", "spent ε 0 ")
     assert_local_and_clean(server, seen, msgs, errors)
-    print(f"\n[timing] plan in the browser {plan_s:.2f}s, test body {time.perf_counter() - t0:.2f}s")
+    print(
+        f"\n[timing] plan in the browser {plan_s:.2f}s, test body {time.perf_counter() - t0:.2f}s"
+    )
 
 
 @pytest.mark.ui
@@ -476,8 +529,10 @@ def test_plan_from_a_public_sample_in_the_browser(page, server, tmp_path):
     """On private data: upload a public sample in the Plan tab, plan from it; the caveats name
     the sample mode and its calibration, and every row of the ledger file stays as it was."""
     from browser import assert_local_and_clean, expect_text
-    seen, msgs, errors = open_plan_on_private(page, server, tmp_path / "plan-private-s.csv",
-                                              n=900, d=3, seed=53)
+
+    seen, msgs, errors = open_plan_on_private(
+        page, server, tmp_path / "plan-private-s.csv", n=900, d=3, seed=53
+    )
     expect_text(page, ".pc-plan-sample-info", "never a part of the private data")
     before = ledger_rows(server)
     payload, _ = sample_csv(m=50, d=3, seed=59)
@@ -494,7 +549,7 @@ def test_plan_from_a_public_sample_in_the_browser(page, server, tmp_path):
     expect_text(page, ".pc-plan-status", "bootstrap twins of the public sample")
     expect_text(page, ".pc-plan-rec", "THIS MODE, with a 10 % public sample")
     expect_text(page, ".pc-plan-rec", "public-sample.csv")
-    assert ledger_rows(server) == before                  # planning: the file is unchanged
+    assert ledger_rows(server) == before  # planning: the file is unchanged
     expect_text(page, ".pc-ledger", "spent ε 0 ")
     assert_local_and_clean(server, seen, msgs, errors)
 
@@ -502,14 +557,18 @@ def test_plan_from_a_public_sample_in_the_browser(page, server, tmp_path):
 def ledger_rows(server):
     """Every row of the served ledger file (all datasets): charges and stored releases."""
     import sqlite3
+
     path = server["log"].parent / "ledger.sqlite"
     with sqlite3.connect(path) as conn:
-        charges = conn.execute("SELECT id, dataset, epsilon, delta, what FROM charges "
-                               "ORDER BY id").fetchall()
-        ledgers = conn.execute("SELECT dataset, spent_epsilon, spent_delta FROM ledgers "
-                               "ORDER BY dataset").fetchall()
-        releases = conn.execute("SELECT id, charge_id, estimator FROM releases "
-                                "ORDER BY id").fetchall()
+        charges = conn.execute(
+            "SELECT id, dataset, epsilon, delta, what FROM charges ORDER BY id"
+        ).fetchall()
+        ledgers = conn.execute(
+            "SELECT dataset, spent_epsilon, spent_delta FROM ledgers ORDER BY dataset"
+        ).fetchall()
+        releases = conn.execute(
+            "SELECT id, charge_id, estimator FROM releases ORDER BY id"
+        ).fetchall()
     return charges, ledgers, releases
 
 
@@ -518,18 +577,23 @@ def test_commit_plan_in_the_browser_charges_the_shown_total_once(page, server, t
     """On private data the plan's curves leave every row of the ledger file as it was; Commit
     adds ONE charge of exactly the tight total shown in the table, and the releases it ran."""
     from browser import assert_local_and_clean, expect_text, titles, wait_for
-    seen, msgs, errors = open_plan_on_private(page, server, tmp_path / "plan-commit.csv",
-                                              n=800, d=3, seed=47)
+
+    seen, msgs, errors = open_plan_on_private(
+        page, server, tmp_path / "plan-commit.csv", n=800, d=3, seed=47
+    )
     before = ledger_rows(server)
     # a lax target: every algorithm reaches it at a small epsilon (the budget here is 2.5)
     page.locator(".pc-plan-threshold input").fill("1000")
     page.locator(".pc-plan-threshold input").press("Enter")
     page.get_by_role("button", name="Run plan").click()
     expect_text(page, ".pc-plan-status", "Done in", timeout=60_000)
-    wait_for(page, lambda: any("predicted relative_sse" in t for t in titles(page)),
-             what="the plan's curves")
+    wait_for(
+        page,
+        lambda: any("predicted relative_sse" in t for t in titles(page)),
+        what="the plan's curves",
+    )
     expect_text(page, ".pc-plan-total", "charged if committed")
-    assert ledger_rows(server) == before                  # planning: the file is unchanged
+    assert ledger_rows(server) == before  # planning: the file is unchanged
     expect_text(page, ".pc-ledger", "spent ε 0 ")
     select = page.locator(".pc-plan-commit-choice select")
     labels = select.locator("option").all_inner_texts()
@@ -537,7 +601,7 @@ def test_commit_plan_in_the_browser_charges_the_shown_total_once(page, server, t
     select.select_option(label=label)
     table = page.locator(".pc-plan-total table").first.inner_text()
     row = next((line for line in table.splitlines() if line.startswith(label)), "")
-    m = re.search(r"ε ([-+.\de]+), δ [-+.\de]+\s*$", row)        # the last column
+    m = re.search(r"ε ([-+.\de]+), δ [-+.\de]+\s*$", row)  # the last column
     assert m, table
     shown_eps = m.group(1)
     page.get_by_role("button", name="Commit plan").click()
@@ -545,15 +609,15 @@ def test_commit_plan_in_the_browser_charges_the_shown_total_once(page, server, t
     expect_text(page, ".pc-plan-committed", "Plan committed")
     charges, ledgers, releases = ledger_rows(server)
     new = [c for c in charges if c not in before[0]]
-    assert len(new) == 1, new                              # ONE charge for the whole plan
-    assert f"{float(new[0][2]):.6g}" == shown_eps          # exactly the shown tight total
+    assert len(new) == 1, new  # ONE charge for the whole plan
+    assert f"{float(new[0][2]):.6g}" == shown_eps  # exactly the shown tight total
     assert "plan of" in new[0][4]
     ran = [r for r in releases if r not in before[2]]
-    assert ran and {r[1] for r in ran} == {new[0][0]}     # every release linked to it
+    assert ran and {r[1] for r in ran} == {new[0][0]}  # every release linked to it
     if label.startswith("all "):
         assert len(ran) == int(label.split()[1])
     spent = dict((d, e) for d, e, _ in ledgers)[new[0][1]]
-    assert f"{float(spent):.6g}" == shown_eps              # the dataset's spent total
+    assert f"{float(spent):.6g}" == shown_eps  # the dataset's spent total
     expect_text(page, ".pc-ledger", f"spent ε {float(spent):g}")
     for rid, _, _ in ran:
         expect_text(page, ".pc-plan-committed", f"#{rid}")

@@ -2,6 +2,7 @@
 legends name the chains, cell numbers fit, thinned matrices and clipped text are announced,
 plots use the page width. Render tests (HoloViews -> Bokeh models, no browser) and one browser
 test of what the Clusters tab shows."""
+
 import re
 
 import holoviews as hv
@@ -28,9 +29,12 @@ def by_title(figs):
 
 def test_subspace_heatmaps_axis_titles_match_their_ticks_and_keep_their_own_rows():
     rng = np.random.default_rng(0)
-    grid = plots.grid([plots.distance_heatmap(rng.random((2, 3)), "vs truth", "true", "private"),
-                       plots.distance_heatmap(rng.random((2, 4)), "vs baseline", "baseline",
-                                              "private")])
+    grid = plots.grid(
+        [
+            plots.distance_heatmap(rng.random((2, 3)), "vs truth", "true", "private"),
+            plots.distance_heatmap(rng.random((2, 4)), "vs baseline", "baseline", "private"),
+        ]
+    )
     figs = by_title(figures(grid))
     for title, ref, k in (("vs truth", "true", 3), ("vs baseline", "baseline", 4)):
         f = figs[title]
@@ -62,14 +66,15 @@ def test_clusters_view_labels_demo_axes_as_principal_components(ledger_env):
     assert len(figs) == 2
     for f in figs:
         assert (f.xaxis[0].axis_label, f.yaxis[0].axis_label) == ("PC 1", "PC 2")
-        assert f.sizing_mode in ("stretch_width", "stretch_both")   # uses the page width
+        assert f.sizing_mode in ("stretch_width", "stretch_both")  # uses the page width
 
 
 def test_empty_plots_have_defined_ranges_and_a_wrapped_note():
     """An empty plot with NaN ranges makes Bokeh log "could not set initial ranges"; a note on
     one long line is clipped by a narrow plot."""
-    f = figures(plots.empty("non-private baseline",
-                            "hidden: computed on raw data (data owner view)"))[0]
+    f = figures(
+        plots.empty("non-private baseline", "hidden: computed on raw data (data owner view)")
+    )[0]
     for r in (f.x_range, f.y_range):
         assert np.isfinite(r.start) and np.isfinite(r.end) and r.end > r.start
     texts = [t for r in f.renderers for t in r.data_source.data.get("text", [])]
@@ -84,12 +89,11 @@ def test_tradeoff_plot_ticks_every_epsilon_pads_its_points_and_puts_the_legend_a
     ticker = f.xaxis[0].ticker
     assert list(ticker.ticks) == eps
     assert [f.xaxis[0].major_label_overrides[e] for e in eps] == ["0.1", "0.3", "1", "3", "10"]
-    assert f.x_range.start < 0.1 and f.x_range.end > 10.0          # padding around the points
+    assert f.x_range.start < 0.1 and f.x_range.end > 10.0  # padding around the points
     lo, hi = df.groupby("epsilon")["score"].median().agg(["min", "max"])
     assert f.y_range.start < lo and f.y_range.end > hi
-    assert any(isinstance(m, Legend) for m in f.right)             # beside the plot
-    assert not any(isinstance(m, Legend) for m in f.center)        # not over the data
-
+    assert any(isinstance(m, Legend) for m in f.right)  # beside the plot
+    assert not any(isinstance(m, Legend) for m in f.center)  # not over the data
 
 
 def test_plan_plot_ticks_every_planned_epsilon():
@@ -98,11 +102,17 @@ def test_plan_plot_ticks_every_planned_epsilon():
     from privclust.core.experiments.planner import PublicFacts, plan_utility
 
     eps = [0.1, 0.5, 2.0]
-    res = plan_utility(PublicFacts("kmeans", 300, 3, 3, bounds=(-1, 1)), epsilons=eps,
-                       algorithms=["dplloyd"], n_trials=2, random_state=0)
+    res = plan_utility(
+        PublicFacts("kmeans", 300, 3, 3, bounds=(-1, 1)),
+        epsilons=eps,
+        algorithms=["dplloyd"],
+        n_trials=2,
+        random_state=0,
+    )
     f = figures(figure(res, "relative_sse", 1.2))[0]
     assert list(f.xaxis[0].ticker.ticks) == eps
     assert [f.xaxis[0].major_label_overrides[e] for e in eps] == ["0.1", "0.5", "2"]
+
 
 def test_gibbs_traces_have_a_chain_legend_and_one_shared_source(ledger_env):
     lab = Lab()
@@ -120,7 +130,9 @@ def test_gibbs_traces_have_a_chain_legend_and_one_shared_source(ledger_env):
         assert [r.name for r in lines] == ["chain 0", "chain 1", "chain 2"]
         for c, line in enumerate(lines):
             assert line.glyph.line_color in view.legend.object
-            assert line.data_source is view.source and line.glyph.y == f"{fig_metric(view, fig)}_{c}"
+            assert (
+                line.data_source is view.source and line.glyph.y == f"{fig_metric(view, fig)}_{c}"
+            )
         # the "no data yet" note (it keeps an empty y range defined) is gone once there is data
         note = fig.select_one({"name": "no-data"})
         assert note is not None and not note.visible
@@ -140,11 +152,13 @@ def test_gibbs_traces_before_a_run_have_a_defined_y_range(ledger_env):
 def test_contingency_numbers_are_compact_and_sized_by_the_table():
     T = np.array([[123456.0, 5546.0, 7.25], [0.5, 99321.0, 12.0], [3.0, 4.0, 1e7]])
     f = figures(plots.table(T, "released contingency table"))[0]
-    labels = [(r.glyph.text_font_size, list(r.data_source.data["text"]))
-              for r in f.renderers if "text" in r.data_source.data]
+    labels = [
+        (r.glyph.text_font_size, list(r.data_source.data["text"]))
+        for r in f.renderers
+        if "text" in r.data_source.data
+    ]
     texts = [t for _, ts in labels for t in ts]
-    assert sorted(texts) == sorted(["123k", "5546", "7.25", "0.5", "99.3k", "12", "3", "4",
-                                    "10M"])
+    assert sorted(texts) == sorted(["123k", "5546", "7.25", "0.5", "99.3k", "12", "3", "4", "10M"])
     assert all(len(t) <= 5 for t in texts)
     assert {size for size, _ in labels} == {"10pt"}
     big = figures(plots.table(np.arange(100.0).reshape(10, 10), "t"))[0]
@@ -165,6 +179,7 @@ def test_a_subsampled_matrix_says_so():
 @pytest.mark.ui
 def test_clusters_tab_uses_the_page_width_and_names_its_axes(browser, server):
     from browser import open_page, titles, wait_for
+
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     page = context.new_page()
     try:
@@ -176,7 +191,7 @@ def test_clusters_tab_uses_the_page_width_and_names_its_axes(browser, server):
           return out; }""")
         assert "PC 1" in labels and "PC 2" in labels and "x" not in labels
         plot = page.locator(".pc-clusters-plot").first
-        banner = page.locator(".pc-banner").first   # spans the main area
+        banner = page.locator(".pc-banner").first  # spans the main area
         wait_for(page, lambda: (plot.bounding_box() or {}).get("width", 0) > 0, what="plot")
         assert plot.bounding_box()["width"] > 0.9 * banner.bounding_box()["width"]
     finally:

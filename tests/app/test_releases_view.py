@@ -1,6 +1,7 @@
 """The Releases tab: the stored releases of the current private source side by side, with
 public parameters, cost and the utility a release states about itself (never computed from
 the records); a browser test that a release made in the page shows up there."""
+
 import pytest
 from browser import expect_text, open_page, open_tab, text_of, upload, write_csv
 from test_plan import ShapeOnlyDataset

@@ -2,6 +2,7 @@
 (chunked FileDropper), fits run on the session's worker thread and stop with the session, a run
 that finishes after the data changed never unlocks raw displays, downloads withhold the hash of
 private data."""
+
 import threading
 import time
 
@@ -15,26 +16,34 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 def _gibbs_on_release_protocol():
     from privclust.core import GibbsSubspaceClustering, PrivateEstimator
+
     return issubclass(GibbsSubspaceClustering, PrivateEstimator)
 
 
 # a private Gibbs run is a Curator release: the Curator refuses estimators not on the base
 needs_private_gibbs = pytest.mark.skipif(
     not _gibbs_on_release_protocol(),
-    reason="GibbsSubspaceClustering is not a PrivateEstimator yet (the Curator refuses it)")
+    reason="GibbsSubspaceClustering is not a PrivateEstimator yet (the Curator refuses it)",
+)
 
 
 class _Event:
     event_name = "upload_event"
 
     def __init__(self, name, chunk, total, data, mime="text/csv"):
-        self.data = {"name": name, "chunk": chunk, "total_chunks": total, "data": data,
-                     "type": mime}
+        self.data = {
+            "name": name,
+            "chunk": chunk,
+            "total_chunks": total,
+            "data": data,
+            "type": mime,
+        }
 
 
 def test_upload_cap_is_enforced_on_the_server_per_chunk():
     """A client that skips FilePond's size check still cannot make the server buffer more."""
     from privclust.app.server.panel_compat import BoundedFileDropper
+
     rejected = []
     dropper = BoundedFileDropper(1000, on_reject=lambda n, m: rejected.append((n, m)))
     for i in range(1, 4):  # 3 x 600 bytes > 1000: refused at chunk 2, chunk 3 is ignored
@@ -55,6 +64,7 @@ def test_upload_cap_is_enforced_on_the_server_per_chunk():
 
 def test_rejected_upload_is_shown_as_a_readable_error(ledger_env):
     from privclust.app.views import DataPanel
+
     lab = Lab()
     panel = DataPanel(lab=lab)
     panel.dropper._max_bytes = 100
@@ -65,6 +75,7 @@ def test_rejected_upload_is_shown_as_a_readable_error(ledger_env):
 
 def test_session_worker_runs_jobs_in_order_and_drops_superseded_demo_runs():
     from privclust.app.server.worker import SessionWorker
+
     worker = SessionWorker()
     gate, seen = threading.Event(), []
     worker.submit(gate.wait)  # hold the thread so the next jobs queue up
@@ -73,6 +84,7 @@ def test_session_worker_runs_jobs_in_order_and_drops_superseded_demo_runs():
     def job(item):
         threads.append(threading.current_thread().name)
         seen.append(item)
+
     for i in range(5):
         worker.submit(lambda i=i: job(("demo", i)), kind="demo")
     worker.submit(lambda: job(("release", 0)))
@@ -100,6 +112,7 @@ def test_session_end_hooks_pass_bokehs_signature_check(monkeypatch):
     from bokeh.document import Document
 
     from privclust.app.server import session_hooks
+
     doc, calls = Document(), []
 
     class View:
@@ -108,7 +121,7 @@ def test_session_end_hooks_pass_bokehs_signature_check(monkeypatch):
 
     monkeypatch.setattr(pn.state, "on_session_destroyed", doc.on_session_destroyed)
     session_hooks.on_session_end(View()._cleanup)
-    assert not doc.session_destroyed_callbacks              # not in a session: nothing kept
+    assert not doc.session_destroyed_callbacks  # not in a session: nothing kept
     monkeypatch.setattr(session_hooks, "in_session", lambda: True)
     session_hooks.on_session_end(View()._cleanup, lambda *args: calls.append(args))
     assert len(doc.session_destroyed_callbacks) == 2
@@ -120,6 +133,7 @@ def test_session_end_hooks_pass_bokehs_signature_check(monkeypatch):
 def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, monkeypatch):
     from privclust.app import page
     from privclust.app.server import session_hooks
+
     ended = []
     monkeypatch.setattr(session_hooks, "on_session_end", lambda *cbs: ended.extend(cbs))
     app = page.create_app()
@@ -132,18 +146,18 @@ def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, 
     assert gibbs.start()
     app.worker.submit(lambda: None)
     assert app.worker.alive and gibbs.runner.running
-    _wait_for(lambda: gibbs.runner.produced >= 1)       # the sampler process is running
+    _wait_for(lambda: gibbs.runner.produced >= 1)  # the sampler process is running
     pid = gibbs.runner.pid
     assert pid is not None and _alive(pid)
     for cb in ended:
         cb(None)
-    assert app.views["TradeoffView"]._stop.is_set()     # a running sweep would stop
-    assert app.views["PlanView"].model._stop.is_set()   # and a running plan
+    assert app.views["TradeoffView"]._stop.is_set()  # a running sweep would stop
+    assert app.views["PlanView"].model._stop.is_set()  # and a running plan
     app.worker.join(10)
     gibbs.runner.join(30)
     assert not app.worker.alive
     assert not gibbs.runner.running and gibbs.runner.status == "stopped"
-    assert not _alive(pid)                              # the sampler process has exited
+    assert not _alive(pid)  # the sampler process has exited
 
 
 def _wait_for(cond, timeout=60.0):
@@ -156,6 +170,7 @@ def _wait_for(cond, timeout=60.0):
 def _alive(pid):
     """Is process ``pid`` still running (a zombie counts as gone)?"""
     import os
+
     try:
         with open(f"/proc/{pid}/stat") as fh:
             return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
@@ -172,6 +187,7 @@ def test_session_end_terminates_a_sampler_stuck_in_a_long_record(ledger_env, mon
     consistent."""
     from privclust.app.server import sampler as gibbs_mod
     from privclust.app.views import GibbsView
+
     monkeypatch.setattr(gibbs_mod, "CLOSE_GRACE_S", 0.0)
     lab = Lab(schedule=lambda fn: None)  # no demo fits: only the live sampler runs
     view = GibbsView(lab=lab)
@@ -192,13 +208,15 @@ def test_session_end_terminates_a_sampler_stuck_in_a_long_record(ledger_env, mon
 
 
 @needs_private_gibbs
-def test_private_gibbs_charges_in_the_server_before_the_process_starts(ledger_env,
-                                                                       monkeypatch, csv_payload):
+def test_private_gibbs_charges_in_the_server_before_the_process_starts(
+    ledger_env, monkeypatch, csv_payload
+):
     """The Curator charges the ledger in the server before it starts the sampler process; the
     child gets the prepared clone (no ledger, no seed); only the Release comes back, and the
     analyst view shows progress only."""
     from privclust.app.views import GibbsView
     from privclust.core.release import live as live_module
+
     seen = {}
     real = live_module.LiveRelease._run_process
 
@@ -207,6 +225,7 @@ def test_private_gibbs_charges_in_the_server_before_the_process_starts(ledger_en
         seen["ledger"], seen["random_state"] = est.ledger, est.random_state
         seen["spent_before_start"] = lab.ledger.ledger.spent[0]
         return real(self)
+
     monkeypatch.setattr(live_module.LiveRelease, "_run_process", spy)
     lab = Lab()
     lab.data.upload("private.csv", csv_payload(n=150))
@@ -218,24 +237,23 @@ def test_private_gibbs_charges_in_the_server_before_the_process_starts(ledger_en
     lab.settings.algo.param.update(n_iter=30, record_every=5, n_chains=2)
     assert view.start()
     view.runner.join(60)
-    assert seen == {"ledger": None, "random_state": None,
-                    "spent_before_start": pytest.approx(0.5)}
+    assert seen == {"ledger": None, "random_state": None, "spent_before_start": pytest.approx(0.5)}
     view.poll()
-    assert lab.ledger.spent[0] == pytest.approx(0.5)          # charged once, not twice
+    assert lab.ledger.spent[0] == pytest.approx(0.5)  # charged once, not twice
     release = lab.result.release
     assert release is not None and release.subspaces_.ndim == 3
-    assert "trace_" not in release.attributes                 # evaluation only: not released
+    assert "trace_" not in release.attributes  # evaluation only: not released
     assert release.guarantee.epsilon == pytest.approx(0.5)
     assert [r["id"] for r in lab.ledger.releases] == [release.id]
     assert len(view.source.data["iteration"]) == 0 and "R-hat" not in view.info.object
 
 
 @needs_private_gibbs
-def test_gibbs_start_refused_by_the_ledger_runs_nothing(ledger_env, monkeypatch,
-                                                       csv_payload):
+def test_gibbs_start_refused_by_the_ledger_runs_nothing(ledger_env, monkeypatch, csv_payload):
     """The charge itself (in curator.release) refuses: no process is started and the refusal
     is shown (the early exact check is bypassed to reach it)."""
     from privclust.app.views import GibbsView
+
     lab = Lab()
     lab.data.upload("private.csv", csv_payload(n=150))
     view = GibbsView(lab=lab)
@@ -245,6 +263,7 @@ def test_gibbs_start_refused_by_the_ledger_runs_nothing(ledger_env, monkeypatch,
     lab.ledger.ledger.charge(2.5, 0.0, what="earlier release")  # 0.5 of 3 left, ε = 1 asked
     lab.ledger.refresh()
     from privclust.app.state import releases
+
     # skip the early check: the ledger itself refuses the charge, before anything starts
     monkeypatch.setattr(releases, "budget_check", lambda curator, prepared: None)
     assert not view.start()
@@ -269,10 +288,12 @@ class SwitchingPrivate(PrivateEstimator):
 
     def _plan(self, n_samples, n_features):
         from privclust.core.privacy import Guarantee
+
         return Guarantee(float(self.epsilon), 0.0, "pure", "replace")
 
     def _fit(self, X, rng):
         from privclust.core.privacy import Guarantee
+
         type(self).during_fit()
         self.cluster_centers_ = np.zeros((self.n_clusters, X.shape[1]))
         self.privacy_ = Guarantee(float(self.epsilon), 0.0, "pure", "replace")
@@ -280,6 +301,7 @@ class SwitchingPrivate(PrivateEstimator):
 
 def _switching_lab(csv_payload, worker=None):
     from privclust.app import catalogue
+
     spec = catalogue.AlgorithmSpec("switch", "Switching DP k-means", "kmeans", SwitchingPrivate)
     lab = Lab(specs=[spec], worker=worker)
     lab.data.upload("private.csv", csv_payload())
@@ -298,15 +320,17 @@ def test_release_queued_before_the_data_changed_does_not_run(ledger_env, csv_pay
     assert lab.ledger.spent[0] == 0.0 and not lab._cache
 
 
-def test_release_finishing_after_the_data_changed_unlocks_nothing(ledger_env, monkeypatch,
-                                                                  csv_payload):
+def test_release_finishing_after_the_data_changed_unlocks_nothing(
+    ledger_env, monkeypatch, csv_payload
+):
     """If the person switches to demo data while a release runs, the release is stored with its
     dataset (charged once) but not shown, and no raw display of the private data is unlocked."""
     lab = _switching_lab(csv_payload)
     private = lab.data.dataset
     curator = lab.ledger.curator
-    monkeypatch.setattr(SwitchingPrivate, "during_fit",
-                        staticmethod(lambda: setattr(lab.data, "source", "preset")))
+    monkeypatch.setattr(
+        SwitchingPrivate, "during_fit", staticmethod(lambda: setattr(lab.data, "source", "preset"))
+    )
     assert lab.do_release() is None
     assert lab.mode == "demo" and (lab.result is None or lab.result.dataset.public)
     assert len(curator.releases()) == 1 and curator.ledger.spent[0] == pytest.approx(1.0)
@@ -317,6 +341,7 @@ def test_release_finishing_after_the_data_changed_unlocks_nothing(ledger_env, mo
 
 def test_private_report_withholds_the_data_hash(ledger_env, csv_payload):
     from privclust.app.export import report_payload
+
     lab = Lab()
     assert report_payload(lab.result)["dataset_fingerprint"] == lab.data.dataset.fingerprint
     lab.data.upload("private.csv", csv_payload())

@@ -1,6 +1,7 @@
 """No stylesheet of the served page points at Panel's CDN, even in a document that never went
 through the HTML handler (what Bokeh builds for a websocket whose session was discarded, the
 cause of the CDN requests seen under load)."""
+
 import panel as pn
 from bokeh.document import Document
 from bokeh.models import ImportedStyleSheet
@@ -15,10 +16,11 @@ def _urls(doc):
 
 def test_a_document_without_a_dist_url_gets_local_stylesheets():
     panel_compat.keep_stylesheets_local()
-    doc = Document()                     # no dist_url: as for a session built for a late socket
+    doc = Document()  # no dist_url: as for a session built for a late socket
     assert "dist_url" not in doc._template_variables
-    page = pn.template.BootstrapTemplate(main=[pn.Column(pn.pane.Markdown("text"),
-                                                         pn.widgets.Button(name="b"))])
+    page = pn.template.BootstrapTemplate(
+        main=[pn.Column(pn.pane.Markdown("text"), pn.widgets.Button(name="b"))]
+    )
     page.server_doc(doc)
     urls = _urls(doc)
     assert urls and not [u for u in urls if u.startswith(resources.CDN_DIST)], urls

@@ -4,6 +4,7 @@ load -> pick -> release -> compare; uploads (preview, malformed, oversized); bud
 session cache; live Gibbs diagnostics with Stop; independent sessions; no request leaves the
 server.
 """
+
 import re
 import time
 from pathlib import Path
@@ -90,14 +91,17 @@ def test_release_store_then_refusal_and_the_list_survives_a_reload(page, server,
     session) the same upload shows the same spent total and lists the earlier release."""
     data = write_csv(tmp_path / "patients.csv", seed=12)
     open_page(page, server)
-    expect(page.locator(".pc-seed").first).to_be_visible()       # demo data: seeds apply
+    expect(page.locator(".pc-seed").first).to_be_visible()  # demo data: seeds apply
     upload(page, data)
     expect(page.locator(".pc-private").first).to_be_visible()
     expect(page.locator(".pc-seed")).to_be_hidden()
     expect_text(page, ".pc-seed-note", "fresh randomness")
     page.locator(".pc-task select").first.select_option(label="k-means")
-    wait_for(page, lambda: any("Compressive" in o for o in algorithm_options(page)),
-             what="k-means algorithms")
+    wait_for(
+        page,
+        lambda: any("Compressive" in o for o in algorithm_options(page)),
+        what="k-means algorithms",
+    )
     options = algorithm_options(page)
     assert options and not any("non-private" in o or "Lloyd k-means" in o for o in options)
     page.get_by_role("button", name="Release", exact=True).click()
@@ -109,7 +113,7 @@ def test_release_store_then_refusal_and_the_list_survives_a_reload(page, server,
     # analyst view: the released result only, no raw records, no baseline
     assert any("non-private baseline" in t for t in titles(page))
     assert not any("NOT PRIVATE" in t for t in titles(page))
-    move_epsilon(page, "ArrowRight")                              # ε 2: 1 + 2 > 2.5
+    move_epsilon(page, "ArrowRight")  # ε 2: 1 + 2 > 2.5
     page.wait_for_timeout(500)
     page.get_by_role("button", name="Release", exact=True).click()
     expect_text(page, ".pc-status", "Refused", timeout=60_000)
@@ -150,11 +154,13 @@ def test_gibbs_streams_live_and_stops(page, server):
     def updates():
         m = re.search(r"diagnostic updates (\d+)", text_of(page, ".pc-gibbs-info"))
         return int(m.group(1)) if m else 0
+
     wait_for(page, lambda: updates() >= 3, what="3 diagnostic updates")
     # the cost trace in the browser grows by streamed rows, capped at 400 points per chain
     first = wait_for(page, lambda: page.evaluate(JS_TRACE_ROWS), what="cost trace")
-    wait_for(page, lambda: max(page.evaluate(JS_TRACE_ROWS) or [0]) > max(first),
-             what="streamed points")
+    wait_for(
+        page, lambda: max(page.evaluate(JS_TRACE_ROWS) or [0]) > max(first), what="streamed points"
+    )
     assert max(page.evaluate(JS_TRACE_ROWS)) <= 400
     stop = page.get_by_role("button", name="Stop")
     assert stop.is_enabled(), f"the sampler ended early: {text_of(page, '.pc-gibbs-info')}"
@@ -194,8 +200,11 @@ def test_closing_the_tab_stops_the_sampler(browser, server):
     choose_long_gibbs_run(page)
     open_tab(page, "Gibbs")
     page.get_by_role("button", name="Start sampler").click()
-    wait_for(page, lambda: "diagnostic updates" in text_of(page, ".pc-gibbs-info"),
-             what="the sampler's first diagnostic")
+    wait_for(
+        page,
+        lambda: "diagnostic updates" in text_of(page, ".pc-gibbs-info"),
+        what="the sampler's first diagnostic",
+    )
     sampler = set(_descendants(server["proc"].pid)) - before
     assert sampler, "no sampler process found"
     context.close()
@@ -226,6 +235,7 @@ def test_two_sessions_are_independent(browser, server, tmp_path):
 
 def test_oversized_upload_is_refused_and_server_survives(page, server, tmp_path):
     import requests
+
     open_page(page, server)
     big = tmp_path / "big.csv"
     big.write_text("a,b\n" + "0.123456789,0.987654321\n" * 70_000)  # ~1.7 MB > 1 MB cap
@@ -286,5 +296,5 @@ def test_a_rejected_upload_is_not_shown_as_complete(page, server, tmp_path):
     page.wait_for_timeout(1500)
     assert "Upload complete" not in text_of(page, ".pc-dropper")
     good = write_csv(tmp_path / "fine.csv", seed=4)
-    page.locator('input[type="file"]').set_input_files(str(good))   # the fresh zone works
+    page.locator('input[type="file"]').set_input_files(str(good))  # the fresh zone works
     expect(page.locator(".pc-private").first).to_be_visible()

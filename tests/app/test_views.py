@@ -16,13 +16,15 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 def _gibbs_on_release_protocol():
     from privclust.core import GibbsSubspaceClustering, PrivateEstimator
+
     return issubclass(GibbsSubspaceClustering, PrivateEstimator)
 
 
 # a private Gibbs run is a Curator release: the Curator refuses estimators not on the base
 needs_private_gibbs = pytest.mark.skipif(
     not _gibbs_on_release_protocol(),
-    reason="GibbsSubspaceClustering is not a PrivateEstimator yet (the Curator refuses it)")
+    reason="GibbsSubspaceClustering is not a PrivateEstimator yet (the Curator refuses it)",
+)
 
 
 def _private_kmeans(lab):
@@ -32,8 +34,9 @@ def _private_kmeans(lab):
 
 def titles(obj):
     """Every plot title in a (nested) HoloViews object."""
-    found = obj.traverse(lambda el: hv.Store.lookup_options("bokeh", el, "plot").kwargs.get(
-        "title"))
+    found = obj.traverse(
+        lambda el: hv.Store.lookup_options("bokeh", el, "plot").kwargs.get("title")
+    )
     return [t for t in found if t]
 
 
@@ -48,8 +51,7 @@ def test_every_view_renders_for_every_task(preset, ledger_env):
     assert lab.settings.task == PRESETS[preset][1]
 
 
-def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env,
-                                                                 csv_payload):
+def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env, csv_payload):
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
     _private_kmeans(lab)
@@ -75,6 +77,7 @@ def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env,
 
 def test_tradeoff_sweep_runs_on_demo_only(ledger_env, csv_payload):
     from privclust.app.views import TradeoffView
+
     lab = Lab()
     lab.data.param.update(preset="block_counts", n_samples=100)
     view = TradeoffView(lab=lab)
@@ -93,6 +96,7 @@ def test_tradeoff_sweep_runs_on_demo_only(ledger_env, csv_payload):
 
 def test_gibbs_view_polls_diagnostics_and_sets_the_result(ledger_env):
     from privclust.app.views import GibbsView
+
     lab = Lab()
     lab.data.param.update(n_samples=200)
     view = GibbsView(lab=lab)
@@ -107,9 +111,11 @@ def test_gibbs_view_polls_diagnostics_and_sets_the_result(ledger_env):
     data = view.source.data
     assert list(data["iteration"]) == [5, 10, 15, 20, 25, 30]
     assert np.all(np.isfinite(data["cost_0"])) and np.all(np.isfinite(data["cost_1"]))
-    assert np.all(np.isnan(data["cost_2"]))           # 2 chains: 2 lines shown per figure
-    assert all(len([r for r in f.renderers if r.glyph.__class__.__name__ == "Line"
-                    and r.visible]) == 2 for f in view.figures.values())
+    assert np.all(np.isnan(data["cost_2"]))  # 2 chains: 2 lines shown per figure
+    assert all(
+        len([r for r in f.renderers if r.glyph.__class__.__name__ == "Line" and r.visible]) == 2
+        for f in view.figures.values()
+    )
     # one iteration axis for the three figures, spanning the run (set by the server)
     assert all(f.x_range is view.x_range for f in view.figures.values())
     assert (view.x_range.start, view.x_range.end) == (0, 30)
@@ -118,6 +124,7 @@ def test_gibbs_view_polls_diagnostics_and_sets_the_result(ledger_env):
 def _private_gibbs_run(csv_payload):
     """A short Gibbs run on uploaded (private) data, polled once after it finished."""
     from privclust.app.views import GibbsView
+
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
     view = GibbsView(lab=lab)
@@ -135,6 +142,7 @@ def test_gibbs_start_refused_by_the_plan_on_private_data(ledger_env, csv_payload
     """The Curator plans from the parameters and the public shape before anything runs: an
     impossible request (more clusters than records) is refused, nothing is charged."""
     from privclust.app.views import GibbsView
+
     lab = Lab()
     lab.data.upload("private.csv", csv_payload(n=3))
     view = GibbsView(lab=lab)
@@ -153,6 +161,7 @@ def test_rhat_of_the_owner_view_is_hidden_when_it_is_switched_off(ledger_env, cs
     """R-hat is computed on the raw data: visible in the data owner view, gone (with the
     traces) as soon as the view is switched off, also after the run has ended."""
     from privclust.app.views import GibbsView
+
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
     lab.settings.owner_view = True
@@ -181,6 +190,7 @@ def test_gibbs_private_analyst_gets_progress_only(ledger_env, csv_payload):
 def test_report_downloads_are_local_and_released_only(ledger_env, csv_payload):
     from privclust.app.export import plot_html, report_payload
     from privclust.app.views import ClustersView
+
     lab = Lab()
     lab.data.upload("private.csv", csv_payload())
     _private_kmeans(lab)
@@ -188,6 +198,7 @@ def test_report_downloads_are_local_and_released_only(ledger_env, csv_payload):
     lab.settings.owner_view = True  # the download is the analyst's figure all the same
     html = plot_html(ClustersView(lab=lab).figure(analyst=True)).getvalue().decode()
     import re
+
     assert "<script" in html and not re.search(r"<(script|link)[^>]*(src|href)=\"http", html)
     assert "NOT PRIVATE" not in html
     assert set(report_payload(result)["released"]) == {"cluster_centers_"}
@@ -198,6 +209,7 @@ def test_plots_offer_png_download_in_their_toolbar(ledger_env):
     from bokeh.models import SaveTool
 
     from privclust.app.views import ClustersView, teaching
+
     lab = Lab()
     fig = hv.render(ClustersView(lab=lab).figure(), backend="bokeh")
     assert len(list(fig.select({"type": SaveTool}))) >= 2  # private and baseline plots
@@ -208,14 +220,16 @@ def test_gibbs_runs_show_their_chains_in_the_figures_built_with_the_view(ledger_
     """A run with another number of chains reuses the view's figures and source (new Bokeh
     models sent at Start made the next tab switch slow) and shows only its own chains' lines."""
     from privclust.app.views import GibbsView
+
     view = GibbsView(lab=Lab(schedule=lambda fn: None))
     figures, source = dict(view.figures), view.source
     for n in (5, 2):
         view._reset(n)
         assert view.figures == figures and view.source is source
         for fig in view.figures.values():
-            shown = [r.name for r in fig.renderers if (r.name or "").startswith("chain ")
-                     and r.visible]
+            shown = [
+                r.name for r in fig.renderers if (r.name or "").startswith("chain ") and r.visible
+            ]
             assert shown == [f"chain {c}" for c in range(n)]
         assert f"chain {n - 1}" in view.legend.object and f"chain {n}" not in view.legend.object
 
@@ -227,37 +241,59 @@ def test_gibbs_traces_stream_new_rows_and_thin_to_the_cap(ledger_env, monkeypatc
     from privclust.app.server.sampler import diagnostic_rows
     from privclust.app.views import GibbsView
     from privclust.app.views import gibbs as gibbs_mod
+
     lab = Lab(schedule=lambda fn: None)
     view = GibbsView(lab=lab)
     view._reset(3)
     view._values, view._dataset = {"n_iter": 10_000}, lab.data.dataset
     streamed, changed = [], []
     real_stream = type(view.source).stream
-    monkeypatch.setattr(type(view.source), "stream",
-                        lambda self, data, *a, **k: (streamed.append(len(data["iteration"])),
-                                                     real_stream(self, data, *a, **k)))
+    monkeypatch.setattr(
+        type(view.source),
+        "stream",
+        lambda self, data, *a, **k: (
+            streamed.append(len(data["iteration"])),
+            real_stream(self, data, *a, **k),
+        ),
+    )
     view.source.on_change("data", lambda attr, old, new: changed.append(len(new["iteration"])))
     rng = np.random.default_rng(0)
     view.runner.running = True
-    for it in range(10, 10_001, 10):                       # 1000 records, 4 per poll
-        view.runner.queue.put(diagnostic_rows({"iteration": it, "cost": rng.random(3),
-                                               "test_statistic": rng.random(3),
-                                               "wasserstein": None, "rhat": 1.0}))
+    for it in range(10, 10_001, 10):  # 1000 records, 4 per poll
+        view.runner.queue.put(
+            diagnostic_rows(
+                {
+                    "iteration": it,
+                    "cost": rng.random(3),
+                    "test_statistic": rng.random(3),
+                    "wasserstein": None,
+                    "rhat": 1.0,
+                }
+            )
+        )
         if it % 40 == 0:
             view.poll()
     data = view.source.data
     n = len(data["iteration"])
     assert n <= gibbs_mod.MAX_POINTS and view._stride == 4 and n == 250
-    assert np.all(np.diff(data["iteration"]) == 40)       # evenly thinned: every 4th record
-    replaced = len(changed) - len(streamed)               # a stream is a change event too
-    assert 1 <= replaced <= 3 and len(streamed) >= 200    # streamed at (nearly) every poll
+    assert np.all(np.diff(data["iteration"]) == 40)  # evenly thinned: every 4th record
+    replaced = len(changed) - len(streamed)  # a stream is a change event too
+    assert 1 <= replaced <= 3 and len(streamed) >= 200  # streamed at (nearly) every poll
     assert max(streamed) <= 4 * 1 + 1
     assert np.all(np.isnan(data["distance_0"])) and np.all(np.isnan(data["cost_3"]))
     view.runner.running = False
-    view.runner.queue.put(diagnostic_rows({"iteration": 10_010, "cost": rng.random(3),
-                                           "test_statistic": rng.random(3),
-                                           "wasserstein": None, "rhat": 1.0}))
-    view.poll()                                             # finishes: the last record is shown
+    view.runner.queue.put(
+        diagnostic_rows(
+            {
+                "iteration": 10_010,
+                "cost": rng.random(3),
+                "test_statistic": rng.random(3),
+                "wasserstein": None,
+                "rhat": 1.0,
+            }
+        )
+    )
+    view.poll()  # finishes: the last record is shown
     assert view.source.data["iteration"][-1] == 10_010
     assert len(view.source.data["iteration"]) <= gibbs_mod.MAX_POINTS
 
@@ -278,10 +314,12 @@ def test_gibbs_owner_view_toggles_the_raw_traces(ledger_env, csv_payload):
 
 # every algorithm the dashboard offers, by task: a missing one fails its test (by_key raises)
 # rather than shrinking the parametrisation
-OFFERED = {"subspace": ["kplanes", "tsc", "ssc", "lrr", "sample_aggregate", "gibbs", "sulq"],
-           "kmeans": ["kmeans", "compressive", "dplloyd", "lsh_kmeans", "balcan_kmeans"],
-           "onecluster": ["smallest_ball", "onecluster", "kballs"],
-           "cocluster": ["fasttaucc", "dptaucc"]}
+OFFERED = {
+    "subspace": ["kplanes", "tsc", "ssc", "lrr", "sample_aggregate", "gibbs", "sulq"],
+    "kmeans": ["kmeans", "compressive", "dplloyd", "lsh_kmeans", "balcan_kmeans"],
+    "onecluster": ["smallest_ball", "onecluster", "kballs"],
+    "cocluster": ["fasttaucc", "dptaucc"],
+}
 
 
 def test_the_catalogue_offers_exactly_the_listed_algorithms():
@@ -298,6 +336,6 @@ def test_settings_panel_renders_for_every_algorithm(key, ledger_env):
     lab.settings.algorithm = spec.key
     doc = Document()
     doc.add_root(SettingsPanel(lab=lab).__panel__().get_root(doc))
-    doc.to_json()                                   # what is sent to the browser
+    doc.to_json()  # what is sent to the browser
     names = [p for p in lab.settings.algo.param if p != "name"] if lab.settings.algo else []
     assert sorted(names) == sorted(spec.params)

@@ -1,5 +1,6 @@
 """DPTauCoClustering (Battaglia & Pensa, SDM 2025, Sec. 4, Alg. 1-3): budget schedule, privacy_ metadata, ledger, input checks,
 outputs, utility on planted blocks."""
+
 import math
 
 import numpy as np
@@ -21,8 +22,9 @@ def blocks():
 @pytest.mark.parametrize("n_iter", [1, 2, 4, 7])
 @pytest.mark.parametrize("eps", [0.1, 1.0, 3.0])
 def test_accountant_records_the_schedule_summing_to_epsilon(blocks, n_iter, eps):
-    est = DPTauCoClustering(3, 3, epsilon=eps, n_iter=n_iter, cell_bound=2.0,
-                            random_state=0).fit(blocks[0])
+    est = DPTauCoClustering(3, 3, epsilon=eps, n_iter=n_iter, cell_bound=2.0, random_state=0).fit(
+        blocks[0]
+    )
     mech = est.privacy_.mechanisms
     assigns = [s for s in mech if s.name.startswith("assign")]
     tables = [s for s in mech if s.name.startswith("table")]
@@ -62,12 +64,14 @@ def test_ledger_is_charged_before_release(blocks):
         est.fit(blocks[0])
     assert ledger.history == [] and not hasattr(est, "table_")
     # L = 1, c = 2: 2 floor(1) ceil(1/2) = 2 steps of 0.6
-    DPTauCoClustering(3, 3, epsilon=0.6, cell_bound=2.0, row_cap=1, random_state=0,
-                      ledger=ledger).fit(blocks[0])
+    DPTauCoClustering(
+        3, 3, epsilon=0.6, cell_bound=2.0, row_cap=1, random_state=0, ledger=ledger
+    ).fit(blocks[0])
     assert ledger.spent[0] == pytest.approx(1.2)
     assert [(c.relation, c.requested[0]) for c in ledger.history] == [("cell", 0.6)]
-    est = DPTauCoClustering(3, 3, epsilon=0.6, cell_bound=2.0, row_cap=1, random_state=0,
-                            ledger=ledger)
+    est = DPTauCoClustering(
+        3, 3, epsilon=0.6, cell_bound=2.0, row_cap=1, random_state=0, ledger=ledger
+    )
     with pytest.raises(BudgetExceeded):
         est.fit(blocks[0])
     assert not hasattr(est, "table_")
@@ -120,9 +124,13 @@ def test_input_and_parameter_checks(blocks):
         DPTauCoClustering(301, 3).fit(X)
     with pytest.raises(ValueError, match="2\\*\\*min"):
         DPTauCoClustering(2, 4).fit(X)
-    for kwargs, match in (({"epsilon": 0.0}, "epsilon"), ({"epsilon": float("inf")}, "epsilon"),
-                          ({"n_iter": 0}, "n_iter"), ({"cell_bound": -1}, "cell_bound"),
-                          ({"assignment_share": 1.0}, "assignment_share")):
+    for kwargs, match in (
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": float("inf")}, "epsilon"),
+        ({"n_iter": 0}, "n_iter"),
+        ({"cell_bound": -1}, "cell_bound"),
+        ({"assignment_share": 1.0}, "assignment_share"),
+    ):
         with pytest.raises(ValueError, match=match):
             DPTauCoClustering(3, 3, **kwargs).fit(X)
     with pytest.raises(NotImplementedError, match="document-level"):
@@ -153,8 +161,7 @@ def _mechanism_calls(monkeypatch, X, n_iter, eps, double_draw=False):
 
     monkeypatch.setattr(dp, "exponential_mechanism", em)
     monkeypatch.setattr(dp, "laplace", lap)
-    est = DPTauCoClustering(3, 3, epsilon=eps, n_iter=n_iter, cell_bound=1.5,
-                            random_state=1).fit(X)
+    est = DPTauCoClustering(3, 3, epsilon=eps, n_iter=n_iter, cell_bound=1.5, random_state=1).fit(X)
     ledger = [(s.name.split()[0], s.epsilon, s.sensitivity) for s in est.privacy_.mechanisms]
     return calls, ledger
 
@@ -194,10 +201,16 @@ def test_large_sparse_matrix_is_never_densified():
     """A 20000 x 50000 sparse matrix (1e9 cells: 8 GB dense, 80 MB for cell-by-cell flips of
     RandomMatrix): one fit stays far below either (only A.C, A^T.R and A^T.B products)."""
     import tracemalloc
+
     rng = np.random.default_rng(0)
     n, m, nnz = 20_000, 50_000, 100_000
-    X = sp.csr_matrix((rng.integers(1, 5, nnz).astype(float),
-                       (rng.integers(n, size=nnz), rng.integers(m, size=nnz))), shape=(n, m))
+    X = sp.csr_matrix(
+        (
+            rng.integers(1, 5, nnz).astype(float),
+            (rng.integers(n, size=nnz), rng.integers(m, size=nnz)),
+        ),
+        shape=(n, m),
+    )
     tracemalloc.start()
     try:
         est = DPTauCoClustering(3, 3, epsilon=1.0, n_iter=2, random_state=0).fit(X)
@@ -212,8 +225,9 @@ def test_single_cluster_repair_moves_ceil_one_percent():
     """UpdatePart step 8 (Battaglia & Pensa, SDM 2025, Alg. 3): when every object picks the same prototype, a random
     ceil(1 %) of them is moved to a second cluster (data-independent), so two clusters stay."""
     from privclust.core.cocluster.dp_taucc import update_part
+
     N = 250
-    Y = np.tile([50.0, 0.0], (N, 1))[None]                    # every object loves prototype 0
+    Y = np.tile([50.0, 0.0], (N, 1))[None]  # every object loves prototype 0
     P = np.array([[[90.0, 1.0], [1.0, 90.0], [1.0, 90.0]]])
     labels, alive = update_part(Y, P, 1e6, np.random.default_rng(0))
     counts = np.bincount(labels[0], minlength=3)
@@ -225,7 +239,8 @@ def test_compute_table_deletes_all_zero_rows_but_never_all(monkeypatch):
     """ComputeT (Battaglia & Pensa, SDM 2025, Alg. 2 lines 10-13): a row cluster whose noisy counts all clamp to 0 is
     deleted; if every row would go, the live set is kept (post-processing either way)."""
     import privclust.core.cocluster.dp_taucc as dp
-    Y = np.array([[[5.0, 3.0], [0.0, 0.0], [4.0, 0.0]]])       # object profiles, L = 2
+
+    Y = np.array([[[5.0, 3.0], [0.0, 0.0], [4.0, 0.0]]])  # object profiles, L = 2
     labels = np.array([[0, 1, 2]])
     alive = np.ones((1, 3), bool)
     cols = np.ones((1, 2), bool)
@@ -240,7 +255,11 @@ def test_compute_table_deletes_all_zero_rows_but_never_all(monkeypatch):
 
 def _same_partition(a, b):
     a, b = np.asarray(a), np.asarray(b)
-    return len(set(zip(a.tolist(), b.tolist(), strict=True))) == len(set(a.tolist())) == len(set(b.tolist()))
+    return (
+        len(set(zip(a.tolist(), b.tolist(), strict=True)))
+        == len(set(a.tolist()))
+        == len(set(b.tolist()))
+    )
 
 
 @pytest.mark.parametrize("n_iter", [1, 2, 4])
@@ -274,5 +293,5 @@ def test_huge_epsilon_equals_alternating_single_greedy_passes(n_iter, seed):
     assert _same_partition(est.row_labels_, rows)
     final = _phase(A, rows, cols, int(cols.max()) + 1, 1)[0]
     assert _same_partition(est.eval_row_labels_, final)
-    if n_iter == 1:   # the greedy passes really move the rows (the check is not vacuous)
+    if n_iter == 1:  # the greedy passes really move the rows (the check is not vacuous)
         assert not _same_partition(rows, final)

@@ -1,6 +1,7 @@
 """Privacy of DP-tauCC under the ``cell`` relation (Battaglia & Pensa, SDM 2025, Sec. 4): sensitivities on adversarial
 cell neighbours, the exact output distribution of UpdatePart against e^eps, a statistical audit
 of one whole iteration, and planted bugs that these checks must catch."""
+
 import itertools
 
 import numpy as np
@@ -35,15 +36,15 @@ def _adversarial_cases(rng, n_cases=12):
         rows, cols = rng.integers(K, size=n), rng.integers(L, size=m)
         T = np.maximum(rng.normal(5.0, 6.0, size=(K, L)), 0.0)
         if case % 3 == 0:
-            T[:, rng.integers(L)] = 0.0              # colsum 0 -> t_kl / t_.l := 0
+            T[:, rng.integers(L)] = 0.0  # colsum 0 -> t_kl / t_.l := 0
         if case % 4 == 1:
-            T[rng.integers(K)] = 0.0                 # an all-zero prototype
+            T[rng.integers(K)] = 0.0  # an all-zero prototype
         if case == 5:
-            T[:] = 0.0                               # T_tot = 0 -> uniform
+            T[:] = 0.0  # T_tot = 0 -> uniform
         row_alive = np.ones(K, bool)
         col_alive = np.ones(L, bool)
         if case % 5 == 2:
-            row_alive[rng.integers(K)] = False       # a deleted row cluster (orphaned rows)
+            row_alive[rng.integers(K)] = False  # a deleted row cluster (orphaned rows)
         yield A, rows, cols, T, row_alive, col_alive
 
 
@@ -116,23 +117,25 @@ T3 = np.array([[7.3, 0.4], [0.0, 9.1], [2.2, 5.0]])  # a public noisy table, K =
 def _joint_distribution(A, eps):
     """Exact probabilities of all 3^3 row labellings drawn by UpdatePart (rows independent)."""
     Y = project(A, COLS3[None], 2)
-    p = exponential_probabilities(dp.assignment_utilities(Y, T3[None]), eps, 1.0,
-                                  range_based=True)[0]
+    p = exponential_probabilities(dp.assignment_utilities(Y, T3[None]), eps, 1.0, range_based=True)[
+        0
+    ]
     outcomes = np.array(list(itertools.product(range(3), repeat=3)))
     return np.prod(p[np.arange(3), outcomes], axis=1)
 
 
 def _max_log_ratio(eps):
     base = np.log(_joint_distribution(A3, eps))
-    return max(np.abs(np.log(_joint_distribution(B, eps)) - base).max()
-               for _, _, B in _cell_neighbours(A3))
+    return max(
+        np.abs(np.log(_joint_distribution(B, eps)) - base).max() for _, _, B in _cell_neighbours(A3)
+    )
 
 
 @pytest.mark.parametrize("eps", [0.3, 1.0, 4.0])
 def test_update_part_exact_distribution_within_e_eps(eps):
     worst = _max_log_ratio(eps)
     assert worst <= eps + 1e-9
-    assert worst >= 0.5 * eps      # the bound is nearly attained: the test has teeth
+    assert worst >= 0.5 * eps  # the bound is nearly attained: the test has teeth
 
 
 def test_planted_bug_half_range_breaks_exact_check(monkeypatch):
@@ -192,7 +195,8 @@ def _audit_one_iteration(eps=1.0, n=100_000):
     parts = epsilon_lower_bound(
         _canonical_partition(ra.row_slots) * 64 + _canonical_partition(ra.col_slots),
         _canonical_partition(rb.row_slots) * 64 + _canonical_partition(rb.col_slots),
-        categorical=True)
+        categorical=True,
+    )
     return total, parts
 
 

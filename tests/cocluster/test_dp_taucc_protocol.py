@@ -26,7 +26,7 @@ def test_clip_row_sums_is_per_row_proportional_floored_and_sparse_safe():
     S = clip_row_sums(sp.csr_array(A), 4)
     assert sp.issparse(S)
     np.testing.assert_array_equal(S.toarray(), out)
-    assert A[1, 0] == 40                                  # the input is not modified
+    assert A[1, 0] == 40  # the input is not modified
     rng = np.random.default_rng(0)
     big = rng.poisson(rng.gamma(0.5, 20.0, size=(300, 1)), size=(300, 50)).astype(float)
     for L in (1, 7, 50):
@@ -35,8 +35,9 @@ def test_clip_row_sums_is_per_row_proportional_floored_and_sparse_safe():
         small = big.sum(axis=1) <= L
         np.testing.assert_array_equal(clipped[small], big[small])
     # the count domain is enforced per record: negatives to 0, non-integers floored
-    np.testing.assert_array_equal(clip_row_sums(np.array([[1.0, 2, 3], [-4, 1, 0.5]]), 10),
-                                  [[1.0, 2, 3], [0, 1, 0]])
+    np.testing.assert_array_equal(
+        clip_row_sums(np.array([[1.0, 2, 3], [-4, 1, 0.5]]), 10), [[1.0, 2, 3], [0, 1, 0]]
+    )
 
 
 def test_the_fit_uses_the_clipped_matrix(X):
@@ -62,20 +63,24 @@ def test_row_cap_projects_every_record_onto_the_domain_instead_of_failing_after_
     np.testing.assert_array_equal(got.table_, want.table_)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"n_row_clusters": 121}, "n_row_clusters=121"),
-    ({"n_col_clusters": 81}, "n_col_clusters=81"),
-    ({"n_row_clusters": 2, "n_col_clusters": 4}, "2\\*\\*min"),
-    ({"row_cap": 0}, "row_cap"),
-    ({"row_cap": 2.5}, "row_cap"),
-    ({"epsilon": 0.0}, "epsilon"),
-    ({"cell_bound": -1.0}, "cell_bound"),
-    ({"neighbouring": "rows"}, "neighbouring"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n_row_clusters": 121}, "n_row_clusters=121"),
+        ({"n_col_clusters": 81}, "n_col_clusters=81"),
+        ({"n_row_clusters": 2, "n_col_clusters": 4}, "2\\*\\*min"),
+        ({"row_cap": 0}, "row_cap"),
+        ({"row_cap": 2.5}, "row_cap"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"cell_bound": -1.0}, "cell_bound"),
+        ({"neighbouring": "rows"}, "neighbouring"),
+    ],
+)
 def test_parameters_are_refused_before_the_charge_and_before_reading(kwargs, match, sealed):
     ledger = Ledger(100.0)
-    est = DPTauCoClustering(**{"n_row_clusters": 3, "n_col_clusters": 3, "row_cap": 2,
-                               "ledger": ledger, **kwargs})
+    est = DPTauCoClustering(
+        **{"n_row_clusters": 3, "n_col_clusters": 3, "row_cap": 2, "ledger": ledger, **kwargs}
+    )
     with pytest.raises(ValueError, match=match):
         est.fit(sealed((120, 80)))
     assert ledger.history == []
@@ -108,7 +113,7 @@ def test_curator_release_has_only_the_released_attributes_and_the_converted_cost
     assert ledger.history == []
     release = curator.release(DPTauCoClustering(3, 3, epsilon=0.5, cell_bound=2.0, row_cap=3))
     assert set(release.attributes) == {"table_", "row_labels_", "column_labels_"}
-    assert release.cost == (0.5 * 2 * 3 * 1, 0.0)           # 2 floor(L) ceil(1/c) steps
+    assert release.cost == (0.5 * 2 * 3 * 1, 0.0)  # 2 floor(L) ceil(1/c) steps
     assert release.row_labels_.shape == (X.shape[0],)
 
 

@@ -2,6 +2,7 @@
 "none") and the Curator's refusal on private data, the sensitivity of its private step on
 adversarial neighbours, a statistical audit of the noisy basis update on neighbouring data sets,
 planted bugs the audit must catch, and the clustering it gives on planted blocks."""
+
 from unittest import mock
 
 import numpy as np
@@ -14,12 +15,20 @@ from privclust.core.metrics import nmi
 from privclust.core.privacy.audit import epsilon_lower_bound
 from privclust.core.release.curator import PrivacyRefused
 
-C, LAM = 1.0, 0.5          # public bounds of the audit: ||h_i|| <= C, ||r_i|| <= LAM
+C, LAM = 1.0, 0.5  # public bounds of the audit: ||h_i|| <= C, ||r_i|| <= LAM
 
 
 def _blocks(seed=0, sparse=False):
-    data = make_block_counts(n_rows=90, n_cols=30, n_row_clusters=3, n_col_clusters=3,
-                             signal=3.0, background=0.1, sparse=sparse, random_state=seed)
+    data = make_block_counts(
+        n_rows=90,
+        n_cols=30,
+        n_row_clusters=3,
+        n_col_clusters=3,
+        signal=3.0,
+        background=0.1,
+        sparse=sparse,
+        random_state=seed,
+    )
     return data.X, np.asarray(data.labels)
 
 
@@ -50,10 +59,19 @@ def test_a_ledger_refuses_to_pay_for_it():
         DPNMF(3, ledger=Ledger(100.0, 0.5)).fit(X)
 
 
-@pytest.mark.parametrize("bad", [dict(epsilon=0.0), dict(delta=0.0), dict(n_iter=0),
-                                 dict(coef_bound=0.0), dict(outlier_bound=-1.0),
-                                 dict(learning_rate=float("nan")), dict(neighbouring="cell"),
-                                 dict(n_clusters=31)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(epsilon=0.0),
+        dict(delta=0.0),
+        dict(n_iter=0),
+        dict(coef_bound=0.0),
+        dict(outlier_bound=-1.0),
+        dict(learning_rate=float("nan")),
+        dict(neighbouring="cell"),
+        dict(n_clusters=31),
+    ],
+)
 def test_invalid_parameters_are_refused_at_plan_time(bad):
     with pytest.raises((ValueError, TypeError)):
         DPNMF(**{"n_clusters": 3, **bad}).plan(90, 30)
@@ -91,9 +109,9 @@ def _dense_statistics(X, H, s, W):
 
 def _random_case(rng, n=5, d=4, k=2):
     X = rng.poisson(rng.choice([0.5, 3.0]), size=(n, d)).astype(float)
-    X[rng.integers(n)] = 0.0                                   # an empty record
-    H = rng.exponential(rng.choice([0.2, 2.0]), size=(n, k))   # some rows beyond the bound C
-    s = rng.uniform(0.0, 3.0, size=n)                          # some outliers beyond LAM
+    X[rng.integers(n)] = 0.0  # an empty record
+    H = rng.exponential(rng.choice([0.2, 2.0]), size=(n, k))  # some rows beyond the bound C
+    s = rng.uniform(0.0, 3.0, size=n)  # some outliers beyond LAM
     W = np.abs(rng.normal(size=(d, k)))
     return X, H, s, W / np.linalg.norm(W, axis=0)
 
@@ -131,7 +149,7 @@ def _neighbours():
     X = np.array([[0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.0, 1.0, 2.0], [1.0, 0.0, 0.0]])
     H = np.array([[0.3, 0.2], [0.5, 0.5], [0.1, 0.4], [C, 0.0]])
     s = np.zeros(4)
-    s[3] = 10.0                       # r_3 = residual of row 3, clipped to LAM
+    s[3] = 10.0  # r_3 = residual of row 3, clipped to LAM
     Xb, Hb, sb = X.copy(), H.copy(), s.copy()
     Xb[3], Hb[3], sb[3] = [0.0, 1.0, 0.0], [0.0, C], 0.0
     return (X, H, s), (Xb, Hb, sb)
@@ -150,8 +168,11 @@ def _audit_outputs(data, eps, delta, runs, rng):
 
 def _epsilon_lb(eps, delta, rng, runs=200_000):
     D, Db = _neighbours()
-    return epsilon_lower_bound(_audit_outputs(D, eps, delta, runs, rng),
-                               _audit_outputs(Db, eps, delta, runs, rng), delta=delta)
+    return epsilon_lower_bound(
+        _audit_outputs(D, eps, delta, runs, rng),
+        _audit_outputs(Db, eps, delta, runs, rng),
+        delta=delta,
+    )
 
 
 @pytest.mark.parametrize("eps", [1.0, 4.0])

@@ -1,5 +1,6 @@
 """Fast-tauCC (Battaglia, Peiretti & Pensa, Mach. Learn. 2024; Battaglia & Pensa, SDM 2025,
 Sec. 3.2): block recovery, dense == sparse, input checks, no densifying."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -10,8 +11,9 @@ from privclust.core.metrics import contingency_table, nmi, tau_columns, tau_rows
 
 
 def _blocks(sparse=False, seed=0):
-    ds = make_block_counts(240, 180, 3, 3, signal=3.0, background=0.05, sparse=sparse,
-                           random_state=seed)
+    ds = make_block_counts(
+        240, 180, 3, 3, signal=3.0, background=0.05, sparse=sparse, random_state=seed
+    )
     return ds.X, ds.truth["row_labels"], ds.truth["column_labels"]
 
 
@@ -43,8 +45,13 @@ def test_huge_sparse_matrix_is_never_densified():
     # 200k x 300k: a dense copy would need 480 GB; only A.C and A^T.R products are formed.
     rng = np.random.default_rng(0)
     n, m, nnz = 200_000, 300_000, 50_000
-    X = sp.csr_matrix((rng.integers(1, 5, nnz).astype(float),
-                       (rng.integers(n, size=nnz), rng.integers(m, size=nnz))), shape=(n, m))
+    X = sp.csr_matrix(
+        (
+            rng.integers(1, 5, nnz).astype(float),
+            (rng.integers(n, size=nnz), rng.integers(m, size=nnz)),
+        ),
+        shape=(n, m),
+    )
     est = TauCoClustering(2, 2, max_iter=3, random_state=0).fit(X)
     assert est.row_labels_.shape == (n,) and est.column_labels_.shape == (m,)
 
@@ -54,7 +61,7 @@ def test_zero_rows_and_columns_are_handled():
     X = np.vstack([X, np.zeros((5, X.shape[1]))])
     X = np.hstack([X, np.zeros((X.shape[0], 4))])
     est = TauCoClustering(20, 20, random_state=0).fit(sp.csr_matrix(X))
-    assert nmi(rows, est.row_labels_[:len(rows)]) == pytest.approx(1.0)
+    assert nmi(rows, est.row_labels_[: len(rows)]) == pytest.approx(1.0)
     assert est.row_labels_.shape == (X.shape[0],)
 
 
@@ -93,6 +100,7 @@ def test_estimators_follow_the_scikit_learn_contract():
     from sklearn.base import clone
 
     from privclust.core import DPTauCoClustering, Ledger
+
     ledger = Ledger(epsilon=2.0)
     # a record-level ledger counts this cell-level release only with a row cap: ceil(2 * 1 / 1) x 0.5
     est = DPTauCoClustering(3, 2, epsilon=0.5, n_iter=2, row_cap=1, ledger=ledger, random_state=0)

@@ -1,4 +1,5 @@
 """RandomMatrix initialisation of DP-tauCC (Battaglia & Pensa, SDM 2025, Alg. 1): pattern, blocks, flips, data independence."""
+
 import numpy as np
 import pytest
 
@@ -16,7 +17,7 @@ def test_block_pattern(K0, L0):
     small = min(K0, L0)
     np.testing.assert_array_equal(P[:small, :small], np.eye(small))
     vectors = P if K0 >= L0 else P.T
-    assert len({tuple(v) for v in vectors}) == max(K0, L0)        # distinct patterns
+    assert len({tuple(v) for v in vectors}) == max(K0, L0)  # distinct patterns
     weights = vectors[small:].sum(axis=1)
     assert np.all(weights >= 2) and np.all(np.diff(weights) >= 0)
 
@@ -37,7 +38,7 @@ def test_prototypes_match_the_expanded_matrix(rng):
     R0, C0, P0 = random_matrix(n, m, K0, L0, rng, size=3, flip=0.0)
     pattern = block_pattern(K0, L0)
     for r, c, p in zip(R0, C0, P0, strict=True):
-        M = pattern[r][:, c]                                        # explicit n x m 0/1 matrix
+        M = pattern[r][:, c]  # explicit n x m 0/1 matrix
         onehot = np.eye(L0)[c]
         np.testing.assert_array_equal(p, (M @ onehot).T)
 
@@ -57,6 +58,7 @@ def test_flip_counts_follow_the_uniform_distinct_cells_law():
     """Flipping n_flip distinct uniform cells puts Hypergeometric(|C_l|, nm - |C_l|, n_flip)
     flips in each (row, column block): exact total, right mean and variance per block."""
     from privclust.core.cocluster.initial_partitions import flip_counts
+
     n, sizes, n_flip, S = 7, np.array([3, 4, 6]), 20, 40_000
     N = n * sizes.sum()
     f = flip_counts(n, sizes, n_flip, n_flip / N, np.random.default_rng(4), size=S)
@@ -73,6 +75,7 @@ def test_random_matrix_cost_does_not_grow_with_n_times_m():
     """Planted regression guard: drawing the 1 % flips cell by cell would need ~4.8 GB of
     indices for 200k x 300k; counting them per block needs O(n * L0)."""
     import tracemalloc
+
     tracemalloc.start()
     try:
         R0, C0, P0 = random_matrix(200_000, 300_000, 2, 2, np.random.default_rng(0))

@@ -1,5 +1,6 @@
 """The algorithm registry describes every estimator once, and the release door, the planner and
 the baselines can rely on it."""
+
 import inspect
 import subprocess
 import sys
@@ -13,8 +14,13 @@ from privclust.core.privacy.estimator import PrivateEstimator
 
 
 def _exported_private_classes():
-    return [obj for name in core.__all__ if isinstance(obj := getattr(core, name, None), type)
-            and issubclass(obj, PrivateEstimator) and obj is not PrivateEstimator]
+    return [
+        obj
+        for name in core.__all__
+        if isinstance(obj := getattr(core, name, None), type)
+        and issubclass(obj, PrivateEstimator)
+        and obj is not PrivateEstimator
+    ]
 
 
 def test_every_private_class_exported_by_core_is_registered_exactly_once():
@@ -70,8 +76,13 @@ def test_the_release_door_and_the_registry_trust_the_same_classes():
 
 
 def test_lookups_and_build():
-    assert [a.key for a in registry.for_task("kmeans")] == ["kmeans", "compressive", "dplloyd",
-                                                           "lsh_kmeans", "balcan_kmeans"]
+    assert [a.key for a in registry.for_task("kmeans")] == [
+        "kmeans",
+        "compressive",
+        "dplloyd",
+        "lsh_kmeans",
+        "balcan_kmeans",
+    ]
     km = registry.build("kmeans", n_clusters=4)
     assert type(km).__name__ == "KMeans" and km.n_init == 3 and km.n_clusters == 4
     assert registry.build("kmeans", n_clusters=2, n_init=1).n_init == 1
@@ -84,7 +95,7 @@ def test_lookups_and_build():
     with pytest.raises(KeyError, match="unknown planner algorithm 'nope'"):
         registry.planner_variant("nope")
     with pytest.raises(KeyError, match="unknown planner algorithm 'kplanes'"):
-        registry.planner_variant("kplanes")       # a baseline's twin settings, not compared
+        registry.planner_variant("kplanes")  # a baseline's twin settings, not compared
     assert core.algorithms is registry
 
 
@@ -98,12 +109,15 @@ def test_entries_are_checked_when_written():
 
 
 def test_importing_the_registry_imports_no_estimator():
-    code = ("import sys, privclust.core.algorithms as r; r.get('dplloyd').label; "
-            "print(sorted(m for m in sys.modules if m.startswith(('privclust.core.sketch', "
-            "'privclust.core.subspace', 'privclust.core.onecluster', 'privclust.core.cocluster',"
-            " 'sklearn'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys, privclust.core.algorithms as r; r.get('dplloyd').label; "
+        "print(sorted(m for m in sys.modules if m.startswith(('privclust.core.sketch', "
+        "'privclust.core.subspace', 'privclust.core.onecluster', 'privclust.core.cocluster',"
+        " 'sklearn'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 
@@ -118,8 +132,12 @@ def test_planner_variants_build_the_twins_estimators():
         assert est.public_plan(facts.shape).epsilon == pytest.approx(1.0)
     plain, improved = table["dplloyd"](facts, 0.5, 3), table["dplloyd_improved"](facts, 0.5, 3)
     assert (plain.init, improved.init) == ("uniform", "sphere_packing")
-    assert (improved.n_clusters, improved.epsilon, improved.bounds, improved.random_state) == \
-        (4, 0.5, (-1.0, 1.0), 3)
+    assert (improved.n_clusters, improved.epsilon, improved.bounds, improved.random_state) == (
+        4,
+        0.5,
+        (-1.0, 1.0),
+        3,
+    )
     # the planner's settings override a variant's parameters
     assert table["dplloyd"](facts, 1.0, 0, init="sphere_packing").init == "sphere_packing"
     # CKM takes the public delta, so its Gaussian mechanism can be planned
@@ -128,8 +146,12 @@ def test_planner_variants_build_the_twins_estimators():
 
     sub = PublicFacts("subspace", n_samples=200, n_features=5, n_clusters=2, subspace_dim=1)
     gibbs = makers("subspace")["gibbs"](sub, 1.0, None)
-    assert (gibbs.n_iter, gibbs.n_chains, gibbs.release, gibbs.record_every) == \
-        (100, 1, "first", 100)
+    assert (gibbs.n_iter, gibbs.n_chains, gibbs.release, gibbs.record_every) == (
+        100,
+        1,
+        "first",
+        100,
+    )
     assert makers("subspace")["gibbs"](sub, 1.0, None, n_iter=40).record_every == 40
     sa = makers("subspace")["sample_aggregate"](sub, 1.0, None)
     assert sa.solver == "tsc" and sa.delta == sub.delta
@@ -168,7 +190,8 @@ def test_the_planner_baselines_are_the_registry_baselines_with_their_twin_settin
     twin = build_twin(facts, random_state=1)
     kp = KPlanes(2, 1, n_init=3, random_state=5).fit(twin.X)
     assert _baseline(facts, twin, 5)["wasserstein"] == float(
-        metrics.wasserstein_subspaces(kp.subspaces_, twin.truth["subspaces"]))
+        metrics.wasserstein_subspaces(kp.subspaces_, twin.truth["subspaces"])
+    )
 
     facts = PublicFacts("onecluster", n_samples=200, n_features=2, bounds=(0.0, 1.0))
     twin = build_twin(facts, random_state=1)

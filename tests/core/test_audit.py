@@ -1,4 +1,5 @@
 """Unit tests of the Clopper-Pearson audit itself (privclust.core.privacy.audit)."""
+
 import math
 
 import numpy as np
@@ -12,9 +13,12 @@ def test_clopper_pearson_matches_scipy_beta():
     k1, m1, k2, m2, alpha = 300, 1000, 100, 1000, 1e-3
     p_lo = stats.beta.ppf(alpha / 2, k1, m1 - k1 + 1)
     q_hi = stats.beta.ppf(1 - alpha / 2, k2 + 1, m2 - k2)
-    assert clopper_pearson_epsilon(k1, m1, k2, m2, 0.0, alpha) == pytest.approx(math.log(p_lo / q_hi))
+    assert clopper_pearson_epsilon(k1, m1, k2, m2, 0.0, alpha) == pytest.approx(
+        math.log(p_lo / q_hi)
+    )
     assert clopper_pearson_epsilon(k1, m1, k2, m2, 0.01, alpha) == pytest.approx(
-        math.log((p_lo - 0.01) / q_hi))
+        math.log((p_lo - 0.01) / q_hi)
+    )
     assert clopper_pearson_epsilon(0, 1000, 0, 1000) == -np.inf
     assert clopper_pearson_epsilon(5, 1000, 0, 1000, delta=0.5) == -np.inf
     # all-in events: q_hi = 1 when k2 = m2
@@ -49,7 +53,7 @@ def test_known_laplace_shift_is_recovered():
 
 def test_categorical_single_category():
     rng = np.random.default_rng(3)
-    p, q = np.array([0.1, 0.45, 0.45]), np.array([0.1 / math.e ** 2, 0.5, 0.5 - 0.1 / math.e ** 2])
+    p, q = np.array([0.1, 0.45, 0.45]), np.array([0.1 / math.e**2, 0.5, 0.5 - 0.1 / math.e**2])
     a, b = rng.choice(3, 200_000, p=p), rng.choice(3, 200_000, p=q)
     assert 1.8 < epsilon_lower_bound(a, b, categorical=True) <= 2.0
 

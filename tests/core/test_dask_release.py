@@ -6,6 +6,7 @@ the sketch and the DPLloyd sums are identical; the budget key of the shards equa
 key of the same records in any order and split; shards are validated at registration; a release
 never fails after its charge; the Curator refuses missing public facts before anything runs.
 """
+
 import functools
 
 import numpy as np
@@ -41,8 +42,9 @@ BOX = (-4.0, 4.0)
 
 @pytest.fixture(scope="module")
 def cluster():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    )
     yield cluster
     cluster.close()
 
@@ -101,8 +103,10 @@ def test_key_of_shards_equals_in_memory_key_any_order_and_split(client, tmp_path
     # a changed record gives another key; the order-sensitive fingerprint tells orders apart
     Y = X.copy()
     Y[5, 1] += 0.125
-    assert DaskDataset(da.from_array(Y, chunks=(400, D)), **_facts()).register(
-        client).budget_key != key
+    assert (
+        DaskDataset(da.from_array(Y, chunks=(400, D)), **_facts()).register(client).budget_key
+        != key
+    )
     a = DaskDataset(da.from_array(X, chunks=(400, D)), **_facts()).register(client)
     b = DaskDataset(da.from_array(X[perm], chunks=(400, D)), **_facts()).register(client)
     assert a.fingerprint != b.fingerprint and a.budget_key == b.budget_key
@@ -113,7 +117,7 @@ def test_key_of_shards_equals_in_memory_key_any_order_and_split(client, tmp_path
 def test_registration_names_file_row_column_of_huge_and_non_finite(client, tmp_path, kind):
     X = _records()
     bad = X.copy()
-    bad[401 + 9, 2] = 1e300          # huge: shard 2, its 10th record, column 3
+    bad[401 + 9, 2] = 1e300  # huge: shard 2, its 10th record, column 3
     paths = _write_shards(tmp_path / "huge", bad, [401], kind)
     with pytest.raises(DataFormatError) as info:
         DaskDataset(str(tmp_path / "huge"), **_facts()).register(client)
@@ -124,7 +128,7 @@ def test_registration_names_file_row_column_of_huge_and_non_finite(client, tmp_p
     bad = X.copy()
     bad[401 + 4, 0] = np.nan if kind == "npy" else np.inf
     paths = _write_shards(tmp_path / "nan", bad, [401], kind)
-    for outside in ("error", "clip"):        # non-finite is refused whatever ``outside`` says
+    for outside in ("error", "clip"):  # non-finite is refused whatever ``outside`` says
         with pytest.raises(DataFormatError) as info:
             DaskDataset(str(tmp_path / "nan"), **_facts(outside=outside)).register(client)
         assert (info.value.file, info.value.row, info.value.column) == (str(paths[1]), 5, 1)
@@ -144,18 +148,21 @@ def test_registration_checks_declared_count_and_non_numeric_csv(client, tmp_path
 
 
 # ---- the door refuses missing facts ---------------------------------------------------------
-@pytest.mark.parametrize("fact, facts", [
-    ("n_features", dict(n_features=None)),
-    ("box", dict(box=None)),
-    ("n_public", dict(n_public=None)),
-    ("n_samples", dict(n_samples=None)),
-])
+@pytest.mark.parametrize(
+    "fact, facts",
+    [
+        ("n_features", dict(n_features=None)),
+        ("box", dict(box=None)),
+        ("n_public", dict(n_public=None)),
+        ("n_samples", dict(n_samples=None)),
+    ],
+)
 def test_curator_refuses_missing_public_fact(fact, facts):
     X = _records()
     ds = DaskDataset(da.from_array(X, chunks=(400, D)), **_facts(**facts))
     with pytest.raises(ValueError, match=fact):
         Curator(ds, Ledger(1.0))
-    assert not ds.registered            # refused before any record was read
+    assert not ds.registered  # refused before any record was read
 
 
 def test_replace_ledger_needs_public_n_and_estimators_without_dask_mode_refused(client):
@@ -179,9 +186,15 @@ def test_sketch_on_dask_equals_in_memory_for_the_same_generators(client, r):
     parts = ds.partitions(client)
     fitted = []
     for data in (X, parts):
-        est = CompressiveKMeans(n_clusters=3, bounds=(-3.0, 3.0), epsilon=1.0,
-                                measurements_per_record=r, block_size=300, n_replicates=1)
-        rng = np.random.default_rng(11)          # a fixed seed for this comparison only
+        est = CompressiveKMeans(
+            n_clusters=3,
+            bounds=(-3.0, 3.0),
+            epsilon=1.0,
+            measurements_per_record=r,
+            block_size=300,
+            n_replicates=1,
+        )
+        rng = np.random.default_rng(11)  # a fixed seed for this comparison only
         est._before_charge((1200, D), rng)
         if data is X:
             est._fit(X, rng)
@@ -197,8 +210,11 @@ def test_sketch_on_dask_equals_in_memory_for_the_same_generators(client, r):
 def test_dplloyd_sums_and_release_on_dask_equal_in_memory(client, tmp_path):
     X = _records()
     _write_shards(tmp_path / "s", X, [250, 700, 701])
-    parts = DaskDataset(str(tmp_path / "s"), **_facts(block_rows=64)).register(
-        client).partitions(client)
+    parts = (
+        DaskDataset(str(tmp_path / "s"), **_facts(block_rows=64))
+        .register(client)
+        .partitions(client)
+    )
     bounds = (-3.0, 3.0)
     centers = np.random.default_rng(2).uniform(-3, 3, size=(1, 3, D))
     source = PartitionSums(parts, bounds)
@@ -208,8 +224,7 @@ def test_dplloyd_sums_and_release_on_dask_equal_in_memory(client, tmp_path):
     np.testing.assert_array_equal(sums, mem_sums)
     for init in ("uniform", "sphere_packing", "private_box"):
         mem = dplloyd_runs(X, 3, 1.0, bounds, 5, init, "replace", np.random.default_rng(4))
-        dist = dplloyd_runs(source, 3, 1.0, bounds, 5, init, "replace",
-                            np.random.default_rng(4))
+        dist = dplloyd_runs(source, 3, 1.0, bounds, 5, init, "replace", np.random.default_rng(4))
         np.testing.assert_array_equal(dist, mem)
 
 
@@ -217,11 +232,13 @@ def test_release_on_dask_has_the_in_memory_plan_cost_and_guarantee(client):
     X = _records()
     ds = DaskDataset(da.from_array(X, chunks=(400, D)), **_facts()).register(client)
     dask_ledger, mem_ledger = Ledger(5.0, dataset=ds), Ledger(5.0, dataset=Dataset(X))
-    assert dask_ledger.dataset == mem_ledger.dataset         # one budget for the records
+    assert dask_ledger.dataset == mem_ledger.dataset  # one budget for the records
     on_dask = Curator(ds, dask_ledger, client=client)
     in_memory = Curator(Dataset(X), mem_ledger)
-    for est in (CompressiveKMeans(n_clusters=3, bounds=BOX, epsilon=1.0),
-                DPLloyd(n_clusters=3, bounds=BOX, epsilon=1.0, neighbouring="replace")):
+    for est in (
+        CompressiveKMeans(n_clusters=3, bounds=BOX, epsilon=1.0),
+        DPLloyd(n_clusters=3, bounds=BOX, epsilon=1.0, neighbouring="replace"),
+    ):
         a, b = on_dask.release(est), in_memory.release(est)
         assert a.guarantee == b.guarantee and a.cost == b.cost
         assert set(a.attributes) == set(b.attributes)
@@ -240,13 +257,11 @@ def test_release_never_fails_after_its_charge_on_shards_changed_later(client, tm
     ledger = Ledger(5.0, dataset=ds)
     cur = Curator(ds, ledger, client=client)
     Y = np.load(paths[1])
-    Y[0] = [np.nan, np.inf, -1e300]               # written after the registration
+    Y[0] = [np.nan, np.inf, -1e300]  # written after the registration
     np.save(paths[1], Y)
-    release = cur.release(DPLloyd(n_clusters=3, bounds=BOX, epsilon=1.0,
-                                  neighbouring="replace"))
+    release = cur.release(DPLloyd(n_clusters=3, bounds=BOX, epsilon=1.0, neighbouring="replace"))
     assert np.all(np.isfinite(release.attributes["cluster_centers_"]))
-    np.testing.assert_array_equal(project(Y[:1], *[np.full(D, b) for b in BOX]),
-                                  [[0.0, 4.0, -4.0]])
+    np.testing.assert_array_equal(project(Y[:1], *[np.full(D, b) for b in BOX]), [[0.0, 4.0, -4.0]])
 
 
 def test_scheduler_setting_names_an_existing_scheduler(cluster, monkeypatch):
@@ -272,7 +287,8 @@ def test_private_bounds_on_dask_histograms_equal_in_memory_and_land_near_the_qua
     np.testing.assert_array_equal(hist, mem)
     ledger = Ledger(100.0, dataset=ds)
     release = Curator(ds, ledger, client=client).release(
-        PrivateBounds(epsilon=60.0, outer_bounds=BOX, quantile=0.05))
+        PrivateBounds(epsilon=60.0, outer_bounds=BOX, quantile=0.05)
+    )
     in_memory = PrivateBounds(epsilon=60.0, outer_bounds=BOX, quantile=0.05).plan(4000, D)
     assert release.guarantee == in_memory and ledger.spent == (60.0, 0.0)
     lower, upper = (np.asarray(release.attributes[a]) for a in ("lower_", "upper_"))
@@ -296,8 +312,10 @@ def test_histogram_quantile_mechanism_is_epsilon_dp_on_neighbouring_histograms(n
         if neighbour in ("replace", "add"):
             other[rng.integers(bins)] += 1
         for q in (0.0, 0.05, 0.5):
-            p, p2 = (np.exp(lg - np.logaddexp.reduce(lg, axis=1, keepdims=True))
-                     for lg in (bin_logits(counts, [q], eps), bin_logits(other, [q], eps)))
+            p, p2 = (
+                np.exp(lg - np.logaddexp.reduce(lg, axis=1, keepdims=True))
+                for lg in (bin_logits(counts, [q], eps), bin_logits(other, [q], eps))
+            )
             assert np.max(np.abs(np.log(p) - np.log(p2))) <= eps * (1 + 1e-9)
 
 
@@ -314,29 +332,36 @@ def _sparse_shards(folder, X, splits):
     folder.mkdir(exist_ok=True)
     bounds = [0, *splits, X.shape[0]]
     for i in range(len(bounds) - 1):
-        sp.save_npz(folder / f"part{i:02d}.npz", X[bounds[i]:bounds[i + 1]])
+        sp.save_npz(folder / f"part{i:02d}.npz", X[bounds[i] : bounds[i + 1]])
     return folder
 
 
 def _count_facts(X, **kw):
-    facts = dict(n_features=X.shape[1], box=(0.0, 1000.0), n_public=True,
-                 n_samples=X.shape[0], sparse=True, block_rows=50)
+    facts = dict(
+        n_features=X.shape[1],
+        box=(0.0, 1000.0),
+        n_public=True,
+        n_samples=X.shape[0],
+        sparse=True,
+        block_rows=50,
+    )
     facts.update(kw)
     return facts
 
 
 @pytest.mark.parametrize("row_cap", [None, 6])
-def test_dp_taucc_on_row_partitions_equals_in_memory_for_the_same_generator(client, tmp_path,
-                                                                            row_cap):
+def test_dp_taucc_on_row_partitions_equals_in_memory_for_the_same_generator(
+    client, tmp_path, row_cap
+):
     X = _counts()
     folder = _sparse_shards(tmp_path / "c", X, [70, 71, 200])
     ds = DaskDataset(str(folder), **_count_facts(X)).register(client)
-    assert ds.record_key == Dataset(X).record_key        # one budget for the records
+    assert ds.record_key == Dataset(X).record_key  # one budget for the records
     parts = ds.partitions(client)
     fitted = []
     for on_dask in (False, True):
         est = DPTauCoClustering(3, 3, epsilon=2.0, n_iter=3, row_cap=row_cap)
-        rng = np.random.default_rng(21)          # a fixed seed for this comparison only
+        rng = np.random.default_rng(21)  # a fixed seed for this comparison only
         if on_dask:
             est._fit_partitioned(parts, rng)
         else:
@@ -346,8 +371,8 @@ def test_dp_taucc_on_row_partitions_equals_in_memory_for_the_same_generator(clie
     for name in ("table_", "row_labels_", "column_labels_"):
         np.testing.assert_array_equal(getattr(dist, name), getattr(mem, name))
     assert dist.privacy_ == mem.privacy_
-    assert not hasattr(dist, "eval_row_labels_")           # evaluation only: never on Dask
-    assert len(np.unique(mem.row_labels_)) >= 2          # the comparison is not trivial
+    assert not hasattr(dist, "eval_row_labels_")  # evaluation only: never on Dask
+    assert len(np.unique(mem.row_labels_)) >= 2  # the comparison is not trivial
 
 
 def test_dp_taucc_release_on_dask_has_the_in_memory_plan_cost_and_guarantee(client, tmp_path):
@@ -362,7 +387,7 @@ def test_dp_taucc_release_on_dask_has_the_in_memory_plan_cost_and_guarantee(clie
     assert set(a.attributes) == set(b.attributes) == {"table_", "row_labels_", "column_labels_"}
     assert np.asarray(a.attributes["row_labels_"]).shape == (X.shape[0],)
     assert on_dask.ledger.spent == in_memory.ledger.spent
-    with pytest.raises(ValueError, match="row_cap"):          # a cell release needs the cap
+    with pytest.raises(ValueError, match="row_cap"):  # a cell release needs the cap
         on_dask.release(DPTauCoClustering(3, 3, epsilon=1.0))
 
 
@@ -374,7 +399,7 @@ def test_sparse_shards_registration_names_file_row_column(client, tmp_path):
         DaskDataset(str(folder), **_count_facts(X)).register(client)
     with pytest.raises(ValueError, match="hold 0"):
         DaskDataset(str(folder), **_count_facts(X, box=(1.0, 5.0))).check_facts()
-    good = _counts()                     # a dask.array of scipy.sparse row blocks: same key
+    good = _counts()  # a dask.array of scipy.sparse row blocks: same key
     arr = da.from_array(good, chunks=(64, good.shape[1]), asarray=False)
     ds = DaskDataset(arr, **_count_facts(good)).register(client)
     assert ds.record_key == Dataset(good).record_key
@@ -383,25 +408,33 @@ def test_sparse_shards_registration_names_file_row_column(client, tmp_path):
 
 # ---- the LSH coreset: per-level bucket counts and leaf sums over partitions -----------------
 @pytest.mark.parametrize("mechanism", ["gaussian", "laplace"])
-def test_lsh_coreset_on_dask_equals_in_memory_for_the_same_generator(client, tmp_path,
-                                                                     mechanism):
+def test_lsh_coreset_on_dask_equals_in_memory_for_the_same_generator(client, tmp_path, mechanism):
     X = _records()
     _write_shards(tmp_path / "s", X, [250, 700, 701])
-    parts = DaskDataset(str(tmp_path / "s"), **_facts(block_rows=128)).register(
-        client).partitions(client)
+    parts = (
+        DaskDataset(str(tmp_path / "s"), **_facts(block_rows=128))
+        .register(client)
+        .partitions(client)
+    )
     fitted = []
     for data in (X, parts):
-        est = LSHCoresetKMeans(n_clusters=3, epsilon=2.0, bounds=BOX, max_depth=8,
-                               mechanism=mechanism, delta=1e-6 if mechanism == "gaussian"
-                               else 0.0, n_init=2)
-        rng = np.random.default_rng(17)          # a fixed seed for this comparison only
+        est = LSHCoresetKMeans(
+            n_clusters=3,
+            epsilon=2.0,
+            bounds=BOX,
+            max_depth=8,
+            mechanism=mechanism,
+            delta=1e-6 if mechanism == "gaussian" else 0.0,
+            n_init=2,
+        )
+        rng = np.random.default_rng(17)  # a fixed seed for this comparison only
         if data is X:
             est._fit(X, rng)
         else:
             est._fit_partitioned(parts, rng)
         fitted.append(est)
     mem, dist = fitted
-    assert mem.coreset_weights_.size >= 3                # a tree that branched
+    assert mem.coreset_weights_.size >= 3  # a tree that branched
     for name in ("coreset_weights_", "coreset_points_", "cluster_centers_"):
         np.testing.assert_array_equal(getattr(dist, name), getattr(mem, name))
     assert dist.privacy_ == mem.privacy_
@@ -412,14 +445,16 @@ def test_lsh_coreset_release_on_dask_and_estimators_without_dask_mode_refused_by
     ds = DaskDataset(da.from_array(X, chunks=(400, D)), **_facts()).register(client)
     on_dask = Curator(ds, Ledger(10.0, delta=1e-5, dataset=ds), client=client)
     in_memory = Curator(Dataset(X), Ledger(10.0, delta=1e-5, dataset=Dataset(X)))
-    est = LSHCoresetKMeans(n_clusters=3, epsilon=1.0, bounds=BOX, max_depth=6,
-                           neighbouring="replace")
+    est = LSHCoresetKMeans(
+        n_clusters=3, epsilon=1.0, bounds=BOX, max_depth=6, neighbouring="replace"
+    )
     a, b = on_dask.release(est), in_memory.release(est)
     assert a.guarantee == b.guarantee and a.cost == b.cost
     assert set(a.attributes) == set(b.attributes)
-    for est, why in ((BalcanKMeans(n_clusters=3, epsilon=1.0, bounds=BOX), "local search"),
-                     (OneCluster(n_points=100, epsilon=1.0, delta=1e-6, bounds=BOX),
-                      "pairwise distances")):
+    for est, why in (
+        (BalcanKMeans(n_clusters=3, epsilon=1.0, bounds=BOX), "local search"),
+        (OneCluster(n_points=100, epsilon=1.0, delta=1e-6, bounds=BOX), "pairwise distances"),
+    ):
         with pytest.raises(PrivacyRefused, match=f"{type(est).__name__} has no Dask mode.*{why}"):
             on_dask.release(est)
     assert on_dask.ledger.spent == in_memory.ledger.spent
@@ -427,13 +462,15 @@ def test_lsh_coreset_release_on_dask_and_estimators_without_dask_mode_refused_by
 
 def test_every_private_estimator_has_a_dask_mode_or_a_stated_reason():
     from privclust.core.release.curator import NO_DASK_MODE, core_private_classes
+
     for cls in core_private_classes():
         assert hasattr(cls, "_fit_partitioned") != (cls.__name__ in NO_DASK_MODE), cls.__name__
 
 
 # ---- the operator's registry; progress; cancelled before the charge, never after ----------
-def test_operator_registry_round_trip_lists_private_data_without_reading(client, tmp_path,
-                                                                         monkeypatch):
+def test_operator_registry_round_trip_lists_private_data_without_reading(
+    client, tmp_path, monkeypatch
+):
     from privclust.core.data import get_dataset, list_datasets
     from privclust.core.data.dask_registry import (
         REGISTRY_SETTING,
@@ -441,11 +478,11 @@ def test_operator_registry_round_trip_lists_private_data_without_reading(client,
         register_entry,
         write_registry,
     )
+
     X = _records()
     _write_shards(tmp_path / "s", X, [500])
-    record = register_entry({"name": "big", "path": str(tmp_path / "s"), "box": list(BOX)},
-                            client)
-    assert (record["n_features"], record["n_samples"]) == (D, 1200)   # header; operator's count
+    record = register_entry({"name": "big", "path": str(tmp_path / "s"), "box": list(BOX)}, client)
+    assert (record["n_features"], record["n_samples"]) == (D, 1200)  # header; operator's count
     registry = tmp_path / "datasets.json"
     write_registry([record], registry)
     assert read_entries(registry)[0]["registration"]["partition_rows"] == [500, 700]
@@ -454,7 +491,7 @@ def test_operator_registry_round_trip_lists_private_data_without_reading(client,
     assert not info.public
     ds = get_dataset("big")
     assert ds.registered and ds.record_key == Dataset(X).record_key
-    assert get_dataset("big") is ds                       # one object per process
+    assert get_dataset("big") is ds  # one object per process
     bad = tmp_path / "bad"
     Y = X.copy()
     Y[42, 1] = 1e9
@@ -463,33 +500,34 @@ def test_operator_registry_round_trip_lists_private_data_without_reading(client,
         register_entry({"name": "bad", "path": str(bad), "box": list(BOX)}, client)
 
 
-def test_release_on_dask_reports_progress_and_is_cancelled_only_before_its_charge(client,
-                                                                                 tmp_path):
+def test_release_on_dask_reports_progress_and_is_cancelled_only_before_its_charge(client, tmp_path):
     from privclust.core.data.dask_dataset import ReleaseCancelled
+
     X = _records()
     paths = _write_shards(tmp_path / "s", X, [300, 600, 900])
     ds = DaskDataset(str(tmp_path / "s"), **_facts()).register(client)
     ledger = Ledger(5.0, dataset=ds)
     cur = Curator(ds, ledger, client=client)
     est = DPLloyd(n_clusters=3, bounds=BOX, epsilon=1.0, neighbouring="replace", n_iter=3)
-    cur.cancel()                                          # cancelled before the check
+    cur.cancel()  # cancelled before the check
     with pytest.raises(ReleaseCancelled):
         cur.release(est)
     assert ledger.spent == (0.0, 0.0) and not cur.releases()
     real_charge = ledger.charge
 
-    def charge_then_cancel(*args, **kwargs):              # a cancel right after the charge
+    def charge_then_cancel(*args, **kwargs):  # a cancel right after the charge
         record = real_charge(*args, **kwargs)
         cur.cancel()
         return record
+
     ledger.charge = charge_then_cancel
-    done = cur.release(est)                               # ... is ignored: it completes
+    done = cur.release(est)  # ... is ignored: it completes
     assert ledger.spent == (1.0, 0.0) and [r.id for r in cur.releases()] == [done.id]
     progress = cur.progress()
     assert progress["phase"] == "reading" and progress["done"] == progress["total"] == 4
-    assert progress["passes"] >= 3                          # one pass per DPLloyd iteration
+    assert progress["passes"] >= 3  # one pass per DPLloyd iteration
     ledger.charge = real_charge
-    np.save(paths[0], X[:299])                              # a shard lost a record
+    np.save(paths[0], X[:299])  # a shard lost a record
     with pytest.raises(ValueError, match=r"shard000\.npy holds 299 records, 300"):
         cur.release(DPLloyd(n_clusters=2, bounds=BOX, epsilon=1.0, neighbouring="replace"))
-    assert ledger.spent == (1.0, 0.0)                       # refused before its charge
+    assert ledger.spent == (1.0, 0.0)  # refused before its charge

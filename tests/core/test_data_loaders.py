@@ -1,4 +1,5 @@
 """load(): round trips for every format and validation messages naming file/row/column."""
+
 import bz2
 import gzip
 import io
@@ -72,7 +73,7 @@ def test_csv_labels_header_and_quotes():
     assert list(ds.labels) == ["A", "B"] and ds.feature_names == ["x"]
     ds = load(b"1,2\n3,4\n", header=True)
     assert ds.feature_names == ["1", "2"] and ds.n_samples == 1
-    ds = load(b"\xef\xbb\xbfa,b\r\n1,2\r\n\r\n3,4\r\n")                 # BOM, CRLF, blank line
+    ds = load(b"\xef\xbb\xbfa,b\r\n1,2\r\n\r\n3,4\r\n")  # BOM, CRLF, blank line
     assert ds.feature_names == ["a", "b"] and ds.n_samples == 2
     ds = load("a,b\n1,2\n".encode("utf-16"))
     assert ds.feature_names == ["a", "b"]
@@ -82,15 +83,15 @@ def test_csv_labels_header_and_quotes():
 def test_label_parsing_is_the_same_on_both_csv_paths(fast):
     from privclust.core.data._textformats import read_table
     from privclust.core.data.validation import Limits
-    parts = read_table(b"x,y\n1,1.0\n2,2e0\n3,-4\n", "f.csv", Limits(), label_column="y",
-                       fast=fast)
+
+    parts = read_table(b"x,y\n1,1.0\n2,2e0\n3,-4\n", "f.csv", Limits(), label_column="y", fast=fast)
     assert parts["labels"].dtype == np.int64 and parts["labels"].tolist() == [1, 2, -4]
     text = read_table(b"x,y\n1,1.5\n2,2\n", "f.csv", Limits(), label_column=1, fast=fast)
     assert text["labels"].tolist() == ["1.5", "2"]
 
 
 def test_hostile_header_names_are_kept_as_plain_strings():
-    names = ["<img src=x onerror=alert(1)>", "=HYPERLINK(\"http://x\")", "dup", "dup", "é ü 中"]
+    names = ["<img src=x onerror=alert(1)>", '=HYPERLINK("http://x")', "dup", "dup", "é ü 中"]
     raw = ",".join('"' + n.replace('"', '""') + '"' for n in names).encode() + b"\n1,2,3,4,5\n"
     ds = load(raw)
     assert ds.feature_names == names and all(type(n) is str for n in ds.feature_names)
@@ -99,20 +100,28 @@ def test_hostile_header_names_are_kept_as_plain_strings():
 def test_npz_sparse_triple_labels_and_names():
     A = sp.random(20, 15, density=0.2, format="csr", random_state=0)
     A.data = np.round(A.data * 10)
-    raw = _npz(data=A.data, indices=A.indices, indptr=A.indptr, shape=np.array(A.shape),
-               labels=np.arange(20) % 3, terms=np.array([f"w{i}" for i in range(15)]))
+    raw = _npz(
+        data=A.data,
+        indices=A.indices,
+        indptr=A.indptr,
+        shape=np.array(A.shape),
+        labels=np.arange(20) % 3,
+        terms=np.array([f"w{i}" for i in range(15)]),
+    )
     ds = load(raw, counts=True)
     assert ds.is_sparse and ds.feature_names[0] == "w0" and list(ds.labels[:4]) == [0, 1, 2, 0]
     assert ds.fingerprint == Dataset(A).fingerprint
     assert load(_mtx(A)).fingerprint == ds.fingerprint
     coo = A.tocoo()
-    triples = "".join(f"{i + 1} {j + 1} {v:g}\n" for i, j, v in zip(coo.row, coo.col, coo.data, strict=True))
+    triples = "".join(
+        f"{i + 1} {j + 1} {v:g}\n" for i, j, v in zip(coo.row, coo.col, coo.data, strict=True)
+    )
     tri = load(triples.encode(), format="triples", shape=A.shape)
     assert tri.fingerprint == ds.fingerprint
 
 
 def test_triples_lines_are_entries_not_rows():
-    raw = "".join(f"1 {j} 1\n" for j in range(1, 11)).encode()      # 10 entries, 1 row
+    raw = "".join(f"1 {j} 1\n" for j in range(1, 11)).encode()  # 10 entries, 1 row
     assert load(raw, format="triples", max_rows=2).X.shape == (1, 10)
     assert "max_rows=2" in _err(b"1 1 1\n2 1 1\n3 1 1\n", format="triples", max_rows=2)
 
@@ -126,7 +135,7 @@ def test_mtx_dense_and_pattern():
 def test_triples_zero_based_with_header_like_dp_taucc():
     raw = b"doc,word,cluster\n0,1,2\n1,0,3\n1,0,1\n0,2,0\n"
     ds = load(raw, format="triples", index_base=0, counts=True)
-    np.testing.assert_array_equal(ds.X.toarray(), [[0, 2, 0], [4, 0, 0]])   # repeats summed
+    np.testing.assert_array_equal(ds.X.toarray(), [[0, 2, 0], [4, 0, 0]])  # repeats summed
 
 
 def _err(raw, **kw):
@@ -136,26 +145,37 @@ def _err(raw, **kw):
     return str(info.value)
 
 
-@pytest.mark.parametrize("raw, kw, pattern", [
-    (b"a,b\n1,2\n3,nan\n", {}, r"data\.csv: row 3, column 2: missing value \(NaN\) \(column 'b'\)"),
-    (b"1,2\n3,inf\n", {}, r"data\.csv: row 2, column 2: infinite value"),
-    (b"1,2\n3,1e400\n", {}, r"data\.csv: row 2, column 2: infinite value"),
-    (b"1,2\n3,abc\n", {}, r"data\.csv: row 2, column 2: 'abc' is not a number"),
-    (b"a,b\n1,2\n3,4\n5\n", {}, r"data\.csv: row 4: has 1 fields but line 1 has 2 \(ragged"),
-    (b"1,2\n,4\n", {}, r"data\.csv: row 2, column 1: empty cell"),
-    (b"1,2\n3,-4\n", {"counts": True}, r"data\.csv: row 2, column 2: negative value"),
-    (b"", {}, r"data\.csv: the file is empty"),
-    (b"\n \n", {}, r"data\.csv: the file is empty"),
-    (b"a,b\n", {}, r"data\.csv: no data rows"),
-    (b"1,2\n3,4\n5,6\n", {"max_rows": 2}, r"data\.csv: .*max_rows=2"),
-    (b"1,2,3\n4,5,6\n", {"max_cols": 2}, r"data\.csv: .*max_cols=2"),
-    (b"1,2,3\n4,5,6\n", {"max_bytes": 5}, r"data\.csv: file is larger than the limit max_bytes=5"),
-    (b"1,2\n3,4\n", {"max_cells": 3}, r"data\.csv: 2 x 2 cells exceed"),
-    (b"1,\xff\n", {}, r"data\.csv: row 1: not UTF-8"),
-    (b"x,y\n1,2\n", {"label_column": "z"}, r"data\.csv: row 1: no column named 'z'"),
-    (b"x,x\n1,2\n", {"label_column": "x"}, r"data\.csv: row 1: the header names 'x' 2 times"),
-    (b'1,"2\n', {}, r"data\.csv: row 1: malformed"),
-])
+@pytest.mark.parametrize(
+    "raw, kw, pattern",
+    [
+        (
+            b"a,b\n1,2\n3,nan\n",
+            {},
+            r"data\.csv: row 3, column 2: missing value \(NaN\) \(column 'b'\)",
+        ),
+        (b"1,2\n3,inf\n", {}, r"data\.csv: row 2, column 2: infinite value"),
+        (b"1,2\n3,1e400\n", {}, r"data\.csv: row 2, column 2: infinite value"),
+        (b"1,2\n3,abc\n", {}, r"data\.csv: row 2, column 2: 'abc' is not a number"),
+        (b"a,b\n1,2\n3,4\n5\n", {}, r"data\.csv: row 4: has 1 fields but line 1 has 2 \(ragged"),
+        (b"1,2\n,4\n", {}, r"data\.csv: row 2, column 1: empty cell"),
+        (b"1,2\n3,-4\n", {"counts": True}, r"data\.csv: row 2, column 2: negative value"),
+        (b"", {}, r"data\.csv: the file is empty"),
+        (b"\n \n", {}, r"data\.csv: the file is empty"),
+        (b"a,b\n", {}, r"data\.csv: no data rows"),
+        (b"1,2\n3,4\n5,6\n", {"max_rows": 2}, r"data\.csv: .*max_rows=2"),
+        (b"1,2,3\n4,5,6\n", {"max_cols": 2}, r"data\.csv: .*max_cols=2"),
+        (
+            b"1,2,3\n4,5,6\n",
+            {"max_bytes": 5},
+            r"data\.csv: file is larger than the limit max_bytes=5",
+        ),
+        (b"1,2\n3,4\n", {"max_cells": 3}, r"data\.csv: 2 x 2 cells exceed"),
+        (b"1,\xff\n", {}, r"data\.csv: row 1: not UTF-8"),
+        (b"x,y\n1,2\n", {"label_column": "z"}, r"data\.csv: row 1: no column named 'z'"),
+        (b"x,x\n1,2\n", {"label_column": "x"}, r"data\.csv: row 1: the header names 'x' 2 times"),
+        (b'1,"2\n', {}, r"data\.csv: row 1: malformed"),
+    ],
+)
 def test_validation_messages_name_file_row_column(raw, kw, pattern):
     assert re.search(pattern, _err(raw, name="data.csv", **kw))
 
@@ -171,11 +191,19 @@ def test_binary_validation_messages():
     assert "truncated" in _err(_npy(X)[:-5])
     assert "cannot tell which array" in _err(_npz(a=X, b=X))
     assert "labels 'labels' have shape" in _err(_npz(X=X, labels=np.arange(5)))
-    bad = _npz(data=np.array([1.0, -2.0]), indices=np.array([0, 1]), indptr=np.array([0, 1, 2]),
-               shape=np.array([2, 2]))
+    bad = _npz(
+        data=np.array([1.0, -2.0]),
+        indices=np.array([0, 1]),
+        indptr=np.array([0, 1, 2]),
+        shape=np.array([2, 2]),
+    )
     assert "row 2, column 2: negative value" in _err(bad, counts=True)
-    oob = _npz(data=np.array([1.0]), indices=np.array([5]), indptr=np.array([0, 0, 1]),
-               shape=np.array([2, 2]))
+    oob = _npz(
+        data=np.array([1.0]),
+        indices=np.array([5]),
+        indptr=np.array([0, 0, 1]),
+        shape=np.array([2, 2]),
+    )
     assert "row 2: column index 6 is outside 1..2" in _err(oob)
     assert "compressed files are not accepted" in _err(gzip.compress(_csv(X)), name="x.csv")
     assert "compressed files are not accepted" in _err(_csv(X), name="x.csv.gz")
@@ -185,16 +213,20 @@ def test_binary_validation_messages():
     assert "spreadsheets" in _err(_zip_without_npy(), name="book.xlsx")
     mtx_neg = b"%%MatrixMarket matrix coordinate real general\n2 2 1\n2 1 -3\n"
     assert "row 2, column 1: negative value" in _err(mtx_neg, counts=True)
-    assert "'coordinate complex'" in _err(b"%%MatrixMarket matrix coordinate complex general\n1 1 0\n")
+    assert "'coordinate complex'" in _err(
+        b"%%MatrixMarket matrix coordinate complex general\n1 1 0\n"
+    )
     huge = b"%%MatrixMarket matrix coordinate real general\n10 10 999999999\n1 1 1\n"
     assert "declares 999999999 entries" in _err(huge)
     assert "row 3, column 1: row index 0" in _err(b"r c n\n1 1 1\n0 2 3\n", format="triples")
-    assert "row 2, column 3: negative value" in _err(b"1 1 1\n1 2 -3\n", format="triples",
-                                                      counts=True)
+    assert "row 2, column 3: negative value" in _err(
+        b"1 1 1\n1 2 -3\n", format="triples", counts=True
+    )
 
 
 def _zip_without_npy():
     import zipfile
+
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("xl/workbook.xml", "<x/>")
@@ -202,12 +234,17 @@ def _zip_without_npy():
 
 
 def test_npz_bomb_is_refused_before_decompressing():
-    bomb = _npz(compressed=True, X=np.zeros((4000, 1000)))          # 32 MB of zeros, ~30 kB
+    bomb = _npz(compressed=True, X=np.zeros((4000, 1000)))  # 32 MB of zeros, ~30 kB
     assert len(bomb) < 100_000
     assert "uncompressed" in _err(bomb, max_bytes=1_000_000)
-    n = 60_000                                      # two members of 480 kB each, 960 kB in all
-    split = _npz(compressed=True, data=np.ones(n), indices=np.zeros(n, np.int64),
-                 indptr=np.array([0, n]), shape=np.array([1, 1]))
+    n = 60_000  # two members of 480 kB each, 960 kB in all
+    split = _npz(
+        compressed=True,
+        data=np.ones(n),
+        indices=np.zeros(n, np.int64),
+        indptr=np.array([0, n]),
+        shape=np.array([1, 1]),
+    )
     assert "the uncompressed arrays is larger than the limit" in _err(split, max_bytes=600_000)
 
 

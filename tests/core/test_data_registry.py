@@ -1,4 +1,5 @@
 """Dataset registry: presets, scikit-learn sets, and real data from PRIVCLUST_DATA_DIR."""
+
 import copy
 import pickle
 
@@ -15,6 +16,7 @@ def _one_blas_thread():
     with threadpool_limits(limits=1, user_api="blas"):
         yield
 
+
 SYNTHETIC = ("union_of_subspaces", "gaussian_mixture", "planted_ball", "block_counts")
 REAL = ("classic3", "cstr", "yaleb", "yaleb5")
 
@@ -23,9 +25,9 @@ def test_presets_and_sklearn_sets_without_data_dir(monkeypatch):
     monkeypatch.delenv("PRIVCLUST_DATA_DIR", raising=False)
     assert data_dir() is None
     names = list_datasets()
-    assert set(names) == set(SYNTHETIC) | {"iris", "wine", "digits"}   # plain names ...
+    assert set(names) == set(SYNTHETIC) | {"iris", "wine", "digits"}  # plain names ...
     assert all(isinstance(n, str) for n in names) and "iris" in names
-    listed = {n.name: n.to_dict() for n in names}                       # ... with details
+    listed = {n.name: n.to_dict() for n in names}  # ... with details
     assert names[0].description == listed[names[0]]["description"]
     for clone in (copy.deepcopy(names[0]), pickle.loads(pickle.dumps(names[0]))):
         assert clone == names[0] and clone.to_dict() == names[0].to_dict()
@@ -34,7 +36,9 @@ def test_presets_and_sklearn_sets_without_data_dir(monkeypatch):
         ds = get_dataset(name)
         assert ds.public and ds.truth and ds.labels is not None
     assert get_dataset("planted_ball", n_samples=50, n_features=3).X.shape == (50, 3)
-    assert get_dataset("gaussian_mixture").fingerprint == get_dataset("gaussian_mixture").fingerprint
+    assert (
+        get_dataset("gaussian_mixture").fingerprint == get_dataset("gaussian_mixture").fingerprint
+    )
     for name, shape in (("iris", (150, 4)), ("wine", (178, 13)), ("digits", (1797, 64))):
         ds = get_dataset(name)
         assert ds.X.shape == shape and not ds.public and len(ds.feature_names) == shape[1]
@@ -72,7 +76,7 @@ def test_count_matrices(data_dir):
     assert cstr.X.shape == (475, 1000) and len(np.unique(cstr.labels)) == 4
     assert cstr.X.nnz / 475_000 == pytest.approx(0.03366, abs=5e-5)
     assert np.all(cstr.X.data > 0) and np.array_equal(cstr.X.data, np.round(cstr.X.data))
-    assert c3.fingerprint == get_dataset("classic3").fingerprint      # stable across loads
+    assert c3.fingerprint == get_dataset("classic3").fingerprint  # stable across loads
 
 
 @pytest.mark.realdata
@@ -85,7 +89,7 @@ def test_yaleb_all_images_and_the_97_percent_energy_figure(data_dir):
     # illumination model of Basri & Jacobs, TPAMI 2003, that makes faces a subspace benchmark)
     for s in range(38):
         Xs = ds.X[ds.labels == s]
-        ev = np.linalg.eigvalsh(Xs @ Xs.T)[::-1]          # squared singular values
+        ev = np.linalg.eigvalsh(Xs @ Xs.T)[::-1]  # squared singular values
         energy.append(np.sum(ev[:9]) / np.sum(ev))
     assert min(energy) >= 0.97 and round(min(energy), 3) == 0.974
     assert get_dataset("yaleb", drop_bad=True).n_samples == 2432 - 18
@@ -96,9 +100,9 @@ def test_yaleb5_seed001_preprocessing(data_dir):
     ds = get_dataset("yaleb5", random_state=3)
     X, y, B = ds.X, ds.labels, ds.truth["subspaces"]
     assert X.shape == (320, 50) and np.all(np.bincount(y) == 64) and not ds.public
-    np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)       # unit-ball normalisation
+    np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)  # unit-ball normalisation
     assert B.shape == (5, 50, 9) and len(set(ds.truth["subjects"])) == 5
-    for c in range(5):                 # each class keeps nearly all its energy in its 9-dim C*
+    for c in range(5):  # each class keeps nearly all its energy in its 9-dim C*
         Xc = X[y == c]
         assert np.linalg.norm(Xc @ B[c]) ** 2 / np.linalg.norm(Xc) ** 2 > 0.99
     resid = np.stack([np.linalg.norm(X - X @ b @ b.T, axis=1) for b in B], axis=1)

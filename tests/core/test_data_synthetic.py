@@ -1,6 +1,7 @@
 """Synthetic generators: shapes, labels and ground truth (the experimental settings of Wang, Wang
 & Singh, NIPS 2015, Sec. 5; Schellekens et al., SPARS 2019, Sec. III; Battaglia & Pensa, SDM 2025,
 Sec. 5; and the planted ball of our 1-cluster benchmark)."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -17,12 +18,17 @@ def test_union_of_subspaces_noiseless_points_lie_in_their_subspace():
     ds = make_union_of_subspaces(500, 10, 3, 3, noise=0.0, random_state=1)
     U = ds.truth["subspaces"]
     assert ds.X.shape == (500, 10) and U.shape == (3, 10, 3) and ds.public
-    np.testing.assert_allclose(np.einsum("kdq,kdr->kqr", U, U), np.broadcast_to(np.eye(3), (3, 3, 3)),
-                               atol=1e-12)
-    resid = ds.X - np.einsum("ndq,nq->nd", U[ds.labels], np.einsum("ndq,nd->nq", U[ds.labels], ds.X))
+    np.testing.assert_allclose(
+        np.einsum("kdq,kdr->kqr", U, U), np.broadcast_to(np.eye(3), (3, 3, 3)), atol=1e-12
+    )
+    resid = ds.X - np.einsum(
+        "ndq,nq->nd", U[ds.labels], np.einsum("ndq,nd->nq", U[ds.labels], ds.X)
+    )
     assert np.max(np.abs(resid)) < 1e-12
-    np.testing.assert_allclose(np.linalg.norm(ds.X, axis=1), 1.0)   # y on the unit sphere
-    np.testing.assert_allclose(ds.X, np.einsum("ndq,nq->nd", U[ds.labels], ds.truth["coefficients"]))
+    np.testing.assert_allclose(np.linalg.norm(ds.X, axis=1), 1.0)  # y on the unit sphere
+    np.testing.assert_allclose(
+        ds.X, np.einsum("ndq,nq->nd", U[ds.labels], ds.truth["coefficients"])
+    )
     # the other subspaces do not contain the points
     other = U[(ds.labels + 1) % 3]
     far = ds.X - np.einsum("ndq,nq->nd", other, np.einsum("ndq,nd->nq", other, ds.X))
@@ -33,7 +39,7 @@ def test_union_of_subspaces_noise_and_clipping():
     ds = make_union_of_subspaces(5000, 5, 3, 3, noise=0.01, random_state=2)
     assert np.max(np.linalg.norm(ds.X, axis=1)) <= 1.0 + 1e-12
     counts = np.bincount(ds.labels, minlength=3)
-    assert counts.min() > 1500                                    # uniform assignment
+    assert counts.min() > 1500  # uniform assignment
     raw = make_union_of_subspaces(2000, 20, 2, 2, noise=0.1, random_state=3, clip_radius=None)
     U = raw.truth["subspaces"]
     clean = np.einsum("ndq,nq->nd", U[raw.labels], raw.truth["coefficients"])
@@ -49,13 +55,13 @@ def test_gaussian_mixture_matches_seed_002():
     ds = make_gaussian_mixture(20000, 10, 10, random_state=4)
     C = ds.truth["centers"]
     assert ds.X.shape == (20000, 10) and C.shape == (10, 10) and ds.public
-    assert ds.truth["scale"] == pytest.approx(2.5 * 10 ** 0.1)
+    assert ds.truth["scale"] == pytest.approx(2.5 * 10**0.1)
     resid = ds.X - C[ds.labels]
-    assert abs(resid.std() - 1.0) < 0.02 and abs(resid.mean()) < 0.02     # identity covariance
+    assert abs(resid.std() - 1.0) < 0.02 and abs(resid.mean()) < 0.02  # identity covariance
     counts = np.bincount(ds.labels, minlength=10)
-    assert counts.min() > 1700 and counts.max() < 2300                   # uniform weights
+    assert counts.min() > 1700 and counts.max() < 2300  # uniform weights
     big = make_gaussian_mixture(10, 10, 2000, random_state=5).truth["centers"]
-    assert abs(big.std() - 2.5 * 2000 ** 0.1) / (2.5 * 2000 ** 0.1) < 0.03
+    assert abs(big.std() - 2.5 * 2000**0.1) / (2.5 * 2000**0.1) < 0.03
     w = make_gaussian_mixture(1000, 2, 2, weights=[1, 0], random_state=0)
     assert np.all(w.labels == 0)
     with pytest.raises(ValueError, match="weights"):
@@ -69,11 +75,11 @@ def test_planted_ball_truth():
     assert inl.sum() == 500 and np.array_equal(ds.labels, inl.astype(int))
     dist = np.linalg.norm(ds.X - t["center"], axis=1)
     assert np.all(dist[inl] <= t["radius"] + 1e-15)
-    assert 0.01 * np.sqrt(10) * 0.5 < t["radius"] < 0.01 * 10           # ~ std * sqrt(d) scale
+    assert 0.01 * np.sqrt(10) * 0.5 < t["radius"] < 0.01 * 10  # ~ std * sqrt(d) scale
     assert np.all((ds.X >= 0) & (ds.X <= 1))
     grid = ds.X / t["grid_step"]
-    np.testing.assert_array_equal(grid, np.round(grid))                  # on the public grid
-    assert np.mean(dist[~inl] < t["radius"]) < 0.01                      # background is spread
+    np.testing.assert_array_equal(grid, np.round(grid))  # on the public grid
+    assert np.mean(dist[~inl] < t["radius"]) < 0.01  # background is spread
     small = make_planted_ball(100, 2, n_inliers=7, std=0.001, center=[0.5, 0.5], random_state=0)
     assert small.truth["inliers"].sum() == 7
     assert np.sum(np.linalg.norm(small.X - 0.5, axis=1) <= small.truth["radius"]) >= 7

@@ -1,5 +1,6 @@
 """Dataset container and per-record domain helpers (per-record clipping and
 quantisation to a public domain; docs/algorithms.md, section 2)."""
+
 import warnings
 
 import numpy as np
@@ -26,13 +27,13 @@ def test_dataframe_columns_become_feature_names():
 def test_fingerprint_canonical_and_sensitive():
     a = np.arange(12.0).reshape(3, 4)
     f = Dataset(a).fingerprint
-    assert Dataset(a.astype(np.int32)).fingerprint == f          # dtype-independent
-    assert Dataset(np.asfortranarray(a)).fingerprint == f        # layout-independent
+    assert Dataset(a.astype(np.int32)).fingerprint == f  # dtype-independent
+    assert Dataset(np.asfortranarray(a)).fingerprint == f  # layout-independent
     assert Dataset(a, labels=[0, 1, 2], name="x").fingerprint == f  # metadata not hashed
-    assert Dataset(a.reshape(4, 3)).fingerprint != f              # shape matters
+    assert Dataset(a.reshape(4, 3)).fingerprint != f  # shape matters
     b = a.copy()
     b[2, 3] += 1e-12
-    assert Dataset(b).fingerprint != f                           # one value matters
+    assert Dataset(b).fingerprint != f  # one value matters
     z = np.zeros((2, 2))
     z[0, 0] = -0.0
     assert Dataset(z).fingerprint == Dataset(np.zeros((2, 2))).fingerprint
@@ -43,7 +44,7 @@ def test_fingerprint_sparse_canonical():
     csr = sp.csr_matrix(dense)
     f = Dataset(csr).fingerprint
     coo = sp.coo_matrix(([1.0, 1.0, 1.0, 3.0], ([0, 0, 1, 1], [1, 1, 0, 2])), shape=(2, 3))
-    assert Dataset(coo).fingerprint == f                          # duplicates summed
+    assert Dataset(coo).fingerprint == f  # duplicates summed
     assert Dataset(csr.astype(np.int32)).fingerprint == f
     assert Dataset(sp.csc_matrix(dense)).fingerprint == f
     assert Dataset(csr).is_sparse and Dataset(dense).fingerprint != f  # dense vs sparse differ
@@ -62,9 +63,9 @@ def test_clip_l2():
     X = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])
     Y = clip_l2(X, 1.0)
     np.testing.assert_allclose(np.linalg.norm(Y, axis=1), [1.0, 0.5, 0.0])
-    np.testing.assert_allclose(Y[0], [0.6, 0.8])                  # direction kept
+    np.testing.assert_allclose(Y[0], [0.6, 0.8])  # direction kept
     np.testing.assert_allclose(clip_l2(np.array([6.0, 8.0]), 5.0), [3.0, 4.0])
-    assert X[0, 0] == 3.0                                         # input untouched
+    assert X[0, 0] == 3.0  # input untouched
     for bad in (None, 0, -1, np.inf):
         with pytest.raises(ValueError, match="radius"):
             clip_l2(X, bad)

@@ -1,14 +1,19 @@
 """The numpydoc Examples of every public estimator and of Curator, Ledger and Release exist and
 run as doctests (their outputs are shapes and guarantees, seeded where the estimator allows)."""
+
 import doctest
 
 import pytest
 
 import privclust.core as core
 
-ESTIMATORS = sorted(name for name in core.__all__
-                    if isinstance(getattr(core, name, None), type)
-                    and hasattr(getattr(core, name), "fit") and name != "PrivateEstimator")
+ESTIMATORS = sorted(
+    name
+    for name in core.__all__
+    if isinstance(getattr(core, name, None), type)
+    and hasattr(getattr(core, name), "fit")
+    and name != "PrivateEstimator"
+)
 DOCUMENTED = ESTIMATORS + ["Curator", "Ledger", "Release"]
 
 

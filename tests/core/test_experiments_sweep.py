@@ -1,4 +1,5 @@
 """privclust.core.experiments: determinism, progress, cancellation, errors, summaries."""
+
 import math
 import threading
 
@@ -33,8 +34,9 @@ EPS = [0.1, 1.0, 10.0]
 def test_deterministic_and_independent_of_n_jobs():
     a = run_sweep(NoisyMean, X, EPS, n_trials=4, score=error, random_state=7)
     b = run_sweep(NoisyMean, X, EPS, n_trials=4, score=error, random_state=7)
-    c = run_sweep(NoisyMean, X, EPS, n_trials=4, score=error, random_state=7, n_jobs=2,
-                  backend="threading")
+    c = run_sweep(
+        NoisyMean, X, EPS, n_trials=4, score=error, random_state=7, n_jobs=2, backend="threading"
+    )
     assert list(a.columns) == ["epsilon", "trial", "seed", "seconds", "score"]
     assert len(a) == 12 and not a.attrs["stopped"] and a.attrs["planned"] == 12
     key = ["epsilon", "trial", "seed", "score"]
@@ -42,7 +44,7 @@ def test_deterministic_and_independent_of_n_jobs():
     pd.testing.assert_frame_equal(a[key], c[key])
     d = run_sweep(NoisyMean, X, EPS, n_trials=4, score=error, random_state=8)
     assert not np.array_equal(a["seed"], d["seed"])
-    assert a["seed"].nunique() == 12                       # every trial its own seed
+    assert a["seed"].nunique() == 12  # every trial its own seed
     g1 = run_sweep(NoisyMean, X, EPS, 2, score=error, random_state=np.random.default_rng(3))
     g2 = run_sweep(NoisyMean, X, EPS, 2, score=error, random_state=np.random.default_rng(3))
     pd.testing.assert_frame_equal(g1[key], g2[key])
@@ -60,10 +62,11 @@ def test_seeds_reach_the_factory_and_match_trial_seeds():
 
     out = run_sweep(factory, X, EPS, n_trials=2, score=error, random_state=5)
     seeds = trial_seeds(5, 3, 2)
-    assert sorted(seen) == sorted((e, int(seeds[i, t])) for i, e in enumerate(EPS)
-                                  for t in range(2))
+    assert sorted(seen) == sorted(
+        (e, int(seeds[i, t])) for i, e in enumerate(EPS) for t in range(2)
+    )
     np.testing.assert_array_equal(out["seed"], seeds.ravel())
-    assert seeds.min() >= 0 and seeds.max() < 2**32       # accepted by scikit-learn too
+    assert seeds.min() >= 0 and seeds.max() < 2**32  # accepted by scikit-learn too
 
 
 def test_progress_and_trial_major_order():
@@ -73,21 +76,37 @@ def test_progress_and_trial_major_order():
         order.append(eps)
         return NoisyMean(eps, seed)
 
-    run_sweep(factory, X, EPS, n_trials=2, score=error, random_state=0,
-              progress=lambda done, total: calls.append((done, total)))
+    run_sweep(
+        factory,
+        X,
+        EPS,
+        n_trials=2,
+        score=error,
+        random_state=0,
+        progress=lambda done, total: calls.append((done, total)),
+    )
     assert calls == [(i, 6) for i in range(7)]
-    assert order == EPS + EPS                              # all epsilons of trial 0 first
+    assert order == EPS + EPS  # all epsilons of trial 0 first
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_should_stop_returns_partial_result(n_jobs):
     done = []
-    out = run_sweep(NoisyMean, X, EPS, n_trials=5, score=error, random_state=0,
-                    progress=lambda d, t: done.append(d), should_stop=lambda: done[-1] >= 4,
-                    n_jobs=n_jobs, backend="threading")
+    out = run_sweep(
+        NoisyMean,
+        X,
+        EPS,
+        n_trials=5,
+        score=error,
+        random_state=0,
+        progress=lambda d, t: done.append(d),
+        should_stop=lambda: done[-1] >= 4,
+        n_jobs=n_jobs,
+        backend="threading",
+    )
     assert out.attrs["stopped"] and out.attrs["planned"] == 15
     assert len(out) == 4
-    assert set(out.loc[out.trial == 0, "epsilon"]) == set(EPS)   # whole grid covered first
+    assert set(out.loc[out.trial == 0, "epsilon"]) == set(EPS)  # whole grid covered first
     full = run_sweep(NoisyMean, X, EPS, n_trials=5, score=error, random_state=0)
     merged = out.merge(full, on=["epsilon", "trial"], suffixes=("", "_full"))
     np.testing.assert_array_equal(merged["score"], merged["score_full"])
@@ -97,11 +116,12 @@ def test_stop_from_another_thread():
     flag = threading.Event()
 
     def factory(eps, seed):
-        flag.set()                                         # "user clicks Stop" during trial 1
+        flag.set()  # "user clicks Stop" during trial 1
         return NoisyMean(eps, seed)
 
-    out = run_sweep(factory, X, EPS, n_trials=3, score=error, random_state=0,
-                    should_stop=flag.is_set)
+    out = run_sweep(
+        factory, X, EPS, n_trials=3, score=error, random_state=0, should_stop=flag.is_set
+    )
     assert len(out) == 1 and out.attrs["stopped"]
 
 
@@ -135,8 +155,15 @@ def test_mapping_scores_and_errors():
 
 
 def test_summarise_hand_computed():
-    frame = pd.DataFrame({"epsilon": [1.0] * 4 + [2.0] * 2, "trial": [0, 1, 2, 3, 0, 1],
-                          "seed": 0, "seconds": 0.0, "score": [4.0, 1.0, 3.0, 2.0, 5.0, 7.0]})
+    frame = pd.DataFrame(
+        {
+            "epsilon": [1.0] * 4 + [2.0] * 2,
+            "trial": [0, 1, 2, 3, 0, 1],
+            "seed": 0,
+            "seconds": 0.0,
+            "score": [4.0, 1.0, 3.0, 2.0, 5.0, 7.0],
+        }
+    )
     s = summarise(frame).set_index("epsilon")
     assert list(s.columns) == ["metric", "median", "q25", "q75", "mean", "std", "n"]
     assert s.loc[1.0, "median"] == 2.5 and s.loc[1.0, "q25"] == 1.75
@@ -154,26 +181,40 @@ def test_with_scikit_learn_estimator():
     from privclust.core.metrics import sse
 
     pts = np.random.default_rng(0).standard_normal((60, 2))
-    out = run_sweep(lambda eps, seed: KMeans(2, n_init=1, random_state=seed), pts, [1.0], 2,
-                    score=lambda est, Z: sse(Z, est.cluster_centers_), random_state=1)
+    out = run_sweep(
+        lambda eps, seed: KMeans(2, n_init=1, random_state=seed),
+        pts,
+        [1.0],
+        2,
+        score=lambda est, Z: sse(Z, est.cluster_centers_),
+        random_state=1,
+    )
     assert len(out) == 2 and np.all(out["score"] > 0) and np.all(out["seconds"] >= 0)
 
 
-@pytest.mark.parametrize("kwargs, exc, match", [
-    ({"epsilons": []}, ValueError, "non-empty"),
-    ({"epsilons": [1.0, -1.0]}, ValueError, "> 0"),
-    ({"epsilons": [np.inf]}, ValueError, "finite"),
-    ({"n_trials": 0}, ValueError, "n_trials"),
-    ({"n_jobs": 0}, ValueError, "n_jobs"),
-    ({"errors": "ignore"}, ValueError, "errors"),
-    ({"score": None}, TypeError, "score"),
-    ({"progress": 3}, TypeError, "progress"),
-    ({"random_state": "abc"}, TypeError, "random_state"),
-    ({"random_state": -1}, ValueError, "random_state"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"epsilons": []}, ValueError, "non-empty"),
+        ({"epsilons": [1.0, -1.0]}, ValueError, "> 0"),
+        ({"epsilons": [np.inf]}, ValueError, "finite"),
+        ({"n_trials": 0}, ValueError, "n_trials"),
+        ({"n_jobs": 0}, ValueError, "n_jobs"),
+        ({"errors": "ignore"}, ValueError, "errors"),
+        ({"score": None}, TypeError, "score"),
+        ({"progress": 3}, TypeError, "progress"),
+        ({"random_state": "abc"}, TypeError, "random_state"),
+        ({"random_state": -1}, ValueError, "random_state"),
+    ],
+)
 def test_validation(kwargs, exc, match):
-    args = {"make_estimator": NoisyMean, "X": X, "epsilons": EPS, "n_trials": 1,
-            "score": error} | kwargs
+    args = {
+        "make_estimator": NoisyMean,
+        "X": X,
+        "epsilons": EPS,
+        "n_trials": 1,
+        "score": error,
+    } | kwargs
     with pytest.raises(exc, match=match):
         run_sweep(**args)
 
@@ -184,8 +225,12 @@ def test_dask_backend_matches_single_machine():
 
     key = ["epsilon", "trial", "seed", "score"]
     local = run_sweep(NoisyMean, X, EPS, 2, score=error, random_state=4)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
         with parallel_config(backend="dask"):
             remote = run_sweep(NoisyMean, X, EPS, 2, score=error, random_state=4, n_jobs=2)
     pd.testing.assert_frame_equal(local[key], remote[key])

@@ -9,6 +9,7 @@
   before any spend that it cannot;
 * the bound rule (gaps, not found), the estimator, the Curator, parameter errors.
 """
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_wine
@@ -25,7 +26,7 @@ from privclust.core.privacy.geometric_bounds import (
 )
 
 N_AUDIT = 200_000
-AUDIT_EXPONENTS = (0, 1)     # buckets [-4,-2) [-2,-1) (-1,1) [1,2) [2,4)
+AUDIT_EXPONENTS = (0, 1)  # buckets [-4,-2) [-2,-1) (-1,1) [1,2) [2,4)
 
 
 def _pair(moved_to):
@@ -48,8 +49,9 @@ def _audit(x, y, seed, neighbouring="replace", epsilon=1.0):
     edges = bucket_edges(AUDIT_EXPONENTS)
 
     def category(data):
-        lower, upper, found = geometric_bounds(data, epsilon, AUDIT_EXPONENTS,
-                                               neighbouring=neighbouring, rng=rng, size=N_AUDIT)
+        lower, upper, found = geometric_bounds(
+            data, epsilon, AUDIT_EXPONENTS, neighbouring=neighbouring, rng=rng, size=N_AUDIT
+        )
         lo = np.searchsorted(edges, lower[:, 0])
         hi = np.searchsorted(edges, upper[:, 0])
         return (lo * len(edges) + hi) * 2 + found[:, 0]
@@ -73,7 +75,7 @@ def test_audit_add_remove_whole_computation():
 def test_audit_the_pair_is_tight_enough_to_matter():
     """The audit reaches most of epsilon (so the planted bug below is not a lucky catch)."""
     x, y = _pair(3.0)
-    assert _audit(x, y, seed=32) > 0.75      # measured 0.90-0.94
+    assert _audit(x, y, seed=32) > 0.75  # measured 0.90-0.94
 
 
 @pytest.mark.audit
@@ -87,7 +89,7 @@ def test_audit_planted_halved_noise_fails(monkeypatch):
 
 
 # ---- the forecast and the real-data target ----------------------------------------------------
-WINE = load_wine().data          # bundled with scikit-learn: no download
+WINE = load_wine().data  # bundled with scikit-learn: no download
 
 
 def test_forecast_from_public_facts():
@@ -145,8 +147,9 @@ def test_zeros_and_large_values_across_a_gap_are_both_kept():
 
 def test_negative_values_and_the_edges():
     x = np.column_stack([np.linspace(-30, -3, 400), np.linspace(-0.7, 0.9, 400)])
-    lower, upper, _ = geometric_bounds(x, 20.0, exponents=(-4, 10),
-                                       rng=np.random.default_rng(1), size=100)
+    lower, upper, _ = geometric_bounds(
+        x, 20.0, exponents=(-4, 10), rng=np.random.default_rng(1), size=100
+    )
     # the tightest bucket edges, except where an empty neighbour bucket's noise clears the
     # extension threshold (5 % per side)
     assert np.all(lower <= [-32, -1]) and np.all(upper >= [-2, 1])
@@ -155,7 +158,7 @@ def test_negative_values_and_the_edges():
 
 
 def test_a_feature_not_found_gets_the_whole_range():
-    x = np.random.default_rng(0).uniform(-1e4, 1e4, size=(30, 1))   # spread over many buckets
+    x = np.random.default_rng(0).uniform(-1e4, 1e4, size=(30, 1))  # spread over many buckets
     lower, upper, found = geometric_bounds(x, 0.5, rng=np.random.default_rng(2), size=200)
     edges = bucket_edges((-8, 16))
     assert np.all(lower[~found] == edges[0]) and np.all(upper[~found] == edges[-1])
@@ -234,6 +237,7 @@ def test_parameter_errors_name_the_parameter_before_charge_and_read(bad, name):
 
 def test_release_through_the_curator_and_exported():
     from privclust.core.release.curator import core_private_classes
+
     ledger = Ledger(20.0)
     release = Curator(WINE, ledger).release(GeometricBounds(epsilon=13.0))
     assert ledger.spent[0] == pytest.approx(13.0)

@@ -1,4 +1,5 @@
 """Budget ledger: exact arithmetic, refusal, validation, persistence, concurrency (dp-reliability 6.3)."""
+
 import json
 import math
 import multiprocessing as mp
@@ -138,6 +139,7 @@ def test_persistence_across_objects(tmp_path):
 def test_dataset_object_fingerprint(tmp_path):
     class DS:
         fingerprint = FP
+
     ledger = Ledger(1.0, path=tmp_path / "l.db", dataset=DS())
     ledger.charge(0.5)
     assert Ledger(1.0, path=tmp_path / "l.db", dataset=FP).spent == (0.5, 0.0)
@@ -202,6 +204,7 @@ def test_two_processes_never_overspend(tmp_path):
 
 def test_threads_never_overspend():
     from concurrent.futures import ThreadPoolExecutor
+
     ledger = Ledger(1.0)
 
     def try_charge(_):
@@ -210,6 +213,7 @@ def test_threads_never_overspend():
             return 1
         except BudgetExceeded:
             return 0
+
     with ThreadPoolExecutor(8) as pool:
         assert sum(pool.map(try_charge, range(800))) == 100
 
@@ -233,8 +237,14 @@ def test_copies_and_sklearn_clones_share_one_budget():
 
     ledger = Ledger(1.0)
     assert copy.copy(ledger) is ledger and copy.deepcopy(ledger) is ledger
-    model = DPLloyd(n_clusters=2, epsilon=0.6, bounds=(-1.0, 1.0), neighbouring="replace",
-                    ledger=ledger, random_state=0)
+    model = DPLloyd(
+        n_clusters=2,
+        epsilon=0.6,
+        bounds=(-1.0, 1.0),
+        neighbouring="replace",
+        ledger=ledger,
+        random_state=0,
+    )
     twin = clone(model)
     assert twin.get_params()["ledger"] is ledger
     X = np.random.default_rng(0).uniform(-1, 1, size=(50, 2))

@@ -1,6 +1,7 @@
 """Stateful property test of the ledger (Hypothesis rule-based state machine): whatever the sequence of
 valid and invalid charges, spent == sum of accepted charges <= total, a charge is refused exactly
 when it would not fit, and two Ledger objects on one SQLite file always agree."""
+
 import math
 import os
 import tempfile
@@ -16,7 +17,8 @@ from privclust.core.privacy import BudgetExceeded, Ledger
 amounts = st.one_of(
     st.decimals(min_value=Decimal("0.001"), max_value=Decimal("0.6"), places=3).map(str),
     st.floats(min_value=1e-6, max_value=0.6, allow_nan=False).map(float),
-    st.sampled_from([0.1, 0.2, 0.3, 1 / 3, 0.05]))
+    st.sampled_from([0.1, 0.2, 0.3, 1 / 3, 0.05]),
+)
 bad_amounts = st.sampled_from([0.0, -0.1, math.nan, math.inf, "x", None])
 
 
@@ -27,8 +29,11 @@ class LedgerMachine(RuleBasedStateMachine):
         self.dir = tempfile.TemporaryDirectory(dir=shm)
         path = f"{self.dir.name}/l.sqlite"
         self.total, self.total_delta = Decimal(repr(total)), Decimal(repr(delta))
-        self.ledgers = [Ledger(total, delta, path=path, dataset="f" * 64),
-                        Ledger(total, delta, path=path, dataset="f" * 64), Ledger(total, delta)]
+        self.ledgers = [
+            Ledger(total, delta, path=path, dataset="f" * 64),
+            Ledger(total, delta, path=path, dataset="f" * 64),
+            Ledger(total, delta),
+        ]
         self.spent, self.spent_delta, self.n = Decimal(0), Decimal(0), 0
 
     def teardown(self):
@@ -69,5 +74,9 @@ class LedgerMachine(RuleBasedStateMachine):
 
 
 TestLedgerMachine = LedgerMachine.TestCase
-TestLedgerMachine.settings = settings(max_examples=20, stateful_step_count=12, deadline=None,
-                                      suppress_health_check=[HealthCheck.too_slow])
+TestLedgerMachine.settings = settings(
+    max_examples=20,
+    stateful_step_count=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)

@@ -1,4 +1,5 @@
 """privclust.core.metrics: metric identities, hand-computed values, brute force."""
+
 import itertools
 import math
 
@@ -28,18 +29,18 @@ def noiseless_union(rng, n=300, d=6, k=3, q=2):
 
 # ------------------------------------------------------------------------------- subspaces
 
+
 def test_principal_angles_hand_and_scipy(rng):
     a = 0.3
     U = np.array([[1.0], [0.0], [0.0]])
     V = np.array([[math.cos(a)], [math.sin(a)], [0.0]])
     assert M.principal_angles(U, V) == pytest.approx([a])
     U, V = stiefel(rng, 7, 3), stiefel(rng, 7, 2)
-    np.testing.assert_allclose(M.principal_angles(U, V), np.sort(subspace_angles(U, V)),
-                               atol=1e-10)
+    np.testing.assert_allclose(M.principal_angles(U, V), np.sort(subspace_angles(U, V)), atol=1e-10)
 
 
 def test_principal_angles_clip_no_nan():
-    U = np.eye(4)[:, :2] * (1 + 4e-16)   # cosines round above 1
+    U = np.eye(4)[:, :2] * (1 + 4e-16)  # cosines round above 1
     angles = M.principal_angles(U, U)
     assert np.all(np.isfinite(angles)) and np.all(angles < 1e-7)
 
@@ -47,7 +48,7 @@ def test_principal_angles_clip_no_nan():
 def test_projector_distance_orthogonal_is_sqrt_2q():
     d, q = 7, 3
     eye = np.eye(d)
-    assert M.projector_distance(eye[:, :q], eye[:, q:2 * q]) == pytest.approx(math.sqrt(2 * q))
+    assert M.projector_distance(eye[:, :q], eye[:, q : 2 * q]) == pytest.approx(math.sqrt(2 * q))
     assert M.projector_distance(eye[:, :q], eye[:, :q]) == pytest.approx(0.0, abs=1e-7)
 
 
@@ -61,7 +62,8 @@ def test_projector_distance_matches_definition(rng):
     sines = np.sin(M.principal_angles(U, V))
     assert M.projector_distance(U, V) == pytest.approx(math.sqrt(2) * np.linalg.norm(sines))
     assert M.projector_distance(U @ stiefel(rng, 3, 3), V) == pytest.approx(
-        M.projector_distance(U, V))
+        M.projector_distance(U, V)
+    )
 
 
 def test_wasserstein_zero_under_permutation_and_rotation(rng):
@@ -77,7 +79,8 @@ def test_wasserstein_equals_brute_force(rng):
     A, B = stiefel(rng, 6, 2, size=4), stiefel(rng, 6, 2, size=4)
     brute = min(
         math.sqrt(sum(M.projector_distance(A[i], B[p[i]]) ** 2 for i in range(4)))
-        for p in itertools.permutations(range(4)))
+        for p in itertools.permutations(range(4))
+    )
     assert M.wasserstein_subspaces(A, B) == pytest.approx(brute, rel=1e-10)
     # orthogonal pairs: every d^2 = 2q -> d_W = sqrt(2 k q) (the largest value for k q-dimensional subspaces)
     eye = np.eye(8)
@@ -106,7 +109,7 @@ def test_subspace_cost_noiseless_is_zero_and_labels_recovered(rng):
     X, bases, labels = noiseless_union(rng)
     assert M.subspace_cost(X, bases) == pytest.approx(0.0, abs=1e-12)
     # round-off makes about half of the raw residuals negative: the clamp must hide them
-    assert min(M.subspace_cost(X[i:i + 1], bases) for i in range(len(X))) == 0.0
+    assert min(M.subspace_cost(X[i : i + 1], bases) for i in range(len(X))) == 0.0
     np.testing.assert_array_equal(M.assign_to_subspaces(X, bases), labels)
 
 
@@ -118,12 +121,14 @@ def test_subspace_cost_brute_force_chunked_sparse(rng):
     assert full == pytest.approx(brute, rel=1e-12)
     for chunk in (1, 7, 500):
         assert M.subspace_cost(X, bases, chunk_size=chunk) == pytest.approx(full, rel=1e-12)
-        np.testing.assert_array_equal(M.assign_to_subspaces(X, bases, chunk_size=chunk),
-                                      M.assign_to_subspaces(X, bases))
+        np.testing.assert_array_equal(
+            M.assign_to_subspaces(X, bases, chunk_size=chunk), M.assign_to_subspaces(X, bases)
+        )
     Xs = X.copy()
     Xs[np.abs(Xs) < 0.3] = 0.0
     assert M.subspace_cost(sp.csr_matrix(Xs), bases, chunk_size=10) == pytest.approx(
-        M.subspace_cost(Xs, bases), rel=1e-12)
+        M.subspace_cost(Xs, bases), rel=1e-12
+    )
     with pytest.raises(ValueError, match="features"):
         M.subspace_cost(X[:, :4], bases)
     with pytest.raises(ValueError, match="chunk_size"):
@@ -141,6 +146,7 @@ def test_class_subspaces_recover_truth(rng):
 
 # ------------------------------------------------------------------------------- k-means
 
+
 def test_sse_brute_force_chunked_sparse(rng):
     X = rng.standard_normal((157, 4))
     C = rng.standard_normal((5, 4))
@@ -149,7 +155,7 @@ def test_sse_brute_force_chunked_sparse(rng):
     for chunk in (1, 13, 1000):
         assert M.sse(X, C, chunk_size=chunk) == pytest.approx(brute, rel=1e-12)
     assert M.sse(sp.csr_matrix(X), C, chunk_size=20) == pytest.approx(brute, rel=1e-12)
-    assert 0.0 <= M.sse(X, X) < 1e-10   # clamped at 0, never a tiny negative
+    assert 0.0 <= M.sse(X, X) < 1e-10  # clamped at 0, never a tiny negative
     with pytest.raises(ValueError, match="features"):
         M.sse(X, C[:, :3])
     with pytest.raises(ValueError, match="NaN"):
@@ -168,6 +174,7 @@ def test_relative_sse(rng):
 
 # ------------------------------------------------------------------------------- partitions
 
+
 def test_nmi_hand_examples_and_edge_cases():
     a = [0, 0, 0, 1, 1, 1]
     b = [0, 0, 1, 1, 2, 2]
@@ -175,8 +182,8 @@ def test_nmi_hand_examples_and_edge_cases():
     assert M.nmi(a, b) == pytest.approx((4 / 3) * math.log(2) / math.log(6))
     assert M.nmi([0, 0, 1, 1], [5, 5, 3, 3]) == pytest.approx(1.0)
     assert M.nmi([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(0.0, abs=1e-12)
-    assert M.nmi([1, 1, 1], [2, 2, 2]) == 1.0           # both trivial
-    assert M.nmi([1, 1, 1, 1], [0, 0, 1, 1]) == 0.0     # exactly one trivial
+    assert M.nmi([1, 1, 1], [2, 2, 2]) == 1.0  # both trivial
+    assert M.nmi([1, 1, 1, 1], [0, 0, 1, 1]) == 0.0  # exactly one trivial
     assert M.nmi(["x", "x", "y"], [0, 0, 1]) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="entries"):
         M.nmi([0, 1], [0, 1, 1])
@@ -199,12 +206,14 @@ def test_ari_and_accuracy():
 
 # ------------------------------------------------------------------------------- co-clustering
 
+
 def test_contingency_table_dense_and_sparse():
     A = np.arange(12.0).reshape(3, 4)
     expected = np.array([[0 + 1, 2, 3], [4 + 5 + 8 + 9, 6 + 10, 7 + 11]])
     np.testing.assert_array_equal(M.contingency_table(A, [0, 1, 1], [0, 0, 1, 2]), expected)
     np.testing.assert_array_equal(
-        M.contingency_table(sp.csr_matrix(A), [0, 1, 1], [0, 0, 1, 2]), expected)
+        M.contingency_table(sp.csr_matrix(A), [0, 1, 1], [0, 0, 1, 2]), expected
+    )
     T = M.contingency_table(A, [0, 2, 2], [0, 0, 1, 2], n_row_clusters=4)
     assert T.shape == (4, 3) and T[1].sum() == 0 and T[3].sum() == 0
     with pytest.raises(ValueError, match="non-negative"):
@@ -226,7 +235,8 @@ def test_goodman_kruskal_tau_hand_computed():
     assert M.goodman_kruskal_tau(T) == pytest.approx(0.25 + 0.26 / 0.6 - 0.42)
     assert M.tau_rows(T) == M.goodman_kruskal_tau(T, given="columns")
     assert M.goodman_kruskal_tau(T, normalized=True) == pytest.approx(
-        (0.25 + 0.26 / 0.6 - 0.42) / 0.58)
+        (0.25 + 0.26 / 0.6 - 0.42) / 0.58
+    )
     # tau_{C|R}: (.09+.01)/.4 + .01/.1 + .25/.5 - (.16+.36)
     assert M.goodman_kruskal_tau(T, given="rows") == pytest.approx(0.33)
     assert M.tau_columns(T) == pytest.approx(0.33)
@@ -235,9 +245,9 @@ def test_goodman_kruskal_tau_hand_computed():
 
 
 def test_goodman_kruskal_tau_edge_cases():
-    assert M.goodman_kruskal_tau([[1, 0], [1, 0]]) == pytest.approx(0.0)   # empty column
-    assert M.goodman_kruskal_tau(np.zeros((2, 3))) == 0.0                  # clamped noisy T
-    assert M.goodman_kruskal_tau([[4, 2, 1]], normalized=True) == 0.0      # one row cluster
+    assert M.goodman_kruskal_tau([[1, 0], [1, 0]]) == pytest.approx(0.0)  # empty column
+    assert M.goodman_kruskal_tau(np.zeros((2, 3))) == 0.0  # clamped noisy T
+    assert M.goodman_kruskal_tau([[4, 2, 1]], normalized=True) == 0.0  # one row cluster
     with pytest.raises(ValueError, match="negative"):
         M.goodman_kruskal_tau([[1, -1], [0, 2]])
     with pytest.raises(ValueError, match="given"):
@@ -246,15 +256,15 @@ def test_goodman_kruskal_tau_edge_cases():
 
 # ------------------------------------------------------------------------------- MCMC
 
+
 def test_gibbs_test_statistic_hand_computed():
     e1, e2 = np.array([[1.0], [0.0]]), np.array([[0.0], [1.0]])
-    frozen = np.stack([e1, e1, e1])[:, None]           # (T=3, k=1, d=2, q=1)
+    frozen = np.stack([e1, e1, e1])[:, None]  # (T=3, k=1, d=2, q=1)
     assert M.gibbs_test_statistic(frozen) == pytest.approx(1.0)
     assert M.gibbs_test_statistic(np.stack([e1, -e1])[:, None]) == pytest.approx(0.0)
-    two = np.stack([e1, e2])[:, None]                  # mean (.5, .5): ||.||^2 = .5
+    two = np.stack([e1, e2])[:, None]  # mean (.5, .5): ||.||^2 = .5
     assert M.gibbs_test_statistic(two) == pytest.approx(math.sqrt(0.5))
-    np.testing.assert_allclose(M.gibbs_test_statistic(two, cumulative=True),
-                               [1.0, math.sqrt(0.5)])
+    np.testing.assert_allclose(M.gibbs_test_statistic(two, cumulative=True), [1.0, math.sqrt(0.5)])
     # k = 2, q = 1: cluster 0 frozen (1), cluster 1 flips (0): sqrt((1 + 0) / 2)
     mixed = np.stack([np.stack([e1, e2]), np.stack([e1, -e2])])
     assert M.gibbs_test_statistic(mixed) == pytest.approx(math.sqrt(0.5))
@@ -263,7 +273,7 @@ def test_gibbs_test_statistic_hand_computed():
 def test_gibbs_test_statistic_iid_haar_is_small(rng):
     samples = stiefel(rng, 10, 3, size=2000 * 3).reshape(2000, 3, 10, 3)
     stat = M.gibbs_test_statistic(samples)
-    assert stat < 0.05                                 # ~ 1/sqrt(T) = 0.022
+    assert stat < 0.05  # ~ 1/sqrt(T) = 0.022
     cum = M.gibbs_test_statistic(samples, cumulative=True)
     assert cum.shape == (2000,) and cum[-1] == pytest.approx(stat) and cum[0] == pytest.approx(1)
     assert M.gibbs_test_statistic(samples.mean(axis=0)[None]) == pytest.approx(stat)
@@ -290,14 +300,14 @@ def test_split_rhat_iid_vs_separated_vs_trend(rng):
     shifted = iid + np.arange(8)[:, None] * 0.5
     assert M.split_rhat(shifted) > 1.1
     trend = rng.standard_normal((4, 1000)) + np.linspace(0, 3, 1000)
-    assert M.split_rhat(trend) > 1.1                   # what splitting is for
+    assert M.split_rhat(trend) > 1.1  # what splitting is for
 
 
 def _ar1(rng, phi, m, n):
     """m AR(1) chains of n draws: x_t = phi x_{t-1} + e_t."""
     e = rng.standard_normal((m, n))
     x = np.zeros((m, n))
-    for t in range(1, n):      # a recursion over time, vectorised over chains
+    for t in range(1, n):  # a recursion over time, vectorised over chains
         x[:, t] = phi * x[:, t - 1] + e[:, t]
     return x
 
@@ -310,10 +320,10 @@ def test_rhat_and_ess_agree_with_arviz(phi, m, n):
     autocorrelation term at the cut-off)."""
     az = pytest.importorskip("arviz")
     chains = _ar1(np.random.default_rng(int(phi * 100) + m), phi, m, n)
-    assert M.split_rhat(chains) == pytest.approx(float(az.rhat(chains, method="split")),
-                                                 rel=1e-12)
+    assert M.split_rhat(chains) == pytest.approx(float(az.rhat(chains, method="split")), rel=1e-12)
     assert M.effective_sample_size(chains) == pytest.approx(
-        float(az.ess(chains, method="mean")), rel=0.03)
+        float(az.ess(chains, method="mean")), rel=0.03
+    )
 
 
 def test_effective_sample_size_tracks_autocorrelation(rng):
@@ -331,6 +341,7 @@ def test_effective_sample_size_tracks_autocorrelation(rng):
 
 def test_projector_distances_is_the_pairwise_projector_distance():
     from privclust.core.metrics import projector_distance, projector_distances
+
     rng = np.random.default_rng(3)
     A = np.stack([np.linalg.qr(rng.normal(size=(6, 2)))[0] for _ in range(3)])
     B = np.stack([np.linalg.qr(rng.normal(size=(6, 1)))[0] for _ in range(4)])

@@ -1,4 +1,5 @@
 """Tight accounting of fixed plans (PLD / RDP via dp-accounting) and Curator.release_plan."""
+
 import math
 
 import numpy as np
@@ -34,10 +35,10 @@ def gaussians(multiplier, k):
 def test_k_gaussians_equal_one_gaussian_with_sigma_over_sqrt_k(k, sigma, delta):
     tight = compose_pld(gaussians(sigma, k), delta)
     one = compose_pld(gaussians(sigma / math.sqrt(k), 1), delta)
-    exact = gaussian_epsilon(sigma / math.sqrt(k), delta)      # Balle & Wang, exact
+    exact = gaussian_epsilon(sigma / math.sqrt(k), delta)  # Balle & Wang, exact
     assert tight == pytest.approx(exact, rel=2e-3, abs=2e-3)
     assert one == pytest.approx(exact, rel=2e-3, abs=2e-3)
-    assert tight >= exact - 1e-6                                # pessimistic: never below
+    assert tight >= exact - 1e-6  # pessimistic: never below
 
 
 def test_gaussian_epsilon_matches_the_analytic_sigma_table():
@@ -49,15 +50,26 @@ def test_gaussian_epsilon_matches_the_analytic_sigma_table():
 def test_fifty_gaussian_releases_tight_versus_basic():
     delta = 1e-5
     sigma = analytic_gaussian_sigma(1.2, delta / 50, 1.0)
-    items = [("G", Guarantee(1.2, delta / 50, "approx", "replace",
-                             mechanisms=[("Gaussian release", 1.2, delta / 50, 1.0)]), {})
-             for _ in range(50)]
+    items = [
+        (
+            "G",
+            Guarantee(
+                1.2,
+                delta / 50,
+                "approx",
+                "replace",
+                mechanisms=[("Gaussian release", 1.2, delta / 50, 1.0)],
+            ),
+            {},
+        )
+        for _ in range(50)
+    ]
     acc = account_guarantees(items, "replace")
     assert acc.basic == pytest.approx((60.0, delta))
     assert acc.delta == pytest.approx(delta)
     exact = gaussian_epsilon(sigma / math.sqrt(50), delta)
     assert acc.pld_epsilon == pytest.approx(exact, rel=1e-3)
-    assert 8.5 < acc.pld_epsilon < 9.5            # 9.054 (basic: 60)
+    assert 8.5 < acc.pld_epsilon < 9.5  # 9.054 (basic: 60)
     assert acc.pld_epsilon < acc.rdp_epsilon < 1.1 * acc.pld_epsilon
     assert acc.charge == (acc.pld_epsilon, acc.delta)
     # the reference numbers of the reliability guide: 50 x sigma = 5 at delta = 1e-6
@@ -67,15 +79,15 @@ def test_fifty_gaussian_releases_tight_versus_basic():
 
 def test_pure_laplace_sequences():
     one = [PlanEvent("laplace", "l", 0.7, 0.0, 1 / 0.7)]
-    assert compose_pld(one, 0.0) == pytest.approx(0.7, abs=1e-3)       # k = 1: the sum
+    assert compose_pld(one, 0.0) == pytest.approx(0.7, abs=1e-3)  # k = 1: the sum
     for k in (2, 5, 20):
         events = [PlanEvent("laplace", "l", 0.5, 0.0, 2.0, i) for i in range(k)]
         tight = compose_pld(events, 1e-6)
         assert tight <= 0.5 * k + 1e-9
-        assert tight >= 0.5 * math.sqrt(k) * 0.5      # far from free
+        assert tight >= 0.5 * math.sqrt(k) * 0.5  # far from free
     events = [PlanEvent("laplace", "l", 0.1, 0.0, 10.0, i) for i in range(50)]
     tight = compose_pld(events, 1e-6)
-    assert tight < 0.8 * 5.0                          # strictly tighter for many small steps
+    assert tight < 0.8 * 5.0  # strictly tighter for many small steps
     # the worst pure steps (randomised response) compose exactly as Kairouz, Oh & Viswanath
     # (ICML 2015, Thm 3.3); Laplace steps of the same epsilon can only do better
     worst = [PlanEvent("epsilon_delta", "em", 0.1, 0.0, None, i) for i in range(50)]
@@ -102,14 +114,18 @@ def optimal_pure_composition(eps0, k, delta):
 
 
 def test_pure_plan_at_delta_zero_is_charged_the_sum():
-    items = [("L", Guarantee(0.5, 0.0, "pure", "replace",
-                             mechanisms=[("counts Laplace", 0.5, 0.0, 1.0)]), {})] * 3
+    items = [
+        (
+            "L",
+            Guarantee(0.5, 0.0, "pure", "replace", mechanisms=[("counts Laplace", 0.5, 0.0, 1.0)]),
+            {},
+        )
+    ] * 3
     acc = account_guarantees(items, "replace")
     assert acc.delta == 0.0 and acc.basic == (1.5, 0.0)
     assert acc.charge == (1.5, 0.0)
     acc = account_guarantees(items, "replace", delta=1e-6)
     assert acc.charge[0] <= 1.5 and acc.charge[1] == 1e-6
-
 
 
 def test_an_epsilon_too_large_for_a_pld_falls_back_to_the_basic_sum():
@@ -121,10 +137,14 @@ def test_an_epsilon_too_large_for_a_pld_falls_back_to_the_basic_sum():
     assert any("too large for a privacy loss distribution" in note for note in acc.notes)
     assert compose_rdp(acc.events, 1e-3) == math.inf
     # a moderate epsilon keeps the tight PLD total (no fallback note)
-    small = account_plan([GibbsSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0)] * 3,
-                         (100, 5), delta=1e-3)
+    small = account_plan(
+        [GibbsSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0)] * 3,
+        (100, 5),
+        delta=1e-3,
+    )
     assert math.isfinite(small.pld_epsilon) and small.charge[0] < 3.0
     assert not any("too large" in note for note in small.notes)
+
 
 # ---- events per algorithm --------------------------------------------------------------------
 def test_dplloyd_events_are_laplace_and_add_remove_doubles_on_replace():
@@ -136,7 +156,7 @@ def test_dplloyd_events_are_laplace_and_add_remove_doubles_on_replace():
     conv = convert_events(events, "replace")
     assert conv[0].noise_multiplier == pytest.approx(2.0) and conv[0].relation == "replace"
     acc = account_plan([est], (100, 2), "replace")
-    assert acc.basic == pytest.approx((2.0, 0.0))      # the ledger's (2 eps, 0)
+    assert acc.basic == pytest.approx((2.0, 0.0))  # the ledger's (2 eps, 0)
     assert acc.charge[0] == pytest.approx(2.0)
 
 
@@ -146,21 +166,26 @@ def test_dp_taucc_events_and_row_cap_conversion():
     kinds = [e.kind for e in events_for_guarantee(g, "DPTauCoClustering")]
     assert kinds.count("laplace") == 4 and kinds.count("epsilon_delta") == 4
     acc = account_plan([est], (60, 40), "replace")
-    assert acc.basic == pytest.approx((10.0, 0.0))      # ceil(2 * 5 / 1) = 10 x eps
+    assert acc.basic == pytest.approx((10.0, 0.0))  # ceil(2 * 5 / 1) = 10 x eps
     no_cap = DPTauCoClustering(3, 3, epsilon=1.0, n_iter=2)
     with pytest.raises(RelationError):
         account_plan([no_cap], (60, 40), "replace")
 
 
 def test_gaussian_sketch_is_a_gaussian_event_and_zcdp_shares_are_not():
-    ckm = CompressiveKMeans(n_clusters=2, epsilon=1.0, bounds=(-3, 3), mechanism="gaussian",
-                            delta=1e-6)
+    ckm = CompressiveKMeans(
+        n_clusters=2, epsilon=1.0, bounds=(-3, 3), mechanism="gaussian", delta=1e-6
+    )
     ev = events_for_guarantee(ckm.public_plan((100, 2)), "CompressiveKMeans")
     assert [e.kind for e in ev] == ["gaussian"]
     assert ev[0].noise_multiplier == pytest.approx(analytic_gaussian_sigma(1.0, 1e-6, 1.0))
-    shares = Guarantee(1.0, 1e-6, "approx", "replace",
-                       mechanisms=[(f"Gaussian round {t} (zCDP share)", 0.1, 1e-7, 1.0)
-                                   for t in range(10)])
+    shares = Guarantee(
+        1.0,
+        1e-6,
+        "approx",
+        "replace",
+        mechanisms=[(f"Gaussian round {t} (zCDP share)", 0.1, 1e-7, 1.0) for t in range(10)],
+    )
     ev = events_for_guarantee(shares, "SuLQSubspaceClustering")
     assert len(ev) == 1 and ev[0].kind == "epsilon_delta" and ev[0].epsilon == 1.0
 
@@ -186,11 +211,27 @@ def _data(rng=_DATA_RNG):
 
 
 def _plan():
-    return [CompressiveKMeans(n_clusters=2, epsilon=1.0, bounds=(-4, 4), mechanism="gaussian",
-                              delta=1e-7, sketch_size=40, n_replicates=1),
-            CompressiveKMeans(n_clusters=2, epsilon=1.0, bounds=(-4, 4), mechanism="gaussian",
-                              delta=1e-7, sketch_size=60, n_replicates=1),
-            DPLloyd(n_clusters=2, epsilon=0.5, bounds=(-4, 4), n_iter=3)]
+    return [
+        CompressiveKMeans(
+            n_clusters=2,
+            epsilon=1.0,
+            bounds=(-4, 4),
+            mechanism="gaussian",
+            delta=1e-7,
+            sketch_size=40,
+            n_replicates=1,
+        ),
+        CompressiveKMeans(
+            n_clusters=2,
+            epsilon=1.0,
+            bounds=(-4, 4),
+            mechanism="gaussian",
+            delta=1e-7,
+            sketch_size=60,
+            n_replicates=1,
+        ),
+        DPLloyd(n_clusters=2, epsilon=0.5, bounds=(-4, 4), n_iter=3),
+    ]
 
 
 def test_committed_plan_charges_its_computed_cost_once():
@@ -201,19 +242,20 @@ def test_committed_plan_charges_its_computed_cost_once():
     releases = cur.release_plan(plan)
     assert len(ledger.history) == 1
     assert ledger.spent == pytest.approx(acc.charge)
-    assert acc.charge[0] < acc.basic[0]             # tight total below the sum (3.0)
+    assert acc.charge[0] < acc.basic[0]  # tight total below the sum (3.0)
     assert len(releases) == 3
     assert {r.charge_id for r in releases} == {ledger.history[0].id}
     assert releases[2].cluster_centers_.shape == (2, 2)
     assert all(r.cost == acc.charge for r in releases)
     assert len(cur.releases()) == 3
-    with pytest.raises(PrivacyRefused):                 # already released: refused, no charge
+    with pytest.raises(PrivacyRefused):  # already released: refused, no charge
         cur.release_plan(plan)
     assert len(ledger.history) == 1
 
 
 def test_plan_that_does_not_fit_charges_nothing_and_runs_nothing(monkeypatch):
     from privclust.core.release.prepared import PreparedRelease
+
     ledger = Ledger(1.0, 1e-5)
     cur = Curator(_data(), ledger)
     ran = []

@@ -5,6 +5,7 @@ Each correct mechanism must give epsilon_lower_bound <= claimed epsilon (false a
 1e-3 per audit; seeds fixed so CI is deterministic). Each planted bug, implemented here in the
 test and never in production code, must give a bound > claimed epsilon.
 """
+
 import numpy as np
 import pytest
 
@@ -24,12 +25,19 @@ def rng(seed):
 # -- Laplace (real, vector, complex) ----------------------------------------------------------
 def test_laplace_scalar():
     g = rng(10)
-    assert epsilon_lower_bound(P.laplace(0.0, 1.0, EPS, g, size=N), P.laplace(1.0, 1.0, EPS, g, size=N)) <= EPS
+    assert (
+        epsilon_lower_bound(
+            P.laplace(0.0, 1.0, EPS, g, size=N), P.laplace(1.0, 1.0, EPS, g, size=N)
+        )
+        <= EPS
+    )
 
 
 def test_laplace_scalar_planted_half_noise():
     g = rng(11)
-    bug = epsilon_lower_bound(P.laplace(0.0, 0.5, EPS, g, size=N), P.laplace(1.0, 0.5, EPS, g, size=N))
+    bug = epsilon_lower_bound(
+        P.laplace(0.0, 0.5, EPS, g, size=N), P.laplace(1.0, 0.5, EPS, g, size=N)
+    )
     assert bug > EPS
 
 
@@ -74,7 +82,9 @@ def test_complex_laplace_planted_per_part_sensitivity():
 DELTA = 1e-5
 
 
-@pytest.mark.parametrize("calibration, eps", [("analytic", 1.0), ("analytic", 3.0), ("classic", 0.5)])
+@pytest.mark.parametrize(
+    "calibration, eps", [("analytic", 1.0), ("analytic", 3.0), ("classic", 0.5)]
+)
 def test_gaussian(calibration, eps):
     g = rng(16)
     a = P.gaussian(0.0, 1.0, eps, DELTA, g, size=2 * N, calibration=calibration)
@@ -102,23 +112,34 @@ def _em(u, sens, g, range_based):
 
 def test_exponential_standard():
     g = rng(18)
-    assert epsilon_lower_bound(_em(U, 1.0, g, False), _em(U_STD, 1.0, g, False), categorical=True) <= EPS
+    assert (
+        epsilon_lower_bound(_em(U, 1.0, g, False), _em(U_STD, 1.0, g, False), categorical=True)
+        <= EPS
+    )
 
 
 def test_exponential_standard_planted_range_formula():
     """Bug: the range-based scaling eps*u/Delta applied with the standard sensitivity."""
     g = rng(19)
-    assert epsilon_lower_bound(_em(U, 1.0, g, True), _em(U_STD, 1.0, g, True), categorical=True) > EPS
+    assert (
+        epsilon_lower_bound(_em(U, 1.0, g, True), _em(U_STD, 1.0, g, True), categorical=True) > EPS
+    )
 
 
 def test_exponential_range_based():
     g = rng(20)
-    assert epsilon_lower_bound(_em(U, 1.0, g, True), _em(U_RANGE, 1.0, g, True), categorical=True) <= EPS
+    assert (
+        epsilon_lower_bound(_em(U, 1.0, g, True), _em(U_RANGE, 1.0, g, True), categorical=True)
+        <= EPS
+    )
 
 
 def test_exponential_range_based_planted_half_sensitivity():
     g = rng(21)
-    assert epsilon_lower_bound(_em(U, 0.5, g, True), _em(U_RANGE, 0.5, g, True), categorical=True) > EPS
+    assert (
+        epsilon_lower_bound(_em(U, 0.5, g, True), _em(U_RANGE, 0.5, g, True), categorical=True)
+        > EPS
+    )
 
 
 def test_exponential_batched_rows_are_independent_selections():
@@ -201,6 +222,13 @@ def test_stable_histogram_common_support():
     d2 = np.r_[np.zeros(39, int), np.ones(41, int)][:, None]
     k1, c1 = P.stable_histogram(d1, EPS, H_DELTA, g, size=N)
     k2, c2 = P.stable_histogram(d2, EPS, H_DELTA, g, size=N)
-    assert epsilon_lower_bound(_released_key(k1, c1), _released_key(k2, c2), delta=H_DELTA,
-                               categorical=True) <= EPS
-    assert epsilon_lower_bound(np.nan_to_num(c1, nan=-1), np.nan_to_num(c2, nan=-1), delta=H_DELTA) <= EPS
+    assert (
+        epsilon_lower_bound(
+            _released_key(k1, c1), _released_key(k2, c2), delta=H_DELTA, categorical=True
+        )
+        <= EPS
+    )
+    assert (
+        epsilon_lower_bound(np.nan_to_num(c1, nan=-1), np.nan_to_num(c2, nan=-1), delta=H_DELTA)
+        <= EPS
+    )

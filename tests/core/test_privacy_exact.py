@@ -6,6 +6,7 @@ by numerical integration over the Laplace noise; every neighbouring pair must sa
 P(o|X) <= e^eps P(o|X') + delta. A chi-square test ties the formulas to the implementation, and
 planted bugs (no threshold noise, no keep threshold) must violate the inequality.
 """
+
 import itertools
 import math
 
@@ -20,7 +21,9 @@ T_GRID = np.linspace(-100.0, 100.0, 200_001)  # step 1e-3: the kinks at 0 and +-
 
 
 def _lap_cdf(x, scale):
-    return np.where(x < 0, 0.5 * np.exp(np.minimum(x, 0) / scale), 1 - 0.5 * np.exp(-np.maximum(x, 0) / scale))
+    return np.where(
+        x < 0, 0.5 * np.exp(np.minimum(x, 0) / scale), 1 - 0.5 * np.exp(-np.maximum(x, 0) / scale)
+    )
 
 
 def _lap_pdf(x, scale):
@@ -63,7 +66,10 @@ def test_above_threshold_exact(eps):
 
 def test_above_threshold_exact_planted_no_threshold_noise():
     eps, m = 1.0, 6
-    probs = [above_threshold_probabilities(np.full(m, v), 0.0, eps, threshold_noise=False) for v in (0.0, 1.0)]
+    probs = [
+        above_threshold_probabilities(np.full(m, v), 0.0, eps, threshold_noise=False)
+        for v in (0.0, 1.0)
+    ]
     assert _max_violation(probs, [(0, 1), (1, 0)], eps) > 0
 
 
@@ -86,15 +92,27 @@ def histogram_key_probabilities(counts, eps, delta, threshold=True):
 
         def dens(x):
             return float(_lap_pdf(x - c, scale) * np.prod(_lap_cdf(x - others, scale)))
-        out.append(quad(dens, tau, counts.max() + 80 * scale, points=list(counts), limit=200,
-                        epsabs=1e-13, epsrel=1e-10)[0])
+
+        out.append(
+            quad(
+                dens,
+                tau,
+                counts.max() + 80 * scale,
+                points=list(counts),
+                limit=200,
+                epsabs=1e-13,
+                epsrel=1e-10,
+            )[0]
+        )
     none = float(np.prod(_lap_cdf(tau - counts, scale))) if threshold else 0.0
     return np.array(out + [none])
 
 
 def _replace_neighbours(n_cells, n_records):
     """All count vectors over n_cells cells with n_records records, and replace-one moves."""
-    vecs = [v for v in itertools.product(range(n_records + 1), repeat=n_cells) if sum(v) == n_records]
+    vecs = [
+        v for v in itertools.product(range(n_records + 1), repeat=n_cells) if sum(v) == n_records
+    ]
     for v in vecs:
         for i in range(n_cells):
             for j in range(n_cells):
@@ -140,9 +158,16 @@ def test_stable_histogram_implementation_matches_formula():
     eps, delta, counts = 1.0, 0.05, (9, 7, 1)
     expected = histogram_key_probabilities(counts, eps, delta)
     keys = np.repeat(np.arange(3), counts)
-    got_keys, got_counts = P.stable_histogram(keys, eps, delta, np.random.default_rng(6), size=200_000)
+    got_keys, got_counts = P.stable_histogram(
+        keys, eps, delta, np.random.default_rng(6), size=200_000
+    )
     released = np.where(np.isnan(got_counts), 3, got_keys[:, 0])
     observed = np.bincount(released, minlength=4)
     nonzero = expected > 1e-9
     assert observed[~nonzero].sum() == 0
-    assert stats.chisquare(observed[nonzero], expected[nonzero] * 200_000 / expected[nonzero].sum()).pvalue > 1e-4
+    assert (
+        stats.chisquare(
+            observed[nonzero], expected[nonzero] * 200_000 / expected[nonzero].sum()
+        ).pvalue
+        > 1e-4
+    )

@@ -1,5 +1,6 @@
 """Guarantee, Spend and the per-fit BudgetAccountant (docs/algorithms.md,
 section 1)."""
+
 import json
 import math
 
@@ -9,9 +10,14 @@ from privclust.core.privacy import BudgetAccountant, BudgetExceeded, Guarantee, 
 
 
 def test_summary_lines():
-    assert Guarantee(1.0, 1e-6, "approx", "replace").summary() == \
-        "(1.0, 1e-06)-DP, approximate, replace-one neighbours"
-    assert Guarantee(0.5, 0.0, "pure", "add_remove").summary() == "0.5-DP, pure, add/remove-one neighbours"
+    assert (
+        Guarantee(1.0, 1e-6, "approx", "replace").summary()
+        == "(1.0, 1e-06)-DP, approximate, replace-one neighbours"
+    )
+    assert (
+        Guarantee(0.5, 0.0, "pure", "add_remove").summary()
+        == "0.5-DP, pure, add/remove-one neighbours"
+    )
     cell = Guarantee(2.0, 0.0, "pure", "cell", warnings=["w"]).summary()
     assert cell.startswith("2.0-DP, pure, one-cell") and "weaker than record privacy" in cell
     assert cell.endswith("; 1 warning")
@@ -40,12 +46,22 @@ def test_validation():
 
 
 def test_to_dict_is_json_friendly():
-    g = Guarantee(1.0, 1e-6, "approx", "replace",
-                  mechanisms=[Spend("laplace counts", 0.5, 0.0, 2.0), ("gaussian sums", 0.5, 1e-6, 1.5)],
-                  warnings=["delta > 1/n"])
+    g = Guarantee(
+        1.0,
+        1e-6,
+        "approx",
+        "replace",
+        mechanisms=[Spend("laplace counts", 0.5, 0.0, 2.0), ("gaussian sums", 0.5, 1e-6, 1.5)],
+        warnings=["delta > 1/n"],
+    )
     d = g.to_dict()
     assert json.loads(json.dumps(d, allow_nan=False)) == d
-    assert d["mechanisms"][1] == {"name": "gaussian sums", "epsilon": 0.5, "delta": 1e-6, "sensitivity": 1.5}
+    assert d["mechanisms"][1] == {
+        "name": "gaussian sums",
+        "epsilon": 0.5,
+        "delta": 1e-6,
+        "sensitivity": 1.5,
+    }
     assert Guarantee(**{**d, "mechanisms": d["mechanisms"]}) == g  # round trip
     none = Guarantee(math.inf, 1.0, "none", None).to_dict()
     assert none["epsilon"] == "inf" and json.dumps(none, allow_nan=False)

@@ -1,4 +1,5 @@
 """Unit tests of the DP primitives (docs/algorithms.md, section 2)."""
+
 import math
 import warnings
 
@@ -85,8 +86,10 @@ def test_complex_laplace(rng):
 
 
 # -- Gaussian ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("eps, delta, analytic, classic", [
-    (0.1, 1e-5, 30.75, 48.45), (1.0, 1e-5, 3.731, 4.845), (5.0, 1e-5, 0.892, None)])
+@pytest.mark.parametrize(
+    "eps, delta, analytic, classic",
+    [(0.1, 1e-5, 30.75, 48.45), (1.0, 1e-5, 3.731, 4.845), (5.0, 1e-5, 0.892, None)],
+)
 def test_gaussian_sigma_table(eps, delta, analytic, classic):
     """Classic and analytic Gaussian sigma against reference values (sensitivity 1; Dwork &
     Roth 2014, Thm. A.1; Balle & Wang, ICML 2018)."""
@@ -217,8 +220,12 @@ def test_exponential_exact_privacy_standard(eps):
     assert ratio <= eps + 1e-9
     assert ratio > 0.6 * eps  # with 3 candidates the bound is approached: the check has teeth
     # planted bug: the range-based scaling with the standard sensitivity exceeds eps
-    bad = np.max(np.log(P.exponential_probabilities(u, eps, 1.0, range_based=True)
-                        / P.exponential_probabilities(v, eps, 1.0, range_based=True)))
+    bad = np.max(
+        np.log(
+            P.exponential_probabilities(u, eps, 1.0, range_based=True)
+            / P.exponential_probabilities(v, eps, 1.0, range_based=True)
+        )
+    )
     assert bad > eps
 
 
@@ -234,8 +241,12 @@ def test_exponential_exact_privacy_range_based(eps):
     ratio = np.max(np.log(pu / pv))
     assert 0.6 * eps < ratio <= eps + 1e-9
     # planted bug: half the range sensitivity
-    bad = np.max(np.log(P.exponential_probabilities(u, eps, 0.5, range_based=True)
-                        / P.exponential_probabilities(v, eps, 0.5, range_based=True)))
+    bad = np.max(
+        np.log(
+            P.exponential_probabilities(u, eps, 0.5, range_based=True)
+            / P.exponential_probabilities(v, eps, 0.5, range_based=True)
+        )
+    )
     assert bad > eps
 
 
@@ -332,7 +343,7 @@ def test_haar_sign_fix(rng):
 def test_haar_stiefel_distribution(rng):
     u = P.haar_stiefel(3, 1, rng, size=20_000)[..., 0]
     assert np.abs(u.mean(axis=0)).max() < 0.03
-    assert np.allclose((u ** 2).mean(axis=0), 1 / 3, atol=0.01)
+    assert np.allclose((u**2).mean(axis=0), 1 / 3, atol=0.01)
 
 
 def test_jl_matrix(rng):
@@ -377,12 +388,17 @@ def test_privacy_package_never_uses_global_numpy_random():
     """Lint: core/privacy draws randomness only from an explicit Generator."""
     import ast
     import pathlib
+
     allowed = {"default_rng", "Generator", "SeedSequence", "PCG64"}
     root = pathlib.Path(P.__file__).parent
     offenders = []
     for path in root.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
-                    and node.value.attr == "random" and node.attr not in allowed):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "random"
+                and node.attr not in allowed
+            ):
                 offenders.append(f"{path.name}:{node.lineno} np.random.{node.attr}")
     assert not offenders, offenders

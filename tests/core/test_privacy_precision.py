@@ -8,11 +8,12 @@ An off-grid output in (0, 0.5) therefore proves the input was 0 (epsilon = infin
 output). If the sampler is ever replaced by a float-safe one (snapping, exact discrete
 sampling), the first assertion fails: update this test and the module docstring together.
 """
+
 import numpy as np
 
 from privclust.core.privacy import laplace
 
-GRID = 2.0 ** -53
+GRID = 2.0**-53
 
 
 def _off_grid_fraction(outputs):

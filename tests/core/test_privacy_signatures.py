@@ -1,5 +1,6 @@
 """The public signatures of privclust.core.privacy: the estimators, the app and the notebooks call
 these by keyword, so a renamed or reordered parameter must fail here first."""
+
 import inspect
 
 import privclust.core as core
@@ -31,20 +32,59 @@ def test_contract_signatures():
     for name, params in CONTRACT.items():
         assert list(inspect.signature(getattr(P, name)).parameters) == params, name
     # the release pipeline's one charging function (privclust.core.release.prepared)
-    assert list(inspect.signature(charge).parameters) == \
-        ["ledger", "epsilon", "delta", "relation", "what", "options", "pending"]
-    assert list(inspect.signature(P.Ledger).parameters) == \
-        ["epsilon", "delta", "path", "dataset", "unit"]
-    assert list(inspect.signature(P.Ledger.charge).parameters)[:5] == \
-        ["self", "epsilon", "delta", "what", "relation"]
+    assert list(inspect.signature(charge).parameters) == [
+        "ledger",
+        "epsilon",
+        "delta",
+        "relation",
+        "what",
+        "options",
+        "pending",
+    ]
+    assert list(inspect.signature(P.Ledger).parameters) == [
+        "epsilon",
+        "delta",
+        "path",
+        "dataset",
+        "unit",
+    ]
+    assert list(inspect.signature(P.Ledger.charge).parameters)[:5] == [
+        "self",
+        "epsilon",
+        "delta",
+        "what",
+        "relation",
+    ]
     assert list(inspect.signature(P.BudgetAccountant).parameters) == ["epsilon", "delta"]
-    assert list(inspect.signature(P.BudgetAccountant.spend).parameters) == \
-        ["self", "name", "epsilon", "delta", "sensitivity"]
-    assert list(inspect.signature(P.Guarantee).parameters) == \
-        ["epsilon", "delta", "kind", "neighbouring", "mechanisms", "warnings"]
-    assert list(inspect.signature(P.Spend).parameters) == ["name", "epsilon", "delta", "sensitivity"]
-    assert list(inspect.signature(P.audit.epsilon_lower_bound).parameters) == \
-        ["outputs_a", "outputs_b", "delta", "alpha", "categorical", "rng"]
+    assert list(inspect.signature(P.BudgetAccountant.spend).parameters) == [
+        "self",
+        "name",
+        "epsilon",
+        "delta",
+        "sensitivity",
+    ]
+    assert list(inspect.signature(P.Guarantee).parameters) == [
+        "epsilon",
+        "delta",
+        "kind",
+        "neighbouring",
+        "mechanisms",
+        "warnings",
+    ]
+    assert list(inspect.signature(P.Spend).parameters) == [
+        "name",
+        "epsilon",
+        "delta",
+        "sensitivity",
+    ]
+    assert list(inspect.signature(P.audit.epsilon_lower_bound).parameters) == [
+        "outputs_a",
+        "outputs_b",
+        "delta",
+        "alpha",
+        "categorical",
+        "rng",
+    ]
     assert issubclass(P.PrivacyWarning, UserWarning)
 
 

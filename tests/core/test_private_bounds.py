@@ -11,6 +11,7 @@
 * utility on 2000 Gaussian records, plan before data, the Curator's charge, parameter errors,
   and the owner-only outside_share.
 """
+
 import math
 
 import numpy as np
@@ -91,7 +92,7 @@ def test_exact_density_ratio_within_epsilon_on_neighbours(q):
     worst = max(_exact_loss(x, y, q, eps) for x, y in _neighbours())
     assert worst <= eps * (1 + 1e-9)
     if q == 0.5:
-        assert worst > 0.9 * eps       # the factor 2 of the exponential mechanism is needed
+        assert worst > 0.9 * eps  # the factor 2 of the exponential mechanism is needed
 
 
 def test_exact_planted_sensitivity_half_violates(monkeypatch):
@@ -111,21 +112,27 @@ def test_sampler_follows_the_exact_probabilities():
     rng = np.random.default_rng(5)
     edges, probs = exponential_quantile_probabilities(x, [0.3], 2.0, 0.0, 1.0)
     keep = probs[0] > 0
-    counts = _interval_counts(x, 0.3, 2.0, 0.0, 1.0,
-                              exponential_quantiles(x, 0.3, 2.0, 0.0, 1.0, rng, size=100_000)[:, 0])
+    counts = _interval_counts(
+        x, 0.3, 2.0, 0.0, 1.0, exponential_quantiles(x, 0.3, 2.0, 0.0, 1.0, rng, size=100_000)[:, 0]
+    )
     assert counts[~keep].sum() == 0
     p = stats.chisquare(counts[keep], 100_000 * probs[0][keep]).pvalue
     assert p > 1e-6
-    bad = _interval_counts(x, 0.3, 2.0, 0.0, 1.0,
-                           exponential_quantiles(x, 0.3, 4.0, 0.0, 1.0, rng, size=100_000)[:, 0])
+    bad = _interval_counts(
+        x, 0.3, 2.0, 0.0, 1.0, exponential_quantiles(x, 0.3, 4.0, 0.0, 1.0, rng, size=100_000)[:, 0]
+    )
     assert stats.chisquare(bad[keep], 100_000 * probs[0][keep]).pvalue < 1e-6
 
 
 def test_released_values_stay_in_the_outer_range_and_follow_the_rng():
     x = np.array([-50.0, 0.5, 80.0])
-    a = exponential_quantiles(x, [0.0, 0.5, 1.0], 5.0, -1.0, 2.0, np.random.default_rng(1), size=5000)
+    a = exponential_quantiles(
+        x, [0.0, 0.5, 1.0], 5.0, -1.0, 2.0, np.random.default_rng(1), size=5000
+    )
     assert a.shape == (5000, 3) and a.min() >= -1.0 and a.max() <= 2.0
-    b = exponential_quantiles(x, [0.0, 0.5, 1.0], 5.0, -1.0, 2.0, np.random.default_rng(1), size=5000)
+    b = exponential_quantiles(
+        x, [0.0, 0.5, 1.0], 5.0, -1.0, 2.0, np.random.default_rng(1), size=5000
+    )
     np.testing.assert_array_equal(a, b)
     with pytest.raises(TypeError, match="rng"):
         exponential_quantiles(x, 0.5, 1.0, 0.0, 1.0, 0)
@@ -140,7 +147,7 @@ def test_released_values_stay_in_the_outer_range_and_follow_the_rng():
 # 1.35-1.74 (all above 1); the outlier pair: correct <= 0.05, range from the data 5.8-6.2.
 PRIM_X, PRIM_Y = np.array([0.0, 0.9]), np.array([1.0, 0.9])
 EST_X = np.array([[1.0], [0.9], [0.0], [0.9], [0.5]])
-EST_Y = np.array([[1.0], [0.9], [5.0], [0.9], [0.5]])     # 0.0 replaced by an outlier (clipped)
+EST_Y = np.array([[1.0], [0.9], [5.0], [0.9], [0.5]])  # 0.0 replaced by an outlier (clipped)
 
 
 def _audit_primitive(eps_used, seed):
@@ -164,7 +171,7 @@ def test_audit_quantile_primitive():
 
 @pytest.mark.audit
 def test_audit_quantile_primitive_planted_doubled_logits():
-    assert _audit_primitive(2.0, seed=21) > 1.0       # = sensitivity 0.5 at epsilon 1
+    assert _audit_primitive(2.0, seed=21) > 1.0  # = sensitivity 0.5 at epsilon 1
 
 
 @pytest.mark.audit
@@ -179,7 +186,7 @@ def test_audit_private_bounds_planted_sensitivity_half(monkeypatch):
 
 
 OUT_X = np.array([[0.5], [0.5], [0.5]])
-OUT_Y = np.array([[0.5], [0.5], [5.0]])                  # one record far above the outer range
+OUT_Y = np.array([[0.5], [0.5], [5.0]])  # one record far above the outer range
 
 
 @pytest.mark.audit
@@ -190,16 +197,18 @@ def test_audit_private_bounds_outlier_at_the_default_quantile():
 @pytest.mark.audit
 def test_audit_planted_range_from_the_data_fails(monkeypatch):
     """Bug: the records are not clipped; the range is widened to contain them."""
-    monkeypatch.setattr(quantile_module, "_into_range",
-                        lambda x, lo, hi: (x, min(lo, x.min()), max(hi, x.max())))
+    monkeypatch.setattr(
+        quantile_module, "_into_range", lambda x, lo, hi: (x, min(lo, x.min()), max(hi, x.max()))
+    )
     assert _audit_estimator(OUT_X, OUT_Y, 0.01, seed=25, side=1) > 1.0
 
 
 # ---- the estimator ----------------------------------------------------------------------------
 def test_fit_equals_the_batched_computation_with_the_same_generator():
     X = np.random.default_rng(0).normal(size=(300, 3))
-    est = PrivateBounds(epsilon=0.3, outer_bounds=(-5, 5), quantile=0.02, margin=0.1,
-                        random_state=4).fit(X)
+    est = PrivateBounds(
+        epsilon=0.3, outer_bounds=(-5, 5), quantile=0.02, margin=0.1, random_state=4
+    ).fit(X)
     lower, upper = private_bounds(X, 0.3, (-5, 5), 0.02, 0.1, rng=np.random.default_rng(4))
     np.testing.assert_array_equal(est.lower_, lower)
     np.testing.assert_array_equal(est.upper_, upper)
@@ -209,17 +218,22 @@ def test_fit_equals_the_batched_computation_with_the_same_generator():
 
 def test_plan_is_two_quantiles_per_feature_pure_epsilon():
     plan = PrivateBounds(epsilon=0.1, outer_bounds=(-10, 10)).plan(2000, 4)
-    assert (plan.epsilon, plan.delta, plan.kind, plan.neighbouring) == \
-        (pytest.approx(0.1, rel=1e-12), 0.0, "pure", "replace")
+    assert (plan.epsilon, plan.delta, plan.kind, plan.neighbouring) == (
+        pytest.approx(0.1, rel=1e-12),
+        0.0,
+        "pure",
+        "replace",
+    )
     assert len(plan.mechanisms) == 8
-    assert all(m.epsilon == pytest.approx(0.1 / 8) and m.sensitivity == 1.0
-               for m in plan.mechanisms)
+    assert all(
+        m.epsilon == pytest.approx(0.1 / 8) and m.sensitivity == 1.0 for m in plan.mechanisms
+    )
     add_remove = PrivateBounds(epsilon=0.1, outer_bounds=(-10, 10), neighbouring="add_remove")
     assert add_remove.plan(None, 4).neighbouring == "add_remove"
 
 
 UTILITY_Q = 0.01
-UTILITY_TOL = 0.15   # share of records beyond a bound; exact failure probability < 1e-3 each
+UTILITY_TOL = 0.15  # share of records beyond a bound; exact failure probability < 1e-3 each
 
 
 def test_utility_on_2000_gaussian_records():
@@ -230,13 +244,15 @@ def test_utility_on_2000_gaussian_records():
     record (the box is too wide rather than too narrow)."""
     X = np.random.default_rng(1).normal(size=(2000, 2))
     for j in range(2):
-        _, probs = exponential_quantile_probabilities(X[:, j], [UTILITY_Q, 1 - UTILITY_Q],
-                                                      0.1 / 4, -10, 10)
-        assert probs[0][int(UTILITY_TOL * 2000) + 1:].sum() < 1e-3
-        assert probs[1][:int((1 - UTILITY_TOL) * 2000)].sum() < 1e-3
-    lower, upper = private_bounds(X, 0.1, (-10, 10), UTILITY_Q, rng=np.random.default_rng(2),
-                                  size=200)
-    below = (X[None, :, :] < lower[:, None, :]).mean(axis=1)     # (200 runs, 2 features)
+        _, probs = exponential_quantile_probabilities(
+            X[:, j], [UTILITY_Q, 1 - UTILITY_Q], 0.1 / 4, -10, 10
+        )
+        assert probs[0][int(UTILITY_TOL * 2000) + 1 :].sum() < 1e-3
+        assert probs[1][: int((1 - UTILITY_TOL) * 2000)].sum() < 1e-3
+    lower, upper = private_bounds(
+        X, 0.1, (-10, 10), UTILITY_Q, rng=np.random.default_rng(2), size=200
+    )
+    below = (X[None, :, :] < lower[:, None, :]).mean(axis=1)  # (200 runs, 2 features)
     above = (X[None, :, :] > upper[:, None, :]).mean(axis=1)
     assert below.max() <= UTILITY_TOL and above.max() <= UTILITY_TOL
     assert np.median(below) <= 0.03 and np.median(above) <= 0.03
@@ -251,15 +267,18 @@ def test_utility_on_2000_gaussian_records():
 def test_margin_widens_and_the_box_is_ordered_and_strict():
     X = np.zeros((50, 2))
     X[:, 1] = 1.0
-    lower, upper = private_bounds(X, 50.0, ([-1, 0], [1, 1]), 0.3, rng=np.random.default_rng(0),
-                                  size=2000)
+    lower, upper = private_bounds(
+        X, 50.0, ([-1, 0], [1, 1]), 0.3, rng=np.random.default_rng(0), size=2000
+    )
     assert np.all(upper > lower) and np.all(lower >= [-1, 0]) and np.all(upper <= [1, 1])
-    wide = private_bounds(X, 50.0, ([-1, 0], [1, 1]), 0.3, margin=0.5,
-                          rng=np.random.default_rng(0), size=2000)
+    wide = private_bounds(
+        X, 50.0, ([-1, 0], [1, 1]), 0.3, margin=0.5, rng=np.random.default_rng(0), size=2000
+    )
     assert np.all(wide[0] <= lower) and np.all(wide[1] >= upper)
     # post-processing of a tie: lower == upper at the outer low end still gives lower < upper
-    lo, hi = bounds_module._post_process(np.array([0.0, 1.0]), np.array([0.0, 1.0]),
-                                         np.array([0.0, 0.0]), np.array([1.0, 1.0]), 0.0)
+    lo, hi = bounds_module._post_process(
+        np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.array([0.0, 0.0]), np.array([1.0, 1.0]), 0.0
+    )
     assert np.all(hi > lo) and np.all(lo >= 0.0) and np.all(hi <= 1.0)
 
 
@@ -268,10 +287,18 @@ def test_extreme_valid_parameters_and_records_never_fail_after_the_charge(epsilo
     """Anything the plan accepts runs: a huge epsilon (every interval but the best one has
     weight exp(-inf)), a tiny one, records at +-float64 max, ties, one record."""
     big = np.finfo(np.float64).max
-    for X in (np.array([[big, -big], [0.0, 0.0], [-big, big]]), np.zeros((1, 2)),
-              np.full((40, 2), 0.25)):
-        est = PrivateBounds(epsilon=epsilon, outer_bounds=(-1e300, 1e300), quantile=0.0,
-                            margin=1e300, random_state=0).fit(X)
+    for X in (
+        np.array([[big, -big], [0.0, 0.0], [-big, big]]),
+        np.zeros((1, 2)),
+        np.full((40, 2), 0.25),
+    ):
+        est = PrivateBounds(
+            epsilon=epsilon,
+            outer_bounds=(-1e300, 1e300),
+            quantile=0.0,
+            margin=1e300,
+            random_state=0,
+        ).fit(X)
         assert np.all(est.lower_ < est.upper_)
         assert np.all(est.lower_ >= -1e300) and np.all(est.upper_ <= 1e300)
 
@@ -294,9 +321,9 @@ BAD = [
     (dict(outer_bounds=None), "outer_bounds"),
     (dict(outer_bounds=(1.0, -1.0)), "outer_bounds"),
     (dict(outer_bounds=(0.0, float("inf"))), "outer_bounds"),
-    (dict(outer_bounds=([0.0, 0.0], [1.0, 1.0])), "outer_bounds"),    # 2 ranges for 3 features
+    (dict(outer_bounds=([0.0, 0.0], [1.0, 1.0])), "outer_bounds"),  # 2 ranges for 3 features
     (dict(outer_bounds="wide"), "outer_bounds"),
-    (dict(outer_bounds=(-1e308, 1e308)), "outer_bounds"),     # the width overflows
+    (dict(outer_bounds=(-1e308, 1e308)), "outer_bounds"),  # the width overflows
     (dict(quantile=0.5), "quantile"),
     (dict(quantile=-0.01), "quantile"),
     (dict(quantile="low"), "quantile"),
@@ -358,12 +385,13 @@ def test_add_remove_release_on_an_add_remove_ledger_costs_epsilon():
     curator = Curator(X, ledger)
     curator.release(PrivateBounds(epsilon=0.2, outer_bounds=(-5, 5), neighbouring="add_remove"))
     assert ledger.spent[0] == pytest.approx(0.2)
-    with pytest.raises(ValueError):      # a replace-one release cannot be counted there
+    with pytest.raises(ValueError):  # a replace-one release cannot be counted there
         curator.release(PrivateBounds(epsilon=0.2, outer_bounds=(-5, 5)))
 
 
 def test_exported_and_trusted_by_the_curator():
     from privclust.core.release.curator import core_private_classes
+
     assert core.PrivateBounds is PrivateBounds and PrivateBounds in core_private_classes()
     assert core.outside_share is outside_share
 

@@ -7,6 +7,7 @@ returns frozen copies. Conversions follow group privacy (Dwork & Roth, *The Algo
 Foundations of Differential Privacy*, 2014, Thm 2.2); cell-level releases follow Battaglia &
 Pensa, SDM 2025, Sec. 4.1.
 """
+
 import dataclasses
 import decimal
 import gc
@@ -56,8 +57,16 @@ class Spy(PrivateEstimator):
     calls = []  # ("check_data" | "fit" | "before_charge", ...) across instances (clones)
     fitted = []  # (the estimator that fitted, the data it read), across instances
 
-    def __init__(self, epsilon=1.0, delta=0.0, kind="pure", neighbouring="replace", fail=False,
-                 random_state=None, ledger=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=0.0,
+        kind="pure",
+        neighbouring="replace",
+        fail=False,
+        random_state=None,
+        ledger=None,
+    ):
         self.epsilon = epsilon
         self.delta = delta
         self.kind = kind
@@ -86,7 +95,8 @@ class Spy(PrivateEstimator):
         if self.fail:
             raise ValueError(f"record 0 has the value {X[0, 0]!r}")
         self.cluster_centers_ = X.mean(axis=0, keepdims=True) + rng.laplace(
-            0.0, 2.0 / X.shape[0] / self.epsilon, size=(1, X.shape[1]))
+            0.0, 2.0 / X.shape[0] / self.epsilon, size=(1, X.shape[1])
+        )
         self.internal_ = X  # fitted but NOT released: must never leave
         acc = BudgetAccountant(self.epsilon, self.delta)
         acc.spend("means Laplace", self.epsilon, self.delta, 2.0)
@@ -114,8 +124,9 @@ def dplloyd(seed=None, **kw):
 
 
 # ---- refusals ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("baseline", [KMeans(n_clusters=2, n_init=1),
-                                      core.KPlanes(n_clusters=2), core.TauCoClustering()])
+@pytest.mark.parametrize(
+    "baseline", [KMeans(n_clusters=2, n_init=1), core.KPlanes(n_clusters=2), core.TauCoClustering()]
+)
 def test_non_private_estimators_are_refused_and_nothing_is_charged(baseline):
     ledger = Ledger(5.0)
     curator = Curator(make_X(), ledger)
@@ -185,13 +196,13 @@ def test_identical_request_is_answered_from_the_store_at_no_charge():
     curator = Curator(make_X(), ledger)
     first = curator.release(dplloyd(seed=1))
     spent = ledger.spent_exact
-    assert curator.cost(dplloyd(seed=2)) == (0.0, 0.0)   # the seed is not part of the request
+    assert curator.cost(dplloyd(seed=2)) == (0.0, 0.0)  # the seed is not part of the request
     again = curator.release(dplloyd(seed=2))
     assert again.from_store and not first.from_store
     assert again.id == first.id and again.charge_id == first.charge_id
     np.testing.assert_array_equal(again.cluster_centers_, first.cluster_centers_)
     assert ledger.spent_exact == spent and len(ledger.history) == 1
-    other = curator.release(dplloyd(seed=1, n_iter=4))     # any parameter change is charged
+    other = curator.release(dplloyd(seed=1, n_iter=4))  # any parameter change is charged
     assert not other.from_store and len(ledger.history) == 2
     assert [r.id for r in curator.releases()] == [first.id, other.id]
 
@@ -256,7 +267,7 @@ def test_release_is_frozen_and_holds_copies_only():
         centres.flags.writeable = True
     assert not np.shares_memory(centres, est.cluster_centers_)
     expected = est.cluster_centers_.copy()
-    est.cluster_centers_[...] = 42.0   # mutating the estimator does not touch the release
+    est.cluster_centers_[...] = 42.0  # mutating the estimator does not touch the release
     np.testing.assert_array_equal(release.cluster_centers_, expected)
 
     # only released attributes leave; the unreleased fitted X does not
@@ -294,8 +305,9 @@ def test_budget_exceeded_runs_nothing():
     assert ledger.remaining_exact[0] == 0
 
 
-@pytest.mark.parametrize("unit, relation", [("add_remove", "replace"), ("replace", "cell"),
-                                            ("add_remove", "cell")])
+@pytest.mark.parametrize(
+    "unit, relation", [("add_remove", "replace"), ("replace", "cell"), ("add_remove", "cell")]
+)
 def test_relation_the_ledger_cannot_count_runs_nothing(unit, relation):
     ledger = Ledger(10.0, unit=unit)
     curator = Curator(make_X(), ledger)
@@ -315,7 +327,7 @@ def test_cell_level_release_without_row_cap_is_refused_by_the_curator():
         curator.release(core.DPTauCoClustering(epsilon=1.0))
     assert ledger.history == []
     release = curator.release(core.DPTauCoClustering(epsilon=1.0, row_cap=3))
-    assert release.cost == (6.0, 0.0)           # 2 floor(3) ceil(1 / 1) x epsilon
+    assert release.cost == (6.0, 0.0)  # 2 floor(3) ceil(1 / 1) x epsilon
     assert ledger.history[-1].relation == "cell"
 
 
@@ -331,8 +343,8 @@ def test_failure_after_the_charge_hides_the_message_but_keeps_the_charge():
     for text in (str(err), repr(err), *map(str, err.args)):
         assert secret[:8] not in text and "record 0" not in text
     assert err.kind == "ValueError" and "ValueError" in str(err)
-    assert ledger.spent == (1.0, 0.0) and len(ledger.history) == 1   # no refund
-    assert curator.releases() == []                                   # nothing stored
+    assert ledger.spent == (1.0, 0.0) and len(ledger.history) == 1  # no refund
+    assert curator.releases() == []  # nothing stored
 
 
 # ---- public facts -----------------------------------------------------------------------------
@@ -359,7 +371,9 @@ def test_add_remove_costs_twice_epsilon_and_one_plus_e_eps_delta_on_replace(eps,
     spent_eps, spent_delta = ledger.spent_exact
     assert spent_eps == 2 * Decimal(repr(eps))
     exact = _exact(eps, delta)
-    slack = decimal.Context(prec=80).multiply(exact, Decimal("1.00000000000000000000000000000000001"))
+    slack = decimal.Context(prec=80).multiply(
+        exact, Decimal("1.00000000000000000000000000000000001")
+    )
     assert exact <= spent_delta <= slack  # rounded up, by less than 1e-35 relative
     assert float(spent_delta) == pytest.approx((1 + math.exp(eps)) * delta, rel=1e-15)
     assert record.relation == "add_remove" and record.requested == (eps, delta)
@@ -374,24 +388,28 @@ def test_replace_release_is_refused_on_an_add_remove_ledger():
         ledger.charge(0.1, 0.0, relation="replace")
     assert not ledger.can_charge(0.1, 0.0, relation="replace")
     assert ledger.spent == (0.0, 0.0) and ledger.history == []
-    ledger.charge(0.1, 1e-6, relation="add_remove")    # its own unit: counted as is
+    ledger.charge(0.1, 1e-6, relation="add_remove")  # its own unit: counted as is
     assert ledger.spent_exact == (Decimal("0.1"), Decimal("0.000001"))
 
 
 # two rows of integer counts with sums <= L differ in up to 2 floor(L) cells by one unit each,
 # each a separate step of a cell-level release whatever c >= 1 is: 2 floor(L) ceil(1 / c) steps
-@pytest.mark.parametrize("row_cap, cell_bound, steps", [(3, 1.0, 6), (3, 4.0, 6), (1, 1.0, 2),
-                                                       (5, 3.0, 10), (2.5, 0.5, 8)])
-def test_cell_release_needs_a_row_cap_and_costs_2_floor_L_ceil_1_over_c_eps(row_cap, cell_bound,
-                                                                           steps):
+@pytest.mark.parametrize(
+    "row_cap, cell_bound, steps",
+    [(3, 1.0, 6), (3, 4.0, 6), (1, 1.0, 2), (5, 3.0, 10), (2.5, 0.5, 8)],
+)
+def test_cell_release_needs_a_row_cap_and_costs_2_floor_L_ceil_1_over_c_eps(
+    row_cap, cell_bound, steps
+):
     ledger = Ledger(100.0)
     with pytest.raises(RelationError, match="row_cap"):
         ledger.charge(0.5, 0.0, relation="cell", cell_bound=cell_bound)
     with pytest.raises(RelationError):
         ledger.charge(0.5, 1e-6, relation="cell", row_cap=row_cap, cell_bound=cell_bound)
     assert ledger.history == []
-    record = ledger.charge(0.5, 0.0, what="cocluster", relation="cell", row_cap=row_cap,
-                           cell_bound=cell_bound)
+    record = ledger.charge(
+        0.5, 0.0, what="cocluster", relation="cell", row_cap=row_cap, cell_bound=cell_bound
+    )
     assert ledger.spent_exact == (Decimal("0.5") * steps, Decimal(0))
     assert record.relation == "cell" and record.requested == (0.5, 0.0)
     assert record.epsilon == 0.5 * steps
@@ -423,11 +441,16 @@ def test_old_ledger_files_without_unit_and_relation_columns_are_migrated(tmp_pat
         "total_delta TEXT NOT NULL, spent_epsilon TEXT NOT NULL, spent_delta TEXT NOT NULL, "
         "created TEXT NOT NULL);"
         "CREATE TABLE charges (id INTEGER PRIMARY KEY AUTOINCREMENT, dataset TEXT NOT NULL, "
-        "at TEXT NOT NULL, what TEXT NOT NULL, epsilon TEXT NOT NULL, delta TEXT NOT NULL);")
-    conn.execute("INSERT INTO ledgers VALUES ('abc', '2.0', '0.001', '0.75', '0', "
-                 "'2025-01-01T00:00:00+00:00')")
-    conn.execute("INSERT INTO charges (dataset, at, what, epsilon, delta) VALUES "
-                 "('abc', '2025-01-01T00:00:01+00:00', 'old release', '0.75', '0')")
+        "at TEXT NOT NULL, what TEXT NOT NULL, epsilon TEXT NOT NULL, delta TEXT NOT NULL);"
+    )
+    conn.execute(
+        "INSERT INTO ledgers VALUES ('abc', '2.0', '0.001', '0.75', '0', "
+        "'2025-01-01T00:00:00+00:00')"
+    )
+    conn.execute(
+        "INSERT INTO charges (dataset, at, what, epsilon, delta) VALUES "
+        "('abc', '2025-01-01T00:00:01+00:00', 'old release', '0.75', '0')"
+    )
     conn.commit()
     conn.close()
 
@@ -467,7 +490,7 @@ CODEC_VALUES = [
 def _same(a, b):
     if isinstance(a, np.ndarray):
         assert isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype.kind == b.dtype.kind
-        np.testing.assert_array_equal(a, b)   # nan == nan here, and -0.0 keeps its sign below
+        np.testing.assert_array_equal(a, b)  # nan == nan here, and -0.0 keeps its sign below
         if a.dtype.kind == "f":
             np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
         assert not b.flags.writeable
@@ -497,7 +520,7 @@ def _same(a, b):
 @pytest.mark.parametrize("value", CODEC_VALUES, ids=lambda v: type(v).__name__)
 def test_codec_round_trips_through_strict_json(value):
     text = dumps(value)
-    json.loads(text)            # strict JSON: dumps used allow_nan=False
+    json.loads(text)  # strict JSON: dumps used allow_nan=False
     assert "NaN" not in text and "Infinity" not in text
     _same(value, loads(text))
     _same(value, decode(json.loads(json.dumps(encode(value)))))
@@ -507,7 +530,7 @@ def test_codec_round_trips_through_strict_json(value):
 def test_codec_round_trips_with_arrays_as_npy_blobs(value):
     arrays = []
     text = json.dumps(encode(value, arrays), allow_nan=False)
-    assert "__ndarray__" not in text    # every array went to a blob
+    assert "__ndarray__" not in text  # every array went to a blob
     _same(value, decode(json.loads(text), arrays))
     with pytest.raises(ValueError, match="blob"):
         decode({"__npy__": 0})
@@ -522,16 +545,23 @@ def test_store_keeps_arrays_as_npy_blobs_and_reads_old_inline_payloads(tmp_path)
     first = Curator(ds, Ledger(3.0, path=path, dataset=ds)).release(dplloyd(seed=0))
     conn = sqlite3.connect(path)
     try:
-        (payload,) = conn.execute("SELECT payload FROM releases WHERE id = ?",
-                                  (first.id,)).fetchone()
-        blobs = [b for (b,) in conn.execute("SELECT npy FROM release_arrays WHERE release_id = ? "
-                                            "ORDER BY position", (first.id,))]
+        (payload,) = conn.execute(
+            "SELECT payload FROM releases WHERE id = ?", (first.id,)
+        ).fetchone()
+        blobs = [
+            b
+            for (b,) in conn.execute(
+                "SELECT npy FROM release_arrays WHERE release_id = ? ORDER BY position", (first.id,)
+            )
+        ]
         assert "__ndarray__" not in payload and "__npy__" in payload and blobs
         centres = np.load(io.BytesIO(blobs[0]), allow_pickle=False)
         np.testing.assert_array_equal(centres, first.cluster_centers_)
         # the format before blobs: the download JSON itself, arrays inline, no blob rows
-        conn.execute("UPDATE releases SET payload = ? WHERE id = ?",
-                     (json.dumps(first.to_dict(), allow_nan=False), first.id))
+        conn.execute(
+            "UPDATE releases SET payload = ? WHERE id = ?",
+            (json.dumps(first.to_dict(), allow_nan=False), first.id),
+        )
         conn.execute("DELETE FROM release_arrays")
         conn.commit()
     finally:
@@ -556,7 +586,7 @@ class LyingDPLloyd(DPLloyd):
 
     def _fit(self, X, rng):
         super()._fit(X, rng)
-        self.cluster_centers_ = X[:self.n_clusters].copy()
+        self.cluster_centers_ = X[: self.n_clusters].copy()
 
 
 def test_only_trusted_exact_classes_and_parameter_objects_run():
@@ -568,8 +598,12 @@ def test_only_trusted_exact_classes_and_parameter_objects_run():
         with pytest.raises(PrivacyRefused, match="trusted"):
             core_only.release(request)
     agg = core.SampleAggregateSubspaceClustering(
-        n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-6,
-        aggregator=lambda Y, e, d, b, rng: (Y[0], None))
+        n_clusters=2,
+        subspace_dim=1,
+        epsilon=1.0,
+        delta=1e-6,
+        aggregator=lambda Y, e, d, b, rng: (Y[0], None),
+    )
     with pytest.raises(PrivacyRefused, match="aggregator"):
         core_only.release(agg)
     assert ledger.history == []

@@ -6,6 +6,7 @@ a bug. The private estimators need a public box (``bounds``) and take no seed at
 (the Curator replaces it), but a seeded direct fit must still be reproducible, which the
 checks verify.
 """
+
 import warnings
 
 import pytest
@@ -23,12 +24,21 @@ ESTIMATORS = [
     core.DPLloyd(n_clusters=2, epsilon=1.0, bounds=BOX, n_iter=2, random_state=0),
     core.LSHCoresetKMeans(n_clusters=2, epsilon=1.0, bounds=BOX, random_state=0),
     core.BalcanKMeans(n_clusters=2, epsilon=1.0, bounds=BOX, random_state=0),
-    core.SampleAggregateSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5,
-                                           random_state=0),
-    core.GibbsSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0, n_iter=20, n_chains=1,
-                                 record_every=10, random_state=0),
-    core.SuLQSubspaceClustering(n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5, n_iter=2,
-                                random_state=0),
+    core.SampleAggregateSubspaceClustering(
+        n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5, random_state=0
+    ),
+    core.GibbsSubspaceClustering(
+        n_clusters=2,
+        subspace_dim=1,
+        epsilon=1.0,
+        n_iter=20,
+        n_chains=1,
+        record_every=10,
+        random_state=0,
+    ),
+    core.SuLQSubspaceClustering(
+        n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5, n_iter=2, random_state=0
+    ),
     core.OneCluster(n_points=5, epsilon=1.0, delta=1e-6, bounds=BOX, random_state=0),
     core.PrivateKBalls(n_clusters=2, epsilon=1.0, delta=1e-6, bounds=BOX, random_state=0),
     core.DPTauCoClustering(epsilon=1.0, n_iter=2, random_state=0),
@@ -49,12 +59,12 @@ ESTIMATORS = [
 # inputs they refuse first with their own count-matrix messages:
 COUNTS = {
     "check_positive_only_tag_during_fit": "negative X is refused, with the count-matrix message "
-                                          "(row/column of the first negative entry), not "
-                                          "scikit-learn's 'Negative values in data passed to'",
+    "(row/column of the first negative entry), not "
+    "scikit-learn's 'Negative values in data passed to'",
     "check_estimators_nan_inf": "NaN/inf refused with the count-matrix message naming the cell",
     "check_complex_data": "complex X refused on n_col_clusters vs the tiny test matrix first",
     "check_dtype_object": "object dtype is refused with TypeError (not a numeric matrix), "
-                          "scikit-learn expects ValueError",
+    "scikit-learn expects ValueError",
 }
 # K0 = L0 = 2 clusters cannot split one row or one column: refused with privclust's message
 ONE_ROW_OR_COLUMN = {
@@ -64,34 +74,52 @@ ONE_ROW_OR_COLUMN = {
 # OneCluster/PrivateKBalls validate X in one place with one message
 ONECLUSTER = {
     "check_dtype_object": "object X is refused with privclust's message (a numeric array of "
-                          "shape (n_samples, n_features)), not scikit-learn's",
+    "shape (n_samples, n_features)), not scikit-learn's",
 }
 # the private subspace estimators check subspace_dim against the public shape in their plan,
 # before the data (and their dtype) are read; scikit-learn's tiny complex matrix fails that first
 COMPLEX_SHAPE_FIRST = {
     "check_complex_data": "refused, but by the subspace_dim/n_clusters check against the tiny "
-                          "test shape (in the plan, before any data is read), so the message "
-                          "differs",
+    "test shape (in the plan, before any data is read), so the message "
+    "differs",
 }
 
 EXPECTED_FAILURES = {
-    **{name: {} for name in ("CompressiveKMeans", "DPLloyd", "LSHCoresetKMeans", "BalcanKMeans",
-                             "PrivateBounds", "GeometricBounds", "ThresholdSubspaceClustering",
-                             "LowRankRepresentation")},
+    **{
+        name: {}
+        for name in (
+            "CompressiveKMeans",
+            "DPLloyd",
+            "LSHCoresetKMeans",
+            "BalcanKMeans",
+            "PrivateBounds",
+            "GeometricBounds",
+            "ThresholdSubspaceClustering",
+            "LowRankRepresentation",
+        )
+    },
     "OneCluster": ONECLUSTER,
     "PrivateKBalls": ONECLUSTER,
     "DPTauCoClustering": {**COUNTS, **ONE_ROW_OR_COLUMN},
     "DPNMF": COUNTS,
-    "TauCoClustering": {**COUNTS, **ONE_ROW_OR_COLUMN,
-                        "check_estimators_empty_data_messages":
-                            "a 0-column count matrix is refused with the count-matrix message"},
+    "TauCoClustering": {
+        **COUNTS,
+        **ONE_ROW_OR_COLUMN,
+        "check_estimators_empty_data_messages": "a 0-column count matrix is refused with the count-matrix message",
+    },
     # max_iter is a parameter but KPlanes does not report n_iter_
     "KPlanes": {"check_non_transformer_estimators_n_iter": "KPlanes does not set n_iter_"},
-    "SparseSubspaceClustering": {"check_fit2d_1sample": "SSC needs at least two records; its "
-                                                        "own message"},
-    **{name: COMPLEX_SHAPE_FIRST
-       for name in ("SampleAggregateSubspaceClustering", "GibbsSubspaceClustering",
-                    "SuLQSubspaceClustering")},
+    "SparseSubspaceClustering": {
+        "check_fit2d_1sample": "SSC needs at least two records; its own message"
+    },
+    **{
+        name: COMPLEX_SHAPE_FIRST
+        for name in (
+            "SampleAggregateSubspaceClustering",
+            "GibbsSubspaceClustering",
+            "SuLQSubspaceClustering",
+        )
+    },
 }
 
 
@@ -100,9 +128,13 @@ def expected_failed_checks(estimator):
 
 
 def test_every_exported_estimator_is_checked():
-    exported = {name for name in core.__all__
-                if isinstance(getattr(core, name, None), type)
-                and hasattr(getattr(core, name), "fit") and name != "PrivateEstimator"}
+    exported = {
+        name
+        for name in core.__all__
+        if isinstance(getattr(core, name, None), type)
+        and hasattr(getattr(core, name), "fit")
+        and name != "PrivateEstimator"
+    }
     assert exported == {type(e).__name__ for e in ESTIMATORS} == set(EXPECTED_FAILURES)
 
 

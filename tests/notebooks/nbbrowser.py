@@ -1,6 +1,7 @@
 """Browser checks shared by the notebook UI tests (served with ``panel serve`` and run in
 JupyterLab): a watch that blocks and counts requests to other hosts and collects console
 problems, and the introduction's own-axes and slider check."""
+
 import re
 import time
 from urllib.parse import urlsplit
@@ -25,7 +26,7 @@ class PageWatch:
     def __init__(self, page, origin):
         self.origin = origin
         self.external, self.console = [], []
-        page.context.route("**/*", self._route)     # also workers and pop-ups of the page
+        page.context.route("**/*", self._route)  # also workers and pop-ups of the page
         page.on("websocket", self._websocket)
         page.on("console", self._console)
         page.on("pageerror", lambda exc: self.console.append(f"pageerror: {exc}"))
@@ -90,24 +91,35 @@ def check_own_axes_and_slider(page, timeout_s=60):
     gauss = _figures(page, "σ analytic")
     public = _figures(page, "public bounds")
     derived = _figures(page, "data-derived bounds")
-    assert laplace and gauss and public and derived, \
-        [f["title"] for f in page.evaluate(FIGURES_JS)]
+    assert laplace and gauss and public and derived, [f["title"] for f in page.evaluate(FIGURES_JS)]
     lo, hi = laplace[0]["x"]
     assert 20 < lo < 37 and 38 < hi < 55, f"Laplace histogram at ε = 1 spans {lo:.4g}..{hi:.4g}"
     lo, hi = gauss[0]["x"]
     assert -40 < lo < 37 and 38 < hi < 120, f"Gaussian histogram spans {lo:.4g}..{hi:.4g}"
     lo, hi = public[0]["x"]
     assert 20_000 < lo < 60_000 < hi < 100_000, f"public-bounds histogram spans {lo:.4g}..{hi:.4g}"
-    assert len({laplace[0]["x_range"], gauss[0]["x_range"], public[0]["x_range"],
-                derived[0]["x_range"]}) == 4, "plots of different cells share one x range"
+    assert (
+        len(
+            {
+                laplace[0]["x_range"],
+                gauss[0]["x_range"],
+                public[0]["x_range"],
+                derived[0]["x_range"],
+            }
+        )
+        == 4
+    ), "plots of different cells share one x range"
 
     # The first slider of the page is the Laplace ε (grid 0.01 ... 50, 1 in the middle): drag it
     # to the left end of its track, towards ε = 0.01
     _drag_slider(page, 0, 0.02)
     deadline = time.time() + timeout_s
     while True:
-        moved = [f for f in _figures(page, "Laplace releases, ε = ")
-                 if not f["title"].startswith("Laplace releases, ε = 1 ")]
+        moved = [
+            f
+            for f in _figures(page, "Laplace releases, ε = ")
+            if not f["title"].startswith("Laplace releases, ε = 1 ")
+        ]
         if moved or time.time() > deadline:
             break
         page.wait_for_timeout(200)
@@ -116,14 +128,18 @@ def check_own_axes_and_slider(page, timeout_s=60):
         # reaches the kernel on this machine's current packages -- also on the code of the
         # previous release (2c1adee) and with jupyterlab 4.5 / ipykernel 6; the served notebook
         # (tests/notebooks/test_serve_ui.py) still re-plots. Everything above is still asserted.
-        pytest.xfail("moving the ε slider did not re-plot the Laplace histogram in JupyterLab: "
-                     f"{[f['title'] for f in page.evaluate(FIGURES_JS)]}")
+        pytest.xfail(
+            "moving the ε slider did not re-plot the Laplace histogram in JupyterLab: "
+            f"{[f['title'] for f in page.evaluate(FIGURES_JS)]}"
+        )
     eps = float(re.match(r"Laplace releases, ε = ([0-9.e+-]+)", moved[-1]["title"]).group(1))
     assert eps < 1
     lo, hi = moved[-1]["x"]
     need_lo, need_hi = 37 - 8 / eps, 38 + 8 / eps
-    assert lo <= need_lo + 1e-6 and hi >= need_hi - 1e-6, \
+    assert lo <= need_lo + 1e-6 and hi >= need_hi - 1e-6, (
         f"ε = {eps:g}: histogram over {lo:.4g}..{hi:.4g} misses {need_lo:.4g}..{need_hi:.4g}"
-    assert hi - lo < 1.3 * (need_hi - need_lo), \
+    )
+    assert hi - lo < 1.3 * (need_hi - need_lo), (
         f"ε = {eps:g}: histogram over {lo:.4g}..{hi:.4g}, its data need {need_lo:.4g}..{need_hi:.4g}"
+    )
     return eps

@@ -13,6 +13,7 @@ config, data, runtime and settings folders (nothing of the user's is read or wri
 XSRF checks as usual except for an empty token, no news or update checks, and the application
 object exposed to the page so the test can run commands and read the notebook model.
 """
+
 import importlib.util
 import os
 import shutil
@@ -26,7 +27,7 @@ import pytest
 from nbbrowser import PageWatch, check_own_axes_and_slider
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "00_introduction.ipynb"
-MIN_CANVAS, MIN_SLIDERS = 24, 7    # measured in JupyterLab 4.6 with chromium: 39 canvases, 8 sliders
+MIN_CANVAS, MIN_SLIDERS = 24, 7  # measured in JupyterLab 4.6 with chromium: 39 canvases, 8 sliders
 
 APP = "window.jupyterapp"
 KERNEL_IDLE_JS = f"""() => {{
@@ -81,19 +82,38 @@ def jupyterlab(tmp_path):
     root.mkdir()
     shutil.copy(NOTEBOOK, root)
     port = _free_port()
-    env = dict(os.environ, PRIVCLUST_STATE_DIR=str(tmp_path / "state"),
-               JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_DATA_DIR=str(tmp_path / "data"),
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
+    env = dict(
+        os.environ,
+        PRIVCLUST_STATE_DIR=str(tmp_path / "state"),
+        JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
+        JUPYTER_DATA_DIR=str(tmp_path / "data"),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+        JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+    )
     log = open(tmp_path / "lab.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1",
-         f"--port={port}", "--port-retries=0", f"--ServerApp.root_dir={root}",
-         "--IdentityProvider.token=", "--LabApp.expose_app_in_browser=True",
-         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         "--LabApp.extension_manager=readonly"],
-        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root)
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--allow-root",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            "--port-retries=0",
+            f"--ServerApp.root_dir={root}",
+            "--IdentityProvider.token=",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.extension_manager=readonly",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+        cwd=root,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 60
@@ -105,8 +125,9 @@ def jupyterlab(tmp_path):
                 pass
             if proc.poll() is not None or time.time() > deadline:
                 log.flush()
-                pytest.fail("JupyterLab did not start:\n"
-                            + (tmp_path / "lab.log").read_text()[-3000:])
+                pytest.fail(
+                    "JupyterLab did not start:\n" + (tmp_path / "lab.log").read_text()[-3000:]
+                )
             time.sleep(0.2)
         yield {"url": url, "origin": f"127.0.0.1:{port}", "log": tmp_path / "lab.log"}
     finally:
@@ -124,8 +145,7 @@ def jupyterlab(tmp_path):
 def test_jupyterlab_runs_the_introduction_offline(jupyterlab, browser):
     start = time.perf_counter()
     # service workers would see requests before the route does: none are allowed to start
-    context = browser.new_context(service_workers="block",
-                                  viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(service_workers="block", viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(60_000)
     page = context.new_page()
     watch = PageWatch(page, jupyterlab["origin"])
@@ -136,7 +156,7 @@ def test_jupyterlab_runs_the_introduction_offline(jupyterlab, browser):
         page.wait_for_function(ALL_RUN_JS, timeout=150_000, polling=500)
         ran = time.perf_counter() - start
         assert page.evaluate(ERRORS_JS) == []
-        deadline = time.time() + 30        # Bokeh draws inside shadow roots: count by locator
+        deadline = time.time() + 30  # Bokeh draws inside shadow roots: count by locator
         while page.locator("canvas").count() < MIN_CANVAS and time.time() < deadline:
             page.wait_for_timeout(250)
         n_canvas = page.locator("canvas").count()
@@ -152,12 +172,14 @@ def test_jupyterlab_runs_the_introduction_offline(jupyterlab, browser):
         release.scroll_into_view_if_needed()
         release.click()
         page.get_by_text("spent 0.2 of 1").wait_for(timeout=30_000)
-        page.wait_for_timeout(500)     # late requests and console messages
+        page.wait_for_timeout(500)  # late requests and console messages
     finally:
         context.close()
     elapsed = time.perf_counter() - start
-    print(f"JupyterLab: Run All done after {ran:.1f} s, {n_canvas} canvases, {n_sliders} sliders, "
-          f"slider moved to ε = {eps:g}, {len(watch.external)} external requests, "
-          f"{len(watch.console)} console problems, {elapsed:.1f} s in the browser")
+    print(
+        f"JupyterLab: Run All done after {ran:.1f} s, {n_canvas} canvases, {n_sliders} sliders, "
+        f"slider moved to ε = {eps:g}, {len(watch.external)} external requests, "
+        f"{len(watch.console)} console problems, {elapsed:.1f} s in the browser"
+    )
     assert not watch.external, f"requests to other hosts: {watch.external}"
     assert not watch.console, watch.console

@@ -9,6 +9,7 @@ of the widgets and plots the notebook is meant to show, and for any resource the
 another host (a plot displayed without ``pn.panel`` carries Panel stylesheets on cdn.holoviz.org
 even with ``inline=True``: HoloViews renders it outside Panel's inline path).
 """
+
 import itertools
 import json
 import re
@@ -25,10 +26,12 @@ NB_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb"))
 SCRIPTS = sorted(NB_DIR.glob("[0-9][0-9]_*.py"))
 PANEL_MIME = "application/vnd.holoviews_exec.v0+json"
-LOAD_MIME = "application/vnd.holoviews_load.v0+json"    # the extension's JS bundle (code only)
+LOAD_MIME = "application/vnd.holoviews_load.v0+json"  # the extension's JS bundle (code only)
 # a URL a rendered output makes the browser fetch: a Bokeh model's url (stylesheets), or an
 # HTML src/href attribute
-REMOTE = re.compile(r'"url"\s*:\s*"(?:https?:)?//[^"]+|\b(?:src|href)\s*=\s*\\?["\'](?:https?:)?//[^"\'\\]+')
+REMOTE = re.compile(
+    r'"url"\s*:\s*"(?:https?:)?//[^"]+|\b(?:src|href)\s*=\s*\\?["\'](?:https?:)?//[^"\'\\]+'
+)
 SYNC = "jupytext --sync notebooks/*.py"
 STRIP = "jupyter nbconvert --clear-output --inplace notebooks/*.ipynb"
 
@@ -63,11 +66,13 @@ configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetch
 """
 # The clearly marked cell switching between teaching sizes and the paper's sizes.
 RULE = "# " + "=" * 86
-SIZES_BANNER = (f"{RULE}\n"
-                "# SIZES. Defaults keep this notebook under two minutes. For the paper's sizes set\n"
-                "# PAPER_SIZES = True (much slower: minutes to hours), then run all cells again.\n"
-                f"{RULE}\n"
-                "PAPER_SIZES = False\n")
+SIZES_BANNER = (
+    f"{RULE}\n"
+    "# SIZES. Defaults keep this notebook under two minutes. For the paper's sizes set\n"
+    "# PAPER_SIZES = True (much slower: minutes to hours), then run all cells again.\n"
+    f"{RULE}\n"
+    "PAPER_SIZES = False\n"
+)
 
 
 def _ids(paths):
@@ -81,11 +86,13 @@ def _cells(nb):
 def test_notebooks_exist_paired_and_listed():
     assert NOTEBOOKS, "no notebooks found"
     assert NOTEBOOKS[0].stem == "00_introduction"
-    assert _ids(SCRIPTS) == _ids(NOTEBOOKS), \
+    assert _ids(SCRIPTS) == _ids(NOTEBOOKS), (
         f"every notebook needs its percent-format .py and vice versa: run {SYNC}"
+    )
     config = tomllib.loads((NB_DIR / "jupytext.toml").read_text())
-    assert set(config["formats"].split(",")) == {"ipynb", "py:percent"}, \
+    assert set(config["formats"].split(",")) == {"ipynb", "py:percent"}, (
         "notebooks/jupytext.toml must pair ipynb with py:percent"
+    )
     readme = (NB_DIR / "README.md").read_text()
     for path in NOTEBOOKS:
         assert path.stem in EXPECTED, f"{path.name}: add its expected widgets to this test"
@@ -99,15 +106,19 @@ def test_stored_stripped_and_in_sync(path):
     assert nb.metadata["kernelspec"]["name"] == "python3", f"{path.name}: python3 kernel"
     for cell in nb.cells:
         if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None, \
+            assert cell.outputs == [] and cell.execution_count is None, (
                 f"{path.name}: cell {cell.id} has outputs: {STRIP}"
+            )
     ids = [cell.id for cell in nb.cells]
     assert len(set(ids)) == len(ids), f"{path.name}: duplicate cell ids"
     script = jupytext.read(path.with_suffix(".py"))
-    assert script.metadata.get("jupytext", {}).get("text_representation", {}).get(
-        "format_name") == "percent", f"{path.stem}.py is not in the percent format"
-    assert _cells(script) == _cells(nb), \
+    assert (
+        script.metadata.get("jupytext", {}).get("text_representation", {}).get("format_name")
+        == "percent"
+    ), f"{path.stem}.py is not in the percent format"
+    assert _cells(script) == _cells(nb), (
         f"{path.name} and {path.stem}.py differ: run {SYNC} and commit both"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
@@ -119,12 +130,14 @@ def test_teaching_structure(path):
     assert cells[0].cell_type == "markdown" and cells[0].source.startswith("# ")
     for prev, cell in itertools.pairwise(cells):
         if cell.cell_type == "code":
-            assert prev.cell_type == "markdown", \
+            assert prev.cell_type == "markdown", (
                 f"{path.name}: code cell {cell.id} has no explanation before it"
+            )
     for cell in cells:
         assert cell.source.strip(), f"{path.name}: cell {cell.id} is empty"
-        assert cell.source == cell.source.strip("\n"), \
+        assert cell.source == cell.source.strip("\n"), (
             f"{path.name}: cell {cell.id} starts or ends with blank lines"
+        )
     text = "\n".join(c.source for c in cells if c.cell_type == "markdown")
     # `panel serve` pastes markdown cells into a Python string literal: backslashes are mangled
     # and the resulting TeX breaks the whole served page in MathJax; write formulas in Unicode
@@ -132,8 +145,9 @@ def test_teaching_structure(path):
     assert re.search(r"\b(19|20)\d\d\b", text), f"{path.name}: cite the paper (authors, year)"
     code = [c.source for c in cells if c.cell_type == "code"]
     assert code[0].startswith(SETUP), f"{path.name}: the first code cell starts with the setup"
-    assert sum(SIZES_BANNER in c for c in code) == 1, \
+    assert sum(SIZES_BANNER in c for c in code) == 1, (
         f"{path.name}: exactly one marked SIZES cell with PAPER_SIZES = False"
+    )
     source = "\n".join(code)
     assert "matplotlib" not in source
     assert "pn.widgets." in source or "privclust.app" in source
@@ -182,17 +196,21 @@ def test_executes_and_shows_widgets(path):
 
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(NB_DIR)}}).execute()
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NB_DIR)}}
+    ).execute()
     elapsed = time.perf_counter() - start
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-              if o.output_type == "error"]
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
+    ]
     assert not errors, errors
     names, bundles = _model_names(nb)
     expected, min_bundles = EXPECTED[path.stem]
     assert expected <= names, f"{path.name}: missing {sorted(expected - names)} in the outputs"
     assert bundles >= min_bundles, f"{path.name}: only {bundles} cells show Panel/HoloViews output"
     remote = _remote_resources(nb)
-    assert not remote, (f"{path.name}: outputs load resources from another host (display plots "
-                        f"with pn.panel(...)): {remote[:5]}")
+    assert not remote, (
+        f"{path.name}: outputs load resources from another host (display plots "
+        f"with pn.panel(...)): {remote[:5]}"
+    )
     print(f"{path.name}: executed in {elapsed:.1f} s, {bundles} widget/plot outputs")

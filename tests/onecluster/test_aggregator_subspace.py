@@ -1,5 +1,6 @@
 """OneClusterAggregator as the aggregation rule of SampleAggregateSubspaceClustering (Nissim,
 Stemmer & Vadhan, PODS 2016, Sec. 6)."""
+
 import warnings
 
 import numpy as np
@@ -18,10 +19,17 @@ def test_one_cluster_aggregate_is_close_on_easy_data(union_of_subspaces):
     data = union_of_subspaces(20000, 3, 2, 1, noise=0.01, seed=0)
     agg = OneClusterAggregator()
     with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyWarning)       # a reliable run warns about nothing
-        sa = SampleAggregateSubspaceClustering(2, 1, epsilon=50.0, delta=1e-6,
-                                               solver=KPlanes(n_init=2), n_subsets=1000,
-                                               aggregator=agg, random_state=0).fit(data.X)
+        warnings.simplefilter("error", PrivacyWarning)  # a reliable run warns about nothing
+        sa = SampleAggregateSubspaceClustering(
+            2,
+            1,
+            epsilon=50.0,
+            delta=1e-6,
+            solver=KPlanes(n_init=2),
+            n_subsets=1000,
+            aggregator=agg,
+            random_state=0,
+        ).fit(data.X)
     assert sa.subspaces_.shape == (2, 3, 1)
     assert wasserstein_subspaces(sa.subspaces_, data.truth["subspaces"]) < 0.02
     assert agg.result_.reliable and sa.privacy_.warnings == []
@@ -39,9 +47,16 @@ def test_ledger_charged_once_before_aggregation_and_guarantee_passed_through(two
         return inner(Y, epsilon, delta, bounds, rng)
 
     with pytest.warns(PrivacyWarning) as rec:
-        sa = SampleAggregateSubspaceClustering(2, 1, epsilon=2.0, delta=2e-3,
-                                               solver=KPlanes(n_init=1), aggregator=spy,
-                                               ledger=ledger, random_state=0).fit(data.X)
+        sa = SampleAggregateSubspaceClustering(
+            2,
+            1,
+            epsilon=2.0,
+            delta=2e-3,
+            solver=KPlanes(n_init=1),
+            aggregator=spy,
+            ledger=ledger,
+            random_state=0,
+        ).fit(data.X)
     # charged exactly once, with (epsilon, delta), before the aggregator ran
     assert [(c.epsilon, c.delta) for c in seen["charges"]] == [(2.0, 2e-3)]
     assert [(c.epsilon, c.delta) for c in ledger.history] == [(2.0, 2e-3)]

@@ -1,5 +1,6 @@
 """Ball counts and GoodRadius's L and Q (Nissim, Stemmer & Vadhan, PODS 2016,
 Sec. 3.1 and 4.1): exactness and sensitivity on neighbours."""
+
 import importlib
 
 import numpy as np
@@ -21,8 +22,10 @@ def naive_L(X, radii, t):
     return np.array(out)
 
 
-def clustered(rng, n, d, step=2.0 ** -8):
-    X = np.where(rng.random((n, 1)) < 0.5, 0.4 + 0.03 * rng.standard_normal((n, d)), rng.random((n, d)))
+def clustered(rng, n, d, step=2.0**-8):
+    X = np.where(
+        rng.random((n, 1)) < 0.5, 0.4 + 0.03 * rng.standard_normal((n, d)), rng.random((n, d))
+    )
     return np.clip(np.round(X / step) * step, 0, 1)
 
 
@@ -30,7 +33,7 @@ def clustered(rng, n, d, step=2.0 ** -8):
 @pytest.mark.parametrize("d", [1, 2, 5])
 def test_counts_match_naive(method, d):
     rng = np.random.default_rng(d)
-    radii = 2.0 ** -8 * 2.0 ** np.arange(10)
+    radii = 2.0**-8 * 2.0 ** np.arange(10)
     for n, t in [(60, 10), (80, 80), (50, 70)]:
         X = clustered(rng, n, d)
         X[: n // 5] = X[0]  # duplicates
@@ -43,7 +46,7 @@ def test_brute_force_extension_pass():
     """The brute-force schedule guess can be too small; the verified extension must be exact."""
     rng = np.random.default_rng(7)
     X = np.round(rng.random((300, 4)) * 256) / 256  # uniform: the guess from 64 rows is rough
-    radii = 2.0 ** -8 * 2.0 ** np.arange(11)
+    radii = 2.0**-8 * 2.0 ** np.arange(11)
     L, _ = capped_top_means(X, radii, 250, method="brute", bounds=(0.0, 1.0))
     np.testing.assert_allclose(L, naive_L(X, radii, 250), atol=1e-12)
 
@@ -61,7 +64,7 @@ def adversarial_neighbours(rng, X):
 @pytest.mark.parametrize("d", [1, 2, 4])
 def test_L_sensitivity_at_most_2_and_Q_at_most_1(d):
     rng = np.random.default_rng(10 + d)
-    grid = gr.radius_grid((0.0, 1.0), 2.0 ** -8, d)
+    grid = gr.radius_grid((0.0, 1.0), 2.0**-8, d)
     worst_L = worst_Q = 0.0
     for _ in range(12):
         n = int(rng.integers(8, 60))
@@ -87,7 +90,7 @@ def test_L_sensitivity_is_attained_near_2():
     X = np.zeros((t, 1))
     Xp = X.copy()
     Xp[0] = 1.0
-    grid = gr.radius_grid((0.0, 1.0), 2.0 ** -8, 1)
+    grid = gr.radius_grid((0.0, 1.0), 2.0**-8, 1)
     L0, L = gr.count_profile(X, t, grid)
     L0p, Lp = gr.count_profile(Xp, t, grid)
     assert L0 - L0p == pytest.approx(2 - 2 / t)
@@ -95,8 +98,8 @@ def test_L_sensitivity_is_attained_near_2():
 
 
 def test_radius_grid_is_public_and_covers_the_box():
-    grid = gr.radius_grid((0.0, 1.0), 2.0 ** -16, 2)
-    assert grid[0] == 2.0 ** -16 and np.all(grid[1:] / grid[:-1] == 2.0)
+    grid = gr.radius_grid((0.0, 1.0), 2.0**-16, 2)
+    assert grid[0] == 2.0**-16 and np.all(grid[1:] / grid[:-1] == 2.0)
     assert grid[-1] >= np.sqrt(2) > grid[-2]
 
 
@@ -124,9 +127,11 @@ def test_property_L_and_Q_sensitivity_on_any_neighbour(data):
 def test_planted_bug_sum_instead_of_mean_breaks_the_sensitivity_check():
     """The same adversarial-neighbour check must catch L summed over the top t (not averaged)."""
     rng = np.random.default_rng(3)
-    grid = gr.radius_grid((0.0, 1.0), 2.0 ** -8, 2)
+    grid = gr.radius_grid((0.0, 1.0), 2.0**-8, 2)
     X = clustered(rng, 40, 2)
     t = 20
-    worst = max(np.abs(t * (capped_top_means(X, grid, t)[0] - capped_top_means(Xp, grid, t)[0])).max()
-                for Xp in adversarial_neighbours(rng, X))
+    worst = max(
+        np.abs(t * (capped_top_means(X, grid, t)[0] - capped_top_means(Xp, grid, t)[0])).max()
+        for Xp in adversarial_neighbours(rng, X)
+    )
     assert worst > 2.0

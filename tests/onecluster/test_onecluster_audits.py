@@ -5,6 +5,7 @@ neighbour D', reduce to a scalar/category and compare the Clopper-Pearson lower 
 with the claim. The neighbour pairs were chosen (by an exact-distribution search) to make the
 release move as much as possible.
 """
+
 import importlib
 import math
 
@@ -18,18 +19,76 @@ na = importlib.import_module("privclust.core.onecluster.noisy_avg")
 
 N = 200_000
 # 30 distinct grid points in [0, 0.63]; the neighbour moves one of them to the far end
-_IDX = [8, 11, 9, 28, 13, 39, 4, 2, 26, 23, 27, 32, 14, 34, 0, 15, 25, 6, 12, 22, 3, 20, 16, 19,
-        7, 29, 17, 38, 35, 40]
+_IDX = [
+    8,
+    11,
+    9,
+    28,
+    13,
+    39,
+    4,
+    2,
+    26,
+    23,
+    27,
+    32,
+    14,
+    34,
+    0,
+    15,
+    25,
+    6,
+    12,
+    22,
+    3,
+    20,
+    16,
+    19,
+    7,
+    29,
+    17,
+    38,
+    35,
+    40,
+]
 GR_X = np.array(_IDX, dtype=float)[:, None] / 64
 GR_XP = GR_X.copy()
 GR_XP[23] = 63 / 64
 GR_T = 30
-GRID = 2.0 ** -6 * 2.0 ** np.arange(7)
+GRID = 2.0**-6 * 2.0 ** np.arange(7)
 
 
 # a second pair (found the same way) where L(r)/2 straddles AboveThreshold's threshold
-_AT_IDX = [24, 47, 10, 13, 46, 23, 27, 3, 36, 39, 40, 7, 30, 0, 41, 14, 42, 38, 21, 28, 31, 33, 11,
-           29, 35, 43, 6, 2]
+_AT_IDX = [
+    24,
+    47,
+    10,
+    13,
+    46,
+    23,
+    27,
+    3,
+    36,
+    39,
+    40,
+    7,
+    30,
+    0,
+    41,
+    14,
+    42,
+    38,
+    21,
+    28,
+    31,
+    33,
+    11,
+    29,
+    35,
+    43,
+    6,
+    2,
+]
 AT_X = np.array(_AT_IDX, dtype=float)[:, None] / 64
 AT_XP = AT_X.copy()
 AT_XP[16] = 54 / 64
@@ -90,9 +149,13 @@ def test_planted_bug_above_threshold_unscaled_queries_fails_audit(monkeypatch):
     """Planted bug: AboveThreshold fed t * L (the sum of counts, sensitivity 2t) with a scaled threshold."""
     eps = 4.0
     original = gr.above_threshold
-    monkeypatch.setattr(gr, "above_threshold",
-                        lambda q, thr, e, rng, size=None: original(AT_T * np.asarray(q), AT_T * thr, e,
-                                                                   rng, size=size))
+    monkeypatch.setattr(
+        gr,
+        "above_threshold",
+        lambda q, thr, e, rng, size=None: original(
+            AT_T * np.asarray(q), AT_T * thr, e, rng, size=size
+        ),
+    )
     a, b = gr_releases(eps, "above_threshold", seed=11)
     assert audit.epsilon_lower_bound(a, b, categorical=True) > eps
 
@@ -146,7 +209,9 @@ def test_planted_bug_noisy_avg_sensitivity_without_ball_size_fails_audit(monkeyp
 @pytest.mark.audit
 def test_noisy_avg_batched_matches_single_release_law():
     X = np.linspace(-1, 1, 100)[:, None]
-    means, sigmas, counts = na.noisy_avg(X, [0.0], 1.0, 1.0, 1e-6, np.random.default_rng(0), size=20_000)
+    means, sigmas, counts = na.noisy_avg(
+        X, [0.0], 1.0, 1.0, 1e-6, np.random.default_rng(0), size=20_000
+    )
     ok = ~np.isnan(sigmas)
     assert ok.mean() > 0.99
     assert abs(np.mean(means[ok, 0])) < 0.05

@@ -1,4 +1,5 @@
 """OneCluster, PrivateKBalls, the aggregator, screening and the baseline: budget, failures, API."""
+
 import importlib
 import math
 
@@ -41,11 +42,19 @@ def assert_total(guarantee, eps, delta):
     assert guarantee.kind == "approx" and guarantee.neighbouring == "replace"
 
 
-@pytest.mark.parametrize("options", [
-    {}, {"refine_steps": 0}, {"refine_steps": 1}, {"refine_steps": 3},
-    {"radius_variant": "above_threshold"}, {"axis_choice": "stable_hist", "epsilon": 8.0},
-    {"box_side": "paper"}, {"axis_choice": "box_ball"},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"refine_steps": 0},
+        {"refine_steps": 1},
+        {"refine_steps": 3},
+        {"radius_variant": "above_threshold"},
+        {"axis_choice": "stable_hist", "epsilon": 8.0},
+        {"box_side": "paper"},
+        {"axis_choice": "box_ball"},
+    ],
+)
 def test_budget_total_is_exactly_epsilon_delta(planted, options):
     params = {"epsilon": 1.0, "delta": 1e-6, **options}
     m = OneCluster(1000, bounds=(0, 1), random_state=1, **params).fit(planted.X)
@@ -60,10 +69,14 @@ def test_budget_total_is_exactly_epsilon_delta(planted, options):
 
 
 def test_box_ball_alternative_finds_the_cluster_with_a_smaller_centre_ball(planted):
-    a = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), random_state=7, axis_choice="box_ball").fit(planted.X)
+    a = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), random_state=7, axis_choice="box_ball").fit(
+        planted.X
+    )
     b = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), random_state=7).fit(planted.X)
     assert a.reliable_ and np.linalg.norm(a.center_ - planted.truth["center"]) < 0.1
-    assert a.center_radius_ < b.center_radius_ / 2  # ~3 r against ~13 r (docs/algorithms.md, section 5)
+    assert (
+        a.center_radius_ < b.center_radius_ / 2
+    )  # ~3 r against ~13 r (docs/algorithms.md, section 5)
     names = [s.name for s in a.privacy_.mechanisms]
     assert not any("per-axis" in n for n in names)
 
@@ -81,7 +94,7 @@ def test_spec_43a_budget_split(planted):
 
 
 def test_fit_is_reproducible_and_sklearn_compatible(planted):
-    m = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), grid_step=2 ** -16, random_state=3)
+    m = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), grid_step=2**-16, random_state=3)
     a = clone(m).fit(planted.X)
     b = clone(m).fit(planted.X)
     np.testing.assert_array_equal(a.center_, b.center_)
@@ -101,16 +114,19 @@ def test_ledger_charged_once_before_release_and_refusal(planted):
     assert not hasattr(m, "center_")
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"bounds": None}, "bounds"),
-    ({"n_points": 5000}, "n_points"),
-    ({"delta": 0.0}, "delta"),
-    ({"epsilon": -1.0}, "epsilon"),
-    ({"grid_step": -0.1}, "grid_step"),
-    ({"refine_steps": -1}, "refine_steps"),
-    ({"radius_variant": "recconcave"}, "radius_variant"),
-    ({"bounds": (1, 0)}, "bounds"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"bounds": None}, "bounds"),
+        ({"n_points": 5000}, "n_points"),
+        ({"delta": 0.0}, "delta"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"grid_step": -0.1}, "grid_step"),
+        ({"refine_steps": -1}, "refine_steps"),
+        ({"radius_variant": "recconcave"}, "radius_variant"),
+        ({"bounds": (1, 0)}, "bounds"),
+    ],
+)
 def test_invalid_parameters_raise_naming_them(planted, kwargs, match):
     params = {"n_points": 1000, "epsilon": 1.0, "delta": 1e-6, "bounds": (0, 1), **kwargs}
     with pytest.raises((ValueError, TypeError), match=match):
@@ -150,11 +166,14 @@ def test_failure_heavy_box_not_found_on_tiny_data():
     assert_total(m.privacy_, 0.5, 1e-6)
 
 
-def test_above_threshold_radius_that_never_fires_gives_the_largest_grid_radius(planted, monkeypatch):
+def test_above_threshold_radius_that_never_fires_gives_the_largest_grid_radius(
+    planted, monkeypatch
+):
     gr_mod = importlib.import_module("privclust.core.onecluster.good_radius")
     monkeypatch.setattr(gr_mod, "above_threshold", lambda *a, **k: np.int64(-1))
-    m = OneCluster(1000, 1.0, 1e-6, bounds=(0, 1), radius_variant="above_threshold",
-                   random_state=0).fit(planted.X)
+    m = OneCluster(
+        1000, 1.0, 1e-6, bounds=(0, 1), radius_variant="above_threshold", random_state=0
+    ).fit(planted.X)
     assert m.good_radius_ >= math.sqrt(2)  # the whole box: a documented, useless answer
     assert np.all(np.isfinite(m.center_)) and not m.reliable_
     assert_total(m.privacy_, 1.0, 1e-6)
@@ -170,8 +189,9 @@ def test_k_balls_on_points_all_removed_after_a_failed_round():
 def test_good_center_reports_failure_without_exception():
     X = np.random.default_rng(2).random((500, 2))
     acc = BudgetAccountant(1.0, 1e-6)
-    res = gc_mod.good_center(X, 1e-4, 500, 1.0, 1e-6, (0, 1), np.random.default_rng(0), acc,
-                             max_rounds=5)
+    res = gc_mod.good_center(
+        X, 1e-4, 500, 1.0, 1e-6, (0, 1), np.random.default_rng(0), acc, max_rounds=5
+    )
     assert res.center is None and "AboveThreshold" in res.failure
     assert acc.spent[0] == pytest.approx(0.25)
 
@@ -183,8 +203,12 @@ def test_k_balls_finds_two_clusters_and_spends_exactly():
     m = PrivateKBalls(2, 4.0, 1e-6, bounds=(0, 1), n_points=900, random_state=0).fit(X)
     assert m.centers_.shape == (2, 2) and m.radii_.shape == (2,)
     found = sorted(np.round(m.centers_[m.success_], 1).tolist())
-    assert found == [[0.2, 0.3], [0.7, 0.7]] or found == [[0.2, 0.3], [0.7, 0.8]] or \
-        found == [[0.3, 0.3], [0.7, 0.8]] or found == [[0.3, 0.3], [0.7, 0.7]]
+    assert (
+        found == [[0.2, 0.3], [0.7, 0.7]]
+        or found == [[0.2, 0.3], [0.7, 0.8]]
+        or found == [[0.3, 0.3], [0.7, 0.8]]
+        or found == [[0.3, 0.3], [0.7, 0.7]]
+    )
     assert_total(m.privacy_, 4.0, 1e-6)
     assert all(s.name.startswith("ball ") for s in m.privacy_.mechanisms)
 

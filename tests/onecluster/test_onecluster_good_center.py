@@ -1,4 +1,5 @@
 """GoodCenter pieces: the merged-empty-interval exponential mechanism and the per-axis budget."""
+
 import importlib
 import math
 
@@ -23,7 +24,9 @@ def test_em_intervals_has_the_exact_exponential_mechanism_law():
     counts = np.array([np.sum(np.floor(U[:, 0] / p) == c) for c in cells])
     expected = exponential_probabilities(counts, 1.0, 1.0)
     observed = np.array([np.mean(draws == c) for c in cells])
-    assert np.all(np.abs(observed - expected) < 4 * np.sqrt(expected * (1 - expected) / 8000) + 1e-3)
+    assert np.all(
+        np.abs(observed - expected) < 4 * np.sqrt(expected * (1 - expected) / 8000) + 1e-3
+    )
 
 
 def test_em_intervals_tiny_interval_length_is_cheap():
@@ -43,4 +46,6 @@ def test_per_axis_budget_composes_within_the_axis_stage(d, delta):
     else:
         assert eps_a * d == pytest.approx(eps)
     assert eps_a >= eps / d
-    assert uses_delta == (d >= 50)  # basic composition wins for small d (docs/algorithms.md, section 5)
+    assert uses_delta == (
+        d >= 50
+    )  # basic composition wins for small d (docs/algorithms.md, section 5)

@@ -4,6 +4,7 @@ planted ball of the 1-cluster benchmark, and the honest d = 10 failure.
 The 100-trial measurement is benchmarks/onecluster/utility_100.py; here a seeded subset keeps the
 test under half a minute.
 """
+
 import numpy as np
 import pytest
 
@@ -15,8 +16,9 @@ N, T, STD, EPS, DELTA = 10_000, 2_000, 0.01, 1.0, 1e-6
 
 def trial(seed, d=2):
     data = make_planted_ball(N, d, n_inliers=T, std=STD, random_state=seed)
-    model = OneCluster(T, EPS, DELTA, bounds=(0.0, 1.0), grid_step=2.0 ** -16,
-                       random_state=1000 + seed).fit(data.X)
+    model = OneCluster(
+        T, EPS, DELTA, bounds=(0.0, 1.0), grid_step=2.0**-16, random_state=1000 + seed
+    ).fit(data.X)
     err = float(np.linalg.norm(model.center_ - data.truth["center"]))
     inl = data.X[data.truth["inliers"]]
     coverage = float(np.mean(np.linalg.norm(inl - model.center_, axis=1) <= model.radius_))

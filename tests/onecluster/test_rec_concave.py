@@ -1,6 +1,7 @@
 """RecConcave (Beimel, Nissim & Stemmer 2013) and GoodRadius with it (Nissim, Stemmer & Vadhan
 2016, Sec. 3.1): the sampled release against a brute-force evaluation of the recursion's output
 law, and DP audits on neighbouring data sets (exact law and sampled releases)."""
+
 import math
 
 import numpy as np
@@ -30,9 +31,9 @@ def brute_law(q, promise, eps, delta, alpha=0.5):
     if T <= rc.BASE_SIZE:
         return np.append(_em(q, eps), 0.0)
     J = math.ceil(math.log2(T))
-    Tp = 2 ** J
+    Tp = 2**J
     pad = q + [min(0.0, q[-1])] * (Tp - T)
-    L = [max(min(pad[a:a + 2 ** j]) for a in range(Tp - 2 ** j + 1)) for j in range(J + 1)]
+    L = [max(min(pad[a : a + 2**j]) for a in range(Tp - 2**j + 1)) for j in range(J + 1)]
     L.append(min(0.0, L[J]))
     q_exp = [min(L[j] - (1 - alpha) * promise, promise - L[j + 1]) for j in range(J + 1)]
     law_k = brute_law(q_exp, alpha * promise / 2, eps, delta, alpha=0.25)
@@ -40,7 +41,7 @@ def brute_law(q, promise, eps, delta, alpha=0.5):
     out[T] += law_k[-1]
     thr = 2.0 + 2.0 / eps * math.log(1.0 / (2.0 * delta))
     for k, pk in enumerate(law_k[:-1]):
-        W = 8 * 2 ** k
+        W = 8 * 2**k
         options = []
         for offset in (0, W // 2):
             intervals = [list(range(s, min(s + W, Tp))) for s in range(offset, Tp, W)]
@@ -76,8 +77,8 @@ def test_exponent_quality_matches_brute_force_windows():
         q = _quasi_concave(T, rng.integers(T), 0.7, 1.3, 20.0) + rng.normal(0, 0.3, T)
         got, padded = rc.exponent_quality(q, 12.0, 0.5)
         J = math.ceil(math.log2(T))
-        pad = list(q) + [min(0.0, q[-1])] * (2 ** J - T)
-        L = [max(min(pad[a:a + 2 ** j]) for a in range(2 ** J - 2 ** j + 1)) for j in range(J + 1)]
+        pad = list(q) + [min(0.0, q[-1])] * (2**J - T)
+        L = [max(min(pad[a : a + 2**j]) for a in range(2**J - 2**j + 1)) for j in range(J + 1)]
         L.append(min(0.0, L[J]))
         want = [min(L[j] - 6.0, 12.0 - L[j + 1]) for j in range(J + 1)]
         np.testing.assert_allclose(got, want)
@@ -87,7 +88,7 @@ def test_exponent_quality_matches_brute_force_windows():
 def test_levels_and_promise():
     assert rc.levels(20) == [20]
     assert rc.levels(1024) == [1024, 11]
-    assert rc.levels(2 ** 40) == [2 ** 40, 41, 7]
+    assert rc.levels(2**40) == [2**40, 41, 7]
     assert rc.log_star(1024) == 4 and rc.log_star(2) == 1 and rc.log_star(1) == 0
     # the paper's promise is astronomically large for a practical budget
     assert rc.rec_concave_promise(1024, 1 / 8, 5e-7, 0.05) > 1e8
@@ -102,7 +103,7 @@ def test_release_law_matches_brute_force_recursion(promise, delta):
     q = _quasi_concave(100, 61, 0.9, 0.6, promise)
     law = brute_law(q, promise, eps, delta)
     assert abs(law.sum() - 1) < 1e-12
-    assert law[-1] > 0.01 and np.count_nonzero(law[:-1] > 0.01) >= 3   # informative
+    assert law[-1] > 0.01 and np.count_nonzero(law[:-1] > 0.01) >= 3  # informative
     rng = np.random.default_rng(5)
     out = np.array([rc.rec_concave(q, promise, eps, delta, rng) for _ in range(N)])
     counts = np.bincount(np.where(out < 0, 100, out), minlength=101)
@@ -119,13 +120,43 @@ def test_release_law_matches_brute_force_recursion(promise, delta):
 
 
 # neighbouring data sets: 30 grid points in [0, 0.63], the neighbour moves one to the far end
-_IDX = [8, 11, 9, 28, 13, 39, 4, 2, 26, 23, 27, 32, 14, 34, 0, 15, 25, 6, 12, 22, 3, 20, 16, 19,
-        7, 29, 17, 38, 35, 40]
+_IDX = [
+    8,
+    11,
+    9,
+    28,
+    13,
+    39,
+    4,
+    2,
+    26,
+    23,
+    27,
+    32,
+    14,
+    34,
+    0,
+    15,
+    25,
+    6,
+    12,
+    22,
+    3,
+    20,
+    16,
+    19,
+    7,
+    29,
+    17,
+    38,
+    35,
+    40,
+]
 X = np.array(_IDX, dtype=float)[:, None] / 64
 XP = X.copy()
 XP[23] = 63 / 64
 T_PTS, EPS, DELTA, PROMISE, BETA = 30, 4.0, 0.05, 4.0, 0.05
-STEP = 1 / 40                               # 40 radii: one recursion level
+STEP = 1 / 40  # 40 radii: one recursion level
 
 
 def _qualities(data, gamma=PROMISE):
@@ -139,8 +170,9 @@ def _exact_release_law(data):
     release_rec_concave."""
     L0, q = _qualities(data)
     eps_m, delta_m, D = rc.budget_split(EPS, DELTA, len(q))
-    p_zero = _p_laplace_at_least(T_PTS - 2 * PROMISE - 4 / EPS * math.log(1 / (2 * BETA)) - L0,
-                                 4 / EPS)                      # P(L0 + Lap(4/eps) > threshold)
+    p_zero = _p_laplace_at_least(
+        T_PTS - 2 * PROMISE - 4 / EPS * math.log(1 / (2 * BETA)) - L0, 4 / EPS
+    )  # P(L0 + Lap(4/eps) > threshold)
     law = brute_law(q, PROMISE, eps_m, delta_m)
     return np.concatenate([[p_zero], (1 - p_zero) * law])
 
@@ -167,11 +199,11 @@ def test_stability_choice_worst_neighbours_exact(eps, delta):
     the textbook noise Lap(1/eps) with threshold 1 + ln(1/(2 delta))/eps (a gap of
     sensitivity 1) releases it with probability delta e^eps."""
     thr = 2.0 + 2.0 / eps * math.log(1.0 / (2.0 * delta))
-    p_release = _p_laplace_at_least(thr - 2.0, 2.0 / eps)        # gap 2: the largest possible
+    p_release = _p_laplace_at_least(thr - 2.0, 2.0 / eps)  # gap 2: the largest possible
     assert p_release <= delta * (1 + 1e-12)
     rng = np.random.default_rng(0)
     hits = sum(rc.choose_stable([thr + 12.0 / eps, 0.0], eps, delta, rng) == 0 for _ in range(2000))
-    assert hits > 1950                                   # a clear winner is released
+    assert hits > 1950  # a clear winner is released
     thr_bug = 1.0 + 1.0 / eps * math.log(1.0 / (2.0 * delta))
     assert _p_laplace_at_least(thr_bug - 2.0, 1.0 / eps) > delta
 
@@ -185,12 +217,22 @@ def test_sampled_release_audit_on_neighbours():
     outs = []
     for data in (X, XP):
         L0, q = _qualities(data)
-        outs.append(np.array([rc.release_rec_concave(L0, q, T_PTS, PROMISE, EPS, DELTA, rng,
-                                                     beta=BETA) for _ in range(20_000)]))
+        outs.append(
+            np.array(
+                [
+                    rc.release_rec_concave(L0, q, T_PTS, PROMISE, EPS, DELTA, rng, beta=BETA)
+                    for _ in range(20_000)
+                ]
+            )
+        )
     assert audit.epsilon_lower_bound(outs[0], outs[1], delta=DELTA, categorical=True) <= EPS
     law = _exact_release_law(X)
-    freq = np.bincount(np.where(outs[0] == -1, 0, np.where(outs[0] == -2, 41, outs[0] + 1)),
-                       minlength=42) / 20_000
+    freq = (
+        np.bincount(
+            np.where(outs[0] == -1, 0, np.where(outs[0] == -2, 41, outs[0] + 1)), minlength=42
+        )
+        / 20_000
+    )
     assert np.max(np.abs(freq - law)) < 5 * np.sqrt(0.25 / 20_000)
 
 
@@ -198,13 +240,31 @@ def test_good_radius_variant_charges_before_reading_and_needs_delta():
     data = np.random.default_rng(0).uniform(0, 1, (200, 2))
     acc = BudgetAccountant(1.0, 1e-4)
     with pytest.raises(ValueError, match="delta"):
-        good_radius(data, 100, 1.0, (0.0, 1.0), 2.0 ** -10, np.random.default_rng(1), acc,
-                    variant="rec_concave")
+        good_radius(
+            data,
+            100,
+            1.0,
+            (0.0, 1.0),
+            2.0**-10,
+            np.random.default_rng(1),
+            acc,
+            variant="rec_concave",
+        )
     assert acc.spent == (0.0, 0.0)
-    res = good_radius(data, 100, 1.0, (0.0, 1.0), 2.0 ** -10, np.random.default_rng(1), acc,
-                      variant="rec_concave", delta=1e-4)
+    res = good_radius(
+        data,
+        100,
+        1.0,
+        (0.0, 1.0),
+        2.0**-10,
+        np.random.default_rng(1),
+        acc,
+        variant="rec_concave",
+        delta=1e-4,
+    )
     assert acc.spent[0] == pytest.approx(1.0) and acc.spent[1] == pytest.approx(1e-4)
-    assert res.gamma > 1e8 and res.radius == 0.0      # the paper's promise: zero test fires
+    assert res.gamma > 1e8 and res.radius == 0.0  # the paper's promise: zero test fires
     with pytest.raises(ValueError, match="variant"):
-        good_radius(data, 100, 1.0, (0.0, 1.0), 2.0 ** -10, np.random.default_rng(1), acc,
-                    variant="nope")
+        good_radius(
+            data, 100, 1.0, (0.0, 1.0), 2.0**-10, np.random.default_rng(1), acc, variant="nope"
+        )

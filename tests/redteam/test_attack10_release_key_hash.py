@@ -14,6 +14,7 @@ the operator's ledger file, so nothing in a release or a download is a function 
 alone. The attacker's view: the download (``release.to_dict()``, also through the dashboard's
 ``report_payload``) and every public hash of the candidate datasets.
 """
+
 import io
 import json
 
@@ -32,30 +33,33 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 def _candidates(seed=0):
     """Every record but the last is known; the last is one of two candidates."""
     known = np.random.default_rng(seed).normal(size=(59, 3)).round(3)
-    return {"a": np.vstack([known, [[9.0, 9.0, 9.0]]]),
-            "b": np.vstack([known, [[-9.0, 0.0, 1.0]]])}
+    return {"a": np.vstack([known, [[9.0, 9.0, 9.0]]]), "b": np.vstack([known, [[-9.0, 0.0, 1.0]]])}
 
 
 def _hashes(X, download):
     """Every hash the attacker can compute for a candidate dataset: its fingerprint, its budget
     key and the request key rebuilt from the download's public fields."""
     ds = Dataset(X, public=False)
-    if "parameters" in download:          # the dashboard's plain download
+    if "parameters" in download:  # the dashboard's plain download
         params = download["parameters"]
         tupled = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
-        rebuilt = {request_key(download["class"], p, ds.fingerprint, download["cost"]["unit"])
-                   for p in (params, tupled)}
-    else:                                 # Release.to_dict()
-        rebuilt = {request_key(download["estimator"], decode(download["params"]),
-                               ds.fingerprint, download["unit"])}
+        rebuilt = {
+            request_key(download["class"], p, ds.fingerprint, download["cost"]["unit"])
+            for p in (params, tupled)
+        }
+    else:  # Release.to_dict()
+        rebuilt = {
+            request_key(
+                download["estimator"], decode(download["params"]), ds.fingerprint, download["unit"]
+            )
+        }
     return {ds.fingerprint, ds.record_key, *ds.legacy_budget_keys, *rebuilt}
 
 
 def _membership_test(download, candidates):
     """The candidates whose hashes appear in the download text."""
     text = json.dumps(download)
-    return [name for name, X in candidates.items()
-            if any(h in text for h in _hashes(X, download))]
+    return [name for name, X in candidates.items() if any(h in text for h in _hashes(X, download))]
 
 
 def test_attack10_release_key_is_not_a_hash_of_the_records_api(tmp_path):
@@ -70,17 +74,21 @@ def test_attack10_release_key_is_not_a_hash_of_the_records_api(tmp_path):
             download = json.loads(json.dumps(release.to_dict()))
             assert _membership_test(download, candidates) == []
             # the store still answers an identical request, at no charge, after a reopen
-            again = Curator(Dataset(X.copy(), public=False),
-                            ledger if path is None else Ledger(3.0, path=path, dataset=ds))
+            again = Curator(
+                Dataset(X.copy(), public=False),
+                ledger if path is None else Ledger(3.0, path=path, dataset=ds),
+            )
             if path is not None:
                 stored = again.release(DPLloyd(n_clusters=2, epsilon=0.5, bounds=(-10.0, 10.0)))
                 assert stored.from_store and stored.key == release.key
                 assert again.ledger.spent == release.cost  # charged once
             # and a different dataset never gets it
-            other = Curator(Dataset(candidates["a" if secret == "b" else "b"], public=False),
-                            Ledger(3.0))
-            assert not other.release(DPLloyd(n_clusters=2, epsilon=0.5,
-                                             bounds=(-10.0, 10.0))).from_store
+            other = Curator(
+                Dataset(candidates["a" if secret == "b" else "b"], public=False), Ledger(3.0)
+            )
+            assert not other.release(
+                DPLloyd(n_clusters=2, epsilon=0.5, bounds=(-10.0, 10.0))
+            ).from_store
 
 
 def test_attack10_release_key_is_not_a_hash_of_the_records_app(tmp_path, monkeypatch):
@@ -94,8 +102,9 @@ def test_attack10_release_key_is_not_a_hash_of_the_records_app(tmp_path, monkeyp
         np.savetxt(buf, candidates[secret], delimiter=",", header="f0,f1,f2", comments="")
         lab = Lab(ledger_path=str(tmp_path / f"ledger_{secret}.sqlite"))
         assert lab.data.upload("records.csv", buf.getvalue().encode())
-        lab.settings.param.update(task="kmeans", algorithm="dplloyd", epsilon=0.5,
-                                  lower=-10.0, upper=10.0)
+        lab.settings.param.update(
+            task="kmeans", algorithm="dplloyd", epsilon=0.5, lower=-10.0, upper=10.0
+        )
         result = lab.do_release()
         assert result is not None and result.release is not None, lab.message
         download = json.loads(json.dumps(report_payload(result)))

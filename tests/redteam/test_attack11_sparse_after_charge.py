@@ -9,6 +9,7 @@ depends on a public fact only), but the release protocol promises that nothing t
 public facts runs after the charge. An estimator now says whether it reads sparse input, and
 one that does not is refused before the charge, through the Curator and through ``fit``.
 """
+
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone

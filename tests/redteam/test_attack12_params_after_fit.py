@@ -9,6 +9,7 @@ non-private values into ``release.params``, the release store and the download, 
 only the noisy output had left. The parameters are now captured when the request is prepared,
 before any record is read.
 """
+
 import numpy as np
 import pytest
 
@@ -25,13 +26,14 @@ class RememberingAggregator(OneClusterAggregator):
     """The 1-cluster aggregator (same plan, same guarantee) that remembers its input."""
 
     def __call__(self, Y, epsilon, delta, bounds, rng):
-        self.last_input = np.asarray(Y)[:2].tolist()   # block outputs: not private
+        self.last_input = np.asarray(Y)[:2].tolist()  # block outputs: not private
         return super().__call__(Y, epsilon, delta, bounds, rng)
 
 
 def _request():
-    return SampleAggregateSubspaceClustering(2, 1, epsilon=1.0, delta=1e-5,
-                                             aggregator=RememberingAggregator())
+    return SampleAggregateSubspaceClustering(
+        2, 1, epsilon=1.0, delta=1e-5, aggregator=RememberingAggregator()
+    )
 
 
 def test_attack12_release_params_are_captured_before_the_fit():
@@ -46,8 +48,11 @@ def test_attack12_release_params_are_captured_before_the_fit():
     assert ledger.history == []
     # the exact aggregator keeps its run in ``result_``; the release describes it as it was
     # before the fit (its constructor parameters), in the store and in a plan alike
-    release = curator.release(SampleAggregateSubspaceClustering(
-        2, 1, epsilon=1.0, delta=1e-5, aggregator=OneClusterAggregator()))
+    release = curator.release(
+        SampleAggregateSubspaceClustering(
+            2, 1, epsilon=1.0, delta=1e-5, aggregator=OneClusterAggregator()
+        )
+    )
     described = release.params["aggregator"]
     assert described["class"] == "OneClusterAggregator"
     assert set(described["params"]) == set(OneClusterAggregator().__dict__)

@@ -34,12 +34,18 @@ def test_attack1_released_dplloyd_is_not_the_seeded_run_on_either_neighbour(ledg
     for candidate in (data, neighbour):
         guess = spec.build(values, random_state=seed, ledger=None).fit(candidate)
         assert not np.array_equal(released, guess.cluster_centers_)
-        direct = DPLloyd(n_clusters=2, epsilon=0.1, bounds=(values["lower"], values["upper"]),
-                         init=values["init"],
-                         random_state=seed).fit(candidate)
+        direct = DPLloyd(
+            n_clusters=2,
+            epsilon=0.1,
+            bounds=(values["lower"], values["upper"]),
+            init=values["init"],
+            random_state=seed,
+        ).fit(candidate)
         assert not np.array_equal(released, direct.cluster_centers_)
     # the download says where the noise came from and carries no seed
     from privclust.app.export import report_payload
+
     payload = report_payload(result)
     assert "random_state" not in str(payload) and "seed" not in str(payload).replace(
-        "any seed was ignored", "")
+        "any seed was ignored", ""
+    )

@@ -7,6 +7,7 @@ non-private solution (init="ssc") was charged but just as non-private. Now the a
 offered them, and a client that sends one anyway is refused by the Curator before anything
 runs: no result, no download, no charge, no stored release.
 """
+
 import io
 
 import numpy as np
@@ -17,8 +18,12 @@ from privclust.app.state import Lab
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-NON_PRIVATE = [("kmeans", "kmeans"), ("subspace", "kplanes"), ("cocluster", "fasttaucc"),
-               ("onecluster", "smallest_ball")]
+NON_PRIVATE = [
+    ("kmeans", "kmeans"),
+    ("subspace", "kplanes"),
+    ("cocluster", "fasttaucc"),
+    ("onecluster", "smallest_ball"),
+]
 
 
 @pytest.fixture
@@ -36,6 +41,7 @@ def private_lab(tmp_path, monkeypatch):
 
 def _nothing_left(lab):
     from privclust.app.views import ReportView
+
     assert lab.result is None
     assert "Refused" in lab.message
     assert lab.ledger.spent == (0.0, 0.0) and lab.ledger.history == []
@@ -66,6 +72,7 @@ def test_attack2_analyst_cannot_run_a_non_private_algorithm(private_lab, task, k
 
 def test_attack2_analyst_cannot_run_gibbs_from_a_non_private_init(private_lab):
     from privclust.app.views import GibbsView
+
     lab = private_lab
     lab.settings.task = "subspace"
     lab.settings.param.update(algorithm="gibbs", n_clusters=2, subspace_dim=1)
@@ -86,6 +93,7 @@ def test_attack2_owner_view_runs_them_marked_and_never_exports(private_lab):
     uncharged, never stored, listed or downloaded."""
     from privclust.app.export import report_csv, report_payload
     from privclust.app.views import ClustersView, ReportView
+
     lab = private_lab
     lab.settings.task = "kmeans"
     lab.settings.owner_view = True
@@ -96,8 +104,10 @@ def test_attack2_owner_view_runs_them_marked_and_never_exports(private_lab):
     assert lab.ledger.spent == (0.0, 0.0) and lab.ledger.curator.releases() == []
     fig = ClustersView(lab=lab).figure()
     import holoviews as hv
-    titles = fig.traverse(lambda el: hv.Store.lookup_options("bokeh", el, "plot").kwargs.get(
-        "title"))
+
+    titles = fig.traverse(
+        lambda el: hv.Store.lookup_options("bokeh", el, "plot").kwargs.get("title")
+    )
     assert any(t and t.startswith("NOT PRIVATE") for t in titles)
     assert ClustersView(lab=lab).figure(analyst=True) is None
     with pytest.raises(ValueError):

@@ -7,6 +7,7 @@ record moved a shown number. Now truth of a non-public dataset is evaluation onl
 metrics, heatmaps and downloads carry nothing derived from it; the data owner view shows it,
 marked NOT PRIVATE.
 """
+
 import holoviews as hv
 import numpy as np
 import pytest
@@ -24,8 +25,7 @@ class NoisySubspaces(PrivateEstimator):
 
     _released = ("subspaces_",)
 
-    def __init__(self, n_clusters=2, subspace_dim=1, epsilon=1.0, ledger=None,
-                 random_state=None):
+    def __init__(self, n_clusters=2, subspace_dim=1, epsilon=1.0, ledger=None, random_state=None):
         self.n_clusters, self.subspace_dim, self.epsilon = n_clusters, subspace_dim, epsilon
         self.ledger, self.random_state = ledger, random_state
 
@@ -44,8 +44,9 @@ SPEC = catalogue.AlgorithmSpec("noisy", "noisy subspaces", "subspace", NoisySubs
 
 def _truth_from_records(X, labels, q):
     """Per-class top singular vectors of the raw records (as the registry's yaleb5 truth)."""
-    return np.stack([np.linalg.svd(X[labels == c].T, full_matrices=False)[0][:, :q]
-                     for c in np.unique(labels)])
+    return np.stack(
+        [np.linalg.svd(X[labels == c].T, full_matrices=False)[0][:, :q] for c in np.unique(labels)]
+    )
 
 
 def _texts(obj):
@@ -57,8 +58,14 @@ def _texts(obj):
 def _heatmap_titles(pane):
     if not isinstance(getattr(pane, "object", None), hv.core.Dimensioned):
         return []
-    return [t for t in pane.object.traverse(lambda el: hv.Store.lookup_options(
-        "bokeh", el, "plot").kwargs.get("title"), [hv.HeatMap]) if t]
+    return [
+        t
+        for t in pane.object.traverse(
+            lambda el: hv.Store.lookup_options("bokeh", el, "plot").kwargs.get("title"),
+            [hv.HeatMap],
+        )
+        if t
+    ]
 
 
 def _lab_on(ds, tmp_path, monkeypatch):
@@ -76,6 +83,7 @@ def _lab_on(ds, tmp_path, monkeypatch):
 def _check(lab):
     from privclust.app.export import report_payload
     from privclust.app.views import MetricsTable, ReportView, SubspacesView
+
     view = SubspacesView(lab=lab)
     metrics = _texts(MetricsTable(lab=lab).__panel__())
     assert "true subspaces" not in metrics and "Wasserstein" not in metrics
@@ -93,16 +101,23 @@ def _check(lab):
 def test_attack3_analyst_sees_nothing_derived_from_private_truth(tmp_path, monkeypatch):
     rng = np.random.default_rng(3)
     labels = np.repeat([0, 1], 40)
-    X = np.vstack([np.outer(rng.normal(size=40), [1, 0, 0, 0]),
-                   np.outer(rng.normal(size=40), [0, 1, 0, 0])]) + 0.05 * rng.normal(size=(80, 4))
-    ds = Dataset(X, labels=labels, name="faces", public=False,
-                 truth={"subspaces": _truth_from_records(X, labels, 1)})
+    X = np.vstack(
+        [np.outer(rng.normal(size=40), [1, 0, 0, 0]), np.outer(rng.normal(size=40), [0, 1, 0, 0])]
+    ) + 0.05 * rng.normal(size=(80, 4))
+    ds = Dataset(
+        X,
+        labels=labels,
+        name="faces",
+        public=False,
+        truth={"subspaces": _truth_from_records(X, labels, 1)},
+    )
     _check(_lab_on(ds, tmp_path, monkeypatch))
 
 
 @pytest.mark.realdata
 def test_attack3_yaleb5_truth_stays_in_the_owner_view(data_dir, tmp_path, monkeypatch):
     from privclust.core.data import get_dataset
+
     ds = get_dataset("yaleb5")
     monkeypatch.setenv("PRIVCLUST_STATE_DIR", str(tmp_path))
     monkeypatch.setenv("PRIVCLUST_BUDGET_EPSILON", "3")

@@ -4,6 +4,7 @@ The registry's ``yaleb5`` truth subspaces are the top singular vectors of the re
 so any display of them (or of a distance to them) releases the data without noise. The Dataset
 now says so: ``truth_public`` is False and such truth belongs to the data owner view only.
 """
+
 import numpy as np
 import pytest
 

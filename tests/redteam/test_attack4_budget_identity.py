@@ -6,6 +6,7 @@ budget each time), ``yaleb`` and ``yaleb5`` kept separate budgets over the same 
 reordered copy of an upload was a new dataset. Now builders are deterministic, the budget key is
 order-invariant and derived views carry their source's key.
 """
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -16,19 +17,21 @@ from privclust.core.data import Dataset, get_dataset, list_datasets
 def test_attack4_reordered_dense_upload_keeps_its_budget():
     rng = np.random.default_rng(4)
     X = np.round(rng.standard_normal((200, 6)), 2)
-    X[10:20] = X[0]          # duplicate rows
+    X[10:20] = X[0]  # duplicate rows
     X[:, 3] = np.where(rng.random(200) < 0.5, 0.0, X[:, 3])  # ties in a column
     X[5, 2] = -0.0
     ds = Dataset(X)
     perm = rng.permutation(200)
     shuffled = Dataset(X[perm])
     assert shuffled.budget_key == ds.budget_key
-    assert shuffled.fingerprint != ds.fingerprint      # the exact-bytes fingerprint stays order-sensitive
+    assert (
+        shuffled.fingerprint != ds.fingerprint
+    )  # the exact-bytes fingerprint stays order-sensitive
     assert Dataset(np.array(X[perm], order="F")).budget_key == ds.budget_key
     changed = X.copy()
     changed[17, 4] += 0.01
     assert Dataset(changed).budget_key != ds.budget_key
-    assert Dataset(X[1:]).budget_key != ds.budget_key   # a dropped row is a different dataset
+    assert Dataset(X[1:]).budget_key != ds.budget_key  # a dropped row is a different dataset
     # the same records with their columns in another order are the same source (one budget)
     assert Dataset(X[:, ::-1]).budget_key == ds.budget_key
 

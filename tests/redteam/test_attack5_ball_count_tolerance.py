@@ -8,6 +8,7 @@ d = 3) and t = 50, moving one unrelated record to the box corner moved L(r) from
 every small radius, while the exact counts did not move. Now the centring and the tolerance come
 from the public box, and grid steps too fine for float64 comparisons are refused.
 """
+
 import importlib
 
 import numpy as np
@@ -50,7 +51,7 @@ def test_attack5_far_record_does_not_move_every_ball_count():
 def test_attack5_grid_step_below_float_resolution_is_refused_before_any_charge():
     X, _ = attack_pair()
     floor = gr.min_grid_step(0.0, 1.0, 3)
-    assert 1e-9 < floor < 2.0 ** -16  # the attack's step is refused, the default step is not
+    assert 1e-9 < floor < 2.0**-16  # the attack's step is refused, the default step is not
     acc = BudgetAccountant(1.0, 0.0)
     with pytest.raises(ValueError, match="grid_step"):
         gr.good_radius(X, 50, 1.0, BOX, 1e-9, np.random.default_rng(0), acc)
@@ -72,7 +73,7 @@ def test_attack5_min_grid_step_is_public_and_grows_with_the_box():
 def test_attack5_brute_counts_need_the_public_box():
     X, _ = attack_pair()
     with pytest.raises(ValueError, match="bounds"):
-        bc.capped_top_means(X, gr.radius_grid(BOX, 2.0 ** -16, 3), 50, method="brute")
+        bc.capped_top_means(X, gr.radius_grid(BOX, 2.0**-16, 3), 50, method="brute")
 
 
 def exact_L(K, radii_units, t):
@@ -88,9 +89,9 @@ def exact_L(K, radii_units, t):
 def test_attack5_L_moves_by_at_most_2_over_random_neighbours_with_far_records():
     """Random replace-one pairs at a grid step just above min_grid_step, ties at every radius."""
     rng = np.random.default_rng(5)
-    d, h = 3, 2.0 ** -22
+    d, h = 3, 2.0**-22
     assert h >= gr.min_grid_step(0.0, 1.0, d)
-    units = 2 ** 22
+    units = 2**22
     grid = gr.radius_grid(BOX, h, d)
     radii_units = np.rint(grid / h).astype(np.int64)
     worst = 0.0
@@ -99,7 +100,9 @@ def test_attack5_L_moves_by_at_most_2_over_random_neighbours_with_far_records():
         t = int(rng.integers(2, n + 1))
         centre = rng.integers(0, units + 1, size=d)
         # offsets of 0, 1, 2, 4 ... grid steps along axes: pair distances hit the grid radii exactly
-        offs = rng.choice([0, 1, 2, 3, 4, 8, 16, 360], size=(n, d)) * rng.choice([-1, 1], size=(n, d))
+        offs = rng.choice([0, 1, 2, 3, 4, 8, 16, 360], size=(n, d)) * rng.choice(
+            [-1, 1], size=(n, d)
+        )
         K = np.clip(centre + offs, 0, units)
         K[rng.random(n) < 0.2] = rng.integers(0, units + 1, size=d)  # background records
         corners = [np.zeros(d, np.int64), np.full(d, units), np.array([units, 0, units])]

@@ -18,6 +18,7 @@ Before the fix, the default dense float32 path failed after the charge for every
 the one of the clipped data, and overflowing parameters were charged before failing. The other
 (path, value) pairs passed already and stay as regression cover.
 """
+
 import numpy as np
 import pytest
 
@@ -44,15 +45,19 @@ def ckm(**kw):
     return CompressiveKMeans(**params)
 
 
-HUGE = [pytest.param(1e39, (0,), id="float32-overflow"),
-        pytest.param(np.nextafter(F32_MAX, np.inf), (0,), id="just-above-float32-max"),
-        pytest.param(-3e38, (0, 1), id="negative-near-float32-max"),
-        pytest.param(1e300, (0,), id="huge-float64"),
-        pytest.param(-np.finfo(np.float64).max, (0, 1), id="float64-max")]
-PATHS = [pytest.param({}, id="dense-float32"),
-         pytest.param({"measurements_per_record": 1}, id="subsampled-float64"),
-         pytest.param({"measurements_per_record": 7}, id="partial-mask"),
-         pytest.param({"signature": "quantized"}, id="quantized")]
+HUGE = [
+    pytest.param(1e39, (0,), id="float32-overflow"),
+    pytest.param(np.nextafter(F32_MAX, np.inf), (0,), id="just-above-float32-max"),
+    pytest.param(-3e38, (0, 1), id="negative-near-float32-max"),
+    pytest.param(1e300, (0,), id="huge-float64"),
+    pytest.param(-np.finfo(np.float64).max, (0, 1), id="float64-max"),
+]
+PATHS = [
+    pytest.param({}, id="dense-float32"),
+    pytest.param({"measurements_per_record": 1}, id="subsampled-float64"),
+    pytest.param({"measurements_per_record": 7}, id="partial-mask"),
+    pytest.param({"signature": "quantized"}, id="quantized"),
+]
 
 
 @pytest.mark.parametrize("kw", PATHS)
@@ -62,12 +67,12 @@ def test_attack6_one_huge_finite_record_does_not_fail_after_the_charge(huge, coo
     outcomes = []
     for data in (X, Xp):
         ledger = Ledger(5.0)
-        est = ckm(ledger=ledger, **kw).fit(data)    # no exception on either neighbour
+        est = ckm(ledger=ledger, **kw).fit(data)  # no exception on either neighbour
         assert np.all(np.isfinite(est.sketch_)) and np.all(np.isfinite(est.cluster_centers_))
         assert np.all(est.cluster_centers_ >= BOX[0]) and np.all(est.cluster_centers_ <= BOX[1])
         assert ledger.spent == (1.0, 0.0) and len(ledger.history) == 1
         outcomes.append(est.cluster_centers_.shape)
-    assert outcomes[0] == outcomes[1]   # same kind of answer: nothing to tell them apart by
+    assert outcomes[0] == outcomes[1]  # same kind of answer: nothing to tell them apart by
 
 
 @pytest.mark.parametrize("kw", PATHS)
@@ -109,9 +114,11 @@ class _Unreadable:
 
 # box and frequency scale whose phases |Omega^T x| + xi exceed 1e30 on the box (float32 cos/sin
 # lose every digit; beyond 3.4e38 they overflow to inf and the sketch to NaN)
-OVERFLOWING = [pytest.param(dict(bounds=(-1e30, 1e30), frequency_scale=1.0), id="huge-box"),
-               pytest.param(dict(bounds=(-1e38, 1e38), frequency_scale=1.0), id="box-at-float32"),
-               pytest.param(dict(bounds=(-1e20, 1e20), frequency_scale=1e-30), id="tiny-scale")]
+OVERFLOWING = [
+    pytest.param(dict(bounds=(-1e30, 1e30), frequency_scale=1.0), id="huge-box"),
+    pytest.param(dict(bounds=(-1e38, 1e38), frequency_scale=1.0), id="box-at-float32"),
+    pytest.param(dict(bounds=(-1e20, 1e20), frequency_scale=1e-30), id="tiny-scale"),
+]
 
 
 @pytest.mark.parametrize("params", OVERFLOWING)

@@ -40,43 +40,57 @@ def _history(ledger):
 
 
 def test_attack7_n_leak_sulq_delta_none_refused_before_charge_and_explicit_delta_hides_n(
-        neighbours):
+    neighbours,
+):
     X, X_minus = neighbours
     assert X_minus.shape[0] == N - 1
     # delta=None would derive delta from n: refused before anything is charged or read,
     # directly and through the curator
     ledger = _ledger()
-    est = SuLQSubspaceClustering(2, 2, epsilon=1.0, delta=None, neighbouring="add_remove",
-                                 ledger=ledger)
+    est = SuLQSubspaceClustering(
+        2, 2, epsilon=1.0, delta=None, neighbouring="add_remove", ledger=ledger
+    )
     with pytest.raises(ValueError, match="explicit delta"):
         est.fit(X)
     assert not hasattr(est, "privacy_") and not hasattr(est, "noise_scale_")
     with pytest.raises(ValueError, match="explicit delta"):
         Curator(X, ledger).release(
-            SuLQSubspaceClustering(2, 2, epsilon=1.0, delta=None, neighbouring="add_remove"))
+            SuLQSubspaceClustering(2, 2, epsilon=1.0, delta=None, neighbouring="add_remove")
+        )
     assert ledger.history == [] and ledger.spent == (0.0, 0.0)
 
     # an explicit delta: every published number is the same on both neighbours
     seen = []
     for data in (X, X_minus):
         direct_ledger, curator_ledger = _ledger(), _ledger()
-        est = SuLQSubspaceClustering(2, 2, epsilon=1.0, delta=DELTA, n_iter=5,
-                                     neighbouring="add_remove", ledger=direct_ledger).fit(data)
+        est = SuLQSubspaceClustering(
+            2,
+            2,
+            epsilon=1.0,
+            delta=DELTA,
+            n_iter=5,
+            neighbouring="add_remove",
+            ledger=direct_ledger,
+        ).fit(data)
         release = Curator(data, curator_ledger).release(
-            SuLQSubspaceClustering(2, 2, epsilon=1.0, delta=DELTA, n_iter=5,
-                                   neighbouring="add_remove"))
-        seen.append({
-            "delta": est.privacy_.delta,
-            "guarantee": est.privacy_.to_dict(),
-            "noise_scale": est.noise_scale_,
-            "direct history": _history(direct_ledger),
-            "release guarantee": release.guarantee.to_dict(),
-            "release cost": release.cost,
-            "release attributes": sorted(release.attributes),
-            "release noise_scale": release.attributes["noise_scale_"],
-            "release params": release.params,
-            "curator history": _history(curator_ledger),
-        })
+            SuLQSubspaceClustering(
+                2, 2, epsilon=1.0, delta=DELTA, n_iter=5, neighbouring="add_remove"
+            )
+        )
+        seen.append(
+            {
+                "delta": est.privacy_.delta,
+                "guarantee": est.privacy_.to_dict(),
+                "noise_scale": est.noise_scale_,
+                "direct history": _history(direct_ledger),
+                "release guarantee": release.guarantee.to_dict(),
+                "release cost": release.cost,
+                "release attributes": sorted(release.attributes),
+                "release noise_scale": release.attributes["noise_scale_"],
+                "release params": release.params,
+                "curator history": _history(curator_ledger),
+            }
+        )
     a, b = seen
     assert a["delta"] == DELTA and a["direct history"] and a["curator history"]
     for name in a:

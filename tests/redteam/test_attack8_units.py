@@ -31,11 +31,15 @@ def counts():
 
 
 def test_add_remove_epsilon_costs_twice_on_a_replace_one_ledger(points):
-    ledger = Ledger(10.0)                                    # unit "replace" (the default)
+    ledger = Ledger(10.0)  # unit "replace" (the default)
     DPLloyd(3, epsilon=0.5, bounds=(0, 1), random_state=0, ledger=ledger).fit(points)
     (rec,) = ledger.history
-    assert (rec.relation, rec.requested, rec.epsilon, rec.delta) == \
-        ("add_remove", (0.5, 0.0), 1.0, 0.0)
+    assert (rec.relation, rec.requested, rec.epsilon, rec.delta) == (
+        "add_remove",
+        (0.5, 0.0),
+        1.0,
+        0.0,
+    )
     assert ledger.spent == (1.0, 0.0)
     # the same through the curator: the release states the converted cost and its unit
     ledger2 = Ledger(10.0)
@@ -58,21 +62,24 @@ def test_cell_level_release_is_refused_on_a_record_ledger_without_a_row_cap(coun
 
 
 @pytest.mark.parametrize("row_cap, cell_bound", [(4, 1.0), (5, 2.0), (1, 3.0)])
-def test_cell_level_release_with_a_row_cap_costs_its_group_privacy_factor(counts, row_cap,
-                                                                          cell_bound):
+def test_cell_level_release_with_a_row_cap_costs_its_group_privacy_factor(
+    counts, row_cap, cell_bound
+):
     """Two capped rows differ by at most 2L one-unit changes; a change of c >= 1 units in one
     cell covers one of them, c < 1 needs ceil(1/c): 2 floor(L) ceil(1/c) steps."""
     ledger = Ledger(50.0)
     release = Curator(counts, ledger).release(
-        DPTauCoClustering(3, 3, epsilon=0.5, cell_bound=cell_bound, row_cap=row_cap))
+        DPTauCoClustering(3, 3, epsilon=0.5, cell_bound=cell_bound, row_cap=row_cap)
+    )
     steps = {(4, 1.0): 8, (5, 2.0): 10, (1, 3.0): 2}[(row_cap, cell_bound)]
     assert release.cost == (0.5 * steps, 0.0)
     (rec,) = ledger.history
     assert (rec.relation, rec.requested, rec.epsilon) == ("cell", (0.5, 0.0), 0.5 * steps)
 
 
-def test_rows_are_clipped_so_one_huge_record_moves_the_fitted_matrix_by_at_most_2L(counts,
-                                                                                  monkeypatch):
+def test_rows_are_clipped_so_one_huge_record_moves_the_fitted_matrix_by_at_most_2L(
+    counts, monkeypatch
+):
     """The attacker plants one record with enormous counts. What the estimator fits (captured
     at the call that computes the release) differs from the neighbour's by at most 2L units."""
     seen = []
@@ -86,10 +93,9 @@ def test_rows_are_clipped_so_one_huge_record_moves_the_fitted_matrix_by_at_most_
     L = 6
     neighbour = counts.copy()
     neighbour[17] = 0.0
-    neighbour[17, :5] = 1e7                                 # one record, 5e7 counts
+    neighbour[17, :5] = 1e7  # one record, 5e7 counts
     for X in (counts, sp.csr_matrix(neighbour)):
-        DPTauCoClustering(3, 3, epsilon=1.0, row_cap=L, random_state=0,
-                          ledger=Ledger(100.0)).fit(X)
+        DPTauCoClustering(3, 3, epsilon=1.0, row_cap=L, random_state=0, ledger=Ledger(100.0)).fit(X)
     a, b = seen
     assert a.sum(axis=1).max() <= L and b.sum(axis=1).max() <= L
     assert np.all(a == np.floor(a)) and np.all(b == np.floor(b))
@@ -97,10 +103,13 @@ def test_rows_are_clipped_so_one_huge_record_moves_the_fitted_matrix_by_at_most_
     assert diff.sum() <= 2 * L and np.count_nonzero(diff.sum(axis=1)) <= 1
 
 
-@pytest.mark.parametrize("make", [
-    lambda: OneCluster(200, 1.0, 1e-6, bounds=(0, 1)),
-    lambda: DPLloyd(3, epsilon=0.5, bounds=(0, 1), neighbouring="replace"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: OneCluster(200, 1.0, 1e-6, bounds=(0, 1)),
+        lambda: DPLloyd(3, epsilon=0.5, bounds=(0, 1), neighbouring="replace"),
+    ],
+)
 def test_replace_one_releases_are_refused_on_an_add_remove_ledger(points, make):
     ledger = Ledger(10.0, 1e-3, unit="add_remove")
     with pytest.raises(ValueError, match="add/remove"):
@@ -116,10 +125,12 @@ def test_the_ledger_history_shows_relation_and_converted_cost(points, counts):
     OneCluster(200, 1.0, 1e-6, bounds=(0, 1), random_state=0, ledger=ledger).fit(points)
     DPTauCoClustering(3, 3, epsilon=0.25, row_cap=2, random_state=0, ledger=ledger).fit(counts)
     rows = [(r.relation, r.requested, r.epsilon, r.delta) for r in ledger.history]
-    assert rows == [("add_remove", (0.5, 0.0), 1.0, 0.0),
-                    ("replace", (1.0, 1e-6), 1.0, 1e-6),
-                    ("cell", (0.25, 0.0), 1.0, 0.0)]
-    assert ledger.spent[0] == 3.0                            # not 0.5 + 1.0 + 0.25
+    assert rows == [
+        ("add_remove", (0.5, 0.0), 1.0, 0.0),
+        ("replace", (1.0, 1e-6), 1.0, 1e-6),
+        ("cell", (0.25, 0.0), 1.0, 0.0),
+    ]
+    assert ledger.spent[0] == 3.0  # not 0.5 + 1.0 + 0.25
     text = [str(r) for r in ledger.history]
     assert "a add_remove release of epsilon=0.5" in text[0]
     assert "a cell release of epsilon=0.25" in text[2]

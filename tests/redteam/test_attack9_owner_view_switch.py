@@ -7,6 +7,7 @@ for themselves (PRIVCLUST_OWNER_VIEW=1 or ``privclust serve --owner-view``). Wit
 checkbox is not on the page and the server refuses the switch, even when the session's model is
 told to turn it on (what a forged websocket message would do).
 """
+
 import numpy as np
 import pytest
 
@@ -32,7 +33,7 @@ def private_lab(tmp_path):
 def test_owner_view_cannot_be_switched_on_by_the_analyst(no_owner_view, tmp_path):
     lab = private_lab(tmp_path)
     assert lab.mode == "private" and not lab.settings.owner_allowed
-    lab.settings.owner_view = True                     # a forged widget event
+    lab.settings.owner_view = True  # a forged widget event
     assert lab.settings.owner_view is False
     assert not lab.show_raw and not lab.raw_allowed(lab.data.dataset)
     sidebar = SettingsPanel(lab=lab)
@@ -49,14 +50,15 @@ def test_the_operator_setting_enables_it(monkeypatch, tmp_path):
 
 def test_the_setting_cannot_be_granted_from_the_session(no_owner_view):
     settings = SettingsModel()
-    with pytest.raises(TypeError):                     # constant: fixed when the session starts
+    with pytest.raises(TypeError):  # constant: fixed when the session starts
         settings.owner_allowed = True
 
 
 def test_privclust_serve_passes_the_operator_setting(no_owner_view, monkeypatch):
     calls = []
-    monkeypatch.setattr("privclust.app.cli.run_server",
-                        lambda cmd, env=None: calls.append(env) or 0)
+    monkeypatch.setattr(
+        "privclust.app.cli.run_server", lambda cmd, env=None: calls.append(env) or 0
+    )
     assert cli_main(["serve", "--port", "5999"]) == 0
     assert cli_main(["serve", "--port", "5999", "--owner-view"]) == 0
     assert calls[0] is None and calls[1][OWNER_VIEW.env] == "1"

@@ -42,35 +42,52 @@ def _unit_box_blob(n=80, d=2, seed=0):
 
 
 def _subspaces(n=120, seed=0):
-    return np.asarray(make_union_of_subspaces(n_samples=n, n_features=4, n_clusters=2,
-                                              subspace_dim=1, noise=0.01, random_state=seed).X)
+    return np.asarray(
+        make_union_of_subspaces(
+            n_samples=n, n_features=4, n_clusters=2, subspace_dim=1, noise=0.01, random_state=seed
+        ).X
+    )
 
 
 def _counts(seed=0):
-    return np.asarray(make_block_counts(n_rows=40, n_cols=12, n_row_clusters=2, n_col_clusters=2,
-                                        random_state=seed).X)
+    return np.asarray(
+        make_block_counts(
+            n_rows=40, n_cols=12, n_row_clusters=2, n_col_clusters=2, random_state=seed
+        ).X
+    )
 
 
 # name -> (minimal valid parameters, valid data builder). Parameters are public choices only.
 TABLE = {
-    "CompressiveKMeans": (dict(n_clusters=2, epsilon=1.0, bounds=(-1.0, 1.0), n_replicates=1),
-                          _mixture),
+    "CompressiveKMeans": (
+        dict(n_clusters=2, epsilon=1.0, bounds=(-1.0, 1.0), n_replicates=1),
+        _mixture,
+    ),
     "DPLloyd": (dict(n_clusters=2, epsilon=1.0, bounds=(-1.0, 1.0), n_iter=2), _mixture),
-    "LSHCoresetKMeans": (dict(n_clusters=2, epsilon=1.0, delta=1e-6, bounds=(-1.0, 1.0)),
-                         _mixture),
+    "LSHCoresetKMeans": (dict(n_clusters=2, epsilon=1.0, delta=1e-6, bounds=(-1.0, 1.0)), _mixture),
     "BalcanKMeans": (dict(n_clusters=2, epsilon=1.0, delta=1e-6, bounds=(-1.0, 1.0)), _mixture),
-    "SampleAggregateSubspaceClustering": (dict(n_clusters=2, subspace_dim=1, epsilon=1.0,
-                                               delta=1e-5), _subspaces),
-    "GibbsSubspaceClustering": (dict(n_clusters=2, subspace_dim=1, epsilon=1.0, n_iter=20,
-                                     n_chains=1, record_every=10), _subspaces),
-    "SuLQSubspaceClustering": (dict(n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5,
-                                    n_iter=2), _subspaces),
+    "SampleAggregateSubspaceClustering": (
+        dict(n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5),
+        _subspaces,
+    ),
+    "GibbsSubspaceClustering": (
+        dict(n_clusters=2, subspace_dim=1, epsilon=1.0, n_iter=20, n_chains=1, record_every=10),
+        _subspaces,
+    ),
+    "SuLQSubspaceClustering": (
+        dict(n_clusters=2, subspace_dim=1, epsilon=1.0, delta=1e-5, n_iter=2),
+        _subspaces,
+    ),
     "OneCluster": (dict(n_points=30, epsilon=1.0, delta=1e-6, bounds=(0.0, 1.0)), _unit_box_blob),
-    "PrivateKBalls": (dict(n_clusters=2, epsilon=1.0, delta=1e-6, bounds=(0.0, 1.0)),
-                      _unit_box_blob),
+    "PrivateKBalls": (
+        dict(n_clusters=2, epsilon=1.0, delta=1e-6, bounds=(0.0, 1.0)),
+        _unit_box_blob,
+    ),
     # row_cap: a replace-one ledger counts a cell-level release only with a per-record cap
-    "DPTauCoClustering": (dict(n_row_clusters=2, n_col_clusters=2, epsilon=1.0, n_iter=2,
-                               row_cap=20), _counts),
+    "DPTauCoClustering": (
+        dict(n_row_clusters=2, n_col_clusters=2, epsilon=1.0, n_iter=2, row_cap=20),
+        _counts,
+    ),
     "PrivateBounds": (dict(epsilon=1.0, outer_bounds=(-1.0, 1.0), quantile=0.05), _mixture),
     "GeometricBounds": (dict(epsilon=1.0, exponents=(-4, 4)), _mixture),
 }
@@ -84,7 +101,11 @@ def exported_private():
     names = []
     for name in core.__all__:
         obj = getattr(core, name, None)
-        if isinstance(obj, type) and issubclass(obj, PrivateEstimator) and obj is not PrivateEstimator:
+        if (
+            isinstance(obj, type)
+            and issubclass(obj, PrivateEstimator)
+            and obj is not PrivateEstimator
+        ):
             names.append(name)
     return sorted(names)
 
@@ -105,7 +126,7 @@ class Unreadable:
         self.reads.append(what)
         raise DataAccessError(f"the data were read ({what}) before this was allowed")
 
-    def __len__(self):                 # the number of rows is part of the public shape
+    def __len__(self):  # the number of rows is part of the public shape
         return self.shape[0]
 
     def __array__(self, *a, **k):
@@ -173,8 +194,10 @@ def make(name, **extra):
 def require_base(name):
     cls = getattr(core, name)
     if not issubclass(cls, PrivateEstimator):
-        pytest.fail(f"{name} does not derive from PrivateEstimator (port pending?): it cannot "
-                    "be checked for plan-before-data")
+        pytest.fail(
+            f"{name} does not derive from PrivateEstimator (port pending?): it cannot "
+            "be checked for plan-before-data"
+        )
     return cls
 
 
@@ -224,9 +247,11 @@ def test_fresh_ledger_is_charged_exactly_the_converted_plan_before_the_read(name
 
 
 @pytest.mark.parametrize("name", KNOWN)
-@pytest.mark.parametrize("bad", [dict(epsilon=-1.0), dict(epsilon=float("nan")),
-                                 dict(epsilon=0.0), dict(random_state="seed")],
-                         ids=["eps<0", "eps=nan", "eps=0", "random_state=str"])
+@pytest.mark.parametrize(
+    "bad",
+    [dict(epsilon=-1.0), dict(epsilon=float("nan")), dict(epsilon=0.0), dict(random_state="seed")],
+    ids=["eps<0", "eps=nan", "eps=0", "random_state=str"],
+)
 def test_invalid_parameters_are_refused_before_the_charge_and_the_read(name, bad):
     require_base(name)
     ledger = Ledger(1000.0, 0.5)
@@ -248,7 +273,7 @@ def test_plan_from_parameters_and_shape_equals_privacy_after_a_real_fit(name):
     X = data()
     n, d = X.shape
     public_n = None if est.neighbouring_relation() == "add_remove" else n
-    plan = clone(est).plan(public_n, d)          # no data anywhere
+    plan = clone(est).plan(public_n, d)  # no data anywhere
     assert plan.to_dict() == clone(est).public_plan(X.shape).to_dict()
     est.fit(X)
     got = est.privacy_
@@ -295,15 +320,21 @@ def test_fit_predict_only_returns_released_labels(name):
     X = data()
     labels = np.asarray(est.fit_predict(X))
     assert labels.shape == (X.shape[0],)
-    same = [r for r in est.released_attributes()
-            if np.shape(getattr(est, r, None)) == labels.shape
-            and np.array_equal(np.asarray(getattr(est, r)), labels)]
-    assert same, (f"{name}.fit_predict returns labels that are not one of its released "
-                  f"attributes {est.released_attributes()}")
+    same = [
+        r
+        for r in est.released_attributes()
+        if np.shape(getattr(est, r, None)) == labels.shape
+        and np.array_equal(np.asarray(getattr(est, r)), labels)
+    ]
+    assert same, (
+        f"{name}.fit_predict returns labels that are not one of its released "
+        f"attributes {est.released_attributes()}"
+    )
 
 
-@pytest.mark.parametrize("name", ["CompressiveKMeans", "DPLloyd", "LSHCoresetKMeans",
-                                  "BalcanKMeans"])
+@pytest.mark.parametrize(
+    "name", ["CompressiveKMeans", "DPLloyd", "LSHCoresetKMeans", "BalcanKMeans"]
+)
 def test_centre_estimators_advertise_no_fit_predict(name):
     """They release centres, not per-record labels (predict on new rows is post-processing)."""
     assert not hasattr(getattr(core, name), "fit_predict")
@@ -311,8 +342,15 @@ def test_centre_estimators_advertise_no_fit_predict(name):
 
 def test_unreadable_double_really_refuses_reads():
     X = Unreadable((5, 2))
-    for read in (np.asarray, lambda x: x[0], list, lambda x: x.tocsr(), lambda x: x + 1,
-                 lambda x: np.sum(x), lambda x: np.isfinite(x)):
+    for read in (
+        np.asarray,
+        lambda x: x[0],
+        list,
+        lambda x: x.tocsr(),
+        lambda x: x + 1,
+        lambda x: np.sum(x),
+        lambda x: np.isfinite(x),
+    ):
         with pytest.raises(DataAccessError):
             read(X)
     assert len(X.reads) == 7 and len(X) == 5 and X.shape == (5, 2)

@@ -1,6 +1,7 @@
 """DPLloyd's defaults on data that fill a corner of the public box, empty clusters, and audits of
 the new releases (the private-box moments, the noisy statistics of an empty cluster).  Su, Cao,
 Li, Bertino & Jin, CODASPY 2016 / VLDB J. 2017."""
+
 import importlib
 
 import numpy as np
@@ -26,9 +27,18 @@ def corner():
 
 
 def _mean_relative_sse(X, ref, **params):
-    return np.mean([relative_sse(X, DPLloyd(4, epsilon=1.0, bounds=BOX, random_state=seed,
-                                            **params).fit(X).cluster_centers_, ref)
-                    for seed in range(10)])
+    return np.mean(
+        [
+            relative_sse(
+                X,
+                DPLloyd(4, epsilon=1.0, bounds=BOX, random_state=seed, **params)
+                .fit(X)
+                .cluster_centers_,
+                ref,
+            )
+            for seed in range(10)
+        ]
+    )
 
 
 def test_defaults_recover_clusters_in_a_corner_of_the_box(corner):
@@ -57,21 +67,21 @@ def test_empty_cluster_is_noised_and_not_pinned_to_the_box(corner):
     start = np.array([[1.0, 1.0, 1.0], [12.0, 9.0, 14.0]])
     _, b_count, b_sum, _ = dpl.schedule(1.0, 2, lo, hi)
     Xc = X - 10.0
-    counts, sums = dpl.noisy_statistics(Xc, np.broadcast_to(start - 10.0, (20_000, 2, 3)),
-                                        b_count, b_sum, np.random.default_rng(0))
+    counts, sums = dpl.noisy_statistics(
+        Xc, np.broadcast_to(start - 10.0, (20_000, 2, 3)), b_count, b_sum, np.random.default_rng(0)
+    )
     assert np.std(counts[:, 1]) == pytest.approx(np.sqrt(2) * b_count, rel=0.03)
     assert np.std(sums[:, 1]) == pytest.approx(np.sqrt(2) * b_sum, rel=0.03)
     runs = dpl.dplloyd_runs(X, 2, 1.0, BOX, init=start, random_state=1, size=2000)
     away = runs[:, 1]
     assert np.mean(np.all(away == start[1], axis=1)) > 0.9
-    assert not np.any(np.all((away == lo) | (away == hi), axis=1))      # never at a corner
+    assert not np.any(np.all((away == lo) | (away == hi), axis=1))  # never at a corner
     assert np.mean(np.all((away > lo) & (away < hi), axis=1)) > 0.99
     assert np.allclose(runs[:, 0].mean(axis=0), X.mean(axis=0), atol=0.1)
 
 
 def _moments(X, eps, lo, hi, seed, size=200_000):
-    return dpl.noisy_moments(X - (lo + hi) / 2, eps, lo, hi, np.random.default_rng(seed),
-                             size=size)
+    return dpl.noisy_moments(X - (lo + hi) / 2, eps, lo, hi, np.random.default_rng(seed), size=size)
 
 
 @pytest.mark.audit
@@ -95,6 +105,7 @@ def test_private_box_moments_audit_catches_planted_bug(monkeypatch):
         spends = real(epsilon, lo, hi, neighbouring)
         name, e, _ = spends[2]
         return spends[:2] + [(name, e, float(np.sum(dpl.half_widths(lo, hi))))]
+
     monkeypatch.setattr(dpl, "moment_spends", buggy)
     lo, hi = np.array([-2.0]), np.array([2.0])
     a = _moments(np.array([[0.0]]), 2.0, lo, hi, 0)[2][:, 0]
@@ -107,8 +118,9 @@ def _empty_cluster_audit(statistics, eps_c):
     {-1, 1}; the attacker sees cluster 1's noisy count."""
     centres = np.broadcast_to(np.array([[-0.9], [0.9]]), (200_000, 2, 1))
     a = statistics(np.array([[-1.0]]), centres, 1.0 / eps_c, 1.0, np.random.default_rng(0))[0]
-    b = statistics(np.array([[-1.0], [1.0]]), centres, 1.0 / eps_c, 1.0,
-                   np.random.default_rng(1))[0]
+    b = statistics(np.array([[-1.0], [1.0]]), centres, 1.0 / eps_c, 1.0, np.random.default_rng(1))[
+        0
+    ]
     return epsilon_lower_bound(a[:, 1], b[:, 1], rng=np.random.default_rng(2))
 
 
@@ -120,10 +132,12 @@ def test_empty_cluster_count_audit():
 @pytest.mark.audit
 def test_empty_cluster_count_audit_catches_skipped_noise():
     """Bug (diffprivlib's): no noise on the clusters nobody was assigned to."""
+
     def skipping(Xc, centres_c, b_count, b_sum, rng):
         counts, sums = dpl.noisy_statistics(Xc, centres_c, b_count, b_sum, rng)
         exact, _ = dpl._cluster_stats(Xc, centres_c)
         return np.where(exact == 0, 0.0, counts), sums
+
     assert _empty_cluster_audit(skipping, 0.5) > 0.5
 
 
@@ -134,14 +148,14 @@ def test_budget_split_and_iterations_follow_su_et_al():
     d = 16
     eps_c, eps_s = dpl.budget_split(1.0, -np.ones(d), np.ones(d))
     assert eps_c + eps_s == pytest.approx(1.0)
-    assert eps_s / eps_c == pytest.approx(d / np.cbrt(4 * d * dpl.RHO ** 2))
+    assert eps_s / eps_c == pytest.approx(d / np.cbrt(4 * d * dpl.RHO**2))
     assert dpl.su_iterations(1.0, 8, d) == 1
     assert dpl.su_iterations(1.0, 8, d, 20_000) == 2
-    assert dpl.su_iterations(1.0, 64, d, 20_000) == 1            # eps / eps_m = 0.024
+    assert dpl.su_iterations(1.0, 64, d, 20_000) == 1  # eps / eps_m = 0.024
     assert dpl.su_iterations(1.0, 8, 224, 2432) == 1
-    assert dpl.su_iterations(1.0, 8, d, 10 ** 7) == 7
-    assert DPLloyd(8, bounds=(0, 15), expected_n_samples=10 ** 5).schedule(d)[0] == 2
-    assert DPLloyd(8, epsilon=1.5, bounds=(0, 15), expected_n_samples=10 ** 5).schedule(d)[0] == 3
+    assert dpl.su_iterations(1.0, 8, d, 10**7) == 7
+    assert DPLloyd(8, bounds=(0, 15), expected_n_samples=10**5).schedule(d)[0] == 2
+    assert DPLloyd(8, epsilon=1.5, bounds=(0, 15), expected_n_samples=10**5).schedule(d)[0] == 3
 
 
 def test_effective_clusters_shrink_only_where_the_noise_swamps_the_means():
@@ -165,10 +179,15 @@ def test_few_records_per_cluster_in_high_dimension():
     ref = KMeans(32, n_init=3, random_state=0).fit(X).cluster_centers_
 
     def fit(**params):
-        fits = [DPLloyd(32, epsilon=1.0, bounds=(0, 1), random_state=s, **params).fit(X)
-                for s in range(10)]
-        return (np.mean([relative_sse(X, f.cluster_centers_, ref) for f in fits]),
-                max(len(np.unique(f.cluster_centers_, axis=0)) for f in fits))
+        fits = [
+            DPLloyd(32, epsilon=1.0, bounds=(0, 1), random_state=s, **params).fit(X)
+            for s in range(10)
+        ]
+        return (
+            np.mean([relative_sse(X, f.cluster_centers_, ref) for f in fits]),
+            max(len(np.unique(f.cluster_centers_, axis=0)) for f in fits),
+        )
+
     rel, distinct = fit()
     assert distinct < 8
     assert rel < 0.95 * fit(init="sphere_packing")[0]
@@ -187,8 +206,14 @@ def test_private_box_is_skipped_when_a_public_n_shows_it_too_noisy():
     def names(est, d):
         return [s[0] for s in est.schedule(d)[3]]
 
-    assert not any("init" in name for name in
-                   names(DPLloyd(8, bounds=(0, 16), expected_n_samples=1797), 64))
+    assert not any(
+        "init" in name for name in names(DPLloyd(8, bounds=(0, 16), expected_n_samples=1797), 64)
+    )
     assert sum("init" in name for name in names(DPLloyd(8, bounds=(0, 16)), 64)) == 3
-    assert sum("init" in name for name in
-               names(DPLloyd(8, bounds=(0, 15), expected_n_samples=20_000), 16)) == 3
+    assert (
+        sum(
+            "init" in name
+            for name in names(DPLloyd(8, bounds=(0, 15), expected_n_samples=20_000), 16)
+        )
+        == 3
+    )

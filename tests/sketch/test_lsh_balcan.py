@@ -2,6 +2,7 @@
 accounting, validation, utility on a seeded mixture, Curator releases, and statistical audits of
 their mechanisms on neighbouring data sets (the tree's per-level noisy counts, the leaf sums,
 DPHD's exponential-mechanism swap and its noisy-mean recovery)."""
+
 import importlib
 import math
 
@@ -34,8 +35,10 @@ def blobs():
 def gaussian_epsilon(mu, delta):
     """The epsilon at which a mu-GDP (Gaussian) mechanism is (epsilon, delta)-DP, exactly
     (Balle & Wang 2018, Thm. 8): the claim a single Gaussian step must not exceed."""
+
     def excess(eps):
         return norm.cdf(mu / 2 - eps / mu) - math.exp(eps) * norm.cdf(-mu / 2 - eps / mu) - delta
+
     return 0.0 if excess(0.0) <= 0 else brentq(excess, 0.0, 50.0 * mu + 50.0)
 
 
@@ -49,8 +52,14 @@ def test_gdp_mu_matches_the_gaussian_curve():
 def test_recovers_a_seeded_mixture(blobs, cls):
     """At epsilon = 1 both land near the true centres (a broken tree, sum or recovery step
     gives ratios far above 1.3: e.g. an unshifted centre or unscaled noise)."""
-    ratios = [relative_sse(blobs, cls(4, epsilon=1.0, bounds=(-10, 10), random_state=seed)
-                           .fit(blobs).cluster_centers_, TRUTH) for seed in range(3)]
+    ratios = [
+        relative_sse(
+            blobs,
+            cls(4, epsilon=1.0, bounds=(-10, 10), random_state=seed).fit(blobs).cluster_centers_,
+            TRUTH,
+        )
+        for seed in range(3)
+    ]
     assert max(ratios) < 1.3 and np.median(ratios) < 1.15
 
 
@@ -59,8 +68,15 @@ def test_lsh_laplace_and_replace_variants(blobs):
     default (measured at epsilon = 2, replace-one: ratios 1.3-3.4; at 8: 1.03-1.12)."""
     ratios = []
     for seed in range(3):
-        est = LSHCoresetKMeans(4, epsilon=8.0, delta=0.0, mechanism="laplace", bounds=(-10, 10),
-                               neighbouring="replace", random_state=seed).fit(blobs)
+        est = LSHCoresetKMeans(
+            4,
+            epsilon=8.0,
+            delta=0.0,
+            mechanism="laplace",
+            bounds=(-10, 10),
+            neighbouring="replace",
+            random_state=seed,
+        ).fit(blobs)
         ratios.append(relative_sse(blobs, est.cluster_centers_, TRUTH))
     assert est.privacy_.kind == "pure" and est.privacy_.neighbouring == "replace"
     assert est.privacy_.epsilon == pytest.approx(8.0)
@@ -110,19 +126,27 @@ def test_sparse_document_word_matrix(cls):
 def test_curator_release(blobs, cls):
     ledger = Ledger(5.0, 1e-3)
     release = Curator(Dataset(blobs[:3000], public=False), ledger).release(
-        cls(4, epsilon=1.0, bounds=(-10, 10)))
+        cls(4, epsilon=1.0, bounds=(-10, 10))
+    )
     assert release.cluster_centers_.shape == (4, 3)
     assert release.guarantee.epsilon == pytest.approx(1.0)
     assert ledger.spent[0] == pytest.approx(2.0)
 
 
 # --------------------------------------------------------------------------------- validation
-@pytest.mark.parametrize("params,match", [
-    (dict(bounds=None), "exactly one"), (dict(radius=3.0), "exactly one"),
-    (dict(bounds=None, radius=-1.0), "radius"), (dict(bounds=(1, 0)), "bounds"),
-    (dict(n_clusters=0), "n_clusters"), (dict(delta=0.0), "delta"),
-    (dict(neighbouring="cell"), "neighbouring"), (dict(n_init=0), "n_init"),
-])
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        (dict(bounds=None), "exactly one"),
+        (dict(radius=3.0), "exactly one"),
+        (dict(bounds=None, radius=-1.0), "radius"),
+        (dict(bounds=(1, 0)), "bounds"),
+        (dict(n_clusters=0), "n_clusters"),
+        (dict(delta=0.0), "delta"),
+        (dict(neighbouring="cell"), "neighbouring"),
+        (dict(n_init=0), "n_init"),
+    ],
+)
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_common_validation(cls, params, match, sealed):
     base = dict(n_clusters=3, epsilon=1.0, bounds=(-1.0, 1.0))
@@ -130,22 +154,34 @@ def test_common_validation(cls, params, match, sealed):
         cls(**{**base, **params}).fit(sealed((50, 2)))
 
 
-@pytest.mark.parametrize("params,match", [
-    (dict(count_share=1.0), "count_share"), (dict(count_share="a"), "count_share"),
-    (dict(mechanism="geometric"), "mechanism"), (dict(mechanism="laplace"), "delta must be 0"),
-    (dict(max_depth=0), "max_depth"), (dict(max_depth=63), "max_depth"),
-])
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        (dict(count_share=1.0), "count_share"),
+        (dict(count_share="a"), "count_share"),
+        (dict(mechanism="geometric"), "mechanism"),
+        (dict(mechanism="laplace"), "delta must be 0"),
+        (dict(max_depth=0), "max_depth"),
+        (dict(max_depth=63), "max_depth"),
+    ],
+)
 def test_lsh_validation(params, match, sealed):
     with pytest.raises(ValueError, match=match):
         LSHCoresetKMeans(3, bounds=(-1.0, 1.0), **params).fit(sealed((50, 2)))
 
 
-@pytest.mark.parametrize("params,match", [
-    (dict(shares=(0.5, 0.5, 0.5)), "shares"), (dict(shares=(0.5, 0.5)), "shares"),
-    (dict(shares=(0.0, 0.3, 0.7)), "shares"), (dict(n_swaps=-1), "n_swaps"),
-    (dict(projection_dim=0), "projection_dim"), (dict(max_depth=0), "max_depth"),
-    (dict(n_refine=-1), "n_refine"),
-])
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        (dict(shares=(0.5, 0.5, 0.5)), "shares"),
+        (dict(shares=(0.5, 0.5)), "shares"),
+        (dict(shares=(0.0, 0.3, 0.7)), "shares"),
+        (dict(n_swaps=-1), "n_swaps"),
+        (dict(projection_dim=0), "projection_dim"),
+        (dict(max_depth=0), "max_depth"),
+        (dict(n_refine=-1), "n_refine"),
+    ],
+)
 def test_balcan_validation(params, match, sealed):
     with pytest.raises(ValueError, match=match):
         BalcanKMeans(3, bounds=(-1.0, 1.0), **params).fit(sealed((50, 2)))
@@ -169,8 +205,14 @@ def test_tree_counts_move_by_one_per_level_when_a_record_is_added(rng):
         bits = rng.random((60, 4)) < 0.5
         extra = rng.random((1, 4)) < 0.5
         a = grow_tree(bits, 1e-9, "gaussian", -1.0, lambda root: 0.0, np.random.default_rng(5))
-        b = grow_tree(np.vstack([bits, extra]), 1e-9, "gaussian", -1.0, lambda root: 0.0,
-                      np.random.default_rng(5))
+        b = grow_tree(
+            np.vstack([bits, extra]),
+            1e-9,
+            "gaussian",
+            -1.0,
+            lambda root: 0.0,
+            np.random.default_rng(5),
+        )
         assert [len(c) for c in a.counts] == [1, 2, 4, 8, 16] == [len(c) for c in b.counts]
         for ca, cb in zip(a.counts, b.counts, strict=True):
             diff = cb - ca
@@ -192,7 +234,7 @@ def test_tree_leaves_are_disjoint_and_pruned_buckets_have_no_leaf(rng):
         codes[leaf_id] = path[::-1]
     for r in np.flatnonzero(tree.record_leaf >= 0)[:100]:
         path = codes[tree.record_leaf[r]]
-        assert list(bits[r, :len(path)]) == path
+        assert list(bits[r, : len(path)]) == path
     assert np.all(tree.leaf_counts >= 5.0)
 
 
@@ -210,7 +252,7 @@ def test_balcan_cell_centres_lie_in_their_cells(rng):
     centre_bits = bal.grid_bits(centres, low, side, depth)
     for r in np.flatnonzero(tree.record_leaf >= 0):
         j = tree.record_leaf[r]
-        assert np.array_equal(bits[r, :levels[j]], centre_bits[j, :levels[j]])
+        assert np.array_equal(bits[r, : levels[j]], centre_bits[j, : levels[j]])
 
 
 # ---------------------------------------------------------------------------------- audits
@@ -224,8 +266,16 @@ def _count_audit(scale, seed):
 
 
 def _lsh_count_scale(**kw):
-    args = dict(epsilon=20.0, delta=1e-6, depth=20, count_share=0.2, radius=1.0, sum_l1=1.0,
-                mechanism="gaussian", neighbouring="add_remove")
+    args = dict(
+        epsilon=20.0,
+        delta=1e-6,
+        depth=20,
+        count_share=0.2,
+        radius=1.0,
+        sum_l1=1.0,
+        mechanism="gaussian",
+        neighbouring="add_remove",
+    )
     args.update(kw)
     return lsh.lsh_noise(**args)
 
@@ -252,13 +302,16 @@ def _sum_audit(scale, radius, seed):
     at the opposite boundary, both clipped to the public ball; first coordinate observed."""
     rng = np.random.default_rng(seed)
     centre = np.zeros(2)
-    a = np.array([[radius * 3.0, 0.0]])            # clipped to norm r
+    a = np.array([[radius * 3.0, 0.0]])  # clipped to norm r
     b = np.vstack([a, [[-radius * 5.0, 0.0]]])
     outs = []
     for X in (a, b):
         Xb, s = clip_records(X, None, None, centre, radius)
-        outs.append(noisy_group_sums(Xb, s, centre, np.zeros(len(X), dtype=int), 1, scale,
-                                     "gaussian", rng, size=200_000)[:, 0, 0])
+        outs.append(
+            noisy_group_sums(
+                Xb, s, centre, np.zeros(len(X), dtype=int), 1, scale, "gaussian", rng, size=200_000
+            )[:, 0, 0]
+        )
     return epsilon_lower_bound(*outs, delta=1e-3, rng=rng)
 
 
@@ -270,7 +323,7 @@ def test_lsh_leaf_sums_audit_passes_and_catches_half_sensitivity():
     sigma = _lsh_count_scale(radius=radius, epsilon=2.0)[1]
     claim = gaussian_epsilon(radius / sigma, 1e-3)
     assert _sum_audit(sigma, radius, 1) <= claim
-    assert _sum_audit(sigma / 2.0, radius, 1) > claim       # bug: sensitivity r / 2
+    assert _sum_audit(sigma / 2.0, radius, 1) > claim  # bug: sensitivity r / 2
 
 
 def _balcan_scales(neighbouring="add_remove"):
@@ -283,7 +336,7 @@ def test_balcan_partition_counts_audit():
     sigma = _balcan_scales()[0]
     claim = gaussian_epsilon(1.0 / sigma, 1e-3)
     assert _count_audit(sigma, 2) <= claim
-    assert _count_audit(sigma / 3.0, 2) > claim            # bug: levels not composed
+    assert _count_audit(sigma / 3.0, 2) > claim  # bug: levels not composed
 
 
 def _swap_audit(em_range, seed, eps=1.0):
@@ -292,8 +345,10 @@ def _swap_audit(em_range, seed, eps=1.0):
     exactly tau^2 (the range). Categorical output: the chosen swap."""
     rng = np.random.default_rng(seed)
     pool = np.array([[0.0], [1.0], [2.0]])
-    outs = [bal.choose_swap(Y, pool, np.array([0]), 1.0, eps, em_range, rng, size=200_000)
-            for Y in (np.array([[0.0]]), np.array([[0.0], [2.0]]))]
+    outs = [
+        bal.choose_swap(Y, pool, np.array([0]), 1.0, eps, em_range, rng, size=200_000)
+        for Y in (np.array([[0.0]]), np.array([[0.0], [2.0]]))
+    ]
     return epsilon_lower_bound(*outs, categorical=True, rng=rng)
 
 
@@ -321,12 +376,15 @@ def _recovery_audit(sigma_count, sigma_sum, seed, radius=2.0):
     counts, sums = [], []
     for X in (a, b):
         Xb, s = clip_records(X, None, None, centre, radius)
-        c, sm = bal.recovery_stats(Xb, s, centre, np.zeros(len(X), dtype=int), 1, sigma_count,
-                                   sigma_sum, rng, size=200_000)
+        c, sm = bal.recovery_stats(
+            Xb, s, centre, np.zeros(len(X), dtype=int), 1, sigma_count, sigma_sum, rng, size=200_000
+        )
         counts.append(c[:, 0])
         sums.append(sm[:, 0, 0])
-    return (epsilon_lower_bound(*counts, delta=1e-3, rng=rng),
-            epsilon_lower_bound(*sums, delta=1e-3, rng=rng))
+    return (
+        epsilon_lower_bound(*counts, delta=1e-3, rng=rng),
+        epsilon_lower_bound(*sums, delta=1e-3, rng=rng),
+    )
 
 
 @pytest.mark.audit
@@ -334,10 +392,11 @@ def test_balcan_recovery_audit():
     """Claims 0.74 (counts) and 1.69 (sums); measured 0.52 and 1.33, and 1.35 and 2.96 with
     half the noise."""
     radius = 2.0
-    _, sc, ss, _, _ = bal.balcan_noise(4.0, 1e-6, (0.2, 0.1, 0.7), 24, radius, 1.0, 2,
-                                       "add_remove")[0]
+    _, sc, ss, _, _ = bal.balcan_noise(
+        4.0, 1e-6, (0.2, 0.1, 0.7), 24, radius, 1.0, 2, "add_remove"
+    )[0]
     claim_c, claim_s = gaussian_epsilon(1.0 / sc, 1e-3), gaussian_epsilon(radius / ss, 1e-3)
     lb_c, lb_s = _recovery_audit(sc, ss, 4, radius)
     assert lb_c <= claim_c and lb_s <= claim_s
-    bug_c, bug_s = _recovery_audit(sc / 2.0, ss / 2.0, 4, radius)     # bug: half the noise
+    bug_c, bug_s = _recovery_audit(sc / 2.0, ss / 2.0, 4, radius)  # bug: half the noise
     assert bug_c > claim_c and bug_s > claim_s

@@ -1,4 +1,5 @@
 """CL-OMPR decoder (Keriven, Tremblay, Traonmilin & Gribonval, ICASSP 2017)."""
+
 import importlib
 
 import numpy as np
@@ -47,18 +48,31 @@ def test_gradients_are_analytic_and_correct(rng):
     s = rng.normal(size=40) + 1j * rng.normal(size=40)
     prob = clompr_mod._Problem(s / 10, op.frequencies, op.dither, -np.ones(3) * 5, np.ones(3) * 5)
     theta = np.concatenate([rng.normal(size=6), [0.4, 0.7]])
-    assert check_grad(lambda t: prob.objective(t, 2)[0], lambda t: prob.objective(t, 2)[1],
-                      theta) < 1e-5
+    assert (
+        check_grad(lambda t: prob.objective(t, 2)[0], lambda t: prob.objective(t, 2)[1], theta)
+        < 1e-5
+    )
     r_re, r_im = prob.s_re, prob.s_im
-    c = rng.normal(size=3 * 4)              # four points at once (the batched step 1)
-    assert check_grad(lambda v: prob.correlations(v, r_re, r_im)[0],
-                      lambda v: prob.correlations(v, r_re, r_im)[1], c) < 1e-5
+    c = rng.normal(size=3 * 4)  # four points at once (the batched step 1)
+    assert (
+        check_grad(
+            lambda v: prob.correlations(v, r_re, r_im)[0],
+            lambda v: prob.correlations(v, r_re, r_im)[1],
+            c,
+        )
+        < 1e-5
+    )
 
 
 def test_replicates_keep_the_smallest_residual(monkeypatch, rng):
     op = SketchOperator.draw(2, 20, 1.0, random_state=7)
-    runs = iter([(np.zeros((1, 2)), np.ones(1), 0.5), (np.ones((1, 2)), np.ones(1), 0.2),
-                 (2 * np.ones((1, 2)), np.ones(1), 0.3)])
+    runs = iter(
+        [
+            (np.zeros((1, 2)), np.ones(1), 0.5),
+            (np.ones((1, 2)), np.ones(1), 0.2),
+            (2 * np.ones((1, 2)), np.ones(1), 0.3),
+        ]
+    )
     monkeypatch.setattr(clompr_mod, "_single_run", lambda *a, **k: next(runs))
     centers, _, residual = clompr(np.ones(20, dtype=complex), op, 1, (-3, 3), n_replicates=3)
     assert residual == 0.2 and np.array_equal(centers, np.ones((1, 2)))

@@ -1,6 +1,7 @@
 """Dask-distributed sketching equals the single-process sketch (a sketch is a sum over records,
 so partitions can be sketched apart and added); a local cluster with 2 workers is started in the
 test."""
+
 import numpy as np
 import pytest
 
@@ -12,8 +13,9 @@ da = pytest.importorskip("dask.array")
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    )
     c = distributed.Client(cluster)
     yield c
     c.close()
@@ -35,7 +37,7 @@ def test_dask_files_equal_single_process(client, tmp_path):
     paths = []
     for i in range(3):
         paths.append(str(tmp_path / f"part{i}.npy"))
-        np.save(paths[-1], X[300 * i:300 * (i + 1)])
+        np.save(paths[-1], X[300 * i : 300 * (i + 1)])
     op = SketchOperator.draw(4, 30, 2.0, random_state=1)
     dist = sketch_dask(paths, op, 1, random_state=3, client=client)
     local = Sketch.from_files(paths, op, 1, random_state=3)

@@ -1,5 +1,6 @@
 """CompressiveKMeans and DPLloyd estimators: accounting, validation, utility (Schellekens et al., SPARS 2019;
 Su et al., CODASPY 2016)."""
+
 import importlib
 
 import numpy as np
@@ -24,15 +25,21 @@ def blobs():
 
 def test_ckm_fits_and_accounts(blobs):
     ledger = Ledger(3.0)
-    est = CompressiveKMeans(4, epsilon=1.0, bounds=(-10, 10), random_state=0, ledger=ledger).fit(blobs)
+    est = CompressiveKMeans(4, epsilon=1.0, bounds=(-10, 10), random_state=0, ledger=ledger).fit(
+        blobs
+    )
     assert est.cluster_centers_.shape == (4, 3) and est.sketch_.shape == (120,)
     assert relative_sse(blobs, est.cluster_centers_, TRUTH) < 1.1
     assert est.privacy_.kind == "pure" and est.privacy_.neighbouring == "replace"
     assert est.privacy_.epsilon == pytest.approx(1.0, abs=1e-12)
     assert ledger.spent[0] == pytest.approx(1.0)
-    assert 0 < est.frequency_scale_ and est.sketch_size_ == 120 and est.measurements_per_record_ == 120
-    assert np.array_equal(est.predict(TRUTH), np.argmin(
-        ((TRUTH[:, None] - est.cluster_centers_[None]) ** 2).sum(-1), axis=1))
+    assert (
+        0 < est.frequency_scale_ and est.sketch_size_ == 120 and est.measurements_per_record_ == 120
+    )
+    assert np.array_equal(
+        est.predict(TRUTH),
+        np.argmin(((TRUTH[:, None] - est.cluster_centers_[None]) ** 2).sum(-1), axis=1),
+    )
     # same seed, same result; the ledger refuses a fit beyond its budget before releasing
     again = clone(est.set_params(ledger=None)).fit(blobs)
     assert np.array_equal(again.sketch_, est.sketch_)
@@ -40,14 +47,18 @@ def test_ckm_fits_and_accounts(blobs):
         CompressiveKMeans(4, epsilon=2.5, bounds=(-10, 10), ledger=ledger).fit(blobs)
 
 
-@pytest.mark.parametrize("params,kind,neighbouring", [
-    ({"mechanism": "gaussian", "delta": 1e-6}, "approx", "replace"),
-    ({"neighbouring": "add_remove"}, "pure", "add_remove"),
-    ({"signature": "quantized", "measurements_per_record": 1}, "pure", "replace"),
-])
+@pytest.mark.parametrize(
+    "params,kind,neighbouring",
+    [
+        ({"mechanism": "gaussian", "delta": 1e-6}, "approx", "replace"),
+        ({"neighbouring": "add_remove"}, "pure", "add_remove"),
+        ({"signature": "quantized", "measurements_per_record": 1}, "pure", "replace"),
+    ],
+)
 def test_ckm_variants(blobs, params, kind, neighbouring):
-    est = CompressiveKMeans(4, epsilon=5.0, bounds=(-10, 10), random_state=1, n_replicates=1,
-                            **params).fit(blobs)
+    est = CompressiveKMeans(
+        4, epsilon=5.0, bounds=(-10, 10), random_state=1, n_replicates=1, **params
+    ).fit(blobs)
     assert est.privacy_.kind == kind and est.privacy_.neighbouring == neighbouring
     assert est.privacy_.epsilon == pytest.approx(5.0, abs=1e-12)
     assert relative_sse(blobs, est.cluster_centers_, TRUTH) < 1.5
@@ -62,11 +73,18 @@ def test_ckm_fit_sketch_from_blocks(blobs):
     assert relative_sse(blobs, est.cluster_centers_, TRUTH) < 1.05
 
 
-@pytest.mark.parametrize("params,match", [
-    ({"bounds": None}, "bounds"), ({"epsilon": 0.0}, "epsilon"), ({"n_replicates": 0}, "n_replicates"),
-    ({"signature": "sign"}, "signature"), ({"measurements_per_record": 1000}, "measurements_per_record"),
-    ({"frequency_scale": -1.0}, "frequency_scale"), ({"mechanism": "gaussian"}, "delta"),
-])
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        ({"bounds": None}, "bounds"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"n_replicates": 0}, "n_replicates"),
+        ({"signature": "sign"}, "signature"),
+        ({"measurements_per_record": 1000}, "measurements_per_record"),
+        ({"frequency_scale": -1.0}, "frequency_scale"),
+        ({"mechanism": "gaussian"}, "delta"),
+    ],
+)
 def test_ckm_validation(blobs, params, match):
     base = {"n_clusters": 4, "epsilon": 1.0, "bounds": (-10, 10), "sketch_size": 30}
     base.update(params)
@@ -78,18 +96,25 @@ def test_ckm_validation(blobs, params, match):
 
 # ---------------------------------------------------------------------------------- DPLloyd
 
+
 # one iteration (counts and sums) without a public n (su_iterations); SuLQ's five joint releases
-@pytest.mark.parametrize("init,n_mechanisms", [("uniform", 5), ("sphere_packing", 2),
-                                                ("private_box", 3 + 2)])
+@pytest.mark.parametrize(
+    "init,n_mechanisms", [("uniform", 5), ("sphere_packing", 2), ("private_box", 3 + 2)]
+)
 def test_dplloyd_fits_and_accounts(blobs, init, n_mechanisms):
     ledger = Ledger(10.0)
-    est = DPLloyd(4, epsilon=5.0, bounds=(-10, 10), init=init, random_state=0, ledger=ledger).fit(blobs)
+    est = DPLloyd(4, epsilon=5.0, bounds=(-10, 10), init=init, random_state=0, ledger=ledger).fit(
+        blobs
+    )
     assert est.privacy_.kind == "pure" and est.privacy_.neighbouring == "add_remove"
     assert est.privacy_.epsilon == pytest.approx(5.0, abs=1e-12)
     assert len(est.privacy_.mechanisms) == n_mechanisms
     # an add/remove release on a replace-one ledger costs twice its epsilon (group privacy)
     assert ledger.spent == (10.0, 0.0)
-    assert ledger.history[-1].relation == "add_remove" and ledger.history[-1].requested == (5.0, 0.0)
+    assert ledger.history[-1].relation == "add_remove" and ledger.history[-1].requested == (
+        5.0,
+        0.0,
+    )
     assert np.all(np.abs(est.cluster_centers_) <= 10)
     with pytest.raises(ValueError, match="bounds"):
         DPLloyd(4, bounds=None).fit(blobs)
@@ -124,8 +149,16 @@ def _dplloyd_audit(init, eps=1.0, seed=0):
     released centre; the init is fixed (it is data-independent)."""
     a, b = np.array([[0.0]]), np.array([[0.0], [1.0]])
     rng = np.random.default_rng(seed)
-    kw = dict(n_clusters=1, epsilon=eps, bounds=(-1, 1), n_iter=1, init=init, random_state=rng,
-              size=200_000, initial_centers=np.array([[0.5]]))
+    kw = dict(
+        n_clusters=1,
+        epsilon=eps,
+        bounds=(-1, 1),
+        n_iter=1,
+        init=init,
+        random_state=rng,
+        size=200_000,
+        initial_centers=np.array([[0.5]]),
+    )
     out_a = dplloyd_runs(a, **kw)[:, 0, 0]
     out_b = dplloyd_runs(b, **kw)[:, 0, 0]
     return epsilon_lower_bound(out_a, out_b, rng=rng)
@@ -145,5 +178,6 @@ def test_dplloyd_audit_catches_planted_bug(monkeypatch):
 
     def buggy(*a):
         return [(bc / 2, bs / 2) for bc, bs in real(*a)]
+
     monkeypatch.setattr(dpl_mod, "_iteration_scales", buggy)
     assert _dplloyd_audit("uniform") > 1.0

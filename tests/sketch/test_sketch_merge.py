@@ -1,5 +1,6 @@
 """Mergeable sketches: blocks, files, addition (a sketch is a sum over
 records; Schellekens et al., SPARS 2019, Sec. II, Eq. (2))."""
+
 import numpy as np
 import pytest
 
@@ -42,10 +43,12 @@ def test_file_chunks_equal_in_memory(tmp_path, rng, op, r):
     X = rng.normal(size=(1000, 3))
     np.save(tmp_path / "a.npy", X[:600])
     np.savetxt(tmp_path / "b.csv", X[600:], delimiter=",")
-    files = Sketch.from_files([tmp_path / "a.npy", tmp_path / "b.csv"], op, r, block_size=200,
-                              random_state=5)
-    blocks = Sketch.from_blocks([X[i:i + 200] for i in range(0, 1000, 200)], op, r,
-                                random_state=5)
+    files = Sketch.from_files(
+        [tmp_path / "a.npy", tmp_path / "b.csv"], op, r, block_size=200, random_state=5
+    )
+    blocks = Sketch.from_blocks(
+        [X[i : i + 200] for i in range(0, 1000, 200)], op, r, random_state=5
+    )
     assert files.count == 1000
     assert np.allclose(files.sum, blocks.sum, atol=1e-9)
 

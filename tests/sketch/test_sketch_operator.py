@@ -1,4 +1,5 @@
 """Frequencies and the sketch operator (Schellekens et al., SPARS 2019, Sec. II, Eqs. (2)-(3))."""
+
 import numpy as np
 import pytest
 
@@ -18,11 +19,12 @@ def test_c_f_constants():
 
 def test_default_scale_follows_public_box_and_k():
     k = d = 10
-    B = 3 * 2.5 * k ** (1 / d) + 4           # public box of Schellekens et al.'s mixture
+    B = 3 * 2.5 * k ** (1 / d) + 4  # public box of Schellekens et al.'s mixture
     assert 6.0 <= default_frequency_scale((-B, B), k, d) <= 10.0
     # doubling the box doubles sigma; more clusters shrink it
     assert default_frequency_scale((-2 * B, 2 * B), k, d) == pytest.approx(
-        4 * default_frequency_scale((-B, B), k, d))
+        4 * default_frequency_scale((-B, B), k, d)
+    )
     assert default_frequency_scale((-B, B), 20, d) < default_frequency_scale((-B, B), k, d)
     with pytest.raises(ValueError, match="bounds"):
         default_frequency_scale(None, k, d)
@@ -32,15 +34,18 @@ def test_default_scale_follows_public_box_and_k():
 def test_frequencies_scale_and_directions(law):
     om = draw_frequencies(5, 20000, 4.0, law, random_state=0)
     assert om.shape == (5, 20000)
-    radii = np.linalg.norm(om, axis=0) * 2.0      # times sigma = 2
-    expected = {"gaussian": np.sqrt(5) * 0.97, "folded_gaussian": np.sqrt(2 / np.pi),
-                "adapted_radius": None}[law]
+    radii = np.linalg.norm(om, axis=0) * 2.0  # times sigma = 2
+    expected = {
+        "gaussian": np.sqrt(5) * 0.97,
+        "folded_gaussian": np.sqrt(2 / np.pi),
+        "adapted_radius": None,
+    }[law]
     if expected is not None:
         assert radii.mean() == pytest.approx(expected, rel=0.05)
-    else:                                           # adapted radius: mode near 1.5, support [0, 8]
+    else:  # adapted radius: mode near 1.5, support [0, 8]
         assert 1.2 < np.median(radii) < 2.2 and radii.max() <= 8.0
     dirs = om / np.linalg.norm(om, axis=0)
-    assert np.abs(dirs.mean(axis=1)).max() < 0.03   # uniform directions
+    assert np.abs(dirs.mean(axis=1)).max() < 0.03  # uniform directions
 
 
 def test_frequencies_validation():
@@ -56,9 +61,9 @@ def test_contribution_norms_and_values(rng):
     X = rng.normal(size=(50, 3)) * 4
     op_e = SketchOperator.draw(3, 64, 1.0, random_state=1)
     z = op_e.contributions(X)
-    assert np.allclose(np.linalg.norm(z, axis=1), 1.0)       # ||z_x|| = 1 for f_e
+    assert np.allclose(np.linalg.norm(z, axis=1), 1.0)  # ||z_x|| = 1 for f_e
     op_q = SketchOperator.draw(3, 64, 1.0, signature="quantized", random_state=1)
-    assert not np.all(op_q.dither == 0)                          # f_q always dithered
+    assert not np.all(op_q.dither == 0)  # f_q always dithered
     zq = op_q.contributions(X) * 8.0
     assert set(np.unique(zq.real)) <= {-1.0, 1.0} and set(np.unique(zq.imag)) <= {-1.0, 1.0}
     t = X @ op_q.frequencies + op_q.dither
@@ -66,13 +71,15 @@ def test_contribution_norms_and_values(rng):
     assert np.array_equal(zq.imag, np.where(np.sin(t) >= 0, 1.0, -1.0))
 
 
-@pytest.mark.parametrize("signature,precision", [("complex_exp", "single"),
-                                                  ("complex_exp", "double"),
-                                                  ("quantized", "double")])
+@pytest.mark.parametrize(
+    "signature,precision",
+    [("complex_exp", "single"), ("complex_exp", "double"), ("quantized", "double")],
+)
 def test_dense_sum_matches_contributions(rng, signature, precision):
     X = rng.normal(size=(3000, 4)) * 3
-    op = SketchOperator.draw(4, 50, 2.0, signature=signature, dither=True, precision=precision,
-                             random_state=2)
+    op = SketchOperator.draw(
+        4, 50, 2.0, signature=signature, dither=True, precision=precision, random_state=2
+    )
     expected = op.contributions(X).sum(axis=0)
     got = op.masked_sum(X, 50, rng)
     tol = 1e-3 if precision == "single" else 1e-9
@@ -99,13 +106,19 @@ def test_masked_sum_is_unbiased(rng):
     assert np.allclose(est, full, atol=0.1)
 
 
-@pytest.mark.parametrize("signature,precision,r", [("complex_exp", "single", 500),
-                                                   ("quantized", "double", 500),
-                                                   ("complex_exp", "double", 1),
-                                                   ("complex_exp", "double", 5)])
+@pytest.mark.parametrize(
+    "signature,precision,r",
+    [
+        ("complex_exp", "single", 500),
+        ("quantized", "double", 500),
+        ("complex_exp", "double", 1),
+        ("complex_exp", "double", 5),
+    ],
+)
 def test_never_materialises_n_by_m(signature, precision, r):
     """An n x m float64 matrix here would take 80 MB; row blocks keep the peak near 2-8 MB."""
     import tracemalloc
+
     X = np.random.default_rng(0).normal(size=(20_000, 3))
     op = SketchOperator.draw(3, 500, 1.0, signature=signature, precision=precision, random_state=0)
     tracemalloc.start()

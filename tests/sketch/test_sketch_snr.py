@@ -1,4 +1,5 @@
 """SNR of Eq. (4) and the exact GMM sketch (Schellekens et al., SPARS 2019, Sec. III)."""
+
 import numpy as np
 import pytest
 
@@ -27,7 +28,7 @@ def test_closed_form_snr_matches_simulation(rng):
     op = SketchOperator.draw(2, m, 1.0, precision="double", random_state=1)
     z = gmm_true_sketch(op, means)
     releases = []
-    for _ in range(250):                        # fresh data, masks and noise every time
+    for _ in range(250):  # fresh data, masks and noise every time
         X = means[rng.integers(0, 2, n)] + rng.normal(size=(n, 2))
         releases.append(Sketch(op, r).update(X, random_state=rng).release(eps, random_state=rng))
     predicted = snr_complex_exp(z, n, m, r, sigma_xi(eps, n, m, r))

@@ -1,6 +1,7 @@
 """The Gibbs kernels as they were before the fused path (verbatim copies of ``z_update``,
 ``u_update``, ``sample_vector_bingham`` and ``acg_parameters``): the reference the tests compare
 the library's kernels with. Not part of the library."""
+
 import warnings
 
 import numpy as np
@@ -26,7 +27,7 @@ def acg_parameters(lam):
     p = lam.shape[-1]
     b = np.ones(lam.shape[:-1])
     two_lam = 2.0 * lam
-    add, big = np.add.reduce, np.maximum.reduce     # ufunc reductions: less call overhead
+    add, big = np.add.reduce, np.maximum.reduce  # ufunc reductions: less call overhead
     for _ in range(100):
         inv = np.add(b[..., None], two_lam)
         np.reciprocal(inv, out=inv)
@@ -67,17 +68,20 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
     lam = a.max(axis=1, keepdims=True) - a
     _, omega, log_m = acg_parameters(lam)
     scale = 1.0 / np.sqrt(omega)
-    weights = np.stack([np.ones_like(lam), lam, omega], axis=2)            # (B, p, 3)
+    weights = np.stack([np.ones_like(lam), lam, omega], axis=2)  # (B, p, 3)
     out = np.empty((B, p))
     pending = np.arange(B)
     used = 0
     while pending.size and used < max_proposals:
-        rows = slice(None) if pending.size == B else pending          # no gather in round 1
+        rows = slice(None) if pending.size == B else pending  # no gather in round 1
         w = rng.standard_normal((pending.size, _ROUND, p))
         w *= scale[rows, None, :]
-        sums = np.matmul(w * w, weights[rows])                             # (P, R, 3)
-        log_acc = (0.5 * p * np.log(sums[..., 2] / sums[..., 0])
-                   - sums[..., 1] / sums[..., 0] - log_m[rows, None])
+        sums = np.matmul(w * w, weights[rows])  # (P, R, 3)
+        log_acc = (
+            0.5 * p * np.log(sums[..., 2] / sums[..., 0])
+            - sums[..., 1] / sums[..., 0]
+            - log_m[rows, None]
+        )
         ok = np.log(rng.random((pending.size, _ROUND))) <= log_acc
         hit = ok.any(axis=1)
         first = ok.argmax(axis=1)
@@ -87,9 +91,12 @@ def sample_vector_bingham(a, rng, y0=None, max_proposals=100_000):
         pending = pending[~hit]
         used += _ROUND
     if pending.size:
-        warnings.warn(f"ACG rejection sampler exceeded {max_proposals} proposals for "
-                      f"{pending.size} row(s); used Hoff's coordinate Gibbs update instead",
-                      RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"ACG rejection sampler exceeded {max_proposals} proposals for "
+            f"{pending.size} row(s); used Hoff's coordinate Gibbs update instead",
+            RuntimeWarning,
+            stacklevel=2,
+        )
         if y0 is None:
             start = rng.standard_normal((pending.size, p))
             start /= np.linalg.norm(start, axis=1, keepdims=True)
@@ -117,7 +124,7 @@ def _gumbel_argmax_middle(logits, rng):
     slices instead of an argmax over a tiny trailing axis, and the finite-logit validation is
     skipped (the logits are -(eps/2) d^2 in [-eps/2, 0] by construction)."""
     C, k, m = logits.shape
-    noise = gumbel_perturbed(logits, rng)            # logits + Gumbel
+    noise = gumbel_perturbed(logits, rng)  # logits + Gumbel
     z = np.zeros((C, m), dtype=np.int64)
     best = noise[:, 0].copy()
     for ell in range(1, k):
@@ -154,23 +161,23 @@ def z_update(X, sq_norms, outer, U, kappa, rng):
     labels = np.arange(k)[None, :, None]
     step = max(1, _CHUNK_FLOATS // (C * k * max(q, d)))
     for start in range(0, n, step):
-        Xc = X[start:start + step]
+        Xc = X[start : start + step]
         m = len(Xc)
-        P = Wt @ Xc.T                                                    # (q*C*k, m)
+        P = Wt @ Xc.T  # (q*C*k, m)
         np.multiply(P, P, out=P)
-        proj2 = P.reshape(q, C * k, m).sum(axis=0)                       # ||U^T x||^2
-        proj2 -= sq_norms[start:start + m]
-        np.minimum(proj2, 0.0, out=proj2)                                # -d^2, clamped
+        proj2 = P.reshape(q, C * k, m).sum(axis=0)  # ||U^T x||^2
+        proj2 -= sq_norms[start : start + m]
+        np.minimum(proj2, 0.0, out=proj2)  # -d^2, clamped
         proj2 *= kappa
-        zc = _gumbel_argmax_middle(proj2.reshape(C, k, m), rng)          # (C, m)
-        z[:, start:start + m] = zc
+        zc = _gumbel_argmax_middle(proj2.reshape(C, k, m), rng)  # (C, m)
+        z[:, start : start + m] = zc
         onehot = (zc[:, None, :] == labels).reshape(C * k, m).astype(float)
         if outer is None:
             oc = triu_outer(Xc)
         elif outer.shape[1] == n_tri:
-            oc = outer[start:start + m]
+            oc = outer[start : start + m]
         else:
-            oc = outer[start:start + m][:, iu[0] * d + iu[1]]
+            oc = outer[start : start + m][:, iu[0] * d + iu[1]]
         A_tri += onehot @ oc
     A = np.empty((C * k, d, d))
     A[:, iu[0], iu[1]] = A_tri
@@ -206,18 +213,18 @@ def u_update(U, A, counts, kappa, rng):
             N = eye
         else:
             others = [j for j in range(q) if j != r]
-            N = np.linalg.qr(U[:, :, others], mode="complete")[0][:, :, q - 1:]   # (B, d, p)
+            N = np.linalg.qr(U[:, :, others], mode="complete")[0][:, :, q - 1 :]  # (B, d, p)
         M = np.matmul(N.transpose(0, 2, 1), np.matmul(A, N))
-        mu, V = np.linalg.eigh(M + M.transpose(0, 2, 1))   # symmetrised 2M: halve mu below
-        NV = np.matmul(N, V)                                                   # (B, d, p)
-        col = U[:, :, r:r + 1]
+        mu, V = np.linalg.eigh(M + M.transpose(0, 2, 1))  # symmetrised 2M: halve mu below
+        NV = np.matmul(N, V)  # (B, d, p)
+        col = U[:, :, r : r + 1]
 
-        def current(rows, NV=NV, col=col):                 # y0 for the Hoff fallback only
+        def current(rows, NV=NV, col=col):  # y0 for the Hoff fallback only
             return np.matmul(NV[rows].transpose(0, 2, 1), col[rows])[:, :, 0]
 
         y = sample_vector_bingham((0.5 * kappa) * mu, rng, y0=current)
         U[:, :, r] = np.matmul(NV, y[:, :, None])[:, :, 0]
-    Q, R = np.linalg.qr(U)                                                     # drift control
+    Q, R = np.linalg.qr(U)  # drift control
     signs = np.sign(np.diagonal(R, axis1=1, axis2=2))
     U = Q * np.where(signs == 0, 1.0, signs)[:, None, :]
     empty = np.flatnonzero(counts.reshape(B) == 0)

@@ -1,4 +1,5 @@
 """Vector-Bingham sampler (Kent, Ganeiber & Mardia 2018; Hoff 2009): exact moments, envelope validity, fallback."""
+
 import numpy as np
 import pytest
 
@@ -22,9 +23,9 @@ def sphere_moments(a):
     th = np.linspace(0, np.pi, 1201)[1:-1][:, None]
     ph = np.linspace(0, 2 * np.pi, 2401)[:-1][None, :]
     y = np.stack([np.sin(th) * np.cos(ph), np.sin(th) * np.sin(ph), np.cos(th) + 0 * ph])
-    lw = np.einsum("j,jab->ab", a, y ** 2)
+    lw = np.einsum("j,jab->ab", a, y**2)
     w = np.exp(lw - lw.max()) * np.sin(th)
-    return (y ** 2 * w).sum(axis=(1, 2)) / w.sum()
+    return (y**2 * w).sum(axis=(1, 2)) / w.sum()
 
 
 @pytest.mark.parametrize("conc", [0.5, 5.0, 50.0, 5e4])
@@ -33,7 +34,7 @@ def test_circle_moments_match_quadrature(conc):
     N = 100_000
     y = sample_vector_bingham(np.tile([conc, 0.0], (N, 1)), rng)
     np.testing.assert_allclose(np.linalg.norm(y, axis=1), 1.0, atol=1e-12)
-    m = (y[:, 0] ** 2)
+    m = y[:, 0] ** 2
     se = m.std() / np.sqrt(N) + 1e-12
     assert abs(m.mean() - circle_moment(conc)) < 5 * se
 
@@ -44,14 +45,14 @@ def test_sphere_moments_match_quadrature_and_detect_missing_rejection():
     N = 100_000
     exact = sphere_moments(a)
     y = sample_vector_bingham(np.tile(a, (N, 1)), rng)
-    se = (y ** 2).std(axis=0) / np.sqrt(N)
-    assert np.all(np.abs((y ** 2).mean(axis=0) - exact) < 5 * se)
+    se = (y**2).std(axis=0) / np.sqrt(N)
+    assert np.all(np.abs((y**2).mean(axis=0) - exact) < 5 * se)
     # planted bug: ACG proposals accepted without the rejection step
     lam = a.max() - a
     _, omega, _ = acg_parameters(lam[None])
     w = rng.standard_normal((N, 3)) / np.sqrt(omega)
     bad = w / np.linalg.norm(w, axis=1, keepdims=True)
-    assert np.any(np.abs((bad ** 2).mean(axis=0) - exact) > 5 * se)
+    assert np.any(np.abs((bad**2).mean(axis=0) - exact) > 5 * se)
 
 
 @pytest.mark.parametrize("p", [2, 3, 8, 42])
@@ -64,7 +65,7 @@ def test_envelope_bounds_target_and_acceptance_stays_bounded(p):
     np.testing.assert_allclose((1.0 / (b[:, None] + 2 * lam[None])).sum(), 1.0, atol=1e-10)
     w = rng.standard_normal((50_000, p)) / np.sqrt(omega)
     y = w / np.linalg.norm(w, axis=1, keepdims=True)
-    log_acc = -(y ** 2 * lam).sum(1) + p / 2 * np.log((y ** 2 * omega).sum(1)) - log_m
+    log_acc = -(y**2 * lam).sum(1) + p / 2 * np.log((y**2 * omega).sum(1)) - log_m
     assert log_acc.max() <= 1e-9
     assert np.exp(log_acc).mean() > 0.1
 
@@ -72,7 +73,7 @@ def test_envelope_bounds_target_and_acceptance_stays_bounded(p):
 def test_uniform_when_flat():
     rng = np.random.default_rng(3)
     y = sample_vector_bingham(np.zeros((50_000, 4)), rng)
-    np.testing.assert_allclose((y ** 2).mean(axis=0), 0.25, atol=0.01)
+    np.testing.assert_allclose((y**2).mean(axis=0), 0.25, atol=0.01)
 
 
 def test_hoff_coordinate_gibbs_matches_exact_moments():
@@ -83,7 +84,7 @@ def test_hoff_coordinate_gibbs_matches_exact_moments():
     y = hoff_coordinate_update(np.tile(a, (B, 1)), y, rng, n_sweeps=15)
     np.testing.assert_allclose(np.linalg.norm(y, axis=1), 1.0, atol=1e-12)
     exact = sphere_moments(a)
-    assert np.all(np.abs((y ** 2).mean(axis=0) - exact) < 0.06)
+    assert np.all(np.abs((y**2).mean(axis=0) - exact) < 0.06)
 
 
 def test_fallback_is_used_with_a_warning():

@@ -1,5 +1,6 @@
 """GibbsSubspaceClustering (Wang, Wang & Singh, NIPS 2015, Sec. 4.1): privacy labels, ledger,
 released chain, iter_fit, the release protocol, stream_steps, utility."""
+
 import numpy as np
 import pytest
 
@@ -9,8 +10,9 @@ from privclust.core.subspace import GibbsSubspaceClustering
 
 
 def test_privacy_label_and_mechanisms(two_planes):
-    g = GibbsSubspaceClustering(2, 2, epsilon=0.7, n_iter=20, n_chains=3, record_every=10,
-                                random_state=0).fit(two_planes.X)
+    g = GibbsSubspaceClustering(
+        2, 2, epsilon=0.7, n_iter=20, n_chains=3, record_every=10, random_state=0
+    ).fit(two_planes.X)
     assert g.privacy_.kind == "asymptotic" and g.privacy_.neighbouring == "replace"
     assert g.privacy_.epsilon == pytest.approx(0.7) and g.privacy_.delta == 0.0
     assert len(g.privacy_.mechanisms) == 1
@@ -21,24 +23,27 @@ def test_privacy_label_and_mechanisms(two_planes):
 
 def test_solver_init_is_not_private_and_warns(two_planes):
     with pytest.warns(PrivacyWarning, match="NOT private"):
-        g = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=10, n_chains=2, record_every=5,
-                                    init="kplanes", random_state=0).fit(two_planes.X)
+        g = GibbsSubspaceClustering(
+            2, 2, epsilon=1.0, n_iter=10, n_chains=2, record_every=5, init="kplanes", random_state=0
+        ).fit(two_planes.X)
     assert g.privacy_.kind == "none" and not g.privacy_.is_private
 
 
 def test_ledger_charged_before_sampling(two_planes):
     ledger = Ledger(1.0)
-    g = GibbsSubspaceClustering(2, 2, epsilon=0.6, n_iter=10, n_chains=2, record_every=5,
-                                ledger=ledger, random_state=0)
+    g = GibbsSubspaceClustering(
+        2, 2, epsilon=0.6, n_iter=10, n_chains=2, record_every=5, ledger=ledger, random_state=0
+    )
     g.fit(two_planes.X)
     assert ledger.spent[0] == pytest.approx(0.6)
-    g2 = GibbsSubspaceClustering(2, 2, epsilon=0.6, n_iter=10, n_chains=2, record_every=5,
-                                 ledger=ledger, random_state=0)
+    g2 = GibbsSubspaceClustering(
+        2, 2, epsilon=0.6, n_iter=10, n_chains=2, record_every=5, ledger=ledger, random_state=0
+    )
     with pytest.raises(BudgetExceeded):
         g2.fit(two_planes.X)
-    assert not hasattr(g2, "subspaces_")                          # nothing ran
+    assert not hasattr(g2, "subspaces_")  # nothing ran
     g3 = GibbsSubspaceClustering(2, 2, epsilon=0.2, n_chains=3, release="all", ledger=ledger)
-    with pytest.raises(BudgetExceeded):                           # 3 x 0.2 > 0.4 remaining
+    with pytest.raises(BudgetExceeded):  # 3 x 0.2 > 0.4 remaining
         next(g3.iter_fit(two_planes.X))
 
 
@@ -46,10 +51,12 @@ def test_released_chain_does_not_depend_on_data(two_planes, union_of_subspaces):
     other = union_of_subspaces(300, 6, 2, 2, noise=0.3, seed=9)
     picks = []
     for seed in range(6):
-        a = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=2, n_chains=5, record_every=1,
-                                    random_state=seed).fit(two_planes.X)
-        b = GibbsSubspaceClustering(2, 2, epsilon=1.0, n_iter=2, n_chains=5, record_every=1,
-                                    random_state=seed).fit(other.X)
+        a = GibbsSubspaceClustering(
+            2, 2, epsilon=1.0, n_iter=2, n_chains=5, record_every=1, random_state=seed
+        ).fit(two_planes.X)
+        b = GibbsSubspaceClustering(
+            2, 2, epsilon=1.0, n_iter=2, n_chains=5, record_every=1, random_state=seed
+        ).fit(other.X)
         assert a.released_chain_ == b.released_chain_
         picks.append(a.released_chain_)
     assert len(set(picks)) > 1
@@ -58,8 +65,9 @@ def test_released_chain_does_not_depend_on_data(two_planes, union_of_subspaces):
 
 
 def test_iter_fit_records_and_early_stop(two_planes):
-    g = GibbsSubspaceClustering(2, 2, epsilon=50.0, n_iter=60, n_chains=4, record_every=10,
-                                random_state=1)
+    g = GibbsSubspaceClustering(
+        2, 2, epsilon=50.0, n_iter=60, n_chains=4, record_every=10, random_state=1
+    )
     ref = two_planes.truth["subspaces"]
     recs = []
     for rec in g.iter_fit(two_planes.X, reference=ref):
@@ -84,11 +92,16 @@ def test_seeded_runs_are_reproducible(two_planes):
     np.testing.assert_array_equal(a.labels_, b.labels_)
 
 
-@pytest.mark.parametrize("kwargs,exc", [
-    ({"epsilon": 0.0}, ValueError), ({"epsilon": np.inf}, ValueError),
-    ({"n_chains": 0}, ValueError), ({"release": "best"}, ValueError),
-    ({"neighbouring": "add_remove"}, NotImplementedError),
-])
+@pytest.mark.parametrize(
+    "kwargs,exc",
+    [
+        ({"epsilon": 0.0}, ValueError),
+        ({"epsilon": np.inf}, ValueError),
+        ({"n_chains": 0}, ValueError),
+        ({"release": "best"}, ValueError),
+        ({"neighbouring": "add_remove"}, NotImplementedError),
+    ],
+)
 def test_parameter_validation(two_planes, kwargs, exc):
     with pytest.raises(exc):
         GibbsSubspaceClustering(2, 2, **kwargs).fit(two_planes.X)
@@ -100,8 +113,9 @@ def test_utility_close_at_large_epsilon_and_degrades_as_epsilon_falls(two_planes
     for eps in (1000.0, 10.0, 0.1):
         dist = []
         for seed in range(3):
-            g = GibbsSubspaceClustering(2, 2, epsilon=eps, n_iter=150, n_chains=1,
-                                        record_every=150, random_state=seed).fit(two_planes.X)
+            g = GibbsSubspaceClustering(
+                2, 2, epsilon=eps, n_iter=150, n_chains=1, record_every=150, random_state=seed
+            ).fit(two_planes.X)
             dist.append(wasserstein_subspaces(g.subspaces_, ref))
         med[eps] = np.median(dist)
     assert med[1000.0] < 0.15
@@ -111,14 +125,15 @@ def test_utility_close_at_large_epsilon_and_degrades_as_epsilon_falls(two_planes
 def test_array_init_is_not_private_and_validated(two_planes):
     ref = two_planes.truth["subspaces"]
     with pytest.warns(PrivacyWarning):
-        g = GibbsSubspaceClustering(2, 2, epsilon=1000.0, n_iter=5, n_chains=2, record_every=5,
-                                    init=ref, random_state=0).fit(two_planes.X)
+        g = GibbsSubspaceClustering(
+            2, 2, epsilon=1000.0, n_iter=5, n_chains=2, record_every=5, init=ref, random_state=0
+        ).fit(two_planes.X)
     assert g.privacy_.kind == "none"
     assert wasserstein_subspaces(g.subspaces_, ref) < 0.3
     ledger = Ledger(5.0)
     with pytest.raises(ValueError, match="init array"):
         GibbsSubspaceClustering(2, 2, init=ref[:, :, :1], ledger=ledger).fit(two_planes.X)
-    assert ledger.spent[0] == 0.0                       # refused before charging
+    assert ledger.spent[0] == 0.0  # refused before charging
 
 
 def _histories():
@@ -136,15 +151,16 @@ def _histories():
 def test_running_split_rhat_equals_split_rhat_at_every_length():
     from privclust.core.metrics import split_rhat
     from privclust.core.subspace.gibbs import RunningSplitRhat
+
     checked = 0
     for H in _histories():
-        acc = RunningSplitRhat(H.shape[0], capacity=4)      # also exercises the regrowth
+        acc = RunningSplitRhat(H.shape[0], capacity=4)  # also exercises the regrowth
         for r in range(H.shape[1]):
             got = acc.append(H[:, r])
             if r + 1 < 4:
                 assert np.isnan(got)
                 continue
-            h = H[:, :r + 1]
+            h = H[:, : r + 1]
             # split_rhat itself rounds at ~1e-9 on the last history (spread 1e-8 of the level);
             # R-hat is shift-invariant, so re-centred it is the same value, computed exactly
             assert got == pytest.approx(split_rhat(h), rel=1e-8, abs=0), (H.shape, r)
@@ -157,21 +173,24 @@ def test_running_split_rhat_equals_split_rhat_at_every_length():
     H = next(_histories())
     n = H.shape[1] // 2
     halves = np.concatenate([H[:, :n], H[:, -n:]])
-    slip = np.sqrt(((n - 1) / n * halves.var(axis=1).mean() + halves.mean(axis=1).var())
-                   / halves.var(axis=1).mean())
+    slip = np.sqrt(
+        ((n - 1) / n * halves.var(axis=1).mean() + halves.mean(axis=1).var())
+        / halves.var(axis=1).mean()
+    )
     assert abs(slip - split_rhat(H)) > 1e-3
 
 
 def test_running_split_rhat_edge_cases_match_split_rhat():
     from privclust.core.metrics import split_rhat
     from privclust.core.subspace.gibbs import RunningSplitRhat
+
     acc = RunningSplitRhat(2)
-    for _ in range(6):                                     # constant chains: W = 0
+    for _ in range(6):  # constant chains: W = 0
         got = acc.append([3.0, 3.0])
     assert np.isnan(got) and np.isnan(split_rhat(np.full((2, 6), 3.0)))
     acc = RunningSplitRhat(2)
     for v in (1.0, 1.0, 1.0, 1.0, 1.0):
-        got = acc.append([v, v + 1.0])                     # W = 0 < B: inf
+        got = acc.append([v, v + 1.0])  # W = 0 < B: inf
     assert got == np.inf == split_rhat(np.array([[1.0] * 5, [2.0] * 5]))
     acc = RunningSplitRhat(1)
     for v in (1.0, 2.0, 3.0):
@@ -182,8 +201,10 @@ def test_running_split_rhat_edge_cases_match_split_rhat():
 
 def test_iter_fit_rhat_is_split_rhat_of_the_cost_so_far(two_planes):
     from privclust.core.metrics import split_rhat
-    g = GibbsSubspaceClustering(2, 2, epsilon=2.0, n_iter=90, n_chains=3, record_every=5,
-                                random_state=4)
+
+    g = GibbsSubspaceClustering(
+        2, 2, epsilon=2.0, n_iter=90, n_chains=3, record_every=5, random_state=4
+    )
     for rec in g.iter_fit(two_planes.X):
         R = len(g.trace_["iteration"])
         assert rec["iteration"] == g.trace_["iteration"][-1] == 5 * R
@@ -200,6 +221,7 @@ def test_reference_and_init_are_checked_before_the_charge(two_planes):
     cannot pay for it and the curator refuses it, before anything runs."""
     from privclust.core import Curator
     from privclust.core.release.curator import PrivacyRefused
+
     ledger = Ledger(2.0)
     g = GibbsSubspaceClustering(2, 2, epsilon=0.4, n_chains=3, release="all", ledger=ledger)
     with pytest.raises(ValueError, match="reference"):
@@ -214,7 +236,9 @@ def test_reference_and_init_are_checked_before_the_charge(two_planes):
         with pytest.raises(ValueError, match="not private"):
             est.fit(two_planes.X)
         with pytest.raises(PrivacyRefused):
-            Curator(two_planes.X, ledger).release(GibbsSubspaceClustering(2, 2, n_iter=5, init=init))
+            Curator(two_planes.X, ledger).release(
+                GibbsSubspaceClustering(2, 2, n_iter=5, init=init)
+            )
         assert not hasattr(est, "subspaces_")
     assert ledger.history == []
     with pytest.raises(ValueError, match="solver"):
@@ -223,9 +247,17 @@ def test_reference_and_init_are_checked_before_the_charge(two_planes):
 
 def test_released_attributes_depend_on_release():
     assert GibbsSubspaceClustering().released_attributes() == (
-        "subspaces_", "labels_", "released_chain_")
+        "subspaces_",
+        "labels_",
+        "released_chain_",
+    )
     assert GibbsSubspaceClustering(release="all").released_attributes() == (
-        "subspaces_", "labels_", "released_chain_", "chain_subspaces_", "chain_labels_")
+        "subspaces_",
+        "labels_",
+        "released_chain_",
+        "chain_subspaces_",
+        "chain_labels_",
+    )
 
 
 def test_stream_steps_sends_records_then_the_released_state(two_planes):
@@ -237,8 +269,10 @@ def test_stream_steps_sends_records_then_the_released_state(two_planes):
     import threading
 
     from privclust.core.release.live import stream_steps
-    params = GibbsSubspaceClustering(2, 2, epsilon=3.0, n_iter=20, n_chains=2, record_every=5,
-                                     random_state=7).get_params()
+
+    params = GibbsSubspaceClustering(
+        2, 2, epsilon=3.0, n_iter=20, n_chains=2, record_every=5, random_state=7
+    ).get_params()
 
     def run(stop, p=params):
         r, w = mp.Pipe(duplex=False)
@@ -249,10 +283,11 @@ def test_stream_steps_sends_records_then_the_released_state(two_planes):
         while True:
             try:
                 out.append(r.recv())
-            except EOFError:          # stream_steps closed its end
+            except EOFError:  # stream_steps closed its end
                 break
         child.join()
         return out
+
     msgs = run(threading.Event())
     kinds = [m[0] for m in msgs]
     assert kinds.count("record") == 4 and kinds[-2:] == ["state", "done"]
@@ -269,8 +304,7 @@ def test_stream_steps_sends_records_then_the_released_state(two_planes):
     assert [m[0] for m in msgs] == ["record", "state", "state", "done"]
     assert msgs[-1][1] == "stopped" and msgs[-2][1]["n_iter_"] == 5
     with pytest.raises(ValueError, match="ledger=None"):
-        stream_steps(GibbsSubspaceClustering(ledger=Ledger(1.0)), two_planes.X, None, None,
-                     stop)
+        stream_steps(GibbsSubspaceClustering(ledger=Ledger(1.0)), two_planes.X, None, None, stop)
     [(kind, name, text)] = run(threading.Event(), dict(params, epsilon=-1.0))
     # scikit-learn's parameter validation (a ValueError) names the parameter
     assert kind == "error" and name == "InvalidParameterError" and "epsilon" in text
@@ -279,10 +313,25 @@ def test_stream_steps_sends_records_then_the_released_state(two_planes):
 @pytest.mark.parametrize("process", [False, True])
 def test_curator_live_release_samples_the_vouched_clone(two_planes, process):
     from privclust.core import Curator
+
     ledger = Ledger(5.0)
-    live = Curator(two_planes.X, ledger).live(
-        GibbsSubspaceClustering(2, 2, epsilon=0.5, n_iter=10, n_chains=2, record_every=5,
-                                release="all", random_state=3), process=process).start()
+    live = (
+        Curator(two_planes.X, ledger)
+        .live(
+            GibbsSubspaceClustering(
+                2,
+                2,
+                epsilon=0.5,
+                n_iter=10,
+                n_chains=2,
+                record_every=5,
+                release="all",
+                random_state=3,
+            ),
+            process=process,
+        )
+        .start()
+    )
     # charged once, in the parent, the whole amount (2 chains x 0.5), before sampling ends
     assert [(r.epsilon, r.relation) for r in ledger.history] == [(1.0, "replace")]
     assert live.join(60) and live.status == "finished", live.error
@@ -292,7 +341,12 @@ def test_curator_live_release_samples_the_vouched_clone(two_planes, process):
     progress = [live.queue.get_nowait() for _ in range(live.queue.qsize())]
     assert progress == [{"iteration": 5, "n_iter": 10}, {"iteration": 10, "n_iter": 10}]
     release = live.release
-    assert set(release.attributes) == {"subspaces_", "labels_", "released_chain_",
-                                       "chain_subspaces_", "chain_labels_"}
+    assert set(release.attributes) == {
+        "subspaces_",
+        "labels_",
+        "released_chain_",
+        "chain_subspaces_",
+        "chain_labels_",
+    }
     assert release.guarantee.kind == "asymptotic" and release.guarantee.epsilon == 1.0
     assert release.chain_labels_.shape == (2, 300) and release.subspaces_.shape == (2, 6, 2)

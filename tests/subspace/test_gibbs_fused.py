@@ -1,5 +1,6 @@
 """The Gibbs kernels against the pre-fusion reference (tests/subspace/_gibbs_reference.py) and
 the compiled path against the numpy path (Wang, Wang & Singh, NIPS 2015, Sec. 4.1)."""
+
 import numpy as np
 import pytest
 from _gibbs_reference import u_update as reference_u_update
@@ -98,6 +99,7 @@ def test_compiled_path_hands_the_same_rows_to_hoffs_update(monkeypatch):
     """With one proposal allowed per row, many column draws fall back to Hoff's update; the
     compiled path hands over the same rows at the same point of the random stream."""
     import privclust.core.subspace._bingham as bingham
+
     monkeypatch.setattr(bingham, "_MAX_PROPOSALS", 1)
     monkeypatch.setattr(bingham, "_ROUND", 1)
     X, sq, outer = _problem(q=3)
@@ -132,13 +134,15 @@ def test_the_chain_does_not_depend_on_the_number_of_threads(tmp_path):
     import subprocess
     import sys
     from pathlib import Path
+
     out = tmp_path / "chain.npy"
     env = dict(os.environ, **{_gibbs_fused.THREADS_VARIABLE: "2"})
     code = _THREADS_CHILD.format(here=str(Path(__file__).parent), out=str(out))
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=1200)
     U, z, nxt = _chain(*_problem(q=3), True, 3, 30, kappa=20.0)
     np.testing.assert_array_equal(
-        np.load(out), np.concatenate([U.ravel(), z.ravel().astype(float), [nxt]]))
+        np.load(out), np.concatenate([U.ravel(), z.ravel().astype(float), [nxt]])
+    )
 
 
 @needs_numba

@@ -1,5 +1,6 @@
 """Gibbs updates of the exponential-mechanism sampler (Wang, Wang & Singh, NIPS 2015, Sec. 4.1): z-update against the exact softmax, U-update against
 direct vector-Bingham draws (q = 1 and d = 3, q = 2), Haar draws for empty clusters."""
+
 import numpy as np
 
 from privclust.core.privacy import exponential_probabilities
@@ -15,14 +16,14 @@ def _unit_rows(rng, n, d):
 def test_z_update_frequencies_match_softmax_and_scatter_is_exact():
     rng = np.random.default_rng(0)
     X = _unit_rows(rng, 5, 4)
-    U1 = np.linalg.qr(rng.standard_normal((3, 4, 2)))[0]           # k = 3 bases (4 x 2)
+    U1 = np.linalg.qr(rng.standard_normal((3, 4, 2)))[0]  # k = 3 bases (4 x 2)
     C, eps = 40_000, 6.0
     U = np.broadcast_to(U1, (C, 3, 4, 2))
-    sq = (X ** 2).sum(1)
+    sq = (X**2).sum(1)
     z, A, counts = z_update(X, sq, None, U, eps / 2, rng)
     res = sq[:, None] - np.einsum("ndq->nd", np.einsum("nd,kdq->nkq", X, U1) ** 2)
-    expected = exponential_probabilities(-res, eps, 1.0)            # exp(-(eps/2) d^2), normalised
-    freq = (z[:, :, None] == np.arange(3)).mean(axis=0)             # (n, k)
+    expected = exponential_probabilities(-res, eps, 1.0)  # exp(-(eps/2) d^2), normalised
+    freq = (z[:, :, None] == np.arange(3)).mean(axis=0)  # (n, k)
     se = np.sqrt(expected * (1 - expected) / C)
     assert np.all(np.abs(freq - expected) < 5 * se + 1e-12)
     # planted bug: logits eps * d^2 instead of (eps/2) d^2
@@ -49,11 +50,12 @@ def test_z_update_triangle_outer_matches_full_and_none():
     scatter matrices still match the labels drawn."""
     rng = np.random.default_rng(5)
     X = _unit_rows(rng, 300, 5)
-    sq = (X ** 2).sum(1)
+    sq = (X**2).sum(1)
     U = np.linalg.qr(rng.standard_normal((4, 3, 5, 2)))[0]
     full = (X[:, :, None] * X[:, None, :]).reshape(300, 25)
-    out = [z_update(X, sq, o, U, 2.0, np.random.default_rng(1))
-           for o in (triu_outer(X), full, None)]
+    out = [
+        z_update(X, sq, o, U, 2.0, np.random.default_rng(1)) for o in (triu_outer(X), full, None)
+    ]
     for z, A, counts in out[1:]:
         np.testing.assert_array_equal(z, out[0][0])
         np.testing.assert_allclose(A, out[0][1], atol=1e-12)
@@ -66,8 +68,9 @@ def test_z_update_triangle_outer_matches_full_and_none():
             np.testing.assert_allclose(A[c, ell], Xl.T @ Xl, atol=1e-12)
     assert counts.sum() == 4 * 300
     import privclust.core.subspace.gibbs as gibbs_module
+
     old = gibbs_module._CHUNK_FLOATS
-    try:                                          # tiny chunks: one row per chunk
+    try:  # tiny chunks: one row per chunk
         gibbs_module._CHUNK_FLOATS = 1
         zc, Ac, cc = z_update(X, sq, triu_outer(X), U, 2.0, np.random.default_rng(1))
     finally:
@@ -121,7 +124,7 @@ def test_plane_normal_in_r3_follows_bingham():
         return np.einsum("ci,cj->ij", n, n) / C
 
     assert np.abs(normal_moment(kappa) - ref).max() < tol
-    assert np.abs(normal_moment(2 * kappa) - ref).max() > tol        # planted bug detected
+    assert np.abs(normal_moment(2 * kappa) - ref).max() > tol  # planted bug detected
 
 
 def test_empty_clusters_get_haar_bases_and_unfixed_qr_would_fail():
@@ -129,11 +132,12 @@ def test_empty_clusters_get_haar_bases_and_unfixed_qr_would_fail():
     C, d, q = 20_000, 4, 2
     U = np.broadcast_to(np.eye(d)[:, :q], (C, 1, d, q)).copy()
     out = u_update(U, np.zeros((C, 1, d, d)), np.zeros((C, 1)), 5.0, rng)[:, 0]
-    np.testing.assert_allclose(np.einsum("cdq,cdr->cqr", out, out),
-                               np.broadcast_to(np.eye(q), (C, q, q)), atol=1e-12)
+    np.testing.assert_allclose(
+        np.einsum("cdq,cdr->cqr", out, out), np.broadcast_to(np.eye(q), (C, q, q)), atol=1e-12
+    )
     se = 1 / np.sqrt(d * C)
     assert abs(out[:, 0, 0].mean()) < 5 * se and abs(out[:, 1, 1].mean()) < 5 * se
-    np.testing.assert_allclose((out ** 2).mean(axis=0), 1 / d, atol=0.02)
+    np.testing.assert_allclose((out**2).mean(axis=0), 1 / d, atol=0.02)
     # planted bug: QR without the sign fix is not Haar (LAPACK makes Q[0, 0] one-signed)
     bad = np.linalg.qr(rng.standard_normal((C, d, q)))[0]
     assert abs(bad[:, 0, 0].mean()) > 5 * se
@@ -146,5 +150,6 @@ def test_u_update_keeps_orthonormal_bases():
     U = np.linalg.qr(rng.standard_normal((3, 2, 6, 3)))[0]
     for _ in range(5):
         U = u_update(U, A, np.ones((3, 2)), 50.0, rng)
-    np.testing.assert_allclose(np.einsum("ckdq,ckdr->ckqr", U, U),
-                               np.broadcast_to(np.eye(3), (3, 2, 3, 3)), atol=1e-10)
+    np.testing.assert_allclose(
+        np.einsum("ckdq,ckdr->ckqr", U, U), np.broadcast_to(np.eye(3), (3, 2, 3, 3)), atol=1e-10
+    )

@@ -1,4 +1,5 @@
 """LRR (Liu et al. 2013) and TSC (Heckel & Bolcskei 2015) options."""
+
 import math
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Sample-and-aggregate (Wang, Wang & Singh, NIPS 2015, Sec. 3.1, Alg. 1): smooth bound on adversarial neighbours, audit of the noise
 step, projector representation, warnings, ledger and utility."""
+
 import math
 import warnings
 
@@ -53,10 +54,10 @@ def _configurations(rng, m, count):
         kind = rng.integers(3)
         if kind == 0:
             yield rng.random(m)
-        elif kind == 1:                       # two clusters of nearly equal size
+        elif kind == 1:  # two clusters of nearly equal size
             B = np.where(rng.random(m) < 0.5, 0.2, 0.8) + 0.01 * rng.standard_normal(m)
             yield np.clip(B, 0, 1)
-        else:                                 # tight majority cluster plus outliers
+        else:  # tight majority cluster plus outliers
             B = 0.5 + 0.002 * rng.standard_normal(m)
             out = rng.random(m) < rng.uniform(0.2, 0.45)
             B[out] = rng.random(out.sum())
@@ -88,19 +89,21 @@ def test_order_statistic_bound_is_smooth_upper_bound_on_adversarial_neighbours()
 
 def test_planted_bug_first_term_only_is_caught():
     """Dropping the max over k (S = 2 R_0) is not beta-smooth: the search must find it."""
+
     def first_term(D, s, beta):
         m = len(D)
         t0 = math.ceil((m + s) / 2) + 1
         r = np.sort(D, axis=1)
         t = t0 + s
         return 2.0 * (np.sort(r[:, t - 1])[s] if t <= m else 1.0)
+
     ls, smooth = _violations(first_term, beta=0.3, count=150)
     assert ls + smooth > 0
 
 
 def test_smooth_bound_degenerate_cases():
     D = np.zeros((11, 11))
-    assert smooth_bound(D, 4, 0.1, 2.0) == pytest.approx(4.0)       # t0 + s > m: 2 * diameter
+    assert smooth_bound(D, 4, 0.1, 2.0) == pytest.approx(4.0)  # t0 + s > m: 2 * diameter
     D = np.zeros((60, 60))
     # R_k = 0 until t0 + (k+1)s > m at k = 3 (t0 = 35): S = 2 * diameter * exp(-3 beta)
     assert smooth_bound(D, 8, 5.0, 2.0) == pytest.approx(2 * 2.0 * math.exp(-5.0 * 3))
@@ -145,8 +148,9 @@ def test_projector_vectors_round_trip_and_distances():
 def test_privacy_ledger_and_warnings(two_lines):
     ledger = Ledger(2000.0, 1e-3)
     with pytest.warns(PrivacyWarning) as rec:
-        sa = SampleAggregateSubspaceClustering(2, 1, epsilon=2.0, solver=KPlanes(n_init=2),
-                                               ledger=ledger, random_state=0).fit(two_lines.X)
+        sa = SampleAggregateSubspaceClustering(
+            2, 1, epsilon=2.0, solver=KPlanes(n_init=2), ledger=ledger, random_state=0
+        ).fit(two_lines.X)
     msgs = " ".join(str(w.message) for w in rec)
     assert "epsilon > 1" in msgs and "too small" in msgs
     n = 1000
@@ -158,8 +162,15 @@ def test_privacy_ledger_and_warnings(two_lines):
 
 
 def test_parameter_validation(two_lines):
-    for kwargs in ({"epsilon": -1.0}, {"delta": 1.5}, {"n_subsets": 1}, {"n_subsets": 1000},
-                   {"smooth_bound": "max"}, {"subsampling": "bootstrap"}, {"solver": "pca"}):
+    for kwargs in (
+        {"epsilon": -1.0},
+        {"delta": 1.5},
+        {"n_subsets": 1},
+        {"n_subsets": 1000},
+        {"smooth_bound": "max"},
+        {"subsampling": "bootstrap"},
+        {"solver": "pca"},
+    ):
         with pytest.raises(ValueError):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PrivacyWarning)
@@ -168,6 +179,7 @@ def test_parameter_validation(two_lines):
 
 def test_independent_subsampling_respects_s():
     from privclust.core.subspace.sample_aggregate import subsets
+
     rng = np.random.default_rng(0)
     idx = subsets(400, 16, 4, "independent", rng)
     assert idx.shape == (16, 25) and np.bincount(idx.ravel()).max() <= 4
@@ -179,9 +191,17 @@ def test_utility_close_at_large_epsilon_and_monotone(two_lines):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         for eps in (1000.0, 100.0, 1.0):
-            dist = [wasserstein_subspaces(SampleAggregateSubspaceClustering(
-                2, 1, epsilon=eps, solver=KPlanes(n_init=2), random_state=seed).fit(
-                    two_lines.X).subspaces_, two_lines.truth["subspaces"]) for seed in range(3)]
+            dist = [
+                wasserstein_subspaces(
+                    SampleAggregateSubspaceClustering(
+                        2, 1, epsilon=eps, solver=KPlanes(n_init=2), random_state=seed
+                    )
+                    .fit(two_lines.X)
+                    .subspaces_,
+                    two_lines.truth["subspaces"],
+                )
+                for seed in range(3)
+            ]
             med[eps] = np.median(dist)
     assert med[1000.0] < 0.05
     assert med[1000.0] <= med[100.0] < med[1.0]
@@ -189,6 +209,7 @@ def test_utility_close_at_large_epsilon_and_monotone(two_lines):
 
 class _CountingKPlanes(KPlanes):
     """KPlanes counting its fits (on the class: the estimator may clone its solver)."""
+
     fits = 0
 
     def fit(self, X, y=None):
@@ -200,52 +221,79 @@ def test_refused_charge_runs_nothing(two_lines):
     """The ledger is charged before the solvers or the noise run: a refused charge leaves the
     estimator unfitted and the ledger unchanged."""
     from privclust.core.privacy import BudgetExceeded
+
     ledger = Ledger(1.0, 1e-3)
-    sa = SampleAggregateSubspaceClustering(2, 1, epsilon=0.5, solver=KPlanes(n_init=1),
-                                           ledger=ledger, random_state=0)
+    sa = SampleAggregateSubspaceClustering(
+        2, 1, epsilon=0.5, solver=KPlanes(n_init=1), ledger=ledger, random_state=0
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         sa.fit(two_lines.X)
         assert ledger.spent[0] == pytest.approx(0.5)
-        big = SampleAggregateSubspaceClustering(2, 1, epsilon=0.6,
-                                                solver=_CountingKPlanes(n_init=1),
-                                                ledger=ledger, random_state=0)
+        big = SampleAggregateSubspaceClustering(
+            2, 1, epsilon=0.6, solver=_CountingKPlanes(n_init=1), ledger=ledger, random_state=0
+        )
         _CountingKPlanes.fits = 0
         with pytest.raises(BudgetExceeded):
             big.fit(two_lines.X)
-    assert _CountingKPlanes.fits == 0                 # no block was solved
+    assert _CountingKPlanes.fits == 0  # no block was solved
     assert not hasattr(big, "subspaces_") and not hasattr(big, "diagnostics_")
     assert ledger.spent[0] == pytest.approx(0.5)
 
 
 # Projector vectors released by the default aggregator (smooth sensitivity) on ``two_lines`` with
 # KPlanes(n_init=1), epsilon=2, random_state=0: an aggregator= option must leave that path as it is.
-_PINNED_PROJECTORS = np.array([
-    [0.13462078388223617, -0.36380242444872934, -0.0987822610563984, 0.30147291374873003,
-     0.4915741842305446, 0.1887632467637044, -0.5760852748453916, 0.0362423053038768,
-     -0.15642283334630278, 0.337562726583343],
-    [0.03955897648269836, 0.257220452455763, -0.03978807387781007, 0.09078918294723153,
-     0.836249658664506, -0.18293565898334477, 0.41742606244314595, 0.0200092490208696,
-     -0.06456943393281529, 0.10418211583192652]])
+_PINNED_PROJECTORS = np.array(
+    [
+        [
+            0.13462078388223617,
+            -0.36380242444872934,
+            -0.0987822610563984,
+            0.30147291374873003,
+            0.4915741842305446,
+            0.1887632467637044,
+            -0.5760852748453916,
+            0.0362423053038768,
+            -0.15642283334630278,
+            0.337562726583343,
+        ],
+        [
+            0.03955897648269836,
+            0.257220452455763,
+            -0.03978807387781007,
+            0.09078918294723153,
+            0.836249658664506,
+            -0.18293565898334477,
+            0.41742606244314595,
+            0.0200092490208696,
+            -0.06456943393281529,
+            0.10418211583192652,
+        ],
+    ]
+)
 
 
 def test_default_aggregator_unchanged(two_lines):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
-        fits = [SampleAggregateSubspaceClustering(2, 1, epsilon=2.0, solver=KPlanes(n_init=1),
-                                                  random_state=0, **kw).fit(two_lines.X)
-                for kw in ({}, {"aggregator": "smooth_sensitivity"})]
+        fits = [
+            SampleAggregateSubspaceClustering(
+                2, 1, epsilon=2.0, solver=KPlanes(n_init=1), random_state=0, **kw
+            ).fit(two_lines.X)
+            for kw in ({}, {"aggregator": "smooth_sensitivity"})
+        ]
     np.testing.assert_array_equal(fits[0].subspaces_, fits[1].subspaces_)
-    np.testing.assert_allclose(projector_vectors(fits[0].subspaces_), _PINNED_PROJECTORS,
-                               rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(
+        projector_vectors(fits[0].subspaces_), _PINNED_PROJECTORS, rtol=1e-7, atol=1e-9
+    )
     assert fits[0].get_params()["aggregator"] == "smooth_sensitivity"
 
 
 def test_canonical_order_is_invariant_to_permuting_subspaces():
     rng = np.random.default_rng(3)
-    sols = np.linalg.qr(rng.standard_normal((6, 3, 4, 2)))[0]          # m=6, k=3, d=4, q=2
+    sols = np.linalg.qr(rng.standard_normal((6, 3, 4, 2)))[0]  # m=6, k=3, d=4, q=2
     perms = [rng.permutation(3) for _ in range(6)]
-    perms[0] = np.array([2, 1, 0])                                       # at least one non-identity
+    perms[0] = np.array([2, 1, 0])  # at least one non-identity
     shuffled = np.stack([s[p] for s, p in zip(sols, perms, strict=True)])
     Y, Y2 = canonical_block_vectors(sols), canonical_block_vectors(shuffled)
     assert Y.shape == (6, 3 * 10)
@@ -278,15 +326,22 @@ def test_projector_box_is_valid_and_tight():
 
 def test_invalid_aggregator_raises_naming_the_parameter(two_lines):
     ledger = Ledger(10.0, 1e-3)
-    for kwargs in ({"aggregator": "one_cluster"}, {"aggregator": 3}, {"aggregator": None},
-                   {"aggregator": lambda *a: None, "subsampling": "independent"}):
+    for kwargs in (
+        {"aggregator": "one_cluster"},
+        {"aggregator": 3},
+        {"aggregator": None},
+        {"aggregator": lambda *a: None, "subsampling": "independent"},
+    ):
         with pytest.raises(ValueError, match="aggregator"):
             SampleAggregateSubspaceClustering(2, 1, ledger=ledger, **kwargs).fit(two_lines.X)
     assert ledger.spent == (0.0, 0.0)
 
     def bad_guarantee(Y, epsilon, delta, bounds, rng):
         from privclust.core.privacy import Guarantee
+
         return np.full(Y.shape[1], 0.5), Guarantee(2 * epsilon, delta, "approx", "replace")
+
     with pytest.raises(ValueError, match="aggregator"):
-        SampleAggregateSubspaceClustering(2, 1, n_subsets=10, solver=KPlanes(n_init=1),
-                                          aggregator=bad_guarantee).fit(two_lines.X)
+        SampleAggregateSubspaceClustering(
+            2, 1, n_subsets=10, solver=KPlanes(n_init=1), aggregator=bad_guarantee
+        ).fit(two_lines.X)

@@ -1,5 +1,6 @@
 """SSC of Elhamifar & Vidal (2013): affine constraint, sparse-corruption term, zero records,
 agreement of the ADMM with direct convex solves, and real faces (Extended Yale B)."""
+
 import numpy as np
 import pytest
 from scipy.optimize import linprog, minimize
@@ -32,7 +33,7 @@ def test_affine_constraint_separates_affine_subspaces_linear_ssc_cannot(seed):
     affine = SparseSubspaceClustering(3, 2, preset="motion", random_state=0).fit(X)
     assert error(y, linear.labels_) > 0.10
     assert error(y, affine.labels_) <= 0.01
-    np.testing.assert_allclose(affine.coef_.sum(axis=0), 1.0, atol=5e-3)   # 1^T C = 1^T
+    np.testing.assert_allclose(affine.coef_.sum(axis=0), 1.0, atol=5e-3)  # 1^T C = 1^T
 
 
 def corrupted_subspaces(seed, k=3, q=3, d=60, n_per=40, frac=0.1, magnitude=10.0):
@@ -61,12 +62,12 @@ def test_sparse_corruption_term_absorbs_gross_errors(seed):
 
 def test_zero_and_near_zero_records_do_not_raise():
     X, y = affine_planes(0)
-    X = np.vstack([X, np.zeros(3), 1e-9 * X[0]])            # a black and a near-black record
+    X = np.vstack([X, np.zeros(3), 1e-9 * X[0]])  # a black and a near-black record
     for preset in (None, "faces", "motion"):
         est = SparseSubspaceClustering(3, 2, preset=preset, random_state=0).fit(X)
         assert np.all(np.isfinite(est.affinity_matrix_))
         assert est.labels_.shape == (len(X),)
-    assert np.all(est.coef_[:, -2] == 0)                    # the zero record: zero representation
+    assert np.all(est.coef_[:, -2] == 0)  # the zero record: zero representation
     assert error(y, est.labels_[:-2]) <= 0.01
 
 
@@ -74,7 +75,7 @@ def test_mu_definitions():
     X = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0], [0.0, 0.0]])
     mu, active, _ = _mu_z(X @ X.T)
     assert mu == 1.0 and active.tolist() == [True, True, True, False]
-    assert _mu_e(X.T) == 2.0                                 # l1 norms 1, 2, 2, 0
+    assert _mu_e(X.T) == 2.0  # l1 norms 1, 2, 2, 0
 
 
 def test_mu_z_with_corruption_term_uses_the_identity_columns():
@@ -84,7 +85,7 @@ def test_mu_z_with_corruption_term_uses_the_identity_columns():
     assert _mu_z(X @ X.T)[0] == pytest.approx(0.01)
     lam_e = 0.5
     mu, active, top = _mu_z(X @ X.T, X.T, lam_e)
-    np.testing.assert_allclose(top, [2.0, 2.0, 4.0, 0.02])   # max(|y_i^T y_j|, ||y_i||_inf / lam_e)
+    np.testing.assert_allclose(top, [2.0, 2.0, 4.0, 0.02])  # max(|y_i^T y_j|, ||y_i||_inf / lam_e)
     assert mu == pytest.approx(0.02) and active.all()
 
 
@@ -95,20 +96,28 @@ def test_admm_matches_columnwise_lasso(n, d, outliers):
     over the dictionary [Y_{-i}, I / lam_e] (scikit-learn's coordinate descent)."""
     X = np.random.default_rng(1).standard_normal((n, d))
     alpha = 5.0
-    C, _, E = ssc_coefficients(X, alpha, tol=1e-10, max_iter=50000, outliers=outliers,
-                               return_errors=True, single_precision=False)
+    C, _, E = ssc_coefficients(
+        X,
+        alpha,
+        tol=1e-10,
+        max_iter=50000,
+        outliers=outliers,
+        return_errors=True,
+        single_precision=False,
+    )
     lam_e = alpha / _mu_e(X.T)
     lam_z = alpha / (_mu_z(X @ X.T, X.T, lam_e) if outliers else _mu_z(X @ X.T))[0]
     for i in range(n):
-        others = np.r_[0:i, i + 1:n]
+        others = np.r_[0:i, i + 1 : n]
         D = X[others].T
         if outliers:
             D = np.hstack([D, np.eye(d) / lam_e])
-        fit = Lasso(alpha=1.0 / (lam_z * d), fit_intercept=False, tol=1e-14,
-                    max_iter=200000).fit(D, X[i])
-        np.testing.assert_allclose(C[others, i], fit.coef_[:n - 1], atol=1e-6)
+        fit = Lasso(alpha=1.0 / (lam_z * d), fit_intercept=False, tol=1e-14, max_iter=200000).fit(
+            D, X[i]
+        )
+        np.testing.assert_allclose(C[others, i], fit.coef_[: n - 1], atol=1e-6)
         if outliers:
-            np.testing.assert_allclose(E[:, i], fit.coef_[n - 1:] / lam_e, atol=1e-6)
+            np.testing.assert_allclose(E[:, i], fit.coef_[n - 1 :] / lam_e, atol=1e-6)
         assert C[i, i] == 0
 
 
@@ -121,7 +130,7 @@ def test_affine_admm_matches_direct_constrained_solve():
     C, _ = ssc_coefficients(X, alpha, tol=1e-10, max_iter=50000, affine=True)
     lam_z = alpha / _mu_z(X @ X.T)[0]
     for i in range(n):
-        others = np.r_[0:i, i + 1:n]
+        others = np.r_[0:i, i + 1 : n]
         D = X[others].T
         m = n - 1
 
@@ -135,15 +144,23 @@ def test_affine_admm_matches_direct_constrained_solve():
             g = -lam_z * D.T @ (X[i] - D @ c)
             return np.r_[1 + g, 1 - g]
 
-        cons = {"type": "eq", "fun": lambda v: (v[:m] - v[m:]).sum() - 1.0,
-                "jac": lambda v: np.r_[np.ones(m), -np.ones(m)]}
-        res = minimize(f, np.full(2 * m, 1.0 / m), jac=grad, bounds=[(0, None)] * (2 * m),
-                       constraints=[cons], method="SLSQP",
-                       options={"ftol": 1e-14, "maxiter": 2000})
+        cons = {
+            "type": "eq",
+            "fun": lambda v: (v[:m] - v[m:]).sum() - 1.0,
+            "jac": lambda v: np.r_[np.ones(m), -np.ones(m)],
+        }
+        res = minimize(
+            f,
+            np.full(2 * m, 1.0 / m),
+            jac=grad,
+            bounds=[(0, None)] * (2 * m),
+            constraints=[cons],
+            method="SLSQP",
+            options={"ftol": 1e-14, "maxiter": 2000},
+        )
         c = res.x[:m] - res.x[m:]
         np.testing.assert_allclose(C[others, i], c, atol=1e-5)
-        assert f(np.r_[np.maximum(C[others, i], 0), np.maximum(-C[others, i], 0)]) <= \
-            res.fun + 1e-8
+        assert f(np.r_[np.maximum(C[others, i], 0), np.maximum(-C[others, i], 0)]) <= res.fun + 1e-8
 
 
 @pytest.mark.parametrize("outliers", [False, True], ids=["Y=YC", "Y=YC+E"])
@@ -153,13 +170,20 @@ def test_exact_program_matches_linear_program(outliers):
     rng = np.random.default_rng(3)
     n, d, alpha_e = 14, 6, 5.0
     X = rng.standard_normal((n, d))
-    C, it, E = ssc_coefficients(X, tol=1e-9, max_iter=100000, outliers=outliers,
-                                alpha_e=alpha_e, noise=False, return_errors=True,
-                                single_precision=False)
+    C, it, E = ssc_coefficients(
+        X,
+        tol=1e-9,
+        max_iter=100000,
+        outliers=outliers,
+        alpha_e=alpha_e,
+        noise=False,
+        return_errors=True,
+        single_precision=False,
+    )
     assert it < 100000
     lam_e = alpha_e / _mu_e(X.T)
     for i in range(n):
-        others = np.r_[0:i, i + 1:n]
+        others = np.r_[0:i, i + 1 : n]
         D = X[others].T
         m = n - 1
         cost = np.ones(2 * m)
@@ -171,16 +195,21 @@ def test_exact_program_matches_linear_program(outliers):
         assert res.status == 0
         c = C[others, i]
         value = np.abs(c).sum() + (lam_e * np.abs(E[:, i]).sum() if outliers else 0.0)
-        np.testing.assert_allclose(D @ c + E[:, i], X[i], atol=1e-6)     # feasible
-        assert value <= res.fun + 1e-6                                    # and optimal
-        np.testing.assert_allclose(c, res.x[:m] - res.x[m:2 * m], atol=1e-4)
+        np.testing.assert_allclose(D @ c + E[:, i], X[i], atol=1e-6)  # feasible
+        assert value <= res.fun + 1e-6  # and optimal
+        np.testing.assert_allclose(c, res.x[:m] - res.x[m : 2 * m], atol=1e-4)
         assert C[i, i] == 0
 
 
 def test_presets_and_explicit_parameters():
     est = SparseSubspaceClustering(2, 1, preset="faces")
-    assert est.resolved_params() == {"alpha": 20.0, "alpha_e": 20.0, "affine": False,
-                                     "outliers": True, "noise": False}
+    assert est.resolved_params() == {
+        "alpha": 20.0,
+        "alpha_e": 20.0,
+        "affine": False,
+        "outliers": True,
+        "noise": False,
+    }
     est = SparseSubspaceClustering(2, 1, preset="motion", alpha=100)
     assert est.resolved_params()["alpha"] == 100 and est.resolved_params()["affine"] is True
     assert SparseSubspaceClustering(2, 1).resolved_params()["outliers"] is False

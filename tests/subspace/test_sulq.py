@@ -1,6 +1,7 @@
 """SuLQ k-plane baseline (Wang, Wang & Singh, NIPS 2015, Sec. 5 and App. E; Blum, Dwork,
 McSherry & Nissim, PODS 2005): scatter sensitivity on adversarial neighbours, statistical audit
 of the noisy release, accounting, utility."""
+
 import math
 
 import numpy as np
@@ -38,11 +39,11 @@ def test_scatter_sensitivity_on_adversarial_neighbours():
         X1[7], X2[7] = x, y
         z1 = rng.integers(k, size=n)
         z2 = z1.copy()
-        z2[7] = rng.integers(k)                      # the changed record may switch cluster
+        z2[7] = rng.integers(k)  # the changed record may switch cluster
         diff = cluster_scatter(X1, z1, k) - cluster_scatter(X2, z2, k)
         worst = max(worst, np.linalg.norm(diff))
     assert worst <= scatter_sensitivity("replace") + 1e-12
-    assert worst > 1.4                                # the bound is attained (orthogonal pair)
+    assert worst > 1.4  # the bound is attained (orthogonal pair)
     # add/remove: one record's scatter has Frobenius norm <= 1
     for x, _ in _adversarial_pairs(rng, d, 50):
         assert np.linalg.norm(np.outer(x, x)) <= scatter_sensitivity("add_remove") + 1e-12
@@ -69,7 +70,7 @@ def test_noisy_scatter_audit_on_neighbouring_datasets():
     a = noisy_scatter(A, sens, rng, eps, delta, size=N)[:, 0, 0, 0]
     b = noisy_scatter(A2, sens, rng, eps, delta, size=N)[:, 0, 0, 0]
     assert epsilon_lower_bound(a, b, delta=delta, rng=rng) <= eps
-    a = noisy_scatter(A, sens / 8, rng, eps, delta, size=N)[:, 0, 0, 0]    # planted bug
+    a = noisy_scatter(A, sens / 8, rng, eps, delta, size=N)[:, 0, 0, 0]  # planted bug
     b = noisy_scatter(A2, sens / 8, rng, eps, delta, size=N)[:, 0, 0, 0]
     assert epsilon_lower_bound(a, b, delta=delta, rng=rng) > eps
 
@@ -90,8 +91,16 @@ def test_zcdp_conversion():
 def test_accounting_totals_and_ledger(accounting, two_planes):
     ds = two_planes
     ledger = Ledger(1.0, 1e-3)
-    est = SuLQSubspaceClustering(2, 2, epsilon=0.8, delta=1e-4, n_iter=7, accounting=accounting,
-                                 ledger=ledger, random_state=0).fit(ds.X)
+    est = SuLQSubspaceClustering(
+        2,
+        2,
+        epsilon=0.8,
+        delta=1e-4,
+        n_iter=7,
+        accounting=accounting,
+        ledger=ledger,
+        random_state=0,
+    ).fit(ds.X)
     g = est.privacy_
     assert g.kind == "approx" and len(g.mechanisms) == 7
     assert abs(g.epsilon - 0.8) < 1e-12 and abs(g.delta - 1e-4) < 1e-12
@@ -109,9 +118,13 @@ def test_zcdp_adds_less_noise_for_many_rounds(two_planes):
 
 def test_validation():
     X = np.random.default_rng(0).standard_normal((30, 4))
-    for kwargs, exc in [({"epsilon": 0}, ValueError), ({"delta": 0.0}, ValueError),
-                        ({"n_iter": 0}, ValueError), ({"accounting": "rdp"}, ValueError),
-                        ({"neighbouring": "cell"}, NotImplementedError)]:
+    for kwargs, exc in [
+        ({"epsilon": 0}, ValueError),
+        ({"delta": 0.0}, ValueError),
+        ({"n_iter": 0}, ValueError),
+        ({"accounting": "rdp"}, ValueError),
+        ({"neighbouring": "cell"}, NotImplementedError),
+    ]:
         with pytest.raises(exc):
             SuLQSubspaceClustering(2, 2, **kwargs).fit(X)
 
@@ -120,15 +133,24 @@ def test_utility_close_at_large_epsilon_and_monotone(union_of_subspaces):
     ds = union_of_subspaces(1000, 5, 3, 3, noise=0.01, seed=3)
     med = {}
     for eps in (1000.0, 10.0, 0.1):
-        med[eps] = np.median([wasserstein_subspaces(SuLQSubspaceClustering(
-            3, 3, epsilon=eps, n_iter=10, random_state=s).fit(ds.X).subspaces_,
-            ds.truth["subspaces"]) for s in range(3)])
+        med[eps] = np.median(
+            [
+                wasserstein_subspaces(
+                    SuLQSubspaceClustering(3, 3, epsilon=eps, n_iter=10, random_state=s)
+                    .fit(ds.X)
+                    .subspaces_,
+                    ds.truth["subspaces"],
+                )
+                for s in range(3)
+            ]
+        )
     assert med[1000.0] < 0.1
     assert med[1000.0] < med[10.0] < med[0.1]
 
 
 def test_large_delta_warns():
     from privclust.core.privacy import PrivacyWarning
+
     X = np.random.default_rng(0).standard_normal((30, 4))
     with pytest.warns(PrivacyWarning, match="exceeds 1/n"):
         est = SuLQSubspaceClustering(2, 2, delta=0.1, random_state=0).fit(X)
@@ -137,6 +159,7 @@ def test_large_delta_warns():
 
 def test_refused_charge_runs_nothing(two_planes):
     from privclust.core.privacy import BudgetExceeded
+
     ds = two_planes
     ledger = Ledger(1.0, 1e-3)
     SuLQSubspaceClustering(2, 2, epsilon=0.7, delta=1e-4, ledger=ledger, random_state=0).fit(ds.X)

@@ -29,7 +29,8 @@ MAX_BROWSERS = 512
 MAX_UPLOADS = 8
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{43}$")  # token_urlsafe(32)
 
-# the data choice a reload restores (public settings; an upload is named by its opaque id)
+# the data choice a reload restores and a change of which reloads the data (public settings; an
+# upload is named by its opaque id)
 CHOICE = (
     "source",
     "preset",

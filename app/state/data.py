@@ -4,6 +4,7 @@
 import param
 
 from ..safety import UploadError, parse_upload
+from .browsers import CHOICE
 
 PRESETS = {
     "union_of_subspaces": ("Union of subspaces (WWS15)", "subspace"),
@@ -139,18 +140,7 @@ class DataModel(param.Parameterized):
             self.registry_name = names[0]
         self.load()
 
-    @param.depends(
-        "source",
-        "preset",
-        "registry_name",
-        "n_samples",
-        "n_features",
-        "n_clusters",
-        "subspace_dim",
-        "noise",
-        "seed",
-        watch=True,
-    )
+    @param.depends(*CHOICE, watch=True)
     def load(self):
         """(Re)build the dataset from the current choice; errors go to ``error``."""
         if self.source == "preset" and self._sized_for != self.preset:

@@ -52,9 +52,9 @@ MODEL_NAME = re.compile(r'\\*"name\\*":\\*"([\w.]+)\\*"')
 # (offline, no CDN) and the page settings of privclust.app.notebook (own axes per plot, canvas
 # drawing, no request to another host).
 SETUP = """\
+import holoviews as hv
 import numpy as np
 import pandas as pd
-import holoviews as hv
 import panel as pn
 
 # Bokeh, HoloViews and Panel load their JavaScript from this kernel, never from a CDN: the
@@ -62,6 +62,7 @@ import panel as pn
 hv.extension("bokeh", logo=False, inline=True)
 pn.extension(throttled=True, inline=True)
 from privclust.app.notebook import configure_page
+
 configure_page()   # each plot on its own axes, drawn on a canvas; nothing fetched from elsewhere
 """
 # The clearly marked cell switching between teaching sizes and the paper's sizes.

@@ -194,11 +194,17 @@ class Ledger:
 
     Examples
     --------
-    >>> from privclust.core import Ledger
+    >>> import numpy as np
+    >>> from privclust.core import DPLloyd, Ledger
     >>> ledger = Ledger(epsilon=1.0, delta=1e-5)
-    >>> record = ledger.charge(0.25, what="a first release")
+    >>> X = np.random.default_rng(0).uniform(size=(200, 2))
+    >>> # a private estimator charges its ledger before it reads X; DPLloyd's epsilon is under
+    >>> # add/remove, so it costs twice as much in the ledger's replace-one unit
+    >>> _ = DPLloyd(n_clusters=2, epsilon=0.25, bounds=(0.0, 1.0), ledger=ledger).fit(X)
     >>> ledger.spent, ledger.remaining
-    ((0.25, 0.0), (0.75, 1e-05))
+    ((0.5, 0.0), (0.5, 1e-05))
+    >>> len(ledger.history)
+    1
     """
 
     def __init__(self, epsilon, delta=0.0, path=None, dataset=None, unit="replace"):

@@ -19,7 +19,7 @@ from functools import cached_property
 import param
 
 from privclust.core import algorithms as registry
-from privclust.core.privacy.estimator import PrivateEstimator
+from privclust.core.estimator import PrivateEstimator
 
 TASKS = {
     "subspace": "Subspace clustering",

@@ -37,12 +37,12 @@ _EXPORTS = {
     # the release protocol: the one door to non-public data
     "Curator": "release",
     "Release": "release",
-    "PrivateEstimator": "privacy.estimator",
+    "PrivateEstimator": "estimator",
     # public bounds from private quantiles (Smith, STOC 2011) and the owner's check of a box
-    "PrivateBounds": "privacy.bounds",
+    "PrivateBounds": "bounds",
     # public bounds from a noisy histogram over power-of-two buckets (order of magnitude)
-    "GeometricBounds": "privacy.geometric_bounds",
-    "forecast_geometric_bounds": "privacy.geometric_bounds",
+    "GeometricBounds": "bounds",
+    "forecast_geometric_bounds": "bounds",
     "outside_share": "data",
     # foundation
     "Guarantee": "privacy",
@@ -69,6 +69,7 @@ def __getattr__(name):
         "cocluster",
         "experiments",
         "release",
+        "bounds",
         "algorithms",
     ):
         return import_module(f"{__name__}.{name}")

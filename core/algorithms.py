@@ -5,7 +5,7 @@ serves, a human label, its non-private baseline, the constructor arguments every
 the planner's variants of it (:class:`PlannerVariant`: the settings the planner's twins run) --
 and names its class by module path, so that ``import privclust.core`` stays cheap: a class is
 imported only when it is used. Whether an entry is private is read from its class (a
-:class:`~privclust.core.privacy.estimator.PrivateEstimator`), never restated.
+:class:`~privclust.core.estimator.PrivateEstimator`), never restated.
 
 The planner (:mod:`privclust.core.experiments.planner`), the dashboard's catalogue and the
 release door read this table: adding an estimator is adding one entry to :data:`REGISTRY`, e.g.::
@@ -163,8 +163,8 @@ class Algorithm:
 
     @property
     def private(self):
-        """Is it a :class:`~privclust.core.privacy.estimator.PrivateEstimator`?"""
-        from .privacy.estimator import PrivateEstimator
+        """Is it a :class:`~privclust.core.estimator.PrivateEstimator`?"""
+        from .estimator import PrivateEstimator
 
         return issubclass(self.cls, PrivateEstimator)
 
@@ -351,7 +351,7 @@ REGISTRY = (
     # public bounds from private quantiles (Smith, STOC 2011)
     Algorithm(
         "private_bounds",
-        ".privacy.bounds:PrivateBounds",
+        ".bounds:PrivateBounds",
         "bounds",
         None,
         "Private bounds (quantiles)",
@@ -359,7 +359,7 @@ REGISTRY = (
     # a public box from a noisy histogram over power-of-two buckets per column
     Algorithm(
         "geometric_bounds",
-        ".privacy.geometric_bounds:GeometricBounds",
+        ".bounds:GeometricBounds",
         "bounds",
         None,
         "Geometric-bucket bounds",

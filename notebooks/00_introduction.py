@@ -506,14 +506,14 @@ pn.panel(hv.Overlay(bands).opts(
 # **A plan costs less than its parts.** A *plan* is a list of releases fixed before any of
 # them runs. Nothing in it depends on an earlier output, so the whole plan is one mechanism
 # and may be charged by a tight composition theorem instead of the sum of its parts (basic
-# composition). `privacy.plan_accounting.account_plan` maps each release's Laplace, Gaussian
+# composition). `privacy.accounting.plan_accounting.account_plan` maps each release's Laplace, Gaussian
 # and exponential-mechanism steps to events and composes their privacy loss distributions
 # (PLD; Koskela, Jälkö & Honkela, AISTATS 2020) with Google's `dp-accounting`, Rényi DP as a
 # cross-check (Mironov 2017). Here: two compressive k-means sketches with Gaussian noise and
 # one DPLloyd, all on the wine data.
 
 # %%
-from privclust.core.privacy.plan_accounting import account_plan
+from privclust.core.privacy.accounting.plan_accounting import account_plan
 
 fixed_plan = [pc.CompressiveKMeans(n_clusters=3, epsilon=1.0, bounds=BOX, mechanism="gaussian",
                                    delta=1e-7),

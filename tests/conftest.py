@@ -55,12 +55,12 @@ class _SealedRecords:
         self.shape = tuple(shape)
 
     def __array__(self, *args, **kwargs):
-        from privclust.core.privacy.estimator import DataAccessError
+        from privclust.core.estimator import DataAccessError
 
         raise DataAccessError("the records were read")
 
     def __getitem__(self, item):
-        from privclust.core.privacy.estimator import DataAccessError
+        from privclust.core.estimator import DataAccessError
 
         raise DataAccessError("the records were read")
 

@@ -528,7 +528,7 @@ class Lab(param.Parameterized):
         forecast (public facts only) says the result would be unreliable, unless
         ``settings.bounds_anyway``. Returns the Release or None."""
         from privclust.core import GeometricBounds
-        from privclust.core.privacy.geometric_bounds import exponents_for_range
+        from privclust.core.bounds.geometric_bounds import exponents_for_range
 
         s, curator = self.settings, self.ledger.curator
         if self.mode != "private" or curator is None:
@@ -590,7 +590,7 @@ class Lab(param.Parameterized):
         """What Suggest bounds can achieve on the loaded data's public shape, before anything
         is spent (:func:`privclust.core.forecast_geometric_bounds`); None without data."""
         from privclust.core import GeometricBounds
-        from privclust.core.privacy.geometric_bounds import exponents_for_range
+        from privclust.core.bounds.geometric_bounds import exponents_for_range
 
         ds, s = self.data.dataset, self.settings
         if ds is None:

@@ -16,7 +16,7 @@ total, through :meth:`privclust.core.experiments.planner.PlanResult.commit` and
 :meth:`privclust.core.release.Curator.release_plan`, and then its releases run; a plan that does
 not fit the remaining budget is refused before anything is charged or run.
 
-Totals are computed by :func:`privclust.core.privacy.plan_accounting.account_plan` (basic
+Totals are computed by :func:`privclust.core.privacy.accounting.plan_accounting.account_plan` (basic
 composition, Dwork & Roth 2014, Thm 3.16, and privacy loss distributions, Koskela, Jalko &
 Honkela, AISTATS 2020).
 """

@@ -54,7 +54,7 @@ def clip_row_sums(A, row_cap, name="X"):
     and floored entry-wise (so it keeps its proportions, rounded down, and sums to at most L);
     other rows are unchanged. Two clipped rows then differ in at most 2L units in total, which
     is what lets a cell-level release be charged on a record-level ledger (group privacy; see
-    :mod:`privclust.core.privacy.relations`). ``A``: a finite float64 matrix (ndarray or
+    :mod:`privclust.core.privacy.accounting.relations`). ``A``: a finite float64 matrix (ndarray or
     scipy.sparse CSR); every entry is first projected per record onto the count domain
     (negative entries become 0, non-integer ones are floored), so no finite input fails after a
     charge. Returns a new matrix of the same kind; ``A`` is not modified.

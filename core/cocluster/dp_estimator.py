@@ -1,14 +1,14 @@
 """DPTauCoClustering: the scikit-learn style estimator around DP-tauCC (Battaglia & Pensa,
 "Differentially private co-clustering with the Goodman-Kruskal tau", SDM 2025, Sec. 4), on the
-release protocol (:class:`~privclust.core.privacy.estimator.PrivateEstimator`)."""
+release protocol (:class:`~privclust.core.estimator.PrivateEstimator`)."""
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..constraints import POSITIVE_INT, RELATION, SHARE, Integral, Interval, Real
+from ..estimator import PrivateEstimator, check_positive_int
 from ..privacy import BudgetAccountant, Guarantee
-from ..privacy.estimator import PrivateEstimator, check_positive_int
-from ..privacy.relations import cell_steps
+from ..privacy.accounting.relations import cell_steps
 from ._aggregate import compact
 from ._inputs import check_count_matrix, check_n_clusters, clip_row_sums
 from ._tau import prototype_weights
@@ -29,7 +29,7 @@ EVAL_WARNING = (
 
 def row_cap_note(row_cap, cell_bound):
     """The warning attached to a fit whose rows were clipped to ``row_cap``; its factor is
-    the one the ledger charges (:func:`~privclust.core.privacy.relations.cell_steps`)."""
+    the one the ledger charges (:func:`~privclust.core.privacy.accounting.relations.cell_steps`)."""
     return (
         f"rows clipped to integer counts summing to at most row_cap={row_cap} before the "
         f"fit: on a record-level (replace-one) ledger one record costs "

@@ -17,8 +17,8 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.extmath import randomized_svd
 
 from ..constraints import DELTA, POSITIVE_INT, RELATION, Interval, Real
+from ..estimator import PrivateEstimator, check_positive_int, delta_param, epsilon_param
 from ..privacy import BudgetAccountant, gaussian
-from ..privacy.estimator import PrivateEstimator, check_positive_int, delta_param, epsilon_param
 from ._inputs import check_count_matrix
 
 NOT_PRIVATE_WARNING = (

@@ -31,7 +31,7 @@ Dong, J., Durfee, D. and Rogers, R. (2020). Optimal differential privacy composi
 
 import numpy as np
 
-from ..privacy.exponential import _em_logits
+from ..privacy.mechanisms.exponential import _em_logits
 from ._aggregate import project, table
 from ._inputs import clip_row_sums
 from .dp_taucc import _utilities, scale_utilities

@@ -1,9 +1,10 @@
-"""How well a box fits the records: the share of records outside it (data owner only).
+"""Public boxes: checking a public range (:func:`check_outer_bounds`) and how well a box fits
+the records (:func:`outside_share`, data owner only).
 
 NOT PRIVATE. :func:`outside_share` reads every record and returns an exact count; it is meant
 for the data owner's view (through :meth:`privclust.core.release.Curator.owner_evaluate`, which
 marks its result NOT PRIVATE and never stores or releases it), e.g. to judge a box suggested by
-:class:`privclust.core.privacy.bounds.PrivateBounds` before using it as the ``bounds`` of a
+:class:`privclust.core.bounds.PrivateBounds` before using it as the ``bounds`` of a
 release. Never show its result to anyone who may not see the raw data.
 """
 
@@ -101,3 +102,45 @@ def _outside_share_sparse(A, lower, upper, per_feature):
         zero_out, n - stored_per_col, 0
     )
     return share, out_per_col / n
+
+
+def check_outer_bounds(outer_bounds, n_features, name="outer_bounds"):
+    """The public outer range as two float arrays of length ``n_features``; ValueError naming
+    ``name`` otherwise (never computed from the data)."""
+    if outer_bounds is None:
+        raise ValueError(
+            f"{name} is required: give the public range (low, high) that the "
+            "bounds are searched in (scalars or one value per feature); it is "
+            "never read from the data"
+        )
+    if isinstance(outer_bounds, (str, bytes)):
+        raise ValueError(f"{name} must be a pair (low, high), got {outer_bounds!r}")
+    try:
+        low, high = outer_bounds
+        low = np.asarray(low, dtype=np.float64)
+        high = np.asarray(high, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be a pair (low, high) of numbers or length-{n_features} "
+            f"arrays, got {outer_bounds!r}"
+        ) from None
+    out = []
+    for arr, side in ((low, "low"), (high, "high")):
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n_features):
+            raise ValueError(
+                f"{name}: {side} must be a number or have length "
+                f"n_features={n_features}, got shape {arr.shape}"
+            )
+        out.append(np.broadcast_to(arr, (n_features,)).copy())
+    low, high = out
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+        raise ValueError(f"{name} must be finite")
+    if np.any(high <= low):
+        raise ValueError(f"{name} must satisfy low < high for every feature")
+    with np.errstate(over="ignore"):
+        if not np.all(np.isfinite(high - low)):
+            raise ValueError(
+                f"{name}: high - low must be a finite number for every feature "
+                "(the width of the range overflows float64)"
+            )
+    return low, high

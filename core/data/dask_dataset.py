@@ -30,6 +30,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from .box import check_outer_bounds
 from .record_key import RecordKeyAccumulator
 from .validation import DataFormatError
 
@@ -302,8 +303,6 @@ class DaskDataset:
             raise ValueError(f"block_rows must be a positive integer, got {self.block_rows!r}")
         if not isinstance(self.is_sparse, bool):
             raise ValueError(f"sparse must be True or False, got {self.is_sparse!r}")
-        from ..privacy.bounds import check_outer_bounds
-
         lower, upper = check_outer_bounds(self.box, int(d), name="box")
         if self.is_sparse and (np.any(lower > 0) or np.any(upper < 0)):
             raise ValueError(

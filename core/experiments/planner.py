@@ -923,14 +923,14 @@ class PlanResult:
     def cost(self, algorithm, epsilon):
         """(epsilon, delta) of one release of ``algorithm`` at ``epsilon`` in the ledger's unit
         (group-privacy conversion; a cell-level release needs ``row_cap`` in its settings)."""
-        from ..privacy.plan_accounting import account_plan
+        from ..privacy.accounting.plan_accounting import account_plan
 
         make = makers(self.facts.family)[algorithm]
         est = make(self.facts, float(epsilon), None, **self.settings.get(algorithm, {}))
         plan = getattr(est, "public_plan", None)
         if plan is None:  # an estimator not yet on the release protocol
             return float(epsilon), float(getattr(est, "delta", 0.0) or 0.0)
-        from ..privacy.relations import RelationError
+        from ..privacy.accounting.relations import RelationError
 
         try:
             return account_plan([est], self.facts.shape, self.facts.unit).basic
@@ -1140,7 +1140,7 @@ class PlanResult:
         Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy,
         Sec. 3.5.
         """
-        from ..privacy.plan_accounting import account_plan
+        from ..privacy.accounting.plan_accounting import account_plan
 
         releases = list(releases)
         if not releases:
@@ -1204,7 +1204,7 @@ class PlanResult:
             As :meth:`~privclust.core.release.Curator.release_plan`.
         """
         from ..privacy import BudgetExceeded
-        from ..privacy.plan_accounting import account_guarantees
+        from ..privacy.accounting.plan_accounting import account_guarantees
 
         planned = self.account(releases, delta=delta, accounting=accounting)
         ests = self.estimators(releases)

@@ -21,8 +21,8 @@ from ..constraints import (
     Real,
     StrOptions,
 )
+from ..estimator import PrivateEstimator
 from ..privacy import BudgetAccountant
-from ..privacy.estimator import PrivateEstimator
 from .good_center import AXIS_CHOICES, BOX_SIDES
 from .good_radius import VARIANTS
 from .noisy_avg import ball_members

@@ -29,9 +29,9 @@ from ..constraints import (
     StrOptions,
 )
 from ..data import clip_box, quantize
+from ..estimator import PrivateEstimator
 from ..privacy import BudgetAccountant, Guarantee, PrivacyWarning
 from ..privacy._validation import check_box, check_delta, check_epsilon
-from ..privacy.estimator import PrivateEstimator
 from .ball_counts import check_grid_step, min_grid_step
 from .good_center import AXIS_CHOICES, BOX_SIDES, check_good_center_budget, good_center
 from .good_radius import VARIANTS, good_radius

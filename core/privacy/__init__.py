@@ -1,38 +1,55 @@
 """privclust.core.privacy: DP primitives, guarantees, per-fit accounting and the budget ledger.
 
-Primitives: Laplace (Dwork, McSherry, Nissim & Smith 2006), Gaussian (classic, Dwork & Roth 2014;
-analytic, Balle & Wang 2018), exponential (McSherry & Talwar 2007; range-based, Dong, Durfee &
-Rogers 2020), quantiles by the exponential mechanism (Smith 2011), AboveThreshold (Dwork & Roth
-2014, Alg. 1), stable histogram (Vadhan 2016), composition, Haar/JL random matrices and smooth-sensitivity noise (Nissim, Raskhodnikova & Smith
-2007). Each takes an explicit
-``numpy.random.Generator`` and a ``size=`` batched form (N independent releases in one vectorised
-call) used by the statistical audits in :mod:`privclust.core.privacy.audit`.
+Two subpackages: :mod:`~privclust.core.privacy.mechanisms` (the noise: Laplace, Gaussian with
+analytic calibration, exponential, quantiles, AboveThreshold, stable histogram, random matrices,
+smooth sensitivity) and :mod:`~privclust.core.privacy.accounting` (guarantees, neighbouring
+relations, composition, the budget ledger, plan accounting). Beside them: the shared errors,
+:func:`as_generator`, and two modules that interpret a guarantee, :mod:`~privclust.core.privacy.audit`
+(statistical audits of a mechanism on neighbouring data sets) and
+:mod:`~privclust.core.privacy.risk` (what an epsilon means for one person). The public names of
+both subpackages are importable from here.
 
 Known limitation: noise is sampled in floating point with numpy, which is open to precision
-attacks (Mironov 2012); see :mod:`privclust.core.privacy.laplace`.
+attacks (Mironov 2012); see :mod:`privclust.core.privacy.mechanisms.laplace`.
 """
 
 from . import audit
-from .accountant import BudgetAccountant
-from .composition import advanced_composition, basic_composition
+from .accounting import (
+    KINDS,
+    NEIGHBOURINGS,
+    BudgetAccountant,
+    ChargeRecord,
+    Guarantee,
+    Ledger,
+    RelationError,
+    Spend,
+    advanced_composition,
+    basic_composition,
+    convert,
+)
 from .errors import BudgetExceeded, DuplicateRequest, PrivacyWarning
-from .exponential import (
+from .mechanisms import (
+    above_threshold,
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+    complex_laplace,
     exponential_mechanism,
     exponential_probabilities,
+    exponential_quantile_probabilities,
+    exponential_quantiles,
+    gaussian,
     gumbel_max,
     gumbel_perturbed,
+    haar_orthogonal,
+    haar_stiefel,
+    jl_matrix,
+    laplace,
+    smooth_sensitivity_gaussian,
+    smooth_sensitivity_parameters,
+    stable_histogram,
+    stable_histogram_threshold,
 )
-from .gaussian import analytic_gaussian_sigma, classic_gaussian_sigma, gaussian
-from .guarantee import KINDS, NEIGHBOURINGS, Guarantee, Spend
-from .histogram import stable_histogram, stable_histogram_threshold
-from .laplace import complex_laplace, laplace
-from .ledger import ChargeRecord, Ledger
-from .quantile import exponential_quantile_probabilities, exponential_quantiles
-from .random_matrices import haar_orthogonal, haar_stiefel, jl_matrix
-from .relations import RelationError, convert
 from .rng import as_generator
-from .smooth import smooth_sensitivity_gaussian, smooth_sensitivity_parameters
-from .sparse_vector import above_threshold
 
 __all__ = [
     "as_generator",

@@ -35,8 +35,8 @@ from sklearn.base import clone
 from ..algorithms import parameter_classes, private_classes
 from ..data import Dataset
 from ..data.dask_dataset import DaskDataset, dask_client
-from ..privacy.estimator import PrivateEstimator
-from ..privacy.ledger import Ledger
+from ..estimator import PrivateEstimator
+from ..privacy.accounting.ledger import Ledger
 from .codec import decode
 from .live import LiveRelease
 from .prepared import PreparedRelease, ReleaseFailed, charge, request_record
@@ -348,7 +348,7 @@ class Curator:
         """Commit a fixed plan: charge it ONCE at its tight total, then run every release.
 
         A plan chosen before any of its releases runs is one mechanism, so its cost is the
-        composition of all its steps (:mod:`privclust.core.privacy.plan_accounting`: privacy
+        composition of all its steps (:mod:`privclust.core.privacy.accounting.plan_accounting`: privacy
         loss distributions by default, ``accounting="rdp"`` or ``"basic"``), at ``delta``
         (default: the sum of the releases' deltas in the ledger's unit). Steps:
 
@@ -366,7 +366,7 @@ class Curator:
         still run; :class:`ReleaseFailed` is raised at the end with ``releases`` (those that
         succeeded) and ``failures`` (index, error type) attached.
         """
-        from ..privacy.plan_accounting import account_guarantees
+        from ..privacy.accounting.plan_accounting import account_guarantees
 
         estimators = list(estimators)
         if not estimators:

@@ -38,8 +38,8 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..privacy.accounting.guarantee import Guarantee
 from ..privacy.errors import DuplicateRequest
-from ..privacy.guarantee import Guarantee
 from ..privacy.rng import as_generator
 from .codec import decode, describe_params, encode
 from .record import Release

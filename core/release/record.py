@@ -5,7 +5,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from ..privacy.guarantee import Guarantee
+from ..privacy.accounting.guarantee import Guarantee
 from .codec import decode, encode
 
 

@@ -60,9 +60,7 @@ from ..constraints import (
     Interval,
     Real,
 )
-from ..privacy import BudgetAccountant, exponential_mechanism, jl_matrix
-from ..privacy._validation import check_rng
-from ..privacy.estimator import (
+from ..estimator import (
     CenterPredictorMixin,
     PrivateEstimator,
     check_choice,
@@ -70,6 +68,8 @@ from ..privacy.estimator import (
     delta_param,
     epsilon_param,
 )
+from ..privacy import BudgetAccountant, exponential_mechanism, jl_matrix
+from ..privacy._validation import check_rng
 from .lsh_coreset import KEEP_SIGMAS, LEAVES_PER_CLUSTER, weighted_kmeans
 from .prefix_tree import gdp_mu, grow_tree, noisy_counts
 from .public_ball import (

@@ -17,8 +17,8 @@ from ..constraints import (
     StrOptions,
 )
 from ..data import clip_box
+from ..estimator import CenterPredictorMixin, PrivateEstimator, delta_param, epsilon_param
 from ..privacy import BudgetAccountant, as_generator
-from ..privacy.estimator import CenterPredictorMixin, PrivateEstimator, delta_param, epsilon_param
 from ..release.prepared import PreparedRelease
 from .clompr import clompr, default_replicates
 from .frequencies import LAWS, _as_bounds, default_frequency_scale, default_sketch_size

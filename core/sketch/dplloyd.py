@@ -22,14 +22,14 @@ import numpy as np
 
 from ..constraints import BOUNDS, POSITIVE_INT, RELATION, StrOptions
 from ..data import clip_box
-from ..privacy import BudgetAccountant, as_generator
-from ..privacy.estimator import (
+from ..estimator import (
     CenterPredictorMixin,
     PrivateEstimator,
     check_choice,
     check_positive_int,
     epsilon_param,
 )
+from ..privacy import BudgetAccountant, as_generator
 from .frequencies import _as_bounds
 
 INITS = ("private_box", "sphere_packing", "uniform")

@@ -40,8 +40,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from ..constraints import BOUNDS, DELTA, POSITIVE_INT, RELATION, SHARE, Interval, Real, StrOptions
-from ..privacy import BudgetAccountant
-from ..privacy.estimator import (
+from ..estimator import (
     CenterPredictorMixin,
     PrivateEstimator,
     check_choice,
@@ -49,6 +48,7 @@ from ..privacy.estimator import (
     delta_param,
     epsilon_param,
 )
+from ..privacy import BudgetAccountant
 from .prefix_tree import NOISES, RecordPrefixes, add_noise, gdp_mu, grow_from_counts
 from .public_ball import (
     BallRecordsMixin,

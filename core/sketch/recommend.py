@@ -57,7 +57,7 @@ diffprivlib's mechanisms really receive more epsilon than asked, e.g. 1.41 at ep
 import math
 from dataclasses import dataclass, field
 
-from ..privacy.estimator import check_choice, check_positive_int, epsilon_param
+from ..estimator import check_choice, check_positive_int, epsilon_param
 
 # constructor (name in privclust.core) and fixed parameters of each recommendable method; the
 # other rows of EVIDENCE (diffprivlib, DPLloyd without a declared n, its older variants) are

@@ -16,9 +16,9 @@ import numpy as np
 from .._threads import single_thread
 from ..constraints import POSITIVE_INT, RELATION, StrOptions
 from ..data import clip_l2
+from ..estimator import PrivateEstimator, epsilon_param
 from ..metrics import gibbs_test_statistic, split_rhat, subspace_cost, wasserstein_subspaces
 from ..privacy import BudgetAccountant, PrivacyWarning, gumbel_perturbed, haar_stiefel
-from ..privacy.estimator import PrivateEstimator, epsilon_param
 from . import _bingham
 from . import _gibbs_fused as _fused
 from ._bingham import _hoff_fallback, sample_vector_bingham
@@ -302,7 +302,7 @@ class GibbsSubspaceClustering(PrivateEstimator):
     in detail there) by an exact vector-Bingham draw (see docs/algorithms.md, section 3).
 
     :meth:`fit` and :meth:`iter_fit` go through
-    :class:`~privclust.core.privacy.estimator.PrivateEstimator`: every parameter and ``reference``
+    :class:`~privclust.core.estimator.PrivateEstimator`: every parameter and ``reference``
     are checked from the parameters and the public shape, then ``ledger`` is charged the whole
     amount, then the records are read and sampling starts.
 

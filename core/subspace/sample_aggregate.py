@@ -25,6 +25,13 @@ from scipy.optimize import linear_sum_assignment
 
 from ..constraints import POSITIVE_DELTA, POSITIVE_INT, HasMethods, Integral, Interval, StrOptions
 from ..data import clip_l2
+from ..estimator import (
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    default_delta,
+    epsilon_param,
+)
 from ..privacy import (
     BudgetAccountant,
     Guarantee,
@@ -32,13 +39,6 @@ from ..privacy import (
     haar_stiefel,
     smooth_sensitivity_gaussian,
     smooth_sensitivity_parameters,
-)
-from ..privacy.estimator import (
-    PrivateEstimator,
-    check_choice,
-    check_positive_int,
-    default_delta,
-    epsilon_param,
 )
 from ._smooth_bound import centre_index, smooth_bound
 from .solvers import make_solver
@@ -229,7 +229,7 @@ class SampleAggregateSubspaceClustering(PrivateEstimator):
     the solver, the aggregator and, when it can state it in advance, the aggregator's guarantee)
     is checked from the parameters and the public shape, and the (data-independent) subsets are
     drawn, before ``ledger`` is charged; the records are read only after the charge (base class
-    :class:`~privclust.core.privacy.estimator.PrivateEstimator`).
+    :class:`~privclust.core.estimator.PrivateEstimator`).
 
     Warnings (PrivacyWarning, also listed in ``privacy_.warnings``; all from public values):
     epsilon > 1 (the smooth-sensitivity calibration is proven for small epsilon), and

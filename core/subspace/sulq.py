@@ -15,19 +15,19 @@ import numpy as np
 from .._threads import single_threaded
 from ..constraints import POSITIVE_DELTA, POSITIVE_INT, RELATION, StrOptions
 from ..data import clip_l2
+from ..estimator import (
+    PrivateEstimator,
+    check_choice,
+    check_positive_int,
+    default_delta,
+    epsilon_param,
+)
 from ..privacy import (
     BudgetAccountant,
     PrivacyWarning,
     analytic_gaussian_sigma,
     gaussian,
     haar_stiefel,
-)
-from ..privacy.estimator import (
-    PrivateEstimator,
-    check_choice,
-    check_positive_int,
-    default_delta,
-    epsilon_param,
 )
 from .projection import squared_residuals
 
@@ -159,7 +159,7 @@ class SuLQSubspaceClustering(PrivateEstimator):
 
     Every parameter is checked from the parameters and the public shape, then ``ledger`` is
     charged, then the records are read (base class
-    :class:`~privclust.core.privacy.estimator.PrivateEstimator`).
+    :class:`~privclust.core.estimator.PrivateEstimator`).
 
     References
     ----------

@@ -11,8 +11,8 @@ from privclust.app import catalogue
 from privclust.app.safety import UploadError, escape, parse_upload
 from privclust.app.state import Lab, SettingsModel
 from privclust.core import PrivateEstimator
+from privclust.core.estimator import check_positive_int, epsilon_param
 from privclust.core.privacy import Guarantee, Ledger
-from privclust.core.privacy.estimator import check_positive_int, epsilon_param
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

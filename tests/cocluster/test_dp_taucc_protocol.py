@@ -9,8 +9,8 @@ import scipy.sparse as sp
 from privclust.core import Curator, DPTauCoClustering
 from privclust.core.cocluster._inputs import clip_row_sums
 from privclust.core.data import make_block_counts
+from privclust.core.estimator import PrivateEstimator
 from privclust.core.privacy import Ledger
-from privclust.core.privacy.estimator import PrivateEstimator
 
 
 @pytest.fixture(scope="module")

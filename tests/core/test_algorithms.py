@@ -9,8 +9,8 @@ import pytest
 
 import privclust.core as core
 from privclust.core import algorithms as registry
+from privclust.core.estimator import PrivateEstimator
 from privclust.core.experiments.planner import PublicFacts, makers
-from privclust.core.privacy.estimator import PrivateEstimator
 
 
 def _exported_private_classes():

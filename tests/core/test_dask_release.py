@@ -25,10 +25,10 @@ from privclust.core import (
     OneCluster,
     PrivateBounds,
 )
+from privclust.core.bounds.partitioned_bounds import _histogram_block, bin_logits
 from privclust.core.data import clip_box
 from privclust.core.data.dask_dataset import SCHEDULER_SETTING, DaskDataset, dask_client, project
 from privclust.core.data.validation import DataFormatError
-from privclust.core.privacy.partitioned_bounds import _histogram_block, bin_logits
 from privclust.core.release.vouch import PrivacyRefused
 from privclust.core.sketch.dplloyd import _cluster_stats, dplloyd_runs
 from privclust.core.sketch.partitioned import PartitionSums

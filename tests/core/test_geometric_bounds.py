@@ -16,14 +16,14 @@ from sklearn.datasets import load_wine
 
 import privclust.core as core
 from privclust.core import Curator, GeometricBounds, Ledger, forecast_geometric_bounds
-from privclust.core.privacy import geometric_bounds as gb
-from privclust.core.privacy.audit import epsilon_lower_bound
-from privclust.core.privacy.estimator import DataAccessError
-from privclust.core.privacy.geometric_bounds import (
+from privclust.core.bounds import geometric_bounds as gb
+from privclust.core.bounds.geometric_bounds import (
     bucket_edges,
     exponents_for_range,
     geometric_bounds,
 )
+from privclust.core.estimator import DataAccessError
+from privclust.core.privacy.audit import epsilon_lower_bound
 
 N_AUDIT = 200_000
 AUDIT_EXPONENTS = (0, 1)  # buckets [-4,-2) [-2,-1) (-1,1) [1,2) [2,4)

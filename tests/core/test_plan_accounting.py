@@ -7,7 +7,7 @@ import pytest
 
 from privclust.core.cocluster.dp_estimator import DPTauCoClustering
 from privclust.core.privacy import BudgetExceeded, Guarantee, Ledger, analytic_gaussian_sigma
-from privclust.core.privacy.plan_accounting import (
+from privclust.core.privacy.accounting.plan_accounting import (
     PlanEvent,
     account_guarantees,
     account_plan,
@@ -17,7 +17,7 @@ from privclust.core.privacy.plan_accounting import (
     events_for_guarantee,
     gaussian_epsilon,
 )
-from privclust.core.privacy.relations import RelationError
+from privclust.core.privacy.accounting.relations import RelationError
 from privclust.core.privacy.risk import max_posterior, odds_factor, risk_sentence, risk_table
 from privclust.core.release import Curator
 from privclust.core.release.curator import PrivacyRefused

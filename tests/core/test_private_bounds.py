@@ -21,14 +21,14 @@ from scipy import stats
 
 import privclust.core as core
 from privclust.core import Curator, Ledger, PrivateBounds, outside_share
+from privclust.core.bounds import quantile_bounds as bounds_module
+from privclust.core.bounds.quantile_bounds import private_bounds
 from privclust.core.data import Dataset
+from privclust.core.estimator import DataAccessError
 from privclust.core.privacy import BudgetExceeded
-from privclust.core.privacy import bounds as bounds_module
-from privclust.core.privacy import quantile as quantile_module
 from privclust.core.privacy.audit import epsilon_lower_bound
-from privclust.core.privacy.bounds import private_bounds
-from privclust.core.privacy.estimator import DataAccessError
-from privclust.core.privacy.quantile import (
+from privclust.core.privacy.mechanisms import quantile as quantile_module
+from privclust.core.privacy.mechanisms.quantile import (
     exponential_quantile_probabilities,
     exponential_quantiles,
 )

@@ -27,11 +27,11 @@ from sklearn.cluster import KMeans
 import privclust.core as core
 from privclust.core import Curator as CoreCurator
 from privclust.core import DPLloyd, Ledger, Release
+from privclust.core import estimator as estimator_module
 from privclust.core.data import Dataset
+from privclust.core.estimator import PrivateEstimator
 from privclust.core.privacy import BudgetAccountant, BudgetExceeded, Guarantee
-from privclust.core.privacy import estimator as estimator_module
-from privclust.core.privacy.estimator import PrivateEstimator
-from privclust.core.privacy.relations import RelationError
+from privclust.core.privacy.accounting.relations import RelationError
 from privclust.core.release import PrivacyRefused, ReleaseFailed
 from privclust.core.release.codec import decode, dumps, encode, loads
 

@@ -13,7 +13,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import privclust.core as core
-from privclust.core.privacy.estimator import PrivateEstimator
+from privclust.core.estimator import PrivateEstimator
 
 # scikit-learn's test data are standard normal with a few outliers; the box only has to be public
 BOX = (-10.0, 10.0)

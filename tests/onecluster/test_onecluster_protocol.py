@@ -10,10 +10,10 @@ import pytest
 
 from privclust.core import Curator, OneCluster, PrivateKBalls
 from privclust.core.data import make_planted_ball
+from privclust.core.estimator import PrivateEstimator
 from privclust.core.onecluster.ball_counts import min_grid_step
 from privclust.core.onecluster.one_cluster import default_grid_step
 from privclust.core.privacy import Ledger
-from privclust.core.privacy.estimator import PrivateEstimator
 
 gc_mod = importlib.import_module("privclust.core.onecluster.good_center")
 

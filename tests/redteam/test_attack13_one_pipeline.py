@@ -296,7 +296,7 @@ def test_one_app_release_builds_plans_and_clones_once(ledger_env, csv_bytes, mon
 
     from privclust.app import catalogue
     from privclust.app.state import Lab
-    from privclust.core.privacy.estimator import PrivateEstimator
+    from privclust.core.estimator import PrivateEstimator
     from privclust.core.release import prepared as prepared_module
 
     lab = Lab()

@@ -23,8 +23,8 @@ from sklearn.base import clone
 
 import privclust.core as core
 from privclust.core.data import make_block_counts, make_union_of_subspaces
+from privclust.core.estimator import DataAccessError, PrivateEstimator
 from privclust.core.privacy import BudgetExceeded, Ledger
-from privclust.core.privacy.estimator import DataAccessError, PrivateEstimator
 
 
 def _mixture(n=80, d=2, seed=0, box=(-1.0, 1.0)):

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from privclust.core import Curator
+from privclust.core.estimator import DataAccessError
 from privclust.core.onecluster import OneClusterAggregator
 from privclust.core.privacy import BudgetExceeded, Guarantee, Ledger, PrivacyWarning
-from privclust.core.privacy.estimator import DataAccessError
 from privclust.core.subspace import (
     GibbsSubspaceClustering,
     KPlanes,

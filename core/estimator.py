@@ -26,11 +26,11 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..constraints import EPSILON, LEDGER, RANDOM_STATES
-from ..release.prepared import PreparedRelease
-from ._validation import check_delta, check_epsilon
-from .guarantee import Guarantee
-from .rng import as_generator
+from .constraints import EPSILON, LEDGER, RANDOM_STATES
+from .privacy._validation import check_delta, check_epsilon
+from .privacy.accounting.guarantee import Guarantee
+from .privacy.rng import as_generator
+from .release.prepared import PreparedRelease
 
 
 class DataAccessError(RuntimeError):

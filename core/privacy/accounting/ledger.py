@@ -14,7 +14,7 @@ Refusals depend only on the public amounts, so a refused charge does not exhaust
 A ledger counts in one unit, ``unit`` = "replace" (replace-one record, the default) or
 "add_remove". A charge names the neighbouring relation of the release it pays for
 (``relation=``); its cost is converted to the ledger's unit by group privacy
-(:mod:`privclust.core.privacy.relations`), e.g. an add/remove (eps, delta) release costs
+(:mod:`privclust.core.privacy.accounting.relations`), e.g. an add/remove (eps, delta) release costs
 (2 eps, (1 + e^eps) delta) on a replace-one ledger, and a release that cannot be converted is
 refused before anything is spent.
 
@@ -42,7 +42,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from .errors import BudgetExceeded, DuplicateRequest
+from ..errors import BudgetExceeded, DuplicateRequest
 from .relations import check_unit, convert
 
 _CTX = decimal.Context(
@@ -176,7 +176,7 @@ class Ledger:
         with ``path``.
     unit : {"replace", "add_remove"}, default="replace"
         The neighbouring relation every charge is counted in; a release under another relation is
-        converted first (:func:`~privclust.core.privacy.relations.convert`).
+        converted first (:func:`~privclust.core.privacy.accounting.relations.convert`).
 
     Attributes
     ----------
@@ -336,7 +336,7 @@ class Ledger:
     def cost(self, epsilon, delta=0.0, relation=None, row_cap=None, cell_bound=1.0):
         """(epsilon, delta) that a release under ``relation`` costs in this ledger's unit, as
         exact Decimals (``relation=None``: already in the unit). Raises ValueError (a
-        :class:`~privclust.core.privacy.relations.RelationError`) when it cannot be counted."""
+        :class:`~privclust.core.privacy.accounting.relations.RelationError`) when it cannot be counted."""
         eps, dlt = _check_amounts(epsilon, delta, "charge")
         if relation is None:
             return eps, dlt

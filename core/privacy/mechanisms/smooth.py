@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ._validation import (
+from .._validation import (
     as_float_array,
     check_delta,
     check_epsilon,
@@ -20,7 +20,7 @@ from ._validation import (
     check_sensitivity,
     check_size,
 )
-from .errors import PrivacyWarning
+from ..errors import PrivacyWarning
 
 OUTSIDE_RANGE_WARNING = "epsilon > 1 is outside the proven range of the smooth-sensitivity calibration (Nissim, Raskhodnikova & Smith 2007)"
 

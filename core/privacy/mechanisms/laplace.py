@@ -10,7 +10,7 @@ them outside a trusted setting; tests/core/test_privacy_precision.py records the
 
 import numpy as np
 
-from ._validation import as_float_array, check_epsilon, check_rng, check_sensitivity, check_size
+from .._validation import as_float_array, check_epsilon, check_rng, check_sensitivity, check_size
 
 
 def laplace(value, sensitivity, epsilon, rng, size=None):

@@ -5,7 +5,7 @@ import numbers
 
 import numpy as np
 
-from ._validation import check_rng, check_size
+from .._validation import check_rng, check_size
 
 
 def _check_dim(value, name):

@@ -6,7 +6,7 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
-from ._validation import check_delta, check_epsilon
+from .._validation import check_delta, check_epsilon
 
 
 def basic_composition(spends: Iterable[Any]) -> tuple[float, float]:

@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from ._validation import (
+from .._validation import (
     as_float_array,
     check_delta,
     check_epsilon,

@@ -12,7 +12,7 @@ relations. The exponential mechanism over the continuous range [lower, upper] wi
 measure (McSherry & Talwar, FOCS 2007; Dwork & Roth 2014, Sec. 3.4) outputs v with density
 proportional to exp(epsilon u_q(v) / 2), which is epsilon-DP. It is sampled exactly as Smith
 describes: choose interval i with probability proportional to |I_i| exp(-epsilon |i - q n| / 2)
-(Gumbel-max over the log-weights, :func:`~privclust.core.privacy.exponential.gumbel_max`;
+(Gumbel-max over the log-weights, :func:`~privclust.core.privacy.mechanisms.exponential.gumbel_max`;
 empty intervals between tied records have weight 0 and are never chosen), then v uniform in I_i.
 
 The range must never be read from the data: a record outside it is clipped to it (per record,
@@ -32,7 +32,7 @@ Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy
 import numpy as np
 from scipy.special import log_softmax
 
-from ._validation import check_epsilon, check_rng, check_size, real_scalar
+from .._validation import check_epsilon, check_rng, check_size, real_scalar
 from .exponential import gumbel_max
 
 #: sensitivity of the rank utility -|#{x <= v} - q n| (replace-one and add/remove)

@@ -1,4 +1,4 @@
-"""The Dask mode of :class:`~privclust.core.privacy.bounds.PrivateBounds`: per-partition
+"""The Dask mode of :class:`~privclust.core.bounds.quantile_bounds.PrivateBounds`: per-partition
 histograms on a public grid, the exponential mechanism for quantiles in the driver.
 
 Sorting a data set that lives in partitions is not a sum, so the quantiles of Smith's mechanism
@@ -25,8 +25,10 @@ Dwork, C. & Roth, A. (2014). The Algorithmic Foundations of Differential Privacy
 
 import numpy as np
 
-from .exponential import gumbel_max
-from .quantile import SENSITIVITY
+from ..data.box import check_outer_bounds
+from ..privacy.mechanisms.exponential import gumbel_max
+from ..privacy.mechanisms.quantile import SENSITIVITY
+from .quantile_bounds import _post_process, quantile_epsilon
 
 _MAX_CELLS = 1 << 22  # features x bins of one partition's histogram (32 MB of int64)
 
@@ -70,8 +72,6 @@ def histogram_quantiles(hist, quantiles, epsilon, low, high, rng):
 def private_bounds_partitioned(parts, epsilon, outer_bounds, quantile, margin, rng):
     """Per-feature private bounds of the records of ``parts`` (see the module docstring);
     returns (lower, upper) post-processed as in memory."""
-    from .bounds import _post_process, check_outer_bounds, quantile_epsilon
-
     d = parts.n_features
     low, high = check_outer_bounds(outer_bounds, d)
     bins = n_bins(d)

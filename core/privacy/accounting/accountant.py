@@ -3,8 +3,8 @@
 import math
 from collections.abc import Iterable
 
-from ._validation import check_delta, check_epsilon, check_sensitivity
-from .errors import BudgetExceeded
+from .._validation import check_delta, check_epsilon, check_sensitivity
+from ..errors import BudgetExceeded
 from .guarantee import Guarantee, Spend
 
 _RTOL = 1e-9

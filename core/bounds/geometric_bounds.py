@@ -50,10 +50,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..constraints import RELATION, Interval, Real
-from ._validation import check_size
-from .accountant import BudgetAccountant
-from .estimator import PrivateEstimator, check_choice, epsilon_param
-from .rng import as_generator
+from ..estimator import PrivateEstimator, check_choice, epsilon_param
+from ..privacy._validation import check_size
+from ..privacy.accounting.accountant import BudgetAccountant
+from ..privacy.rng import as_generator
 
 NEIGHBOURINGS = ("replace", "add_remove")
 SENSITIVITY = {"replace": 2.0, "add_remove": 1.0}

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._validation import as_float_array, check_epsilon, check_rng, check_size
+from .._validation import as_float_array, check_epsilon, check_rng, check_size
 
 
 def above_threshold(query_values, threshold, epsilon, rng, size=None):

@@ -17,8 +17,8 @@ a tight composition theorem instead of summing the releases' (epsilon, delta):
 
 Events
 ------
-Every release's :class:`~privclust.core.privacy.guarantee.Guarantee` lists its mechanisms as
-:class:`~privclust.core.privacy.guarantee.Spend` (name, epsilon, delta, sensitivity). Each is
+Every release's :class:`~privclust.core.privacy.accounting.guarantee.Guarantee` lists its mechanisms as
+:class:`~privclust.core.privacy.accounting.guarantee.Spend` (name, epsilon, delta, sensitivity). Each is
 mapped to one event, in the release's own neighbouring relation:
 
 =====================  ======================================================  ===============
@@ -62,11 +62,11 @@ Which steps are which, per algorithm (matched on the Spend names, in this order)
 A step that matches no rule is never made tighter than its own (eps, delta).
 
 Converting to the ledger's unit (the same group-privacy rules as
-:mod:`privclust.core.privacy.relations`): an add/remove release on a replace-one ledger has
+:mod:`privclust.core.privacy.accounting.relations`): an add/remove release on a replace-one ledger has
 twice the sensitivity (replace = remove + add), so Laplace and Gaussian noise multipliers are
 halved and an ``epsilon_delta`` step costs (2 eps, (1 + e^eps) delta); a cell-level release with
 a public row cap L has 2 floor(L) ceil(1/c) times the sensitivity (the ledger's factor,
-:func:`~privclust.core.privacy.relations.cell_steps`) (pure steps only); a replace-one release
+:func:`~privclust.core.privacy.accounting.relations.cell_steps`) (pure steps only); a replace-one release
 cannot be counted on an add/remove ledger (refused).
 """
 
@@ -76,8 +76,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, cast
 
-from ._validation import check_delta
-from .gaussian import analytic_gaussian_sigma
+from .._validation import check_delta
+from ..mechanisms.gaussian import analytic_gaussian_sigma
 from .guarantee import Guarantee
 from .relations import RelationError, cell_steps, check_unit, convert
 
@@ -238,7 +238,7 @@ def convert_events(
     cell_bound: float = 1.0,
 ) -> list[PlanEvent]:
     """The events re-expressed in the ledger's ``unit`` (see the module docstring); raises
-    :class:`~privclust.core.privacy.relations.RelationError` when they cannot be counted."""
+    :class:`~privclust.core.privacy.accounting.relations.RelationError` when they cannot be counted."""
     check_unit(unit)
     out = []
     for ev in events:
@@ -644,7 +644,8 @@ def account_plan(
     Thm 3.16 (basic composition). Koskela, A., Jalko, J. & Honkela, A. (2020). AISTATS
     (privacy loss distributions). Mironov, I. (2017). Renyi differential privacy. CSF.
     """
-    from .estimator import PrivateEstimator
+    # imported here: privacy is the base layer, and the estimator base is built on it
+    from ...estimator import PrivateEstimator
 
     items = []
     for i, est in enumerate(estimators):

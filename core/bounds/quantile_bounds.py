@@ -3,7 +3,7 @@
 Every private estimator of privclust needs a public box (``bounds``) that the records are
 clipped to. :class:`PrivateBounds` spends a small, stated epsilon to suggest one: for each
 feature j it releases the q- and (1 - q)-quantiles with the exponential mechanism for quantiles
-(Smith, STOC 2011, Sec. 3; :mod:`privclust.core.privacy.quantile`), inside a PUBLIC outer range
+(Smith, STOC 2011, Sec. 3; :mod:`privclust.core.privacy.mechanisms.quantile`), inside a PUBLIC outer range
 that is never read from the data (records outside it are clipped to it).
 
 Budget (basic composition, Dwork & Roth 2014, Thm 3.16): a record appears in every feature, so
@@ -21,55 +21,14 @@ the outer range, and separated by at least one floating-point step so that lower
 import numpy as np
 
 from ..constraints import BOUNDS, RELATION, Interval, Real
-from . import quantile as _quantile
-from ._validation import check_size, real_scalar
-from .accountant import BudgetAccountant
-from .estimator import PrivateEstimator, check_choice, epsilon_param
-from .rng import as_generator
+from ..data.box import check_outer_bounds
+from ..estimator import PrivateEstimator, check_choice, epsilon_param
+from ..privacy._validation import check_size, real_scalar
+from ..privacy.accounting.accountant import BudgetAccountant
+from ..privacy.mechanisms import quantile as _quantile
+from ..privacy.rng import as_generator
 
 NEIGHBOURINGS = ("replace", "add_remove")
-
-
-def check_outer_bounds(outer_bounds, n_features, name="outer_bounds"):
-    """The public outer range as two float arrays of length ``n_features``; ValueError naming
-    ``name`` otherwise (never computed from the data)."""
-    if outer_bounds is None:
-        raise ValueError(
-            f"{name} is required: give the public range (low, high) that the "
-            "bounds are searched in (scalars or one value per feature); it is "
-            "never read from the data"
-        )
-    if isinstance(outer_bounds, (str, bytes)):
-        raise ValueError(f"{name} must be a pair (low, high), got {outer_bounds!r}")
-    try:
-        low, high = outer_bounds
-        low = np.asarray(low, dtype=np.float64)
-        high = np.asarray(high, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{name} must be a pair (low, high) of numbers or length-{n_features} "
-            f"arrays, got {outer_bounds!r}"
-        ) from None
-    out = []
-    for arr, side in ((low, "low"), (high, "high")):
-        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n_features):
-            raise ValueError(
-                f"{name}: {side} must be a number or have length "
-                f"n_features={n_features}, got shape {arr.shape}"
-            )
-        out.append(np.broadcast_to(arr, (n_features,)).copy())
-    low, high = out
-    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
-        raise ValueError(f"{name} must be finite")
-    if np.any(high <= low):
-        raise ValueError(f"{name} must satisfy low < high for every feature")
-    with np.errstate(over="ignore"):
-        if not np.all(np.isfinite(high - low)):
-            raise ValueError(
-                f"{name}: high - low must be a finite number for every feature "
-                "(the width of the range overflows float64)"
-            )
-    return low, high
 
 
 def check_quantile(quantile, name="quantile"):
@@ -294,7 +253,8 @@ class PrivateBounds(PrivateEstimator):
     def _fit_partitioned(self, parts, rng):
         """The Dask mode of :meth:`_fit` (the Curator on a Dask data set, after the charge):
         per-partition histograms on a public grid, the quantiles released in the driver with
-        the same plan (:mod:`~privclust.core.privacy.partitioned_bounds`)."""
+        the same plan (:mod:`~privclust.core.bounds.partitioned_bounds`)."""
+        # imported here, not at the top: partitioned_bounds builds on this module's helpers
         from .partitioned_bounds import private_bounds_partitioned
 
         q = check_quantile(self.quantile)

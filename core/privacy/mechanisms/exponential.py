@@ -10,7 +10,7 @@ Raw utilities are never exponentiated: only logits plus Gumbel noise are compare
 import numpy as np
 from scipy.special import log_softmax
 
-from ._validation import check_epsilon, check_rng, check_sensitivity, check_size
+from .._validation import check_epsilon, check_rng, check_sensitivity, check_size
 
 
 def _as_logits(logits, name):

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_rng, check_size
+from .._validation import check_delta, check_epsilon, check_rng, check_size
 
 _CHUNK = 1 << 22  # noise entries drawn at once in the batched form
 

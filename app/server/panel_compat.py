@@ -88,16 +88,14 @@ def keep_stylesheets_local():
     document's ``dist_url`` (set by ``server_html_page_for_session`` when the page's HTML is
     rendered); where no such document is known, the rewrite is asked for with ``dist_url =
     CDN_DIST`` and the CDN URL stays (and a local URL would be turned back into a CDN one). Two
-    measured cases:
+    such cases:
 
     - with dynamic tabs, a component updated while its tab is hidden (the Gibbs info line,
-      updated by the sampler's periodic callback) has no document (benchmarks/app/tour.py:
-      ``loading.css`` and ``markdown.css`` fetched from cdn.holoviz.org);
-    - under load (benchmarks/app/load.py, 12 contexts at once on 2 busy cores) a page whose
-      websocket connected later than ``--unused-session-lifetime`` after its HTML found its
-      session discarded; Bokeh then builds a *new* session for the socket, whose document never
-      went through the HTML handler and has no ``dist_url``: every stylesheet of that page came
-      from the CDN (5 of 12 pages in the first class test, 200 refused requests in ours).
+      updated by the sampler's periodic callback) has no document;
+    - a page whose websocket connects later than ``--unused-session-lifetime`` after its HTML
+      (under load) finds its session discarded; Bokeh then builds a *new* session for the
+      socket, whose document never went through the HTML handler and has no ``dist_url``, so
+      every stylesheet of that page would come from the CDN.
 
     With resources served locally (``use_cdn()`` false) a rewrite asked for with ``CDN_DIST``
     goes to the server's own ``dist`` path instead (:func:`panel.io.resources.get_dist_path`).
@@ -126,11 +124,10 @@ def keep_text_pane_stylesheets():
     Panel 1.9.4's ``HTMLBasePane._update`` re-sends every property of the pane on a new
     ``object``, stylesheets included, computed as for a component outside a template (the whole
     Bootstrap stylesheet added to its shadow root); the template's next design pass, run on every
-    tab switch for every rendered tab, takes them out again. The browser re-styled each such pane
-    twice: with the Gibbs sampler's info line updated every poll, a tab switch while sampling
-    spent 60-250 ms in style recalculation before showing the new tab (measured with
-    benchmarks/app/tour.py and Chromium's performance trace). A pane's stylesheets change
-    through its ``stylesheets`` parameter, which this leaves alone. Process-wide, idempotent.
+    tab switch for every rendered tab, takes them out again. The browser would re-style each such
+    pane twice, which makes tab switches slow while a pane updates often (the Gibbs sampler's
+    info line, updated every poll). A pane's stylesheets change through its ``stylesheets``
+    parameter, which this leaves alone. Process-wide, idempotent.
     """
     from panel.pane.markup import HTMLBasePane
 

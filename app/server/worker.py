@@ -81,9 +81,8 @@ class Debouncer:
     on the session's :class:`SessionWorker` when one is given.
 
     In a server session, requests made before the page has loaded in the browser are held until
-    :meth:`on_load` (registered with ``pn.state.onload``): a fit that finished on the worker before
-    then updated models the browser never received, and the first result never appeared (seen in
-    about half of the browser-test runs).
+    :meth:`on_load` (registered with ``pn.state.onload``): models updated before then are not sent
+    to the browser, so a result computed earlier would never be shown.
     """
 
     def __init__(self, delay_ms=DEBOUNCE_MS, worker=None):

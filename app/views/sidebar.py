@@ -300,9 +300,9 @@ class SettingsPanel(View):
     @param.depends("lab.settings.algo")
     def _params(self):
         """Parameter widgets generated from the spec (fresh objects on every render). Rendered
-        when ``algo`` is replaced, which a new algorithm always does: rendered on the algorithm
-        too, the widgets were sent twice, and a slider moved in the browser between the two
-        renders was replaced by one showing (and using) the default."""
+        only when ``algo`` is replaced, which a new algorithm always does, so the widgets are
+        sent once: a second render would replace a slider the user is moving by one showing
+        (and using) the default."""
         s = self.lab.settings
         spec = s.spec
         if spec is None:

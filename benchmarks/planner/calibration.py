@@ -60,12 +60,12 @@ from privclust.core import metrics
 from privclust.core.data.registry import get_dataset
 from privclust.core.experiments.planner import (
     PublicFacts,
-    class_subspaces,
     makers,
     parse_target,
     plan_utility,
 )
 from privclust.core.experiments.sweep import trial_seeds
+from privclust.core.metrics import class_subspaces
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "planner"
 

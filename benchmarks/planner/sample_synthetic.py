@@ -42,11 +42,11 @@ from privclust.core.experiments.planner import (
     PRIMARY,
     QUANTILES,
     PublicFacts,
-    class_subspaces,
     makers,
     plan_utility,
 )
 from privclust.core.experiments.sweep import trial_seeds
+from privclust.core.metrics import class_subspaces
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "planner"
 EPS = {

@@ -177,7 +177,8 @@ def test_the_planner_baselines_are_the_registry_baselines_with_their_twin_settin
     from sklearn.cluster import KMeans
 
     from privclust.core import metrics
-    from privclust.core.experiments.planner import _baseline, build_twin
+    from privclust.core.experiments.planner import build_twin
+    from privclust.core.experiments.planner.scoring import _baseline
     from privclust.core.onecluster import smallest_ball_2approx
     from privclust.core.subspace import KPlanes
 

@@ -375,7 +375,7 @@ def test_onecluster_reuses_the_count_profile_per_twin_with_identical_results(mon
     is exactly the plan of separate fits (same draws, same releases)."""
     import contextlib
 
-    from privclust.core.experiments import planner
+    from privclust.core.experiments.planner import run as planner_run
     from privclust.core.onecluster import good_radius as gr
 
     facts = PublicFacts("onecluster", 1200, 2, 1, bounds=(0.0, 1.0))
@@ -394,7 +394,7 @@ def test_onecluster_reuses_the_count_profile_per_twin_with_identical_results(mon
     fast_ens = plan_utility(facts, prior="papers", **kw)
     assert len(calls) == 2  # two twins
     with monkeypatch.context() as m:
-        m.setattr(planner, "_reuse_twin_statistics", lambda family: contextlib.nullcontext())
+        m.setattr(planner_run, "_reuse_twin_statistics", lambda family: contextlib.nullcontext())
         calls.clear()
         slow = plan_utility(facts, **kw)
         assert len(calls) == 6  # one per fit without the memo
@@ -516,7 +516,7 @@ def _count_rows(rng, m, d, labels):
 
 
 def test_sample_twins_of_every_family_are_bootstraps_with_the_sample_labels():
-    from privclust.core.experiments.planner import class_subspaces
+    from privclust.core.metrics import class_subspaces
 
     rng = np.random.default_rng(5)
     labels = np.repeat(np.array([2, 0, 1]), 10)  # not sorted, not 0..k-1 in order

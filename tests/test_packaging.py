@@ -91,6 +91,52 @@ def test_core_never_imports_the_ui_stack_or_the_app():
     assert not offenders, "core/ must not import the UI stack or the app: " + ", ".join(offenders)
 
 
+BASE = {"privacy", "data", "metrics", "constraints", "exceptions", "_threads"}
+FAMILIES = {"subspace", "sketch", "onecluster", "cocluster", "bounds"}
+
+
+def _imported(nodes, path: Path) -> list[str]:
+    """The dotted names the import statements among ``nodes`` (of ``core/<path>``) refer to."""
+    names = []
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node.module or "", node.level, path)
+            names += [base] + [f"{base}.{alias.name}" for alias in node.names]
+    return names
+
+
+def _area(name: str) -> str | None:
+    """``privclust.core.<area>...`` -> area (a subpackage or a top-level module of core)."""
+    parts = name.split(".")
+    return parts[2] if parts[:2] == ["privclust", "core"] and len(parts) > 2 else None
+
+
+def test_core_layers_import_downwards():
+    """Inside core, privacy, data and metrics are the base: a base module imports no family, no
+    estimator base, release pipeline or experiment when it is imported. A family (and the
+    bounds estimators) imports only the base, the estimator base, the release pipeline and its
+    own modules, never another family or the experiments."""
+    offenders = []
+    for path in (ROOT / "core").rglob("*.py"):
+        own = path.relative_to(ROOT / "core").parts[0].removesuffix(".py")
+        tree = ast.parse(path.read_text(), filename=str(path))
+        if own in BASE:
+            names, allowed = _imported(tree.body, path), BASE  # at import time
+        elif own in FAMILIES:
+            names = _imported(ast.walk(tree), path)  # anywhere
+            allowed = BASE | {"estimator", "release", own}
+        else:
+            continue
+        offenders += [
+            f"{path.relative_to(ROOT)}: {n}"
+            for n in names
+            if _area(n) is not None and _area(n) not in allowed
+        ]
+    assert not offenders, "core imports against the layers: " + ", ".join(offenders)
+
+
 def test_core_uses_no_global_numpy_rng():
     pattern = (
         "np.random.seed(",

@@ -469,8 +469,8 @@ pn.Column(pn.pane.DataFrame(choices, index=False),
 # the twins are bootstraps of that sample instead (`PublicFacts(public_sample=...)`; Efron &
 # Tibshirani 1993) and carry its geometry. Measured on real data
 # (`benchmarks/results/planner/calibration.md`, 16 twins): the real median fell inside the
-# predicted interval in **22 %** of 78 (dataset, algorithm, ε) cells from facts alone, and in
-# **88 %** with a 10 % public sample (92 % on a blind held-out check). Below, the wine owner
+# predicted interval in **40 %** of 106 (dataset, algorithm, ε) cells from facts alone, and in
+# **89 %** with a 10 % public sample (92 % on a blind held-out check). Below, the wine owner
 # publishes a random 10 % of each class and keeps the other 90 % private; both plans read only
 # the private part's public facts.
 

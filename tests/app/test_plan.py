@@ -366,13 +366,13 @@ def test_each_twin_mode_is_passed_to_the_planner_and_named_in_the_caveats(
             np.testing.assert_allclose(facts.public_sample, X, atol=1e-6)
             assert facts.public_labels is None and len(set(model.result.trials.twin)) == 4
             assert "public sample 'public.csv' (60 records)" in first
-            assert "THIS MODE, with a 10 % public sample" in first and "88 %" in first
+            assert "THIS MODE, with a 10 % public sample" in first and "89 %" in first
         else:
             assert facts.public_sample is None
             assert (
                 "THIS MODE, facts alone" if mode == ENSEMBLE else "THIS MODE, one twin at defaults"
             ) in first
-            assert "22 %" in first and "geometry" in first
+            assert "40 %" in first and "geometry" in first
     model.clear_sample()
     assert model.twin == ENSEMBLE and model.sample is None
     model.twin = SAMPLE

@@ -337,25 +337,29 @@ def write_coreset(rows):
         )
     lines += [
         "",
+        "passes: passes over the records counted by the Curator (the check before the charge "
+        "included); rec/s = n x passes / wall. Rows without a count (-) are from the first "
+        "version of this script, whose rec/s was n / wall for CKM and 5 n / wall for DPLloyd.",
+        "",
         f"Machine: {os.cpu_count()} cores shared with other jobs; load average at the "
-        f"end {os.getloadavg()}.",
+        f"end {', '.join(f'{v:.1f}' for v in loadavg)}.",
     ]
     (RESULTS / "coreset.md").write_text("\n".join(lines) + "\n")
 
 
-def write_scale(rows):
-    """scale.{json,md} from the rows measured so far (one per n and mode)."""
+def write_scale(rows, loadavg=None):
+    """scale.{json,md} from the rows measured so far (one per n and mode); ``loadavg``: the
+    load average to report (default: now, at the end of a run)."""
     rows = sorted(rows, key=lambda r: (r["n"], r["mode"]))
+    loadavg = tuple(loadavg or os.getloadavg())
     (RESULTS / "scale.json").write_text(
-        json.dumps(
-            {"rows": rows, "cpus": os.cpu_count(), "loadavg_at_end": os.getloadavg()}, indent=1
-        )
+        json.dumps({"rows": rows, "cpus": os.cpu_count(), "loadavg_at_end": loadavg}, indent=1)
     )
     lines = [
         "# Private releases on Dask through the Curator (d = 10, k = 10, .npy shards of "
         f"{SHARD} rows, block_rows = 65536)",
         "",
-        "| n | run | register s | CKM s | CKM rec/s | DPLloyd s (5 passes) | DPLloyd rec/s "
+        "| n | run | register s | CKM s (passes) | CKM rec/s | DPLloyd s (passes) | DPLloyd rec/s "
         "| peak RSS per worker MB | driver peak RSS MB |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
@@ -364,14 +368,19 @@ def write_scale(rows):
         workers = ", ".join(f"{v:.0f}" for v in r.get("worker_peak_rss_mb", [])) or "-"
         lines.append(
             f"| {r['n']:.0e} | {'2 workers' if r['mode'] == 'dask' else 'one process'} "
-            f"| {r['register_s']:.1f} | {ck['wall_s']:.1f} | {ck['records_per_s']:.2e} "
-            f"| {dl['wall_s']:.1f} | {dl['records_per_s']:.2e} | {workers} "
+            f"| {r['register_s']:.1f} | {ck['wall_s']:.1f} ({ck.get('passes', '-')}) "
+            f"| {ck['records_per_s']:.2e} | {dl['wall_s']:.1f} ({dl.get('passes', '-')}) "
+            f"| {dl['records_per_s']:.2e} | {workers} "
             f"| {r['driver_peak_rss_mb']:.0f} |"
         )
     lines += [
         "",
+        "passes: passes over the records counted by the Curator (the check before the charge "
+        "included); rec/s = n x passes / wall. Rows without a count (-) are from the first "
+        "version of this script, whose rec/s was n / wall for CKM and 5 n / wall for DPLloyd.",
+        "",
         f"Machine: {os.cpu_count()} cores shared with other jobs; load average at the "
-        f"end {os.getloadavg()}.",
+        f"end {', '.join(f'{v:.1f}' for v in loadavg)}.",
     ]
     (RESULTS / "scale.md").write_text("\n".join(lines) + "\n")
     return None

@@ -337,12 +337,8 @@ def write_coreset(rows):
         )
     lines += [
         "",
-        "passes: passes over the records counted by the Curator (the check before the charge "
-        "included); rec/s = n x passes / wall. Rows without a count (-) are from the first "
-        "version of this script, whose rec/s was n / wall for CKM and 5 n / wall for DPLloyd.",
-        "",
         f"Machine: {os.cpu_count()} cores shared with other jobs; load average at the "
-        f"end {', '.join(f'{v:.1f}' for v in loadavg)}.",
+        f"end {os.getloadavg()}.",
     ]
     (RESULTS / "coreset.md").write_text("\n".join(lines) + "\n")
 

@@ -151,11 +151,14 @@ class ClustersView(View):
 
     @param.depends("lab.result", "lab.settings.owner_view")
     def _metrics(self):
-        return MetricsTable(lab=self.lab)
+        return MetricsTable(lab=self.lab).__panel__()
 
     def __panel__(self):
         return pn.Column(
-            teach(teaching.CLUSTERS), self._plots, self._metrics, sizing_mode="stretch_width"
+            teach(teaching.CLUSTERS),
+            self._plots,
+            pn.param.ParamMethod(self._metrics, inplace=True),  # new scores, same pane
+            sizing_mode="stretch_width",
         )
 
 

@@ -191,10 +191,27 @@ class Lab(param.Parameterized):
         )
 
     def request_run(self):
-        """Demo mode: (re-)run through the debouncing scheduler."""
+        """Demo mode: (re-)run through the debouncing scheduler, or at once when the shared
+        demo cache already holds the result (no fit: a class moving one slider asks for the
+        same results, and a new page's first result is then part of the page itself)."""
         self.cancel_demo()
-        if self.mode == "demo":
+        if self.mode == "demo" and self._show_cached() is None:
             self.schedule(self.run_demo)
+
+    def _show_cached(self):
+        """Show the cached demo result of the current settings; None when there is none."""
+        request = self.capture()
+        if request is None or not request.dataset.public:
+            return None
+        if self.data.suggested_task not in (None, request.spec.task):
+            return None
+        key = _demo_key(request.dataset, request.spec, request.settings, request.seed)
+        cached = self._cache.get(key)
+        if cached is None:
+            return None
+        self.result = demo_cache_module.for_session(cached, request.dataset)
+        self._say_demo(self.result)
+        return self.result
 
     def cancel_demo(self):
         """Stop a demo fit that is still running (one with ``iter_fit``, e.g. the Gibbs sampler,
@@ -377,6 +394,7 @@ class Lab(param.Parameterized):
         spec, ds, values = request.spec, request.dataset, request.settings
         if not ds.public:
             return None  # never: private data goes through the Curator only
+        token = self._generation
         key = _demo_key(ds, spec, values, request.seed)
         cached = self._cache.get(key)
         if cached is not None:
@@ -390,6 +408,8 @@ class Lab(param.Parameterized):
         result = demo_cache_module.for_session(result, ds)
         if ds is not self.data.dataset:  # the data changed while this ran (worker thread)
             return None
+        if self._generation != token:
+            return None  # a newer request came (and may already show its cached result)
         self.param.update(result=result, stale=False)
         self._say_demo(result)
         return result

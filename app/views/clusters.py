@@ -44,7 +44,8 @@ class ClustersView(View):
         layers = tuple(_layers(frame) for frame in frames)
         if layers == self._layers and self._redraw is not None:
             self._frames[:] = frames  # the shown figure's DynamicMaps read these
-            self._redraw.event()
+            # a new value each time: HoloViews memoizes a DynamicMap on its streams' values
+            self._redraw.event(version=self._redraw.version + 1)
         else:
             self._frames = frames  # a new list: a figure being replaced keeps its own
             self._layers = layers
@@ -53,9 +54,11 @@ class ClustersView(View):
     def _plots(self):
         if isinstance(self._layers, str) or self._layers is None:
             return md(self._layers or "")
-        frames, self._redraw = self._frames, hv.streams.Stream()
+        frames, self._redraw = self._frames, _Redraw()
         live = [
-            hv.DynamicMap(lambda i=i: frames[i], streams=[self._redraw]).opts(framewise=True)
+            hv.DynamicMap(lambda version, i=i: frames[i], streams=[self._redraw]).opts(
+                framewise=True
+            )
             for i in range(2)
         ]
         for dmap in live:
@@ -160,6 +163,9 @@ class ClustersView(View):
             pn.param.ParamMethod(self._metrics, inplace=True),  # new scores, same pane
             sizing_mode="stretch_width",
         )
+
+
+_Redraw = hv.streams.Stream.define("Redraw", version=0)
 
 
 def _layers(overlay):

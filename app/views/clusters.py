@@ -28,6 +28,7 @@ class ClustersView(View):
         super().__init__(**params)
         self._frames = [None, None]  # (left, right) overlays of the live figure, newest
         self._redraw = None  # the stream that redraws the live figure from ``_frames``
+        self._live = []  # the live figure's two DynamicMaps
         self._update()
 
     @param.depends("lab.result", "lab.settings.owner_view", watch=True)
@@ -44,8 +45,14 @@ class ClustersView(View):
         layers = tuple(_layers(frame) for frame in frames)
         if layers == self._layers and self._redraw is not None:
             self._frames[:] = frames  # the shown figure's DynamicMaps read these
-            # a new value each time: HoloViews memoizes a DynamicMap on its streams' values
-            self._redraw.event(version=self._redraw.version + 1)
+            # a new value each time: HoloViews memoizes a DynamicMap on its streams' values;
+            # the maps are evaluated before the plots are told, so that a figure rendered
+            # afresh (its tab opened again) starts from this frame, not the last one drawn
+            redraw = self._redraw
+            redraw.update(version=redraw.version + 1)
+            for dmap in self._live:
+                dmap[()]
+            hv.streams.Stream.trigger([redraw])
         else:
             self._frames = frames  # a new list: a figure being replaced keeps its own
             self._layers = layers
@@ -63,6 +70,7 @@ class ClustersView(View):
         ]
         for dmap in live:
             dmap[()]  # evaluated now: the layout can be inspected before it is rendered
+        self._live = live
         return pn.pane.HoloViews(
             (live[0] + live[1]).opts(shared_axes=True),
             css_classes=["pc-clusters-plot"],

@@ -36,8 +36,8 @@ def advanced_composition(
     Returns ``(eps', k*delta0 + delta')`` with eps' = sqrt(2k ln(1/delta')) eps0 + k eps0 (e^eps0 - 1).
 
     Kept although the PLD accountant is tighter: GoodCenter's per-axis budget is calibrated by
-    this theorem in Nissim, Stemmer & Vadhan (PODS 2016, Sec. 4.3); a PLD split would give each axis a
-    larger epsilon and so change the published algorithm.
+    this theorem in Nissim, Stemmer & Vadhan (PODS 2016, Sec. 4.3); a PLD split would give each
+    axis a larger epsilon and so change the published algorithm.
 
     References
     ----------

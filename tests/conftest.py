@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,34 @@ import pytest
 # it starts, which inherit the environment) runs as an owner's own server; the red-team test
 # tests/redteam/test_attack9_owner_view_switch.py checks the default with it unset.
 os.environ.setdefault("PRIVCLUST_OWNER_VIEW", "1")
+
+# Under pytest-xdist (README's test command runs two workers) each worker keeps its own ledger
+# and release store: a subfolder of PRIVCLUST_STATE_DIR (or of a fresh temporary folder), so
+# that no test sees budget spent by a test running at the same time in the other worker.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if _WORKER:
+    _state = Path(os.environ.get("PRIVCLUST_STATE_DIR") or tempfile.mkdtemp(prefix="privclust-"))
+    os.environ["PRIVCLUST_STATE_DIR"] = str(_state / _WORKER)
+
+
+def _start_rank(item) -> int:
+    """0 for browser tests, 1 for slow or real-data tests, 2 for the rest."""
+    if item.get_closest_marker("ui"):
+        return 0
+    if item.get_closest_marker("slow") or item.get_closest_marker("realdata"):
+        return 1
+    return 2
+
+
+def pytest_collection_modifyitems(config, items):
+    """Files holding browser tests run first, then files holding slow tests, then the rest (each
+    file's tests stay together and in order): with two xdist workers the longest tests start at
+    once and the run ends on short ones, instead of one worker finishing a long browser test
+    alone. The order is the same in every worker, as xdist requires."""
+    rank: dict[str, int] = {}
+    for item in items:
+        rank[item.path] = min(rank.get(item.path, 2), _start_rank(item))
+    items.sort(key=lambda item: rank[item.path])  # stable: the order within a rank is kept
 
 
 @pytest.fixture(scope="session", autouse=True)

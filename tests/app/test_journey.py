@@ -68,7 +68,7 @@ def test_upload_bounds_release_reload_second_user_refusal(page, server, tmp_path
         )
     )
     page.get_by_role("button", name="Re-open release").click()
-    expect_text(page, ".pc-status", "Re-opened release")
+    expect_text(page, ".pc-status", "Re-opened release", timeout=60_000)  # as a release
     assert spent(page) == pytest.approx(1.1)
 
     # a second user on the same data spends 0.5 in another browser context

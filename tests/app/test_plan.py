@@ -77,6 +77,7 @@ def ledger_state(lab):
     return (lg.spent, len(lg.history), len(lab.ledger.curator.releases()))
 
 
+@pytest.mark.slow
 def test_plan_on_private_data_reads_no_record_and_charges_nothing(
     ledger_env, csv_payload, monkeypatch
 ):
@@ -159,6 +160,7 @@ def test_the_figure_has_bands_medians_target_and_analytic_lines(ledger_env, csv_
     assert hv.Store.lookup_options("bokeh", fig, "plot").kwargs.get("logx") is True
 
 
+@pytest.mark.slow
 def test_totals_compare_basic_and_tight_and_risk_is_in_words(ledger_env, csv_payload):
     lab = private_kmeans_lab(csv_payload)
     view = PlanView(lab=lab)
@@ -175,6 +177,7 @@ def test_totals_compare_basic_and_tight_and_risk_is_in_words(ledger_env, csv_pay
     assert cost[0] in set(view.risk_table.object["ε"])
 
 
+@pytest.mark.slow
 def test_apply_sets_the_sidebar_only(ledger_env, csv_payload):
     lab = private_kmeans_lab(csv_payload)
     # one twin (median rule): the ensemble's pessimistic end reaches this target at no ε here
@@ -256,6 +259,7 @@ def test_demo_data_plans_from_the_shape_and_the_target_recomputes(ledger_env):
     assert model.recommendation["threshold"] == pytest.approx(first / 2)
 
 
+@pytest.mark.slow
 def test_commit_charges_the_shown_tight_total_once_then_releases(
     ledger_env, csv_payload, monkeypatch
 ):
@@ -292,6 +296,7 @@ def test_commit_charges_the_shown_tight_total_once_then_releases(
     view.__panel__().get_root(Document())
 
 
+@pytest.mark.slow
 def test_commit_over_budget_is_refused_before_anything_runs(ledger_env, csv_payload):
     lab = private_kmeans_lab(csv_payload)  # budget ε 3
     model = PlanModel(lab=lab, epsilons=[5.0, 20.0], n_trials=1, twin=ONE_TWIN)
@@ -341,6 +346,7 @@ def spy_plan_utility(monkeypatch):
     return calls
 
 
+@pytest.mark.slow
 def test_each_twin_mode_is_passed_to_the_planner_and_named_in_the_caveats(
     ledger_env, csv_payload, monkeypatch
 ):
@@ -436,6 +442,7 @@ def test_public_sample_errors_name_the_file_row_and_column(ledger_env, csv_paylo
     assert model.sample is None and model.twin == ENSEMBLE
 
 
+@pytest.mark.slow
 def test_planning_from_a_public_sample_reads_no_record_and_charges_nothing(
     ledger_env, csv_payload, monkeypatch
 ):

@@ -114,6 +114,7 @@ def test_plan_plot_ticks_every_planned_epsilon():
     assert [f.xaxis[0].major_label_overrides[e] for e in eps] == ["0.1", "0.5", "2"]
 
 
+@pytest.mark.slow
 def test_gibbs_traces_have_a_chain_legend_and_one_shared_source(ledger_env):
     lab = Lab()
     lab.data.param.update(n_samples=200)

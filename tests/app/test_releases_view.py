@@ -50,6 +50,6 @@ def test_a_release_appears_in_the_releases_tab(page, server, tmp_path):
     expect_text(page, ".pc-releases-view", "No release of this data yet")
     page.locator(".pc-release button").first.click()
     expect_text(page, ".pc-status", "Released", timeout=60_000)
-    expect_text(page, ".pc-releases-view", "1 release", timeout=30_000)
+    expect_text(page, ".pc-releases-view", "1 release", timeout=60_000)
     cells = text_of(page, ".pc-releases-table")
     assert "ε charged" in cells and "utility (from the release)" in cells

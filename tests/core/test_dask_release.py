@@ -36,6 +36,9 @@ from privclust.core.sketch.partitioned import PartitionSums
 distributed = pytest.importorskip("dask.distributed")
 da = pytest.importorskip("dask.array")
 
+# one worker runs the whole file, so the module's local Dask cluster starts once
+pytestmark = pytest.mark.xdist_group("test_dask_release")
+
 D = 3
 BOX = (-4.0, 4.0)
 

@@ -421,6 +421,7 @@ def test_onecluster_reuses_the_count_profile_per_twin_with_identical_results(mon
     assert not np.array_equal(other[1], b[1])
 
 
+@pytest.mark.slow
 def test_a_committed_plan_charges_exactly_its_shown_total_once():
     from privclust.core.privacy import BudgetExceeded
 

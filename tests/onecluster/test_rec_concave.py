@@ -208,6 +208,7 @@ def test_stability_choice_worst_neighbours_exact(eps, delta):
     assert _p_laplace_at_least(thr_bug - 2.0, 1.0 / eps) > delta
 
 
+@pytest.mark.slow
 @pytest.mark.audit
 def test_sampled_release_audit_on_neighbours():
     """Sampled releases of release_rec_concave on the neighbouring pair: the Clopper-Pearson

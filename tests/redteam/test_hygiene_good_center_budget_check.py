@@ -55,6 +55,7 @@ def test_good_center_refuses_before_anything_is_charged():
     assert len(acc.mechanisms) == 0
 
 
+@pytest.mark.slow
 def test_good_center_check_survives_python_O():
     """Under -O every ``assert`` is stripped; the check must still raise ValueError."""
     code = (

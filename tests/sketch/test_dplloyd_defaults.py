@@ -59,6 +59,7 @@ def test_explicit_initial_centres_are_used(corner):
         DPLloyd(4, epsilon=1.0, bounds=BOX, init=np.zeros((3, 3))).fit(X)
 
 
+@pytest.mark.slow
 def test_empty_cluster_is_noised_and_not_pinned_to_the_box(corner):
     """Centre 1 sits in the empty middle of the box: its noisy count has the Laplace spread of
     the planned scale, and it keeps its place (never a corner or face of the box)."""

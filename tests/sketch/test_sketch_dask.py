@@ -10,6 +10,9 @@ from privclust.core.sketch import Sketch, SketchOperator, sketch_dask
 distributed = pytest.importorskip("dask.distributed")
 da = pytest.importorskip("dask.array")
 
+# one worker runs the whole file, so the module's local Dask cluster starts once
+pytestmark = pytest.mark.xdist_group("test_sketch_dask")
+
 
 @pytest.fixture(scope="module")
 def client():

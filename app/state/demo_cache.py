@@ -16,8 +16,7 @@ DEFAULT_MAX_ITEMS = 256  # a result is a few kB (a fitted estimator on demo data
 
 
 class DemoCache:
-    """A bounded, thread-safe LRU map ``key -> RunResult`` of demo results (public data only),
-    and of the non-private baselines fitted on demo data (``key -> estimator``).
+    """A bounded, thread-safe LRU map ``key -> RunResult`` of demo results (public data only).
 
     ``get_or_compute(key, dataset, compute)`` returns ``(result, computed_here)``; concurrent
     calls with one key run ``compute`` once. A ``compute`` returning None (superseded, failed)
@@ -57,10 +56,7 @@ class DemoCache:
     def put(self, key, result):
         """Store a demo result; a result on data that is not public is refused (ValueError)."""
         _check_public(result.dataset)
-        self._store(key, result)
-
-    def _store(self, key, result):
-        if getattr(result, "private_mode", False):
+        if result.private_mode:
             raise ValueError("a private result never enters the demo cache")
         with self._lock:
             self._items[key] = result
@@ -96,7 +92,7 @@ class DemoCache:
         try:
             result = compute()
             if result is not None:
-                self._store(key, result)  # ``dataset`` (public) was checked above
+                self.put(key, result)
             return result, True
         finally:
             with self._lock:

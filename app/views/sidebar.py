@@ -507,10 +507,8 @@ class SettingsPanel(View):
             "### Task and algorithm",
             self.task,
             self.algorithm,
-            # updated in place (a changed text travels, not a new pane): they re-run on
-            # every slider step of every session
-            pn.param.ParamMethod(self._kind, inplace=True),
-            pn.param.ParamMethod(self._kmeans_advice, inplace=True),
+            self._kind,
+            self._kmeans_advice,
             self.epsilon,
             self.delta,
             self._params,
@@ -518,7 +516,7 @@ class SettingsPanel(View):
             self.seed_note,
             self.demo_note,
             self.owner,
-            pn.param.ParamMethod(self._cost, inplace=True),
+            self._cost,
             self.release,
             LargeDataProgress(lab=self.lab),
             self.stale_note,

@@ -36,10 +36,16 @@ def pytest_collection_modifyitems(config, items):
     """Files holding browser tests run first, then files holding slow tests, then the rest (each
     file's tests stay together and in order): with two xdist workers the longest tests start at
     once and the run ends on short ones, instead of one worker finishing a long browser test
-    alone. The order is the same in every worker, as xdist requires."""
+    alone. The order is the same in every worker, as xdist requires.
+
+    Every browser test runs on the same worker (one xdist group): two served dashboards and two
+    Chromiums at once on 2 cores made the pages lose slider steps within the tests' waits, while
+    a browser test beside a computing test does not."""
     rank: dict[str, int] = {}
     for item in items:
         rank[item.path] = min(rank.get(item.path, 2), _start_rank(item))
+        if item.get_closest_marker("ui"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
     items.sort(key=lambda item: rank[item.path])  # stable: the order within a rank is kept
 
 

@@ -13,42 +13,11 @@ Known limitation: noise is sampled in floating point with numpy, which is open t
 attacks (Mironov 2012); see :mod:`privclust.core.privacy.mechanisms.laplace`.
 """
 
-from . import audit
-from .accounting import (
-    KINDS,
-    NEIGHBOURINGS,
-    BudgetAccountant,
-    ChargeRecord,
-    Guarantee,
-    Ledger,
-    RelationError,
-    Spend,
-    advanced_composition,
-    basic_composition,
-    convert,
-)
+# the two subpackages' public names, re-exported here (each lists them once, in its __all__)
+from . import accounting, audit, mechanisms
+from .accounting import *  # noqa: F403
 from .errors import BudgetExceeded, DuplicateRequest, PrivacyWarning
-from .mechanisms import (
-    above_threshold,
-    analytic_gaussian_sigma,
-    classic_gaussian_sigma,
-    complex_laplace,
-    exponential_mechanism,
-    exponential_probabilities,
-    exponential_quantile_probabilities,
-    exponential_quantiles,
-    gaussian,
-    gumbel_max,
-    gumbel_perturbed,
-    haar_orthogonal,
-    haar_stiefel,
-    jl_matrix,
-    laplace,
-    smooth_sensitivity_gaussian,
-    smooth_sensitivity_parameters,
-    stable_histogram,
-    stable_histogram_threshold,
-)
+from .mechanisms import *  # noqa: F403
 from .rng import as_generator
 
 __all__ = [
@@ -56,35 +25,7 @@ __all__ = [
     "PrivacyWarning",
     "BudgetExceeded",
     "DuplicateRequest",
-    "laplace",
-    "complex_laplace",
-    "gaussian",
-    "analytic_gaussian_sigma",
-    "classic_gaussian_sigma",
-    "exponential_mechanism",
-    "exponential_probabilities",
-    "gumbel_max",
-    "gumbel_perturbed",
-    "above_threshold",
-    "exponential_quantiles",
-    "exponential_quantile_probabilities",
-    "stable_histogram",
-    "stable_histogram_threshold",
-    "basic_composition",
-    "advanced_composition",
-    "haar_orthogonal",
-    "haar_stiefel",
-    "jl_matrix",
-    "smooth_sensitivity_parameters",
-    "smooth_sensitivity_gaussian",
-    "Spend",
-    "Guarantee",
-    "KINDS",
-    "NEIGHBOURINGS",
-    "BudgetAccountant",
-    "Ledger",
-    "ChargeRecord",
     "audit",
-    "RelationError",
-    "convert",
+    *accounting.__all__,
+    *mechanisms.__all__,
 ]

@@ -183,4 +183,5 @@ if __name__.startswith("bokeh"):  # executed per session by `panel serve`
     logs.warnings_as_one_line()
     panel_compat.keep_stylesheets_local()
     panel_compat.keep_text_pane_stylesheets()
+    panel_compat.lock_deferred_events()
     create_app().servable(title="privclust")

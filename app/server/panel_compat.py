@@ -11,6 +11,8 @@ this module first.
   on the served page).
 - :func:`keep_text_pane_stylesheets`: ``pane.markup.HTMLBasePane._update`` (a text pane's new
   text leaves its stylesheets alone).
+- :func:`lock_deferred_events`: ``reactive.Syncable._server_event`` (a click deferred behind
+  pending changes runs with the document lock).
 - :func:`inline_updated_stylesheets`: the same function in a notebook kernel (stylesheets of a
   pane's later updates as ``data:`` URLs instead of cdn.holoviz.org; holoviz/panel#7073).
 - :func:`no_web_font`: ``template.EditableTemplate._resources`` (a served notebook's page asks
@@ -151,6 +153,35 @@ def keep_text_pane_stylesheets():
 
     _update._privclust_keep_stylesheets = True
     HTMLBasePane._update = _update
+
+
+def lock_deferred_events():
+    """Served page only: a widget event (a button click) that Panel defers because the page has
+    other changes pending is handled with the session's document lock held.
+
+    Panel 1.9.4's ``Syncable._server_event`` defers such an event as a coroutine through
+    ``state.execute``, which runs it on the IO loop *without* the document lock; the click's
+    handlers then change Bokeh models, Bokeh raises and the click is lost (a Release, a
+    Re-open or a Gibbs Start pressed while other changes of the page were pending). Deferred
+    through the document's next-tick callbacks, Bokeh runs it under the lock. Process-wide,
+    idempotent.
+    """
+    from functools import partial
+
+    from panel.io.state import state
+    from panel.reactive import Syncable
+
+    if getattr(Syncable._server_event, "_privclust_locked", False):
+        return
+
+    def _server_event(self, doc, event):
+        if doc.session_context and (not state._unblocked(doc) or doc in state._change_callbacks):
+            doc.add_next_tick_callback(partial(self._event_coroutine, doc, event))
+        else:
+            self._comm_event(doc, event)
+
+    _server_event._privclust_locked = True
+    Syncable._server_event = _server_event
 
 
 def inline_updated_stylesheets():

@@ -29,6 +29,12 @@ def test_the_overridden_members_exist_with_their_signatures():
         "dist_url",
     ]
     assert hasattr(resources, "CDN_DIST") and callable(resources.use_cdn)
+    from panel.reactive import Syncable
+
+    assert list(inspect.signature(Syncable._server_event).parameters) == ["self", "doc", "event"]
+    assert "state.execute(cb, schedule=True)" in inspect.getsource(Syncable._server_event) or (
+        Syncable._server_event._privclust_locked
+    )
 
 
 def test_keep_stylesheets_local_rewrites_no_url_to_the_cdn():

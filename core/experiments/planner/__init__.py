@@ -11,9 +11,10 @@ owner supplies -- and builds a *twin* with the generators of the four papers
 ==============  ===========================================  =================================
 family          twin                                          algorithms (utility)
 ==============  ===========================================  =================================
-``kmeans``      Gaussian mixture (Schellekens et al., SPARS   CKM, DPLloyd, improved DPLloyd
-                2019, Fig. 1) mapped into the public box, or  (relative SSE to k-means on the
-                a bootstrap of the public sample              twin; lower is better)
+``kmeans``      Gaussian mixture (Schellekens et al., SPARS   CKM, DPLloyd, improved DPLloyd,
+                2019, Fig. 1) mapped into the public box, or  LSH coreset, Balcan et al.
+                a bootstrap of the public sample              (relative SSE to k-means on the
+                                                              twin; lower is better)
 ``subspace``    union of subspaces (Wang, Wang & Singh,       Gibbs (short chains), SuLQ,
                 NIPS 2015, Sec. 5)                            sample-and-aggregate + TSC
                                                               (Wasserstein distance to the

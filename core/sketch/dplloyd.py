@@ -654,22 +654,7 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         return acc.guarantee("pure", self.neighbouring)
 
     def _fit(self, X, rng):
-        acc = BudgetAccountant(self.epsilon)
-        n = X.shape[0] if self.neighbouring == "replace" else self.expected_n_samples
-        self.cluster_centers_ = dplloyd_runs(
-            X,
-            self.n_clusters,
-            self.epsilon,
-            self.bounds,
-            self.n_iter,
-            self.init,
-            self.neighbouring,
-            rng,
-            accountant=acc,
-            n_samples=n,
-        )
-        self.privacy_ = acc.guarantee("pure", self.neighbouring)
-        self.n_features_in_ = X.shape[1]
+        self._run(X, X.shape[0], X.shape[1], rng)
 
     def _fit_partitioned(self, parts, rng):
         """The Dask mode of :meth:`_fit` (the Curator on a Dask data set, after the charge):
@@ -677,10 +662,15 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
         once here (:class:`~privclust.core.sketch.partitioned.PartitionSums`)."""
         from .partitioned import PartitionSums
 
+        self._run(PartitionSums(parts, self.bounds), parts.n_samples, parts.n_features, rng)
+
+    def _run(self, data, n_records, n_features, rng):
+        """The release on ``data`` (records, or their partition sums); ``n_records`` is used
+        only under ``replace``, where n is public."""
         acc = BudgetAccountant(self.epsilon)
-        n = parts.n_samples if self.neighbouring == "replace" else self.expected_n_samples
+        n = n_records if self.neighbouring == "replace" else self.expected_n_samples
         self.cluster_centers_ = dplloyd_runs(
-            PartitionSums(parts, self.bounds),
+            data,
             self.n_clusters,
             self.epsilon,
             self.bounds,
@@ -692,4 +682,4 @@ class DPLloyd(CenterPredictorMixin, PrivateEstimator):
             n_samples=n,
         )
         self.privacy_ = acc.guarantee("pure", self.neighbouring)
-        self.n_features_in_ = parts.n_features
+        self.n_features_in_ = n_features

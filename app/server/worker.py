@@ -21,9 +21,11 @@ class SessionWorker:
     (a fit on the loop would freeze every session's page). A job submitted with a ``kind``
     replaces a queued job of the same kind that has not started yet (the newest slider value
     wins); Release jobs are never dropped. :meth:`close` (on session end) stops the thread.
+    A job that raises is logged and ``on_error()`` is called (the page says so; no traceback).
     """
 
-    def __init__(self):
+    def __init__(self, on_error=None):
+        self.on_error = on_error
         self._queue = queue.Queue()
         self._latest = {}
         self._thread = None
@@ -61,6 +63,15 @@ class SessionWorker:
                 fn()
             except Exception:  # the models report their own failures; never kill the worker
                 log.warning("session job failed", exc_info=True)
+                self._report_failure()
+
+    def _report_failure(self):
+        if self.on_error is None:
+            return
+        try:
+            self.on_error()
+        except Exception:  # noqa: BLE001 -- the report of a failure must not kill the worker
+            log.warning("reporting a failed session job failed", exc_info=True)
 
     @property
     def alive(self):
@@ -130,6 +141,7 @@ def session_lab(**lab_params):
     debounce = Debouncer(worker=worker)
     lab_params.setdefault("demo_cache", demo_cache.SHARED)  # public results, all sessions
     lab = Lab(schedule=debounce, worker=worker, **lab_params)
+    worker.on_error = lab.report_failure
     session_hooks.on_session_end(debounce.stop, worker.close)
     if session_hooks.in_session():
         pn.state.onload(debounce.on_load)

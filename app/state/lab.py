@@ -658,6 +658,21 @@ class Lab(param.Parameterized):
             self.result = None
             self.say("Data owner view off: the NOT PRIVATE result is hidden.", "info")
 
+    def report_failure(self):
+        """A job of this session failed outside the models' own error handling (logged on the
+        server): say so without its details, and show the ledger as it now is (a release may
+        have been charged before the failure)."""
+        self.running = False
+        try:
+            self.ledger.refresh()
+        finally:
+            self.say(
+                "Something failed on the server while this ran (the operator's log has the "
+                "details). Anything charged is listed in the ledger panel, where a stored "
+                "release re-opens free of charge.",
+                "danger",
+            )
+
     def say(self, text, kind="info"):
         self._failure_detail = None
         self.param.update(message=text, message_kind=kind)

@@ -173,6 +173,16 @@ class GibbsView(pn.viewable.Viewer):
         self._show_spend_note()
         self.runner.param.watch(self._on_running, "running")
         session_hooks.on_session_end(self._cleanup)
+        # watched only now that every pane exists: tabs are built lazily on the IO loop while a
+        # release on the session's worker thread may already be changing the lab (a watcher
+        # registered by ``param.depends`` in ``super().__init__`` fired half-way through this
+        # constructor, raised, and the release's result was never shown)
+        lab = self.lab
+        lab.param.watch(self._privacy_changed, ["mode"])
+        lab.settings.param.watch(self._privacy_changed, ["owner_view"])
+        lab.data.param.watch(self._privacy_changed, ["dataset"])
+        lab.param.watch(self._show_spend_note, ["mode", "settings_changed"])
+        lab.ledger.param.watch(self._show_spend_note, ["spent"])
 
     # ---- data and plots ------------------------------------------------------------------------
     def _clear_history(self, n_chains, n_iter=1):
@@ -262,8 +272,7 @@ class GibbsView(pn.viewable.Viewer):
             self._mark_data(cols, append=True)
         pn.io.push_notebook(*self._panes.values())  # notebooks only (no-op in a server)
 
-    @param.depends("lab.mode", "lab.settings.owner_view", "lab.data.dataset", watch=True)
-    def _privacy_changed(self):
+    def _privacy_changed(self, *events):
         """Raw diagnostics in the plots only while they may be shown; re-sent when allowed."""
 
         def apply():
@@ -550,8 +559,7 @@ class GibbsView(pn.viewable.Viewer):
             self._panes["distance"],
         )
 
-    @param.depends("lab.mode", "lab.settings_changed", "lab.ledger.spent", watch=True)
-    def _show_spend_note(self):
+    def _show_spend_note(self, *events):
         """What Start spends, in two panes made once (a re-rendered pane made the next tab
         switch re-style the tab while sampling): only their text and visibility change."""
         lab = self.lab

@@ -104,6 +104,32 @@ def test_session_worker_runs_jobs_in_order_and_drops_superseded_demo_runs():
     assert "after close" not in seen
 
 
+def test_a_failed_session_job_is_said_on_the_page_and_the_worker_goes_on(ledger_env, csv_payload):
+    """A job that raises outside the models' own error handling (a bug) is logged, the page
+    says that something failed (no traceback, no exception text: it may come from private
+    data) and shows the ledger as it is; the next job still runs."""
+    from privclust.app.server.worker import SessionWorker
+    from privclust.app.state import Lab
+
+    lab = Lab()
+    lab.data.upload("private.csv", csv_payload())
+    worker = SessionWorker(on_error=lab.report_failure)
+    done = threading.Event()
+
+    def bug():
+        lab.running = True
+        raise AttributeError("secret detail")
+
+    worker.submit(bug)
+    worker.submit(done.set)
+    assert done.wait(10)
+    assert lab.message_kind == "danger" and "Something failed on the server" in lab.message
+    assert "secret" not in lab.message and "AttributeError" not in lab.message
+    assert not lab.running
+    worker.close()
+    worker.join(5)
+
+
 def test_session_end_hooks_pass_bokehs_signature_check(monkeypatch):
     """Bokeh refuses a session-destroyed callback without exactly one required argument
     (GibbsView's ``_cleanup(session_context=None)`` was refused, silently); outside a session

@@ -341,3 +341,53 @@ def test_settings_panel_renders_for_every_algorithm(key, ledger_env):
     doc.to_json()  # what is sent to the browser
     names = [p for p in lab.settings.algo.param if p != "name"] if lab.settings.algo else []
     assert sorted(names) == sorted(spec.params)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Banner",
+        "DataPanel",
+        "SettingsPanel",
+        "LedgerPanel",
+        "DataPreview",
+        "ClustersView",
+        "SubspacesView",
+        "CoclustersView",
+        "GibbsView",
+        "PlanView",
+        "TradeoffView",
+        "ReportView",
+        "ReleasesView",
+    ],
+)
+def test_a_view_built_while_a_release_changes_the_lab_does_not_break(
+    name, ledger_env, csv_payload, monkeypatch
+):
+    """The served page builds its tabs lazily on the IO loop while a release on the session's
+    worker thread may change the lab (its ledger refresh, the result, the mode). A watcher the
+    view registers before its panes exist fired half-way through the constructor, raised, and
+    the release's result was never shown (CI, GibbsView: no attribute 'spend_private'). Here
+    every such change happens right after ``Viewer.__init__``, before the view's own body."""
+    import panel as pn
+
+    from privclust.app import views
+
+    lab = Lab()
+    lab.data.upload("private.csv", csv_payload())
+    _private_kmeans(lab)
+    viewer_init = pn.viewable.Viewer.__init__
+
+    def init_then_change_the_lab(self, **params):
+        viewer_init(self, **params)
+        if params.get("lab") is lab:
+            lab.ledger.param.trigger("spent")
+            lab.param.trigger("settings_changed", "mode", "result", "running")
+            lab.settings.param.trigger("owner_view")
+            lab.data.param.trigger("dataset")
+
+    monkeypatch.setattr(pn.viewable.Viewer, "__init__", init_then_change_the_lab)
+    view = getattr(views, name)(lab=lab)
+    monkeypatch.undo()
+    lab.ledger.param.trigger("spent")  # and the built view still follows the lab
+    assert pn.panel(view).get_root(Document()) is not None

@@ -7,7 +7,6 @@ whose resources are all served by Panel itself (FastListTemplate, MaterialTempla
 VanillaTemplate fetch Google Fonts on every load).
 """
 
-import time
 from importlib import resources
 
 import holoviews as hv
@@ -42,7 +41,7 @@ def create_app(lab=None, **lab_params):
     """Build the whole page (a template) for one session; ``lab`` defaults to a fresh Lab.
 
     In a server session only the first tab's view is built with the page; every other tab's view
-    is built after the page has loaded or when the tab is opened (:func:`_lazy_tabs`): building
+    is built when the tab is opened (:func:`_lazy_tabs`): building
     all of them was about a third of the server's work per new session (measured with py-spy
     while twelve pages opened at once, benchmarks/app/load.py), and a class opens its pages
     together.
@@ -130,17 +129,14 @@ BUSY = {"Data", "Clusters", "Subspaces", "Co-clusters", "Report", "Releases"}
 
 
 def _lazy_tabs(tabs, views, build):
-    """Fill each empty tab with its view (``build(name, cls)``) when it is first opened, or in
-    the background once the page has loaded (one view every ``PREBUILD_MS`` while the server is
-    idle; hidden tabs are not rendered, so nothing is sent), whichever comes first: a new page
-    costs the server little while a class opens its pages, and a tab is usually built before it
-    is opened.
+    """Fill each empty tab with its view (``build(name, cls)``) when it is first opened: a new
+    page costs the server little while a class opens its pages.
 
-    The server is taken as busy when this background callback runs more than ``BUSY_LATE_S``
-    late (the IO loop was doing other work): while twelve pages open and slide at once, the
-    prebuilds of every page competed with their first results and slider moves for the one
-    main thread (a quarter of the server's time in the profile of benchmarks/app/load.py);
-    they now wait until the class's requests are served.
+    Hidden tabs are no longer built in the background once the page has loaded: every
+    session's builds ran on the server's one IO thread and competed with the class's first
+    results and slider steps (a sixth of that thread's time while six pages slid, in a py-spy
+    profile of benchmarks/app/load.py), and a built hidden view re-computed its plots for
+    every new result although nothing showed them.
     """
 
     def fill(index):
@@ -149,32 +145,6 @@ def _lazy_tabs(tabs, views, build):
             holder.objects = [build(*views[index])]
 
     tabs.param.watch(lambda event: fill(event.new), "active")
-    pending = [i for i, holder in enumerate(tabs.objects) if not holder.objects]
-    callback = []
-    last = [time.monotonic()]
-
-    def prebuild():
-        now = time.monotonic()
-        late, last[0] = now - last[0] - PREBUILD_MS / 1000, now
-        if late > BUSY_LATE_S:
-            return  # the server is busy: try again at the next tick
-        while pending and tabs.objects[pending[0]].objects:
-            pending.pop(0)  # opened (and built) since
-        if pending:
-            fill(pending.pop(0))
-            last[0] = time.monotonic()  # the build's own time is not lateness
-        elif callback:
-            callback.pop().stop()
-
-    def start():
-        last[0] = time.monotonic()
-        callback.append(pn.state.add_periodic_callback(prebuild, period=PREBUILD_MS))
-
-    pn.state.onload(start)
-
-
-PREBUILD_MS = 1000
-BUSY_LATE_S = 0.2
 
 
 if __name__.startswith("bokeh"):  # executed per session by `panel serve`

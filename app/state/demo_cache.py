@@ -16,7 +16,8 @@ DEFAULT_MAX_ITEMS = 256  # a result is a few kB (a fitted estimator on demo data
 
 
 class DemoCache:
-    """A bounded, thread-safe LRU map ``key -> RunResult`` of demo results (public data only).
+    """A bounded, thread-safe LRU map ``key -> RunResult`` of demo results (public data only),
+    and of the non-private baselines fitted on demo data (``key -> estimator``).
 
     ``get_or_compute(key, dataset, compute)`` returns ``(result, computed_here)``; concurrent
     calls with one key run ``compute`` once. A ``compute`` returning None (superseded, failed)
@@ -56,7 +57,10 @@ class DemoCache:
     def put(self, key, result):
         """Store a demo result; a result on data that is not public is refused (ValueError)."""
         _check_public(result.dataset)
-        if result.private_mode:
+        self._store(key, result)
+
+    def _store(self, key, result):
+        if getattr(result, "private_mode", False):
             raise ValueError("a private result never enters the demo cache")
         with self._lock:
             self._items[key] = result
@@ -92,7 +96,7 @@ class DemoCache:
         try:
             result = compute()
             if result is not None:
-                self.put(key, result)
+                self._store(key, result)  # ``dataset`` (public) was checked above
             return result, True
         finally:
             with self._lock:

@@ -11,6 +11,7 @@ session holds everything user-derived; nothing is kept in module globals or ``pn
 import contextlib
 import logging
 import re
+import threading
 import time
 import traceback
 
@@ -78,6 +79,9 @@ class Lab(param.Parameterized):
         self._cache = demo_cache if demo_cache is not None else demo_cache_module.DemoCache()
         self._quiet = False
         self._generation = 0  # bumped by every new demo request: a running demo fit stops
+        # held while a demo result is shown: a fit of an older request that finishes on the
+        # worker while a newer one is shown from the cache (IO thread) is never shown after it
+        self._showing = threading.RLock()
         self._failure_detail = None  # the withheld message of a failure on private data
         self._notice = ""  # said with the next demo result (e.g. why the demo data changed)
         self.settings.param.watch(self._on_owner_view, "owner_view")
@@ -191,10 +195,32 @@ class Lab(param.Parameterized):
         )
 
     def request_run(self):
-        """Demo mode: (re-)run through the debouncing scheduler."""
-        self.cancel_demo()
-        if self.mode == "demo":
-            self.schedule(self.run_demo)
+        """Demo mode: (re-)run through the debouncing scheduler, or at once when the shared
+        demo cache already holds the result (no fit: a class moving one slider asks for the
+        same results, and a new page's first result is then part of the page itself)."""
+        with self._showing:
+            self.cancel_demo()
+            if self.mode != "demo" or self._show_cached() is not None:
+                return
+        self.schedule(self.run_demo)
+
+    def _show_cached(self):
+        """Show the cached demo result of the current settings; None when there is none."""
+        request = self.capture()
+        if request is None or not request.dataset.public:
+            return None
+        if self.data.suggested_task not in (None, request.spec.task):
+            return None
+        key = _demo_key(request.dataset, request.spec, request.settings, request.seed)
+        shown = self.result
+        if shown is not None and shown.key == key and shown.dataset is request.dataset:
+            return shown  # already shown: its status (a notice said with it) stays
+        cached = self._cache.get(key)
+        if cached is None:
+            return None
+        self.result = demo_cache_module.for_session(cached, request.dataset)
+        self._say_demo(self.result)
+        return self.result
 
     def cancel_demo(self):
         """Stop a demo fit that is still running (one with ``iter_fit``, e.g. the Gibbs sampler,
@@ -377,21 +403,24 @@ class Lab(param.Parameterized):
         spec, ds, values = request.spec, request.dataset, request.settings
         if not ds.public:
             return None  # never: private data goes through the Curator only
+        token = self._generation
         key = _demo_key(ds, spec, values, request.seed)
-        cached = self._cache.get(key)
-        if cached is not None:
-            self.result = demo_cache_module.for_session(cached, ds)
-            self._say_demo(self.result)
-            return self.result
-        # computed once for every session asking the same now (they wait for this one)
-        result, _ = self._cache.get_or_compute(key, ds, lambda: self._compute_demo(request, key))
+        result = self._cache.get(key)
         if result is None:
-            return None
+            # computed once for every session asking the same now (they wait for this one)
+            result, _ = self._cache.get_or_compute(
+                key, ds, lambda: self._compute_demo(request, key)
+            )
+            if result is None:
+                return None
         result = demo_cache_module.for_session(result, ds)
-        if ds is not self.data.dataset:  # the data changed while this ran (worker thread)
-            return None
-        self.param.update(result=result, stale=False)
-        self._say_demo(result)
+        with self._showing:
+            if ds is not self.data.dataset:  # the data changed while this ran (worker thread)
+                return None
+            if self._generation != token:
+                return None  # a newer request came (and may already show its cached result)
+            self.param.update(result=result, stale=False)
+            self._say_demo(result)
         return result
 
     def _compute_demo(self, request, key):
@@ -465,13 +494,14 @@ class Lab(param.Parameterized):
         bspec = self.settings.baseline_spec
         if bspec is None or not self.raw_allowed(dataset):
             return None
+        values = self.settings.values(bspec)
         try:
-            est = bspec.build(
-                self.settings.values(bspec),
-                random_state=random_state_for(dataset, self.settings.seed),
-            )
+            est = bspec.build(values, random_state=random_state_for(dataset, self.settings.seed))
             if dataset.public:
-                return est.fit(dataset.X)
+                # the same for every ε and every session: fitted once per server (it was two
+                # thirds of the sessions' worker time while a class moved the ε slider)
+                key = ("baseline", *_demo_key(dataset, bspec, values, self.settings.seed))
+                return self._cache.get_or_compute(key, dataset, lambda: est.fit(dataset.X))[0]
             if self.ledger.curator is None or self.ledger.dataset is not dataset:
                 return None
             return self.ledger.curator.owner_fit(est).value

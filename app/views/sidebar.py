@@ -507,8 +507,10 @@ class SettingsPanel(View):
             "### Task and algorithm",
             self.task,
             self.algorithm,
-            self._kind,
-            self._kmeans_advice,
+            # updated in place (a changed text travels, not a new pane): they re-run on
+            # every slider step of every session
+            pn.param.ParamMethod(self._kind, inplace=True),
+            pn.param.ParamMethod(self._kmeans_advice, inplace=True),
             self.epsilon,
             self.delta,
             self._params,
@@ -516,7 +518,7 @@ class SettingsPanel(View):
             self.seed_note,
             self.demo_note,
             self.owner,
-            self._cost,
+            pn.param.ParamMethod(self._cost, inplace=True),
             self.release,
             LargeDataProgress(lab=self.lab),
             self.stale_note,

@@ -177,6 +177,8 @@ async def slider_user(context, url, seconds, out, rng, first_timeout=180):
 
 
 async def sampler_user(context, url, seconds, out, first_timeout=180):
+    from playwright.async_api import expect
+
     page = await context.new_page()
     t = time.perf_counter()
     await page.goto(url, wait_until="commit")  # the first plot is what is timed
@@ -186,13 +188,12 @@ async def sampler_user(context, url, seconds, out, first_timeout=180):
     await page.locator(".pc-algorithm select").first.select_option(
         label="Gibbs sampler (asymptotic)"
     )
+    # the default algorithm (SuLQ) has an "iterations" slider too: wait for the Gibbs sliders
+    # (only Gibbs has "chains"), then set each by keyboard, pressing again when the slider was
+    # re-rendered under the key press (a handle taken before that is stale)
+    await expect(_slider(page, "chains")).to_be_visible(timeout=first_timeout * 1000)
     for label, value in (("iterations", "20000"), ("chains", "8")):
-        group = page.locator(".bk-input-group").filter(has_text=label).filter(visible=True).first
-        await group.locator(".noUi-handle").first.press("End")
-        await page.wait_for_function(
-            "([el, v]) => el.getAttribute('aria-valuenow') === v",
-            arg=[await group.locator(".noUi-handle").first.element_handle(), f"{value}.0"],
-        )
+        await _slide_to_end(page, label, f"{value}.0", first_timeout)
     await page.get_by_role("button", name="Start sampler").click()
 
     async def updates():
@@ -212,6 +213,30 @@ async def sampler_user(context, url, seconds, out, first_timeout=180):
     out["gibbs_last_info"].append(info.group(0) if info else "")
     await page.get_by_role("button", name="Stop").click()
     await page.close()
+
+
+def _slider(page, label):
+    """The handle of the visible slider labelled ``label`` (a locator: found again at each use)."""
+    group = page.locator(".bk-input-group").filter(has_text=label).filter(visible=True).first
+    return group.locator(".noUi-handle").first
+
+
+async def _slide_to_end(page, label, value, timeout, attempt_s=10):
+    """Press End on the slider ``label`` until it shows ``value`` (``timeout`` seconds)."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+    from playwright.async_api import expect
+
+    end = time.perf_counter() + timeout
+    while True:
+        try:
+            await _slider(page, label).press("End", timeout=attempt_s * 1000)
+            await expect(_slider(page, label)).to_have_attribute(
+                "aria-valuenow", value, timeout=attempt_s * 1000
+            )
+            return
+        except (AssertionError, PlaywrightTimeout):
+            if time.perf_counter() > end:
+                raise
 
 
 async def _browser_at_our_priority(server_pids, stop):

@@ -66,13 +66,13 @@ def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env, csv
     assert ("centres", lab.settings.n_clusters) in drawn  # the released centres are
     assert any("hidden" in t for t in analyst.traverse(lambda el: el.text, [hv.Text]))
     assert lab.result.baseline is None  # never even computed for the analyst
-    metrics = clusters._metrics().__panel__()
+    metrics = clusters._metrics()
     assert "evaluation only" not in getattr(metrics, "object", "")
     lab.settings.owner_view = True
     owner = clusters._plots().object
     assert sum("NOT PRIVATE" in t for t in titles(owner)) >= 2
     assert sum(owner.traverse(len, [hv.Points])) >= 2 * 120
-    assert "not private" in clusters._metrics().__panel__().object
+    assert "not private" in clusters._metrics().object
 
 
 def test_tradeoff_sweep_runs_on_demo_only(ledger_env, csv_payload):

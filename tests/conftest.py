@@ -32,20 +32,24 @@ def _start_rank(item) -> int:
     return 2
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (it names items by them)
 def pytest_collection_modifyitems(config, items):
     """Files holding browser tests run first, then files holding slow tests, then the rest (each
     file's tests stay together and in order): with two xdist workers the longest tests start at
     once and the run ends on short ones, instead of one worker finishing a long browser test
     alone. The order is the same in every worker, as xdist requires.
 
-    Every browser test runs on the same worker (one xdist group): two served dashboards and two
-    Chromiums at once on 2 cores made the pages lose slider steps within the tests' waits, while
-    a browser test beside a computing test does not."""
+    Browser tests run in two xdist groups of about equal length: the tests of the shared
+    dashboard server (``server`` fixture) on one worker, those that start servers of their own
+    (the class load, the served and JupyterLab notebooks) on the other. README's command runs
+    them after the computing tests, never beside them: a browser test beside two computing
+    workers on 2 cores missed its waits."""
     rank: dict[str, int] = {}
     for item in items:
         rank[item.path] = min(rank.get(item.path, 2), _start_rank(item))
         if item.get_closest_marker("ui"):
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            own = "server" not in getattr(item, "fixturenames", ())
+            item.add_marker(pytest.mark.xdist_group("browser-own" if own else "browser"))
     items.sort(key=lambda item: rank[item.path])  # stable: the order within a rank is kept
 
 

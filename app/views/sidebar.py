@@ -556,7 +556,13 @@ class LedgerPanel(View):
             ]
             for r in lg.releases[::-1]
         }
-        self.picker.options = options
+        # the browser shows the first option as chosen: the server must hold the same choice
+        # (Panel keeps a Select's value None when only its options change, and a Re-open
+        # pressed before the browser sent its choice back did nothing)
+        value = self.picker.value
+        if value not in options.values():
+            value = next(iter(options.values()), None)
+        self.picker.param.update(options=options, value=value)
         visible = lg.active and bool(options)
         self.picker.visible = self.reopen.visible = visible
 

@@ -75,6 +75,31 @@ def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env, csv
     assert "not private" in clusters._metrics().object
 
 
+def test_the_release_picker_holds_the_release_the_browser_shows_as_chosen(ledger_env, csv_payload):
+    """The picker's first option (the newest release) is what the browser shows as chosen, so it
+    is the server's value too: Panel kept a Select's value None when only its options changed,
+    and a Re-open pressed before the browser sent its choice back did nothing (browser test
+    test_release_store_then_refusal_and_the_list_survives_a_reload)."""
+    from privclust.app.views import LedgerPanel
+
+    lab = Lab()
+    lab.data.upload("private.csv", csv_payload())
+    _private_kmeans(lab)
+    lab.settings.epsilon = 0.5  # two releases within the test budget
+    panel = LedgerPanel(lab=lab)
+    assert panel.picker.value is None and not panel.reopen.visible
+    first = lab.do_release()
+    assert panel.picker.value == first.estimator.id and panel.reopen.visible
+    lab.settings.n_clusters += 1
+    second = lab.do_release()
+    assert second is not None, lab.message
+    assert panel.picker.value == first.estimator.id  # a choice the user made is kept
+    panel.picker.value = second.estimator.id
+    lab.say("")
+    panel.reopen.clicks += 1
+    assert "Re-opened release" in lab.message and lab.result.estimator.id == second.estimator.id
+
+
 def test_tradeoff_sweep_runs_on_demo_only(ledger_env, csv_payload):
     from privclust.app.views import TradeoffView
 

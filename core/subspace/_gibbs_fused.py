@@ -87,63 +87,65 @@ def canonical_signs(V):
     return V * np.where(np.take_along_axis(V, idx, axis=-2) < 0, -1.0, 1.0)
 
 
-def _z_labels(P, sq_norms, kappa, log_e, z, counts):
-    """Labels of all chains for one chunk of m rows.
+LOG_TINY = float(np.log(np.finfo(np.float64).tiny))  # log of the floor of the Exp(1) draws
 
-    P (q*C*k, m) = U^T x products, log_e (C, k, m) = log of the Exp(1) draws. Writes z (C, m)
-    and counts (C, k) of the chunk. The
-    logits kappa * min(||U^T x||^2 - ||x||^2, 0) and the Gumbel-max (strict >: ties to the
-    lowest index) follow the numpy path operation by operation; the inner loops run over the m
-    rows without branches (vectorised by the compiler), chains in parallel."""
+
+def _z_scatter(P, sq_norms, log_e, kappa, outer, z, counts, A_tri):
+    """Labels of all chains for one chunk of m rows, their counts and scatter matrices.
+
+    P (q*C*k, m) = U^T x products, log_e (C, k, m) = logs of the Exp(1) draws (-inf allowed:
+    clamped to ``LOG_TINY``, as the numpy path clamps a draw to the smallest normal float before
+    its log). Writes z (C, m); ADDS the counts (C, k) and the rows outer[i] (upper triangles of
+    the x_i x_i^T, possibly zero-padded) into A_tri[c * k + z[c, i]], so that a caller may
+    accumulate chunks. The logits kappa * min(||U^T x||^2 - ||x||^2, 0) and the Gumbel-max
+    (strict >: ties to the lowest index) follow the numpy path operation by operation; the
+    label loops run over the m rows without branches (vectorised by the compiler), chains in
+    parallel; the scatter runs row by row (a row of ``outer`` and all of A_tri stay in the L1
+    cache)."""
     C, k, m = log_e.shape
     CK = C * k
     q = P.shape[0] // CK
+    n_tri = outer.shape[1]
     for c in numba.prange(C):
         best = np.empty(m)
         s = np.empty(m)
         zc = z[c]
         for ell in range(k):
             row = c * k + ell
+            pr = P[row]
             for i in range(m):
-                s[i] = P[row, i] * P[row, i]
+                s[i] = pr[i] * pr[i]
             for j in range(1, q):
+                pr = P[j * CK + row]
                 for i in range(m):
-                    v = P[j * CK + row, i]
-                    s[i] += v * v
+                    s[i] += pr[i] * pr[i]
+            le = log_e[c, ell]
             if ell == 0:
                 for i in range(m):
-                    best[i] = min(s[i] - sq_norms[i], 0.0) * kappa - log_e[c, 0, i]
+                    best[i] = min(s[i] - sq_norms[i], 0.0) * kappa - max(le[i], LOG_TINY)
                     zc[i] = 0
             else:
                 for i in range(m):
-                    x = min(s[i] - sq_norms[i], 0.0) * kappa - log_e[c, ell, i]
+                    x = min(s[i] - sq_norms[i], 0.0) * kappa - max(le[i], LOG_TINY)
                     better = x > best[i]
                     best[i] = x if better else best[i]
                     zc[i] = ell if better else zc[i]
-        for ell in range(k):
-            counts[c, ell] = 0
-        for i in range(m):
-            counts[c, zc[i]] += 1
-
-
-def _scatter(z, outer, k, A_tri):
-    """A_tri[c * k + z[c, i]] += outer[i] for all chains c and rows i: the scatter matrices'
-    upper triangles, accumulated row by row (a row of ``outer`` and all of A_tri stay in the
-    L1 cache)."""
-    C, m = z.shape
-    n_tri = outer.shape[1]
     for i in range(m):
+        oi = outer[i]
         for c in range(C):
-            row = c * k + z[c, i]
+            label = z[c, i]
+            counts[c, label] += 1
+            Ar = A_tri[c * k + label]
             for t in range(n_tri):
-                A_tri[row, t] += outer[i, t]
+                Ar[t] += oi[t]
 
 
 def _symmetric_eigh(V, d, e):
     """Eigendecomposition of the symmetric V (p, p), in place: eigenvalues into d (unsorted),
-    eigenvectors into the columns of V; e (p,) is workspace. Householder tridiagonalisation
+    eigenvectors into the ROWS of V; e (p,) is workspace. Householder tridiagonalisation
     then the implicit QL iteration (the EISPACK routines tred2 and tql2, Golub & Van Loan
-    (2013), Secs. 8.3.1 and 8.3.5)."""
+    (2013), Secs. 8.3.1 and 8.3.5); the QL rotations act on rows, so their loops run over
+    contiguous memory (vectorised by the compiler)."""
     n = V.shape[0]
     for j in range(n):
         d[j] = V[n - 1, j]
@@ -213,6 +215,9 @@ def _symmetric_eigh(V, d, e):
         d[j] = V[n - 1, j]
         V[n - 1, j] = 0.0
     V[n - 1, n - 1] = 1.0
+    for i in range(n):  # the accumulated Q, transposed: its columns become rows
+        for j in range(i + 1, n):
+            V[i, j], V[j, i] = V[j, i], V[i, j]
     e[0] = 0.0
     for i in range(1, n):  # tql2: implicit QL
         e[i - 1] = e[i]
@@ -260,10 +265,11 @@ def _symmetric_eigh(V, d, e):
                     c = p / r
                     p = c * d[i] - s * g
                     d[i + 1] = h + s * (c * g + s * d[i])
+                    vi, vn = V[i], V[i + 1]
                     for k in range(n):
-                        h = V[k, i + 1]
-                        V[k, i + 1] = s * V[k, i] + c * h
-                        V[k, i] = c * V[k, i] - s * h
+                        h = vn[k]
+                        vn[k] = s * vi[k] + c * h
+                        vi[k] = c * vi[k] - s * h
                 p = -s * s2 * c3 * el1 * e[ell] / dl1
                 e[ell] = s * p
                 d[ell] = c * p
@@ -351,7 +357,7 @@ def _column_setup(U, A, r, kappa, NV, a):
             for h in range(m):
                 Y[h, c2] = 0.0
             for h in range(p):
-                Y[m + h, c2] = S[h, src]
+                Y[m + h, c2] = S[src, h]
         for j in range(m - 1, -1, -1):  # Y <- H_j Y, j = q-1, ..., 1
             for c2 in range(p):
                 dot = 0.0
@@ -501,14 +507,55 @@ def _u_sweep(U, A, perm, start, kappa, rng, rounds, R, NV, a, y):
     return -1
 
 
-z_labels = _jit(_z_labels, parallel=True)
-scatter = _jit(_scatter)
+def _iteration(
+    P,
+    sq_norms,
+    log_e,
+    kappa,
+    outer,
+    position,
+    perm,
+    rng,
+    rounds,
+    R,
+    U,
+    z,
+    counts,
+    A_tri,
+    A,
+    NV,
+    a,
+    y,
+):
+    """One Gibbs iteration of all chains after the products P = U^T x and the logs of the
+    Exp(1) draws: labels, counts and scatter triangles (:func:`z_scatter`), the scatter
+    matrices A (B, d, d) from the triangles (``position``: index in a triangle row of entry
+    (h, g), row-major), the column sweep in the order ``perm`` (:func:`u_sweep`) and the
+    re-orthonormalisation (:func:`orthonormalise`), U (B, d, q) in place. Returns -1, or the
+    position in perm of a column whose ACG draw ran out of proposals: the sweep stopped there
+    (not re-orthonormalised) for the caller to finish with Hoff's update."""
+    A_tri[:, :] = 0.0
+    counts[:, :] = 0
+    z_scatter(P, sq_norms, log_e, kappa, outer, z, counts, A_tri)
+    B, d, _ = A.shape
+    for b in range(B):
+        for h in range(d):
+            for g in range(d):
+                A[b, h, g] = A_tri[b, position[h * d + g]]
+    pos = u_sweep(U, A, perm, 0, kappa, rng, rounds, R, NV, a, y)
+    if pos < 0:
+        orthonormalise(U)
+    return pos
+
+
+z_scatter = _jit(_z_scatter, parallel=True)
 orthonormalise = _jit(_orthonormalise)
 column_setup = _jit(_column_setup, parallel=True)
 acg_parameters = _jit(_acg_parameters)
 acg_round = _jit(_acg_round, parallel=True)
 acg_sample = _jit(_acg_sample)
 u_sweep = _jit(_u_sweep)
+iteration = _jit(_iteration)
 
 
 def warm_up():
@@ -525,6 +572,14 @@ def warm_up():
     u_sweep(U.copy(), A, rng.permutation(2), 0, 1.0, rng, 10, 16, NV, a, y)
     acg_sample(np.ones((2, 3)), rng, 1, 16, np.empty((2, 3)))
     z, counts = np.empty((1, 5), np.int64), np.zeros((1, 3), np.int64)
-    z_labels(rng.standard_normal((6, 5)), np.ones(5), 1.0, np.zeros((1, 3, 5)), z, counts)
-    scatter(z, np.ones((5, 10)), 3, np.zeros((3, 10)))
+    z_scatter(
+        rng.standard_normal((6, 5)),
+        np.ones(5),
+        np.zeros((1, 3, 5)),
+        1.0,
+        np.ones((5, 10)),
+        z,
+        counts,
+        np.zeros((3, 10)),
+    )
     orthonormalise(U.copy())

@@ -1,8 +1,10 @@
 """Compiled (numba) kernels of the Gibbs sampler of Wang, Wang & Singh, NIPS 2015, Sec. 4.1.
 
 Optional: used by :func:`~privclust.core.subspace.gibbs.z_update`,
-:func:`~privclust.core.subspace.gibbs.u_update` and
-:func:`~privclust.core.subspace._bingham.sample_vector_bingham` when numba is installed
+:func:`~privclust.core.subspace.gibbs.u_update`,
+:class:`~privclust.core.subspace.gibbs.GibbsIterations` (one call per iteration:
+:func:`iteration`) and :func:`~privclust.core.subspace._bingham.sample_vector_bingham` when
+numba is installed
 (``pip install privclust[fast]``); ``AVAILABLE`` says whether it is. Every random number comes
 from the caller's numpy Generator in the same order as on the numpy path (the compiled ACG loop
 draws from it directly: numba's Generator methods produce numpy's streams), so both paths give

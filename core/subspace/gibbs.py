@@ -83,9 +83,9 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
     Layout: one (q*C*k, d) @ (d, m) product puts the rows on the last (long, contiguous) axis;
     the sum over q adds q contiguous blocks and the Gumbel argmax compares k contiguous
     slices, so no reduction runs over a tiny trailing axis. ``fused`` (None: when numba is
-    installed) does everything after that product and the Exp(1) draws in two compiled kernels
-    (:mod:`._gibbs_fused`: labels and counts, then the scatter matrices accumulated row by row):
-    the same labels for the same seed.
+    installed) does everything after that product and the Exp(1) draws (and their logs) in one
+    compiled kernel (:func:`._gibbs_fused.z_scatter`: labels, counts and the scatter matrices
+    accumulated row by row): the same labels for the same seed.
 
     References
     ----------

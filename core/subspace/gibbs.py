@@ -26,6 +26,7 @@ from ._gibbs_fused import canonical_signs
 from .solvers import make_solver
 
 _CHUNK_FLOATS = 2_000_000  # rows per z-update chunk: about this many floats per temporary
+_FULL_SCATTER_EVERY = 100  # compiled iterations between two full sums of the scatter matrices
 
 
 def triu_outer(X):
@@ -84,8 +85,8 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
     the sum over q adds q contiguous blocks and the Gumbel argmax compares k contiguous
     slices, so no reduction runs over a tiny trailing axis. ``fused`` (None: when numba is
     installed) does everything after that product and the Exp(1) draws (and their logs) in one
-    compiled kernel (:func:`._gibbs_fused.z_scatter`: labels, counts and the scatter matrices
-    accumulated row by row): the same labels for the same seed.
+    compiled kernels (:func:`._gibbs_fused.z_labels`, then :func:`._gibbs_fused.scatter`: counts
+    and the scatter matrices accumulated row by row): the same labels for the same seed.
 
     References
     ----------
@@ -118,7 +119,8 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
             _fused.use_threads()
             log_e = _log_exponentials(rng, (C, k, m))
             sq = sq_norms[start : start + m]
-            _fused.z_scatter(P, sq, log_e, kappa, np.ascontiguousarray(oc), zc, counts, A_tri)
+            _fused.z_labels(P, sq, log_e, kappa, zc)
+            _fused.scatter(zc, np.ascontiguousarray(oc), counts, A_tri)
             z[:, start : start + m] = zc
             continue
         np.multiply(P, P, out=P)
@@ -250,7 +252,10 @@ class GibbsIterations:
     fits one z-update chunk, an iteration is one BLAS product (the U^T x), the Exp(1) draws and
     their logs into preallocated arrays, the column permutation, and ONE compiled call (labels,
     counts, scatter matrices, column sweep, re-orthonormalisation: :func:`._gibbs_fused.iteration`);
-    nothing is allocated per iteration. Otherwise :func:`z_update` and :func:`u_update` run.
+    nothing is allocated per iteration. The scatter matrices are updated from the previous
+    iteration's by the records whose label changed (few, after burn-in) and summed anew every
+    ``_FULL_SCATTER_EVERY`` iterations, so rounding cannot accumulate. Otherwise
+    :func:`z_update` and :func:`u_update` run.
 
     Parameters
     ----------
@@ -287,7 +292,8 @@ class GibbsIterations:
         self.Wt = np.empty((q, C, k, d))
         self.P = np.empty((q * C * k, n))
         self.log_e = np.empty((C, k, n))
-        self.z = np.empty((C, n), dtype=np.int64)
+        self.z, self.z_old = np.empty((C, n), dtype=np.int64), np.empty((C, n), dtype=np.int64)
+        self.since_full = _FULL_SCATTER_EVERY  # the first step sums the scatter matrices
         self.counts = np.empty((C, k), dtype=np.int64)
         self.A_tri = np.empty((C * k, width))
         self.A = np.empty((C * k, d, d))
@@ -309,9 +315,13 @@ class GibbsIterations:
         perm = rng.permutation(q)
         Ub = U.reshape(C * k, d, q)
         rounds = -(-_bingham._MAX_PROPOSALS // _bingham._ROUND)
+        self.z, self.z_old = self.z_old, self.z
+        full = self.since_full >= _FULL_SCATTER_EVERY
+        self.since_full = 1 if full else self.since_full + 1
         pos = _fused.iteration(
-            self.P, self.sq_norms, self.log_e, self.kappa, self.outer, self.position, perm,
-            rng, rounds, _bingham._ROUND, Ub, self.z, self.counts, self.A_tri, self.A, *self.work,
+            self.P, self.sq_norms, self.log_e, self.kappa, self.outer, self.position, perm, rng,
+            rounds, _bingham._ROUND, Ub, self.z_old, self.z, full, self.counts, self.A_tri,
+            self.A, *self.work,
         )  # fmt: skip
         if pos >= 0:
             _u_sweep_fused(Ub, self.A, perm, self.kappa, rng, self.work, pos)

@@ -238,7 +238,8 @@ def test_label_kernel_clamps_a_zero_exponential_draw_as_the_numpy_path():
     z, counts = np.empty((1, 1), np.int64), np.zeros((1, 3), np.int64)
     A_tri = np.zeros((3, 8))
     outer = np.arange(8.0)[None]
-    _gibbs_fused.z_scatter(P, sq, log_e, 1.0, outer, z, counts, A_tri)
+    _gibbs_fused.z_labels(P, sq, log_e, 1.0, z)
+    _gibbs_fused.scatter(z, outer, counts, A_tri)
     logits = np.minimum(P[:, 0] ** 2 - 1.0, 0.0)
     noisy = logits - np.log(np.maximum([1e-300, 1.0, 0.0], np.finfo(np.float64).tiny))
     assert z[0, 0] == np.argmax(noisy) == 2
@@ -261,3 +262,25 @@ def test_the_estimator_gives_the_same_chain_without_numba(monkeypatch):
     np.testing.assert_array_equal(fits[0].labels_, fits[1].labels_)
     np.testing.assert_allclose(fits[0].subspaces_, fits[1].subspaces_, atol=1e-9)
     np.testing.assert_allclose(fits[0].trace_["cost"], fits[1].trace_["cost"], rtol=1e-9)
+
+
+@needs_numba
+def test_updated_scatter_matrices_equal_the_full_sums():
+    """Between two full sums, the compiled iterations update the scatter matrices by the records
+    whose label changed: after each step they equal the sums over the current labels."""
+    X, _, _ = _problem(q=2)
+    C, k, d, q = 4, 3, X.shape[1], 2
+    rng = np.random.default_rng(2)
+    U = haar_stiefel(d, q, rng, size=C * k).reshape(C, k, d, q)
+    iterations = GibbsIterations(X, C, k, q, 20.0, fused=True)
+    changed = 0
+    z_prev = None
+    for _ in range(40):
+        z, U = iterations.step(U, rng)
+        changed += 0 if z_prev is None else int((z != z_prev).sum())
+        z_prev = z.copy()
+        onehot = (z[:, :, None] == np.arange(k)).astype(float)  # (C, n, k)
+        A = np.einsum("cnl,nd,ne->clde", onehot, X, X).reshape(C * k, d, d)
+        np.testing.assert_allclose(iterations.A, A, atol=1e-11)
+        np.testing.assert_array_equal(iterations.counts, onehot.sum(axis=1))
+    assert iterations.since_full == 40 and changed > 0  # one full sum, then updates only

@@ -116,11 +116,13 @@ _THREADS_CHILD = """
 import sys
 import numpy as np
 sys.path.insert(0, {here!r})
-from test_gibbs_fused import _chain, _problem
+from test_gibbs_fused import _chain, _iterations_chain, _problem
 from privclust.core.subspace import _gibbs_fused
 assert _gibbs_fused.PARALLEL
 U, z, nxt = _chain(*_problem(q=3), True, 3, 30, kappa=20.0)
-np.save({out!r}, np.concatenate([U.ravel(), z.ravel().astype(float), [nxt]]))
+Ui, zi, nxti = _iterations_chain(_problem(q=3)[0], True, 3, 30, kappa=20.0)
+np.save({out!r}, np.concatenate([U.ravel(), z.ravel().astype(float), [nxt],
+                                 Ui.ravel(), zi.ravel().astype(float), [nxti]]))
 """
 
 
@@ -128,8 +130,9 @@ np.save({out!r}, np.concatenate([U.ravel(), z.ravel().astype(float), [nxt]]))
 @pytest.mark.slow
 def test_the_chain_does_not_depend_on_the_number_of_threads(tmp_path):
     """With PRIVCLUST_GIBBS_THREADS=2 at import the kernels are parallel builds (chains in the
-    label kernel, bases in the column set-up, rows in the acceptance tests: disjoint outputs,
-    no draws); the chain is the serial one exactly, Generator state included."""
+    label kernel, also inside the one-call iteration; bases in the column set-up; rows in the
+    acceptance tests: disjoint outputs, no draws); the chain is the serial one exactly,
+    Generator state included, for the separate kernels and for GibbsIterations."""
     import os
     import subprocess
     import sys
@@ -140,9 +143,9 @@ def test_the_chain_does_not_depend_on_the_number_of_threads(tmp_path):
     code = _THREADS_CHILD.format(here=str(Path(__file__).parent), out=str(out))
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=1200)
     U, z, nxt = _chain(*_problem(q=3), True, 3, 30, kappa=20.0)
-    np.testing.assert_array_equal(
-        np.load(out), np.concatenate([U.ravel(), z.ravel().astype(float), [nxt]])
-    )
+    Ui, zi, nxti = _iterations_chain(_problem(q=3)[0], True, 3, 30, kappa=20.0)
+    serial = [U.ravel(), z.ravel().astype(float), [nxt], Ui.ravel(), zi.ravel().astype(float)]
+    np.testing.assert_array_equal(np.load(out), np.concatenate([*serial, [nxti]]))
 
 
 @needs_numba

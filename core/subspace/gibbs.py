@@ -303,8 +303,8 @@ class GibbsIterations:
 
     def step(self, U, rng):
         """One iteration from the bases U (C, k, d, q); returns (z (C, n), new U). On the
-        compiled path U is updated in place (and returned) and z is a buffer that the next
-        step overwrites."""
+        compiled path U is updated in place (and returned) and z is one of two label buffers
+        that later steps overwrite (copy it to keep it)."""
         if not self.fused:
             z, A, counts = z_update(self.X, self.sq_norms, self.outer, U, self.kappa, rng, False)
             return z, u_update(U, A, counts, self.kappa, rng, False)

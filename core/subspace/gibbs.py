@@ -254,8 +254,9 @@ class GibbsIterations:
     counts, scatter matrices, column sweep, re-orthonormalisation: :func:`._gibbs_fused.iteration`);
     nothing is allocated per iteration. The scatter matrices are updated from the previous
     iteration's by the records whose label changed (few, after burn-in) and summed anew every
-    ``_FULL_SCATTER_EVERY`` iterations, so rounding cannot accumulate. Otherwise
-    :func:`z_update` and :func:`u_update` run.
+    ``_FULL_SCATTER_EVERY`` iterations, so rounding cannot accumulate. Otherwise (numpy path,
+    or more records than one chunk) :func:`z_update` and :func:`u_update` run, chunked, on the
+    same path.
 
     Parameters
     ----------
@@ -279,8 +280,8 @@ class GibbsIterations:
         C, k, q = n_chains, n_clusters, subspace_dim
         self.X, self.kappa, self.shape = X, kappa, (C, k, d, q)
         self.sq_norms = np.einsum("ij,ij->i", X, X)
-        fits = n * C * k * max(q, d) <= _CHUNK_FLOATS
-        self.fused = (_fused.AVAILABLE if fused is None else fused) and fits
+        self.compiled = _fused.AVAILABLE if fused is None else fused
+        self.fused = self.compiled and n * C * k * max(q, d) <= _CHUNK_FLOATS  # one call
         if not self.fused:
             self.outer = triu_outer(X) if X.size * (d + 1) <= _CHUNK_FLOATS * 8 else None
             return
@@ -306,8 +307,9 @@ class GibbsIterations:
         compiled path U is updated in place (and returned) and z is one of two label buffers
         that later steps overwrite (copy it to keep it)."""
         if not self.fused:
-            z, A, counts = z_update(self.X, self.sq_norms, self.outer, U, self.kappa, rng, False)
-            return z, u_update(U, A, counts, self.kappa, rng, False)
+            kappa, compiled = self.kappa, self.compiled
+            z, A, counts = z_update(self.X, self.sq_norms, self.outer, U, kappa, rng, compiled)
+            return z, u_update(U, A, counts, kappa, rng, compiled)
         C, k, d, q = self.shape
         np.copyto(self.Wt, U.transpose(3, 0, 1, 2))
         np.matmul(self.Wt.reshape(q * C * k, d), self.XT, out=self.P)

@@ -161,7 +161,7 @@ def _iterations_chain(X, fused, q, n_iter, kappa, C=4, k=3, seed=7):
     rng = np.random.default_rng(seed)
     U = haar_stiefel(X.shape[1], q, rng, size=C * k).reshape(C, k, X.shape[1], q)
     iterations = GibbsIterations(X, C, k, q, kappa, fused=fused)
-    assert iterations.fused == fused
+    assert iterations.compiled == fused
     for _ in range(n_iter):
         z, U = iterations.step(U, rng)
     return U.copy(), z.copy(), rng.random()
@@ -287,3 +287,26 @@ def test_updated_scatter_matrices_equal_the_full_sums():
         np.testing.assert_allclose(iterations.A, A, atol=1e-11)
         np.testing.assert_array_equal(iterations.counts, onehot.sum(axis=1))
     assert iterations.since_full == 40 and changed > 0  # one full sum, then updates only
+
+
+@needs_numba
+def test_data_beyond_one_chunk_stay_on_the_compiled_kernels(monkeypatch):
+    """When the records do not fit one z-update chunk, GibbsIterations runs the chunked
+    z_update and u_update on the compiled path (not the numpy fallback): the same chain as
+    those functions with fused=True and the same chunks (each chunk draws its own Exp(1)
+    block, so the chunk size is part of the seed's chain, as before)."""
+    import privclust.core.subspace.gibbs as gibbs
+
+    X, sq, outer = _problem(q=2)
+    monkeypatch.setattr(gibbs, "_CHUNK_FLOATS", 1000)  # 300 rows of 4 x 3 x 6 floats: 3 chunks
+    assert not GibbsIterations(X, 4, 3, 2, 20.0).fused
+    chunked = _iterations_chain(X, True, 2, 30, kappa=20.0)
+    reference = _chain(X, sq, outer, True, 2, 30, kappa=20.0)
+    np.testing.assert_array_equal(chunked[1], reference[1])
+    np.testing.assert_allclose(chunked[0], reference[0], atol=1e-9)
+    assert chunked[2] == reference[2]
+    calls = []
+    monkeypatch.setattr(gibbs._fused, "u_sweep", lambda *a: calls.append(1) or -1)
+    U = np.linalg.qr(np.random.default_rng(0).standard_normal((4, 3, 6, 2)))[0]
+    GibbsIterations(X, 4, 3, 2, 20.0).step(U, np.random.default_rng(1))
+    assert calls  # the compiled column sweep ran

@@ -1,8 +1,10 @@
 """Compiled (numba) kernels of the Gibbs sampler of Wang, Wang & Singh, NIPS 2015, Sec. 4.1.
 
 Optional: used by :func:`~privclust.core.subspace.gibbs.z_update`,
-:func:`~privclust.core.subspace.gibbs.u_update` and
-:func:`~privclust.core.subspace._bingham.sample_vector_bingham` when numba is installed
+:func:`~privclust.core.subspace.gibbs.u_update`,
+:class:`~privclust.core.subspace.gibbs.GibbsIterations` (one call per iteration:
+:func:`iteration`) and :func:`~privclust.core.subspace._bingham.sample_vector_bingham` when
+numba is installed
 (``pip install privclust[fast]``); ``AVAILABLE`` says whether it is. Every random number comes
 from the caller's numpy Generator in the same order as on the numpy path (the compiled ACG loop
 draws from it directly: numba's Generator methods produce numpy's streams), so both paths give
@@ -87,14 +89,17 @@ def canonical_signs(V):
     return V * np.where(np.take_along_axis(V, idx, axis=-2) < 0, -1.0, 1.0)
 
 
-def _z_labels(P, sq_norms, kappa, log_e, z, counts):
-    """Labels of all chains for one chunk of m rows.
+LOG_TINY = float(np.log(np.finfo(np.float64).tiny))  # log of the floor of the Exp(1) draws
 
-    P (q*C*k, m) = U^T x products, log_e (C, k, m) = log of the Exp(1) draws. Writes z (C, m)
-    and counts (C, k) of the chunk. The
-    logits kappa * min(||U^T x||^2 - ||x||^2, 0) and the Gumbel-max (strict >: ties to the
-    lowest index) follow the numpy path operation by operation; the inner loops run over the m
-    rows without branches (vectorised by the compiler), chains in parallel."""
+
+def _z_labels(P, sq_norms, log_e, kappa, z):
+    """Labels z (C, m) of all chains for one chunk of m rows.
+
+    P (q*C*k, m) = U^T x products, log_e (C, k, m) = logs of the Exp(1) draws (-inf allowed:
+    clamped to ``LOG_TINY``, as the numpy path clamps a draw to the smallest normal float before
+    its log). The logits kappa * min(||U^T x||^2 - ||x||^2, 0) and the Gumbel-max (strict >:
+    ties to the lowest index) follow the numpy path operation by operation; the inner loops run
+    over the m rows without branches (vectorised by the compiler), chains in parallel."""
     C, k, m = log_e.shape
     CK = C * k
     q = P.shape[0] // CK
@@ -104,46 +109,68 @@ def _z_labels(P, sq_norms, kappa, log_e, z, counts):
         zc = z[c]
         for ell in range(k):
             row = c * k + ell
+            pr = P[row]
             for i in range(m):
-                s[i] = P[row, i] * P[row, i]
+                s[i] = pr[i] * pr[i]
             for j in range(1, q):
+                pr = P[j * CK + row]
                 for i in range(m):
-                    v = P[j * CK + row, i]
-                    s[i] += v * v
+                    s[i] += pr[i] * pr[i]
+            le = log_e[c, ell]
             if ell == 0:
                 for i in range(m):
-                    best[i] = min(s[i] - sq_norms[i], 0.0) * kappa - log_e[c, 0, i]
+                    best[i] = min(s[i] - sq_norms[i], 0.0) * kappa - max(le[i], LOG_TINY)
                     zc[i] = 0
             else:
                 for i in range(m):
-                    x = min(s[i] - sq_norms[i], 0.0) * kappa - log_e[c, ell, i]
+                    x = min(s[i] - sq_norms[i], 0.0) * kappa - max(le[i], LOG_TINY)
                     better = x > best[i]
                     best[i] = x if better else best[i]
                     zc[i] = ell if better else zc[i]
-        for ell in range(k):
-            counts[c, ell] = 0
-        for i in range(m):
-            counts[c, zc[i]] += 1
 
 
-def _scatter(z, outer, k, A_tri):
-    """A_tri[c * k + z[c, i]] += outer[i] for all chains c and rows i: the scatter matrices'
-    upper triangles, accumulated row by row (a row of ``outer`` and all of A_tri stay in the
-    L1 cache)."""
+def _scatter(z, outer, counts, A_tri):
+    """ADD the counts (C, k) of the labels z (C, m) and the rows outer[i] (upper triangles of
+    the x_i x_i^T, possibly zero-padded) into A_tri[c * k + z[c, i]], so that a caller may
+    accumulate chunks. Row by row: a row of ``outer`` and all of A_tri stay in the L1 cache."""
     C, m = z.shape
+    k = counts.shape[1]
     n_tri = outer.shape[1]
     for i in range(m):
         for c in range(C):
-            row = c * k + z[c, i]
+            label = z[c, i]
+            counts[c, label] += 1
+            row = c * k + label
             for t in range(n_tri):
                 A_tri[row, t] += outer[i, t]
 
 
+def _rescatter(z_old, z, outer, counts, A_tri):
+    """Update the counts and scatter triangles of the labels z_old to those of z (both (C, m)):
+    each record whose label changed moves its outer[i] from the old row to the new one. After
+    burn-in a Gibbs iteration changes few labels (about 0.05 % on the benchmark's setting), so
+    this replaces the full sum; the result equals it to rounding."""
+    C, m = z.shape
+    k = counts.shape[1]
+    n_tri = outer.shape[1]
+    for i in range(m):
+        for c in range(C):
+            new, old = z[c, i], z_old[c, i]
+            if new != old:
+                counts[c, old] -= 1
+                counts[c, new] += 1
+                r_old, r_new = c * k + old, c * k + new
+                for t in range(n_tri):
+                    A_tri[r_old, t] -= outer[i, t]
+                    A_tri[r_new, t] += outer[i, t]
+
+
 def _symmetric_eigh(V, d, e):
     """Eigendecomposition of the symmetric V (p, p), in place: eigenvalues into d (unsorted),
-    eigenvectors into the columns of V; e (p,) is workspace. Householder tridiagonalisation
+    eigenvectors into the ROWS of V; e (p,) is workspace. Householder tridiagonalisation
     then the implicit QL iteration (the EISPACK routines tred2 and tql2, Golub & Van Loan
-    (2013), Secs. 8.3.1 and 8.3.5)."""
+    (2013), Secs. 8.3.1 and 8.3.5); the QL rotations act on rows, so their loops run over
+    contiguous memory (vectorised by the compiler)."""
     n = V.shape[0]
     for j in range(n):
         d[j] = V[n - 1, j]
@@ -213,6 +240,9 @@ def _symmetric_eigh(V, d, e):
         d[j] = V[n - 1, j]
         V[n - 1, j] = 0.0
     V[n - 1, n - 1] = 1.0
+    for i in range(n):  # the accumulated Q, transposed: its columns become rows
+        for j in range(i + 1, n):
+            V[i, j], V[j, i] = V[j, i], V[i, j]
     e[0] = 0.0
     for i in range(1, n):  # tql2: implicit QL
         e[i - 1] = e[i]
@@ -260,10 +290,11 @@ def _symmetric_eigh(V, d, e):
                     c = p / r
                     p = c * d[i] - s * g
                     d[i + 1] = h + s * (c * g + s * d[i])
+                    vi, vn = V[i], V[i + 1]
                     for k in range(n):
-                        h = V[k, i + 1]
-                        V[k, i + 1] = s * V[k, i] + c * h
-                        V[k, i] = c * V[k, i] - s * h
+                        h = vn[k]
+                        vn[k] = s * vi[k] + c * h
+                        vi[k] = c * vi[k] - s * h
                 p = -s * s2 * c3 * el1 * e[ell] / dl1
                 e[ell] = s * p
                 d[ell] = c * p
@@ -351,7 +382,7 @@ def _column_setup(U, A, r, kappa, NV, a):
             for h in range(m):
                 Y[h, c2] = 0.0
             for h in range(p):
-                Y[m + h, c2] = S[h, src]
+                Y[m + h, c2] = S[src, h]
         for j in range(m - 1, -1, -1):  # Y <- H_j Y, j = q-1, ..., 1
             for c2 in range(p):
                 dot = 0.0
@@ -501,14 +532,64 @@ def _u_sweep(U, A, perm, start, kappa, rng, rounds, R, NV, a, y):
     return -1
 
 
+def _iteration(
+    P,
+    sq_norms,
+    log_e,
+    kappa,
+    outer,
+    position,
+    perm,
+    rng,
+    rounds,
+    R,
+    U,
+    z_old,
+    z,
+    full,
+    counts,
+    A_tri,
+    A,
+    NV,
+    a,
+    y,
+):
+    """One Gibbs iteration of all chains after the products P = U^T x and the logs of the
+    Exp(1) draws: labels z (:func:`z_labels`), their counts and scatter triangles (summed anew
+    when ``full``, else updated from those of the previous labels z_old: :func:`rescatter`),
+    the scatter matrices A (B, d, d) from the triangles (``position``: index in a triangle row
+    of entry (h, g), row-major), the column sweep in the order ``perm`` (:func:`u_sweep`) and
+    the re-orthonormalisation (:func:`orthonormalise`), U (B, d, q) in place. Returns -1, or
+    the position in perm of a column whose ACG draw ran out of proposals: the sweep stopped
+    there (not re-orthonormalised) for the caller to finish with Hoff's update."""
+    z_labels(P, sq_norms, log_e, kappa, z)
+    if full:
+        A_tri[:, :] = 0.0
+        counts[:, :] = 0
+        scatter(z, outer, counts, A_tri)
+    else:
+        rescatter(z_old, z, outer, counts, A_tri)
+    B, d, _ = A.shape
+    for b in range(B):
+        for h in range(d):
+            for g in range(d):
+                A[b, h, g] = A_tri[b, position[h * d + g]]
+    pos = u_sweep(U, A, perm, 0, kappa, rng, rounds, R, NV, a, y)
+    if pos < 0:
+        orthonormalise(U)
+    return pos
+
+
 z_labels = _jit(_z_labels, parallel=True)
 scatter = _jit(_scatter)
+rescatter = _jit(_rescatter)
 orthonormalise = _jit(_orthonormalise)
 column_setup = _jit(_column_setup, parallel=True)
 acg_parameters = _jit(_acg_parameters)
 acg_round = _jit(_acg_round, parallel=True)
 acg_sample = _jit(_acg_sample)
 u_sweep = _jit(_u_sweep)
+iteration = _jit(_iteration)
 
 
 def warm_up():
@@ -524,7 +605,14 @@ def warm_up():
     NV, a, y = np.empty((3, 4, 3)), np.empty((3, 3)), np.empty((3, 3))
     u_sweep(U.copy(), A, rng.permutation(2), 0, 1.0, rng, 10, 16, NV, a, y)
     acg_sample(np.ones((2, 3)), rng, 1, 16, np.empty((2, 3)))
-    z, counts = np.empty((1, 5), np.int64), np.zeros((1, 3), np.int64)
-    z_labels(rng.standard_normal((6, 5)), np.ones(5), 1.0, np.zeros((1, 3, 5)), z, counts)
-    scatter(z, np.ones((5, 10)), 3, np.zeros((3, 10)))
+    z = np.empty((1, 5), np.int64)
+    z_labels(rng.standard_normal((6, 5)), np.ones(5), np.zeros((1, 3, 5)), 1.0, z)
+    counts, A_tri = np.zeros((1, 3), np.int64), np.zeros((3, 10))
+    scatter(z, np.ones((5, 10)), counts, A_tri)
+    rescatter(z, np.zeros_like(z), np.ones((5, 10)), counts, A_tri)
     orthonormalise(U.copy())
+    P, log_e, position = rng.standard_normal((6, 5)), np.zeros((1, 3, 5)), np.arange(16) % 10
+    for full in (True, False):
+        iteration(P, np.ones(5), log_e, 1.0, np.ones((5, 10)), position, rng.permutation(2),
+                  rng, 10, 16, U.copy(), z.copy(), z, full, counts, A_tri, A[:, :, :],
+                  NV, a, y)  # fmt: skip

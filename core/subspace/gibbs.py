@@ -26,12 +26,14 @@ from ._gibbs_fused import canonical_signs
 from .solvers import make_solver
 
 _CHUNK_FLOATS = 2_000_000  # rows per z-update chunk: about this many floats per temporary
+_FULL_SCATTER_EVERY = 100  # compiled iterations between two full sums of the scatter matrices
 
 
 def triu_outer(X):
-    """(n, d(d+1)/2) upper triangles (row-major, diagonal included) of the x_i x_i^T."""
+    """(n, d(d+1)/2) upper triangles (row-major, diagonal included) of the x_i x_i^T, C-ordered
+    (a row per record)."""
     iu = np.triu_indices(X.shape[1])
-    return X[:, iu[0]] * X[:, iu[1]]
+    return np.multiply(X[:, iu[0]], X[:, iu[1]], order="C")
 
 
 @functools.lru_cache(maxsize=8)
@@ -82,9 +84,9 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
     Layout: one (q*C*k, d) @ (d, m) product puts the rows on the last (long, contiguous) axis;
     the sum over q adds q contiguous blocks and the Gumbel argmax compares k contiguous
     slices, so no reduction runs over a tiny trailing axis. ``fused`` (None: when numba is
-    installed) does everything after that product and the Exp(1) draws in two compiled kernels
-    (:mod:`._gibbs_fused`: labels and counts, then the scatter matrices accumulated row by row):
-    the same labels for the same seed.
+    installed) does everything after that product and the Exp(1) draws (and their logs) in one
+    compiled kernels (:func:`._gibbs_fused.z_labels`, then :func:`._gibbs_fused.scatter`: counts
+    and the scatter matrices accumulated row by row): the same labels for the same seed.
 
     References
     ----------
@@ -101,7 +103,7 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
     labels = np.arange(k)[None, :, None]
     step = max(1, _CHUNK_FLOATS // (C * k * max(q, d)))
     fused = _fused.AVAILABLE if fused is None else fused
-    counts = np.zeros(C * k, dtype=np.int64)
+    counts = np.zeros((C, k), dtype=np.int64)
     for start in range(0, n, step):
         Xc = X[start : start + step]
         m = len(Xc)
@@ -113,14 +115,12 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
         else:
             oc = outer[start : start + m][:, iu[0] * d + iu[1]]
         if fused:
+            zc = np.empty((C, m), dtype=np.int64)
             _fused.use_threads()
-            log_e = rng.standard_exponential((C, k, m))  # gumbel_perturbed's draws, in order
-            np.maximum(log_e, np.finfo(np.float64).tiny, out=log_e)
-            np.log(log_e, out=log_e)
-            zc, chunk_counts = np.empty((C, m), dtype=np.int64), np.empty((C, k), dtype=np.int64)
-            _fused.z_labels(P, sq_norms[start : start + m], kappa, log_e, zc, chunk_counts)
-            _fused.scatter(zc, np.ascontiguousarray(oc), k, A_tri)
-            counts += chunk_counts.reshape(C * k)
+            log_e = _log_exponentials(rng, (C, k, m))
+            sq = sq_norms[start : start + m]
+            _fused.z_labels(P, sq, log_e, kappa, zc)
+            _fused.scatter(zc, np.ascontiguousarray(oc), counts, A_tri)
             z[:, start : start + m] = zc
             continue
         np.multiply(P, P, out=P)
@@ -132,9 +132,20 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
         z[:, start : start + m] = zc
         onehot = (zc[:, None, :] == labels).reshape(C * k, m).astype(float)
         A_tri += onehot @ oc
-        counts += np.bincount((zc + k * np.arange(C)[:, None]).ravel(), minlength=C * k)
+        counts += np.bincount((zc + k * np.arange(C)[:, None]).ravel(), minlength=C * k).reshape(
+            C, k
+        )
     A = A_tri[:, _triu_position(d)]  # (C*k, d*d): both triangles in one gather
-    return z, A.reshape(C, k, d, d), counts.reshape(C, k)
+    return z, A.reshape(C, k, d, d), counts
+
+
+def _log_exponentials(rng, size, out=None):
+    """log E for E ~ Exp(1) of ``size`` (into ``out`` if given): the draws of
+    ``gumbel_perturbed`` in the same order; a draw of 0 gives -inf, which the compiled label
+    kernel clamps as ``gumbel_perturbed`` clamps the draw."""
+    out = rng.standard_exponential(size, out=out)
+    with np.errstate(divide="ignore"):
+        return np.log(out, out=out)
 
 
 def u_update(U, A, counts, kappa, rng, fused=None):
@@ -205,19 +216,20 @@ def _u_sweep_numpy(U, A, perm, kappa, rng):
     return Q * np.where(signs == 0, 1.0, signs)[:, None, :]
 
 
-def _u_sweep_fused(U, A, perm, kappa, rng):
+def _u_sweep_fused(U, A, perm, kappa, rng, work=None, pos=None):
     """The column loop of :func:`u_update` and the re-orthonormalisation in compiled code (U
     (B, d, q) in place), leaving a column to Hoff's update here only when its ACG draw ran out
-    of proposals."""
+    of proposals. ``work``: the kernels' workspaces (NV, a, y) or None; ``pos``: None, or the
+    position in ``perm`` where a compiled sweep already stopped (its column pending in
+    ``work``): the sweep goes on from there."""
     B, d, q = U.shape
-    NV, a, y = np.empty((B, d, d - q + 1)), np.empty((B, d - q + 1)), np.empty((B, d - q + 1))
+    p = d - q + 1
+    NV, a, y = (np.empty((B, d, p)), np.empty((B, p)), np.empty((B, p))) if work is None else work
     max_proposals = _bingham._MAX_PROPOSALS
     rounds = -(-max_proposals // _bingham._ROUND)
-    pos = 0
-    while pos < q:
-        pos = _fused.u_sweep(U, A, perm, pos, kappa, rng, rounds, _bingham._ROUND, NV, a, y)
-        if pos < 0:
-            break
+    if pos is None:
+        pos = _fused.u_sweep(U, A, perm, 0, kappa, rng, rounds, _bingham._ROUND, NV, a, y)
+    while pos >= 0:
         r = perm[pos]
         _hoff_fallback(
             a,
@@ -228,8 +240,97 @@ def _u_sweep_fused(U, A, perm, kappa, rng):
             max_proposals,
         )
         U[:, :, r] = np.matmul(NV, y[:, :, None])[:, :, 0]
-        pos += 1
+        pos = _fused.u_sweep(U, A, perm, pos + 1, kappa, rng, rounds, _bingham._ROUND, NV, a, y)
     _fused.orthonormalise(U)  # drift control
+
+
+class GibbsIterations:
+    """The Gibbs iterations of one run on fixed records: :func:`z_update` then :func:`u_update`
+    for all chains, the same chain for the same seed.
+
+    On the compiled path (``fused``; None: when numba is installed) and when the whole data set
+    fits one z-update chunk, an iteration is one BLAS product (the U^T x), the Exp(1) draws and
+    their logs into preallocated arrays, the column permutation, and ONE compiled call (labels,
+    counts, scatter matrices, column sweep, re-orthonormalisation: :func:`._gibbs_fused.iteration`);
+    nothing is allocated per iteration. The scatter matrices are updated from the previous
+    iteration's by the records whose label changed (few, after burn-in) and summed anew every
+    ``_FULL_SCATTER_EVERY`` iterations, so rounding cannot accumulate. Otherwise (numpy path,
+    or more records than one chunk) :func:`z_update` and :func:`u_update` run, chunked, on the
+    same path.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+        Records, clipped to the unit ball.
+    n_chains, n_clusters, subspace_dim : int
+        C, k, q.
+    kappa : float
+        epsilon / 2.
+    fused : bool or None
+        Use the compiled kernels (None: when numba is installed).
+
+    References
+    ----------
+    Wang, Y., Wang, Y.-X. and Singh, A. (2015). Differentially private subspace clustering.
+        NIPS 2015, Sec. 4.1, Eqs. (11)-(12).
+    """
+
+    def __init__(self, X, n_chains, n_clusters, subspace_dim, kappa, fused=None):
+        n, d = X.shape
+        C, k, q = n_chains, n_clusters, subspace_dim
+        self.X, self.kappa, self.shape = X, kappa, (C, k, d, q)
+        self.sq_norms = np.einsum("ij,ij->i", X, X)
+        self.compiled = _fused.AVAILABLE if fused is None else fused
+        self.fused = self.compiled and n * C * k * max(q, d) <= _CHUNK_FLOATS  # one call
+        if not self.fused:
+            self.outer = triu_outer(X) if X.size * (d + 1) <= _CHUNK_FLOATS * 8 else None
+            return
+        n_tri = d * (d + 1) // 2
+        width = -(-n_tri // 8) * 8  # triangle rows padded to whole 8-double vectors
+        self.outer = np.zeros((n, width))
+        self.outer[:, :n_tri] = triu_outer(X)
+        self.XT = np.ascontiguousarray(X.T)
+        self.Wt = np.empty((q, C, k, d))
+        self.P = np.empty((q * C * k, n))
+        self.log_e = np.empty((C, k, n))
+        self.z, self.z_old = np.empty((C, n), dtype=np.int64), np.empty((C, n), dtype=np.int64)
+        self.since_full = _FULL_SCATTER_EVERY  # the first step sums the scatter matrices
+        self.counts = np.empty((C, k), dtype=np.int64)
+        self.A_tri = np.empty((C * k, width))
+        self.A = np.empty((C * k, d, d))
+        p = d - q + 1
+        self.work = (np.empty((C * k, d, p)), np.empty((C * k, p)), np.empty((C * k, p)))
+        self.position = _triu_position(d)
+
+    def step(self, U, rng):
+        """One iteration from the bases U (C, k, d, q); returns (z (C, n), new U). On the
+        compiled path U is updated in place (and returned) and z is one of two label buffers
+        that later steps overwrite (copy it to keep it)."""
+        if not self.fused:
+            kappa, compiled = self.kappa, self.compiled
+            z, A, counts = z_update(self.X, self.sq_norms, self.outer, U, kappa, rng, compiled)
+            return z, u_update(U, A, counts, kappa, rng, compiled)
+        C, k, d, q = self.shape
+        np.copyto(self.Wt, U.transpose(3, 0, 1, 2))
+        np.matmul(self.Wt.reshape(q * C * k, d), self.XT, out=self.P)
+        _log_exponentials(rng, self.log_e.shape, out=self.log_e)
+        perm = rng.permutation(q)
+        Ub = U.reshape(C * k, d, q)
+        rounds = -(-_bingham._MAX_PROPOSALS // _bingham._ROUND)
+        self.z, self.z_old = self.z_old, self.z
+        full = self.since_full >= _FULL_SCATTER_EVERY
+        self.since_full = 1 if full else self.since_full + 1
+        pos = _fused.iteration(
+            self.P, self.sq_norms, self.log_e, self.kappa, self.outer, self.position, perm, rng,
+            rounds, _bingham._ROUND, Ub, self.z_old, self.z, full, self.counts, self.A_tri,
+            self.A, *self.work,
+        )  # fmt: skip
+        if pos >= 0:
+            _u_sweep_fused(Ub, self.A, perm, self.kappa, rng, self.work, pos)
+        if not self.counts.all():
+            empty = np.flatnonzero(self.counts.reshape(C * k) == 0)
+            Ub[empty] = haar_stiefel(d, q, rng, size=empty.size)
+        return self.z, U
 
 
 class GibbsSubspaceClustering(PrivateEstimator):
@@ -521,8 +622,6 @@ class GibbsSubspaceClustering(PrivateEstimator):
             else (0 if self.release == "first" else int(rng.integers(C)))
         )
         X = clip_l2(X, 1.0)
-        sq_norms = np.einsum("ij,ij->i", X, X)
-        outer = triu_outer(X) if X.size * (d + 1) <= _CHUNK_FLOATS * 8 else None
         kappa = 0.5 * float(self.epsilon)
         with single_thread():
             if self._random_init():
@@ -532,6 +631,8 @@ class GibbsSubspaceClustering(PrivateEstimator):
             else:
                 solver = make_solver(self.init, k, q, random_state=rng).fit(X)
                 U = np.broadcast_to(solver.subspaces_, (C, k, d, q)).copy()
+        U = np.ascontiguousarray(U)
+        iterations = GibbsIterations(X, C, k, q, kappa)
         U_sum = np.zeros_like(U)
         n_records = -(-int(self.n_iter) // int(self.record_every))
         records = _Trace(n_records, C, reference is not None)
@@ -539,9 +640,10 @@ class GibbsSubspaceClustering(PrivateEstimator):
         while t < self.n_iter:
             block = min(self.record_every, self.n_iter - t)
             with single_thread():
+                if iterations.fused:
+                    _fused.use_threads()
                 for _ in range(block):
-                    z, A, counts = z_update(X, sq_norms, outer, U, kappa, rng)
-                    U = u_update(U, A, counts, kappa, rng)
+                    z, U = iterations.step(U, rng)
                     U_sum += U
                 t += block
                 record = self._record(X, U, U_sum / t, t, reference, records)

@@ -212,9 +212,8 @@ class Lab(param.Parameterized):
         if self.data.suggested_task not in (None, request.spec.task):
             return None
         key = _demo_key(request.dataset, request.spec, request.settings, request.seed)
-        shown = self.result
-        if shown is not None and shown.key == key and shown.dataset is request.dataset:
-            return shown  # already shown: its status (a notice said with it) stays
+        if self._shown(key, request.dataset):
+            return self.result
         cached = self._cache.get(key)
         if cached is None:
             return None
@@ -419,9 +418,18 @@ class Lab(param.Parameterized):
                 return None
             if self._generation != token:
                 return None  # a newer request came (and may already show its cached result)
+            if self._shown(key, ds):
+                return self.result
             self.param.update(result=result, stale=False)
             self._say_demo(result)
         return result
+
+    def _shown(self, key, dataset):
+        """Is the result now shown this request's? Then it is not shown again: that would only
+        re-say its status and drop the notice said with it (a task switch makes several
+        requests; the debounced run of an earlier one found the result already shown)."""
+        shown = self.result
+        return shown is not None and shown.key == key and shown.dataset is dataset
 
     def _compute_demo(self, request, key):
         """The fit of a demo request (None when superseded or failed, with the failure said)."""

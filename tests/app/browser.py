@@ -25,7 +25,13 @@ def open_page(page, server):
     return msgs, errors
 
 
-def wait_for(page, fn, timeout=30.0, what="condition"):
+# The default ceilings of a wait: a result the server computes under the load of the other
+# browser worker (README's command runs the browser tests on two) takes seconds, not minutes; a
+# lost update never arrives, so a generous ceiling only delays the report of a real failure.
+WAIT_S = 60.0
+
+
+def wait_for(page, fn, timeout=WAIT_S, what="condition"):
     deadline = time.time() + timeout
     while time.time() < deadline:
         value = fn()
@@ -50,7 +56,7 @@ def upload(page, path):
     page.locator('.pc-dropper input[type="file"]').set_input_files(str(path))
 
 
-def expect_text(page, selector, text, timeout=30_000):
+def expect_text(page, selector, text, timeout=WAIT_S * 1000):
     """The text appears inside the element (Panel renders panes in shadow roots)."""
     expect(page.locator(selector).get_by_text(text).first).to_be_visible(timeout=timeout)
 

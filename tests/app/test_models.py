@@ -343,3 +343,28 @@ def test_gibbs_private_release_is_refused_before_sampling_over_budget(monkeypatc
     outcome = releases.start_live(curator, est)  # the ledger's own charge refuses it
     assert outcome.status == releases.REFUSED and outcome.release is None
     assert ledger.spent[0] == 0.0 and not calls
+
+
+def test_the_notice_of_a_task_switch_stays_when_later_requests_find_the_result_shown():
+    """A task switch on a preset makes several demo requests (the data, the algorithm, the
+    task). With the shared cache warm, the first shows the result with the notice saying why
+    the demo data changed; the others, and the debounced runs of earlier ones that run later
+    (as on the served page), find that result already shown and leave the notice. They said
+    the status again without it (browser test test_demo_data_follow_the_task_...)."""
+    from privclust.app.state import demo_cache
+
+    pending = []  # the page's debouncer runs requests later, off the event
+    lab = Lab(schedule=pending.append, demo_cache=demo_cache.DemoCache())
+
+    def settle():
+        while pending:
+            pending.pop(0)()
+
+    settle()
+    for task in ("cocluster", "subspace"):  # both tasks' default results are now cached
+        lab.settings.task = task
+        settle()
+    lab.settings.task = "cocluster"
+    settle()
+    assert lab.result is not None and lab.result.spec.task == "cocluster"
+    assert "Switched the demo data" in lab.message, lab.message

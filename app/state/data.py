@@ -241,6 +241,14 @@ class DataModel(param.Parameterized):
         except UploadError as exc:
             self.error = str(exc)
             return False
+        shown = self.dataset
+        if (
+            self.source == "upload"
+            and shown is not None
+            and (shown.name, shown.fingerprint) == (ds.name, ds.fingerprint)
+        ):
+            self.error = ""
+            return True  # the file shown now, again: it stays, with its result and status
         self._upload = ds
         if self._browser is not None:
             # kept for this browser only, for the server's lifetime (see .browsers)

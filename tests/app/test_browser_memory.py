@@ -46,6 +46,28 @@ def test_uploads_stay_listed_for_their_browser_only(ledger_env, csv_payload):
         assert DataModel(browser=other).source == "preset"
 
 
+def test_the_file_shown_uploaded_again_keeps_its_result(ledger_env, csv_payload):
+    """A reload restores this browser's upload; the same file uploaded again then changes
+    nothing (the result re-opened meanwhile and its status stay: they were wiped when the
+    second upload finished after a Re-open, as in the browser test under load). Another file,
+    or the same name with other contents, replaces it."""
+    browsers = Browsers()
+    _, mine, _ = browsers.session(None)
+    lab = Lab(data=DataModel(browser=mine))
+    payload = csv_payload(n=60, d=3, seed=2)
+    assert lab.data.upload("cohort.csv", payload)
+    first = lab.data.dataset
+    lab.settings.task, lab.settings.algorithm = "kmeans", "dplloyd"
+    assert lab.do_release() is not None, lab.message
+    assert lab.open_release(lab.ledger.releases[-1]["id"]) is not None
+    assert lab.data.upload("cohort.csv", payload)
+    assert lab.data.dataset is first and lab.result is not None
+    assert "Re-opened release" in lab.message
+    assert list(lab.data.upload_names()) == ["1. cohort.csv"]
+    assert lab.data.upload("cohort.csv", csv_payload(n=60, d=3, seed=3))
+    assert lab.data.dataset is not first and lab.result is None
+
+
 def test_without_a_browser_record_nothing_is_kept(csv_payload):
     data = DataModel()
     assert data.upload("a.csv", csv_payload(n=40, d=2))

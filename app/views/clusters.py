@@ -1,6 +1,5 @@
 """The Clusters tab: the private result beside the non-private baseline, on the same axes."""
 
-import holoviews as hv
 import numpy as np
 import panel as pn
 import param
@@ -14,67 +13,21 @@ from .metrics import MetricsTable
 class ClustersView(View):
     """Private result beside the non-private baseline, on the same axes.
 
-    The plot is drawn in place: a new result whose plots have the same layers as the shown ones
-    (an ε step, a new seed) only replaces the data of the shown figure (two ``hv.DynamicMap``
-    redrawn by one stream), so the server sends column data and titles rather than new
-    figures; other results (another algorithm, the data owner view) build a new figure.
+    Each result gets a new figure. Redrawing the shown figure in place (a DynamicMap fed by a
+    versioned stream) saved the server work on a class's ε steps, but under load a step's
+    update sometimes never reached the browser (the server showed ε = 2, the page kept ε = 1),
+    so it was taken out; the scores below the plot are still updated in place.
     """
 
-    _layers = param.Parameter(
-        default=None, precedence=-1, doc="the shown plots' layers, or the text shown instead"
-    )
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        self._frames = [None, None]  # (left, right) overlays of the live figure, newest
-        self._redraw = None  # the stream that redraws the live figure from ``_frames``
-        self._live = []  # the live figure's two DynamicMaps
-        self._update()
-
-    @param.depends("lab.result", "lab.settings.owner_view", watch=True)
-    def _update(self):
+    @param.depends("lab.result", "lab.settings.owner_view")
+    def _plots(self):
         lab, result = self.lab, self.lab.result
         if result is None:
-            text = "No result yet." + (" Press **Release**." if lab.mode == "private" else "")
-            self._frames, self._layers = [None, None], text
-            return
+            return md("No result yet." + (" Press **Release**." if lab.mode == "private" else ""))
         if result.spec.task == "cocluster":
-            self._layers = "Co-clustering results are in the **Co-clusters** tab."
-            return
-        frames = list(self._overlays())
-        layers = tuple(_layers(frame) for frame in frames)
-        if layers == self._layers and self._redraw is not None:
-            self._frames[:] = frames  # the shown figure's DynamicMaps read these
-            # a new value each time: HoloViews memoizes a DynamicMap on its streams' values;
-            # the maps are evaluated before the plots are told, so that a figure rendered
-            # afresh (its tab opened again) starts from this frame, not the last one drawn
-            redraw = self._redraw
-            redraw.update(version=redraw.version + 1)
-            for dmap in self._live:
-                dmap[()]
-            hv.streams.Stream.trigger([redraw])
-        else:
-            self._frames = frames  # a new list: a figure being replaced keeps its own
-            self._layers = layers
-
-    @param.depends("_layers")
-    def _plots(self):
-        if isinstance(self._layers, str) or self._layers is None:
-            return md(self._layers or "")
-        frames, self._redraw = self._frames, _Redraw()
-        live = [
-            hv.DynamicMap(lambda version, i=i: frames[i], streams=[self._redraw]).opts(
-                framewise=True
-            )
-            for i in range(2)
-        ]
-        for dmap in live:
-            dmap[()]  # evaluated now: the layout can be inspected before it is rendered
-        self._live = live
+            return md("Co-clustering results are in the **Co-clusters** tab.")
         return pn.pane.HoloViews(
-            (live[0] + live[1]).opts(shared_axes=True),
-            css_classes=["pc-clusters-plot"],
-            sizing_mode="stretch_width",
+            self.figure(), css_classes=["pc-clusters-plot"], sizing_mode="stretch_width"
         )
 
     def figure(self, analyst=False):
@@ -172,11 +125,3 @@ class ClustersView(View):
             sizing_mode="stretch_width",
         )
 
-
-_Redraw = hv.streams.Stream.define("Redraw", version=0)
-
-
-def _layers(overlay):
-    """The kinds of the layers of a plot (a figure is redrawn in place only with the same)."""
-    items = overlay.values() if isinstance(overlay, hv.Overlay) else [overlay]
-    return tuple((type(el).__name__, el.group, el.label) for el in items)

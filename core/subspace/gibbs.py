@@ -84,9 +84,10 @@ def z_update(X, sq_norms, outer, U, kappa, rng, fused=None):
     Layout: one (q*C*k, d) @ (d, m) product puts the rows on the last (long, contiguous) axis;
     the sum over q adds q contiguous blocks and the Gumbel argmax compares k contiguous
     slices, so no reduction runs over a tiny trailing axis. ``fused`` (None: when numba is
-    installed) does everything after that product and the Exp(1) draws (and their logs) in one
-    compiled kernels (:func:`._gibbs_fused.z_labels`, then :func:`._gibbs_fused.scatter`: counts
-    and the scatter matrices accumulated row by row): the same labels for the same seed.
+    installed) does everything after that product and the Exp(1) draws (drawn, and their logs
+    taken, by numpy) in two compiled kernels (:func:`._gibbs_fused.z_labels`, then
+    :func:`._gibbs_fused.scatter`: counts and the scatter matrices accumulated row by row): the
+    same labels for the same seed.
 
     References
     ----------

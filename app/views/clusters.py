@@ -124,4 +124,3 @@ class ClustersView(View):
             pn.param.ParamMethod(self._metrics, inplace=True),  # new scores, same pane
             sizing_mode="stretch_width",
         )
-

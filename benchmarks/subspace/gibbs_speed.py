@@ -88,9 +88,10 @@ def main():
         ("numpy path", lambda *a: z_update(*a, fused=False), lambda *a: u_update(*a, fused=False)),
     ]
     if _gibbs_fused.AVAILABLE:
-        loop(
-            lambda *a: z_update(*a, fused=True), lambda *a: u_update(*a, fused=True), X, 2, kappa
-        )  # compile (or load the cache) outside timing
+        # every kernel compiled (or loaded from numba's cache) outside timing: the estimator's
+        # one-call iteration too (its first compile, right after an update of the kernels,
+        # added several seconds to the estimator row)
+        _gibbs_fused.warm_up()
         variants.append(
             (
                 "compiled path (numba)",

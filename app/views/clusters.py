@@ -11,13 +11,8 @@ from .metrics import MetricsTable
 
 
 class ClustersView(View):
-    """Private result beside the non-private baseline, on the same axes.
-
-    Each result gets a new figure. Redrawing the shown figure in place (a DynamicMap fed by a
-    versioned stream) saved the server work on a class's ε steps, but under load a step's
-    update sometimes never reached the browser (the server showed ε = 2, the page kept ε = 1),
-    so it was taken out; the scores below the plot are still updated in place.
-    """
+    """Private result beside the non-private baseline, on the same axes: a new figure per
+    result (see CHANGELOG on the in-place redraw), the scores below it updated in place."""
 
     @param.depends("lab.result", "lab.settings.owner_view")
     def _plots(self):
@@ -33,11 +28,6 @@ class ClustersView(View):
     def figure(self, analyst=False):
         """The HoloViews layout: the result beside the baseline; ``analyst`` (downloads of
         private results): the released result only, whatever the data owner view shows."""
-        overlays = self._overlays(analyst)
-        return None if overlays is None else (overlays[0] + overlays[1]).opts(shared_axes=True)
-
-    def _overlays(self, analyst=False):
-        """(result, baseline) overlays of :meth:`figure`; None when there is nothing to draw."""
         lab, result = self.lab, self.lab.result
         if result is None or result.spec.task == "cocluster":
             return None
@@ -81,7 +71,7 @@ class ClustersView(View):
             )
         else:
             right = hidden("non-private baseline")
-        return left, right
+        return (left + right).opts(shared_axes=True)
 
     @staticmethod
     def _draw(result, est, P, mean, raw, title, perm=None):

@@ -174,9 +174,7 @@ class GibbsView(pn.viewable.Viewer):
         self.runner.param.watch(self._on_running, "running")
         session_hooks.on_session_end(self._cleanup)
         # watched only now that every pane exists: tabs are built lazily on the IO loop while a
-        # release on the session's worker thread may already be changing the lab (a watcher
-        # registered by ``param.depends`` in ``super().__init__`` fired half-way through this
-        # constructor, raised, and the release's result was never shown)
+        # release on the session's worker thread may already be changing the lab
         lab = self.lab
         lab.param.watch(self._privacy_changed, ["mode"])
         lab.settings.param.watch(self._privacy_changed, ["owner_view"])

@@ -415,4 +415,4 @@ def test_a_view_built_while_a_release_changes_the_lab_does_not_break(
     view = getattr(views, name)(lab=lab)
     monkeypatch.undo()
     lab.ledger.param.trigger("spent")  # and the built view still follows the lab
-    assert pn.panel(view).get_root(Document()) is not None
+    pn.panel(view).get_root(Document())  # and renders: either raised before the fix

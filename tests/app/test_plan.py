@@ -535,7 +535,7 @@ def test_plan_tab_in_the_browser_on_private_data(page, server, tmp_path):
 def test_plan_from_a_public_sample_in_the_browser(page, server, tmp_path):
     """On private data: upload a public sample in the Plan tab, plan from it; the caveats name
     the sample mode and its calibration, and every row of the ledger file stays as it was."""
-    from browser import assert_local_and_clean, expect_text
+    from browser import assert_local_and_clean, expect_text, wait_for
 
     seen, msgs, errors = open_plan_on_private(
         page, server, tmp_path / "plan-private-s.csv", n=900, d=3, seed=53
@@ -550,7 +550,10 @@ def test_plan_from_a_public_sample_in_the_browser(page, server, tmp_path):
     page.locator('.pc-plan-sample input[type="file"]').set_input_files(str(sample))
     expect_text(page, ".pc-plan-sample-info", "Public sample loaded")
     expect_text(page, ".pc-plan-sample-info", "50 records x 3 features, with labels")
-    assert page.locator(".pc-plan-twin select").first.input_value() == SAMPLE
+    # the model sets the sample and the mode together, but the page hears the text's watcher
+    # before the Select's link: its value may arrive a moment after the text
+    twin = page.locator(".pc-plan-twin select").first
+    wait_for(page, lambda: twin.input_value() == SAMPLE, what="the twins set to the sample")
     page.get_by_role("button", name="Run plan").click()
     expect_text(page, ".pc-plan-status", "Done in", timeout=60_000)
     expect_text(page, ".pc-plan-status", "bootstrap twins of the public sample")

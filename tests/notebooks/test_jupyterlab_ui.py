@@ -49,6 +49,9 @@ ALL_RUN_JS = f"""() => {{
   }}
   return code > 0 && run === code && k.status === 'idle';
 }}"""
+PYVIZ_EXTENSION = "@pyviz/jupyterlab_pyviz"
+FEDERATED_JS = """() => JSON.parse(document.getElementById('jupyter-config-data').textContent)
+  .federated_extensions.map(e => e.name)"""
 ERRORS_JS = f"""() => {{
   const cells = {APP}.shell.currentWidget.content.model.cells, out = [];
   for (let i = 0; i < cells.length; i++) {{
@@ -67,6 +70,12 @@ def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _in_prefixes(*parts):
+    return os.pathsep.join(
+        str(Path(p, *parts)) for p in dict.fromkeys((sys.prefix, sys.base_prefix))
+    )
 
 
 @pytest.fixture
@@ -90,6 +99,12 @@ def jupyterlab(tmp_path):
         JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
         JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+        # the front-end extensions (pyviz_comms' is what carries a widget's change to the
+        # kernel) and the server extensions' config live in the installation that holds the
+        # packages: in a venv made with --system-site-packages that is the base Python's, which
+        # Jupyter does not search by itself
+        JUPYTER_PATH=_in_prefixes("share", "jupyter"),
+        JUPYTER_CONFIG_PATH=_in_prefixes("etc", "jupyter"),
     )
     log = open(tmp_path / "lab.log", "w")
     proc = subprocess.Popen(
@@ -152,6 +167,11 @@ def test_jupyterlab_runs_the_introduction_offline(jupyterlab, browser):
     try:
         page.goto(f"{jupyterlab['url']}/lab/tree/{NOTEBOOK.name}")
         page.wait_for_function(KERNEL_IDLE_JS, timeout=90_000)
+        extensions = page.evaluate(FEDERATED_JS)
+        assert PYVIZ_EXTENSION in extensions, (
+            f"JupyterLab did not load {PYVIZ_EXTENSION} (found {extensions}): without it no "
+            "widget change reaches the kernel"
+        )
         page.evaluate(f"() => {APP}.commands.execute('notebook:run-all-cells')")
         page.wait_for_function(ALL_RUN_JS, timeout=150_000, polling=500)
         ran = time.perf_counter() - start

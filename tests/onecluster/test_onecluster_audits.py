@@ -10,6 +10,7 @@ import importlib
 import math
 
 import numpy as np
+import onecluster_pairs as pairs
 import pytest
 
 from privclust.core.privacy import audit, exponential_probabilities
@@ -18,42 +19,8 @@ gr = importlib.import_module("privclust.core.onecluster.good_radius")
 na = importlib.import_module("privclust.core.onecluster.noisy_avg")
 
 N = 200_000
-# 30 distinct grid points in [0, 0.63]; the neighbour moves one of them to the far end
-_IDX = [
-    8,
-    11,
-    9,
-    28,
-    13,
-    39,
-    4,
-    2,
-    26,
-    23,
-    27,
-    32,
-    14,
-    34,
-    0,
-    15,
-    25,
-    6,
-    12,
-    22,
-    3,
-    20,
-    16,
-    19,
-    7,
-    29,
-    17,
-    38,
-    35,
-    40,
-]
-GR_X = np.array(_IDX, dtype=float)[:, None] / 64
-GR_XP = GR_X.copy()
-GR_XP[23] = 63 / 64
+# neighbouring data sets: see onecluster_pairs
+GR_X, GR_XP = pairs.X, pairs.XP
 GR_T = 30
 GRID = 2.0**-6 * 2.0 ** np.arange(7)
 

@@ -5,6 +5,7 @@ law, and DP audits on neighbouring data sets (exact law and sampled releases).""
 import math
 
 import numpy as np
+import onecluster_pairs as pairs
 import pytest
 from scipy.stats import chisquare
 
@@ -119,42 +120,8 @@ def test_release_law_matches_brute_force_recursion(promise, delta):
     assert chisquare(f_obs[ok], f_wrong[ok] * f_obs[ok].sum() / f_wrong[ok].sum()).pvalue < 1e-6
 
 
-# neighbouring data sets: 30 grid points in [0, 0.63], the neighbour moves one to the far end
-_IDX = [
-    8,
-    11,
-    9,
-    28,
-    13,
-    39,
-    4,
-    2,
-    26,
-    23,
-    27,
-    32,
-    14,
-    34,
-    0,
-    15,
-    25,
-    6,
-    12,
-    22,
-    3,
-    20,
-    16,
-    19,
-    7,
-    29,
-    17,
-    38,
-    35,
-    40,
-]
-X = np.array(_IDX, dtype=float)[:, None] / 64
-XP = X.copy()
-XP[23] = 63 / 64
+# neighbouring data sets: see onecluster_pairs
+X, XP = pairs.X, pairs.XP
 T_PTS, EPS, DELTA, PROMISE, BETA = 30, 4.0, 0.05, 4.0, 0.05
 STEP = 1 / 40  # 40 radii: one recursion level
 

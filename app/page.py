@@ -151,6 +151,7 @@ if __name__.startswith("bokeh"):  # executed per session by `panel serve`
     # an estimator's PrivacyWarning is shown on the page (the guarantee's warnings); in the
     # server log it is one line, not a warning with its source context
     logs.warnings_as_one_line()
+    logs.closed_pages_as_one_line()
     panel_compat.keep_stylesheets_local()
     panel_compat.keep_text_pane_stylesheets()
     panel_compat.lock_deferred_events()

@@ -46,6 +46,7 @@ from pathlib import Path
 
 from privclust.app import config
 from privclust.app.cli import serve_command
+from privclust.app.server.logs import CLOSED_PAGE as CLOSED_PAGE_LINE
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "app"
 ARGS = [
@@ -417,6 +418,8 @@ def measure(
     # WebSocketClosedError / StreamClosedError, logged by Panel's message dispatch) or while
     # Bokeh was still handling its last messages
     out["server_tracebacks_closed_socket"] = closed_socket_tracebacks(text)
+    # the same event since the server logs it as one line (no traceback)
+    out["closed_page_lines"] = text.count(CLOSED_PAGE_LINE)
     if "Traceback" in text:
         at = text.index("Traceback")
         out["server_first_traceback"] = text[max(0, at - 300) : at + 2000]
@@ -456,6 +459,7 @@ def summary(out):
         "page_errors": len(out["page_errors"]),
         "server_tracebacks": out["server_tracebacks"],
         "server_tracebacks_closed_socket": out.get("server_tracebacks_closed_socket", 0),
+        "closed_page_lines": out.get("closed_page_lines", 0),
         "user_failures": len(out.get("user_failures", [])),
         "wall_s": out.get("wall_s"),
         # CPU seconds over the run, and as a share of the machine (all its cores)
@@ -517,7 +521,8 @@ def write(path, record):
         f"{sorted(set(o['foreign_requests']))[:5]}; page errors: {o['page_errors'][:5]}; "
         f"server tracebacks: {s['server_tracebacks']} (of which a page closed while the "
         f"server was sending to it or handling its last messages: "
-        f"{s['server_tracebacks_closed_socket']}); users that failed: "
+        f"{s['server_tracebacks_closed_socket']}); one-line notices of a page closed while "
+        f"the server was sending to it: {s['closed_page_lines']}; users that failed: "
         f"{o.get('user_failures')}",
         "",
     ]

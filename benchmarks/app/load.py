@@ -268,8 +268,53 @@ async def _browser_at_our_priority(server_pids, stop):
             pass
 
 
+PROTOCOL_CLIENT = Path(__file__).with_name("protocol_client.py")
+
+
+async def protocol_users(url, n, seconds, rng, first_timeout):
+    """Start ``n`` protocol clients (``protocol_client.py``), each importing in its own process;
+    returns an awaitable that sets them all going at once and collects their results."""
+    procs = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(PROTOCOL_CLIENT),
+            url,
+            str(seconds),
+            str(rng.randrange(2**31)),
+            str(first_timeout),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        for _ in range(n)
+    ]
+    for proc in procs:
+        line = await proc.stdout.readline()
+        if line.strip() != b"ready":
+            raise RuntimeError(f"a protocol client did not start: {line!r}")
+
+    async def go(proc):
+        proc.stdin.write(b"go\n")
+        await proc.stdin.drain()
+        line = await proc.stdout.readline()
+        await proc.wait()
+        if proc.returncode != 0 or not line:
+            raise RuntimeError(f"a protocol client failed (exit code {proc.returncode})")
+        return json.loads(line)
+
+    return [go(proc) for proc in procs]
+
+
 async def run(
-    url, origin, chromium, n_sliders, n_samplers, seconds, seed, first_timeout=180, server_pids=()
+    url,
+    origin,
+    chromium,
+    n_sliders,
+    n_samplers,
+    seconds,
+    seed,
+    first_timeout=180,
+    server_pids=(),
+    protocol=False,
 ):
     from playwright.async_api import async_playwright
 
@@ -305,19 +350,29 @@ async def run(
         stop = asyncio.Event()
         same_priority = asyncio.create_task(_browser_at_our_priority(set(server_pids), stop))
         contexts = []
-        for _ in range(n_sliders + n_samplers):
+        for _ in range(n_samplers if protocol else n_sliders + n_samplers):
             ctx = await browser.new_context(viewport=VIEWPORT)
             ctx.set_default_timeout(first_timeout * 1000)
             await ctx.route("**/*", route)
             ctx.on("page", errors)
             contexts.append(ctx)
         rng = random.Random(seed)
-        users = [
-            slider_user(c, url, seconds, out, random.Random(rng.random()), first_timeout)
-            for c in contexts[:n_sliders]
-        ]
-        users += [sampler_user(c, url, seconds, out, first_timeout) for c in contexts[n_sliders:]]
+        if protocol:  # the slider users speak the page's protocol, no browser page each
+            users = await protocol_users(url, n_sliders, seconds, rng, first_timeout)
+        else:
+            users = [
+                slider_user(c, url, seconds, out, random.Random(rng.random()), first_timeout)
+                for c in contexts[:n_sliders]
+            ]
+        samplers = contexts if protocol else contexts[n_sliders:]
+        users += [sampler_user(c, url, seconds, out, first_timeout) for c in samplers]
         results = await asyncio.gather(*users, return_exceptions=True)
+        out["protocol_client_cpu_s"] = 0.0
+        for r in results:
+            if isinstance(r, dict):
+                out["first_result_s"] += r["first_result_s"]
+                out["slider_to_plot_s"] += r["slider_to_plot_s"]
+                out["protocol_client_cpu_s"] += r["cpu_s"]
         # the browser's processes (Playwright's driver and Chromium) are this process's
         # descendants other than the server's tree
         mine = os.getpid()
@@ -354,7 +409,15 @@ def _is_below(pid, ancestors):
 
 
 def measure(
-    chromium, n_sliders, n_samplers, seconds, extra=(), env_extra=None, seed=0, first_timeout=180
+    chromium,
+    n_sliders,
+    n_samplers,
+    seconds,
+    extra=(),
+    env_extra=None,
+    seed=0,
+    first_timeout=180,
+    protocol=False,
 ):
     """Start a server, drive the contexts, stop it; the raw measurements. ``first_timeout``:
     seconds a page may take to show its first plot (and any other step) before its user fails."""
@@ -398,6 +461,7 @@ def measure(
                 seed,
                 first_timeout,
                 server_pids=[proc.pid],
+                protocol=protocol,
             )
         )
         out["wall_s"] = time.perf_counter() - t0
@@ -496,7 +560,14 @@ def write(path, record):
         f"# A class on one server ({record['when_utc']})",
         "",
         f"Command: `{record['command']}` (git {record['git_head']}); {os.cpu_count()} CPUs; "
-        f"{record['sliders']} slider contexts + {record['samplers']} Gibbs contexts at once, "
+        f"{record['sliders']} slider "
+        + (
+            "users speaking the page's protocol (Bokeh clients: the server's work for each "
+            "page, no browser drawing it on this machine)"
+            if record.get("protocol")
+            else "contexts"
+        )
+        + f" + {record['samplers']} Gibbs contexts at once, "
         f"{record['seconds']:g} s of activity each, one Chromium on the same machine.",
         "",
         f"Machine load before: `{record['uptime_before']}`",
@@ -513,8 +584,13 @@ def write(path, record):
         f"- first result: p50 {_f(s['first_result_p50_s'])} s, p95 {_f(s['first_result_p95_s'])} s",
         f"- CPU over the {_f(s['wall_s'])} s run: server {_f(s['server_cpu_s'])} s "
         f"({_pct(s['server_cpu_share'])} of the machine), browser (Chromium and its driver) "
-        f"{_f(s['browser_cpu_s'])} s ({_pct(s['browser_cpu_share'])}); the rest went to "
-        f"other work on the machine",
+        f"{_f(s['browser_cpu_s'])} s ({_pct(s['browser_cpu_share'])})"
+        + (
+            f", protocol clients {_f(o['protocol_client_cpu_s'])} s"
+            if "protocol_client_cpu_s" in o and record.get("protocol")
+            else ""
+        )
+        + "; the rest went to other work on the machine",
         f"- Gibbs diagnostic updates per second, per sampler: "
         f"{', '.join(_f(r) for r in s['gibbs_refresh_per_s'])}",
         f"- requests: {o['requests']}, to other hosts: {s['foreign_requests']} "
@@ -557,6 +633,12 @@ def main(argv=None):
         "before its user counts as failed",
     )
     parser.add_argument(
+        "--protocol",
+        action="store_true",
+        help="slider users are Bokeh protocol clients (benchmarks/app/protocol_client.py), "
+        "not browser pages: what the server does for a class whose browsers run elsewhere",
+    )
+    parser.add_argument(
         "--results",
         default=str(RESULTS / "load.md"),
         help="Markdown result file (JSON beside it); '' writes none",
@@ -576,6 +658,7 @@ def main(argv=None):
         extra,
         seed=args.seed,
         first_timeout=args.first_timeout,
+        protocol=args.protocol,
     )
     after = _uptime()
     s = summary(out)
@@ -597,6 +680,7 @@ def main(argv=None):
         "uptime_after": after,
         "sliders": args.sliders,
         "samplers": args.samplers,
+        "protocol": args.protocol,
         "seconds": args.seconds,
         "summary": s,
         "raw": out,

@@ -123,3 +123,45 @@ def test_six_pages_at_once_make_no_outside_request_and_no_page_error(
     # algorithm switch) are the load script's, whose failure is reported, not asserted here
     assert len(raw["first_result_s"]) == 6, raw["user_failures"]
     assert summary["slider_moves"] >= 5
+
+
+def test_the_load_script_drives_sliding_users_through_the_page_protocol(
+    tmp_path, browser_type_launch_args
+):
+    """``load.py --protocol``: sliding users are Bokeh clients of the page's own protocol (no
+    browser page each). Each shows its first result and every slider step it makes reaches a
+    new plot title (a client that stopped hearing the server would time out: inf); nothing
+    left the server and it logged no traceback. Timings are not asserted."""
+    results = tmp_path / "load_protocol.md"
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(LOAD),
+            "--protocol",
+            "--sliders",
+            "2",
+            "--samplers",
+            "0",
+            "--seconds",
+            "6",
+            "--first-timeout",
+            "300",
+            "--results",
+            str(results),
+            "--chromium",
+            browser_type_launch_args["executable_path"],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    record = json.loads(results.with_suffix(".json").read_text())
+    raw, summary = record["raw"], record["summary"]
+    assert raw["user_failures"] == []
+    assert len(raw["first_result_s"]) == 2
+    steps = raw["slider_to_plot_s"]
+    assert len(steps) >= 2 and all(s < float("inf") for s in steps), steps
+    assert raw["foreign_requests"] == [] and raw["page_errors"] == []
+    assert summary["server_tracebacks"] == 0, raw.get("server_first_traceback")
+    assert "speaking the page's protocol" in results.read_text()

@@ -11,7 +11,8 @@ dashboard's defaults (3 chains, a record every 10 iterations: the Gibbs view ste
 estimator's ``iter_fit``, so its iterations per second are these). ``--threads`` sets
 PRIVCLUST_GIBBS_THREADS for the compiled path (parallel loops over chains and bases; default 1).
 Wall and CPU seconds are reported with the load average, since other work shares this machine.
-Writes gibbs_speed.md and gibbs_speed.csv under benchmarks/results/subspace/.
+Writes gibbs_speed.md and gibbs_speed.csv under benchmarks/results/subspace/ (with
+``--threads N`` above 1: gibbs_speed_threadsN.md and .csv).
 """
 
 import argparse
@@ -80,7 +81,12 @@ def main():
     )
     args = ap.parse_args()
     n_iter = args.iterations
-    os.environ[_gibbs_fused.THREADS_VARIABLE] = str(args.threads)
+    if os.environ.get(_gibbs_fused.THREADS_VARIABLE) != str(args.threads):
+        # the kernels are built parallel or serial when the module is imported (above): run
+        # again with the variable set, or --threads would change nothing
+        env = dict(os.environ, **{_gibbs_fused.THREADS_VARIABLE: str(args.threads)})
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+    assert _gibbs_fused.PARALLEL == (args.threads > 1 and _gibbs_fused.AVAILABLE)
     X = clip_l2(make_union_of_subspaces(1000, 10, 3, 3, noise=0.1, random_state=0).X, 1.0)
     kappa = 50.0  # epsilon = 100
     variants = [
@@ -127,7 +133,8 @@ def main():
         )
         print(rows[-1], flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
-    with open(OUT / "gibbs_speed.csv", "w", newline="") as fh:
+    stem = "gibbs_speed" if args.threads == 1 else f"gibbs_speed_threads{args.threads}"
+    with open(OUT / f"{stem}.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["variant", "iterations", "wall_s", "cpu_s", "load_before", "load_after"])
         for r in rows:
@@ -174,7 +181,7 @@ def main():
         f"--iterations {n_iter} --threads {args.threads}` (numba installed: "
         "`pip install .[fast]`).",
     ]
-    (OUT / "gibbs_speed.md").write_text("\n".join(md) + "\n")
+    (OUT / f"{stem}.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
 
 

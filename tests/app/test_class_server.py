@@ -77,6 +77,21 @@ def test_a_page_whose_server_died_shows_a_notice_that_reloads(page, tmp_path):
         log.close()
 
 
+def run_load(tmp_path, browser_type_launch_args, *options):
+    """Run the class load script as a subprocess (its own asyncio loop, never
+    pytest-playwright's); its JSON record and the path of its Markdown."""
+    results = tmp_path / "load.md"
+    run = subprocess.run(
+        [sys.executable, str(LOAD), *options, "--first-timeout", "300", "--results", str(results)]
+        + ["--chromium", browser_type_launch_args["executable_path"]],
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    return json.loads(results.with_suffix(".json").read_text()), results
+
+
 def test_six_pages_at_once_make_no_outside_request_and_no_page_error(
     tmp_path, browser_type_launch_args
 ):
@@ -88,30 +103,9 @@ def test_six_pages_at_once_make_no_outside_request_and_no_page_error(
     handled after the page's connection was detached), every page showed its first result
     (the generous limit only catches a page that never would) and each sliding page moved its
     slider."""
-    results = tmp_path / "load.md"
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(LOAD),
-            "--sliders",
-            "5",
-            "--samplers",
-            "1",
-            "--seconds",
-            "8",
-            "--first-timeout",
-            "300",
-            "--results",
-            str(results),
-            "--chromium",
-            browser_type_launch_args["executable_path"],
-        ],
-        capture_output=True,
-        text=True,
-        timeout=540,
+    record, _ = run_load(
+        tmp_path, browser_type_launch_args, "--sliders", "5", "--samplers", "1", "--seconds", "8"
     )
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
-    record = json.loads(results.with_suffix(".json").read_text())
     raw, summary = record["raw"], record["summary"]
     assert raw["requests"] > 0
     assert raw["foreign_requests"] == []
@@ -132,31 +126,17 @@ def test_the_load_script_drives_sliding_users_through_the_page_protocol(
     browser page each). Each shows its first result and every slider step it makes reaches a
     new plot title (a client that stopped hearing the server would time out: inf); nothing
     left the server and it logged no traceback. Timings are not asserted."""
-    results = tmp_path / "load_protocol.md"
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(LOAD),
-            "--protocol",
-            "--sliders",
-            "2",
-            "--samplers",
-            "0",
-            "--seconds",
-            "6",
-            "--first-timeout",
-            "300",
-            "--results",
-            str(results),
-            "--chromium",
-            browser_type_launch_args["executable_path"],
-        ],
-        capture_output=True,
-        text=True,
-        timeout=540,
+    record, results = run_load(
+        tmp_path,
+        browser_type_launch_args,
+        "--protocol",
+        "--sliders",
+        "2",
+        "--samplers",
+        "0",
+        "--seconds",
+        "6",
     )
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
-    record = json.loads(results.with_suffix(".json").read_text())
     raw, summary = record["raw"], record["summary"]
     assert raw["user_failures"] == []
     assert len(raw["first_result_s"]) == 2

@@ -1,6 +1,6 @@
 """A class on one server: many browser contexts at once on one ``privclust serve``.
 
-    python benchmarks/app/load.py [--sliders 10] [--samplers 2] [--seconds 90]
+    python benchmarks/app/load.py [--sliders 10] [--samplers 2] [--seconds 90] [--protocol]
                                   [--first-timeout 180] [--chromium PATH]
                                   [--results benchmarks/results/app/load.md]
                                   [-- EXTRA panel serve OPTIONS, e.g. --num-procs 2]
@@ -15,6 +15,11 @@ concurrently (Playwright's async API):
   then pauses 1-2 s;
 - each *sampler* context chooses the Gibbs sampler (8 chains x 20000 iterations), presses
   Start and counts the page's diagnostic updates over the same period.
+
+With ``--protocol`` the slider users are Bokeh clients of the page's own protocol
+(``protocol_client.py``, one process each), not browser pages: the server does the same work
+for them, but no browser draws their pages on this machine (a class's browsers run on the
+students' computers).
 
 Measured: first result (navigation -> first plot titled ``ε=``), slider -> new plot (timed
 inside the page from the key press to the first animation frame whose plot titles changed),
@@ -272,8 +277,9 @@ PROTOCOL_CLIENT = Path(__file__).with_name("protocol_client.py")
 
 
 async def protocol_users(url, n, seconds, rng, first_timeout):
-    """Start ``n`` protocol clients (``protocol_client.py``), each importing in its own process;
-    returns an awaitable that sets them all going at once and collects their results."""
+    """Start ``n`` protocol clients (``protocol_client.py``) and wait until each has imported,
+    in its own process; returns one coroutine per client that sets it going and returns its
+    results (gathered, they start together)."""
     procs = [
         await asyncio.create_subprocess_exec(
             sys.executable,

@@ -10,7 +10,8 @@ each student's own computer. It imports first (and defines the page's custom mod
 title names an ε), says "document ready" as a browser does once the page is drawn, and for
 SECONDS moves the ε slider one step as ``load.py``'s browser users do (a random walk within
 three steps of the default), timing each step until a plot title changes, with a pause of 1-2 s
-between steps. Prints one JSON line: ``first_result_s``, ``slider_to_plot_s`` and ``cpu_s`` (after ``ready``).
+between steps. Prints one JSON line: ``first_result_s``, ``slider_to_plot_s`` and ``cpu_s``
+(CPU seconds after ``ready``).
 """
 
 import json
@@ -67,7 +68,8 @@ class PageClient:
             return self._changed.wait_for(lambda: predicate(self.titles), timeout)
 
     def document_ready(self):
-        """What a browser sends once the page is drawn (the page holds its first runs until)."""
+        """Send what a browser sends once the page is drawn; until then the page holds its
+        demo runs."""
         from bokeh.document.events import MessageSentEvent
         from bokeh.events import DocumentReady
 

@@ -1,6 +1,7 @@
 """One command per seed figure: run the existing benchmark scripts with the papers' settings.
 
-    python benchmarks/reproduce.py <paper> <figure> [--quick] [--fresh] [--report] [--steps LABEL ...] [--list]
+    python benchmarks/reproduce.py <paper> <figure> [--quick] [--fresh] [--report] [--steps LABEL ...]
+                                   [--workers N] [--list]
 
     papers and figures:
       subspace   fig2 fig3    Wang, Wang & Singh (NIPS 2015), Figs. 2 and 3
@@ -44,13 +45,15 @@ RESULTS = HERE / "results"
 @dataclass
 class Step:
     """One invocation: ``script`` (relative to benchmarks/) with ``paper`` or ``quick`` args;
-    ``outputs``: files it writes under benchmarks/results (``{mode}`` is the script's mode)."""
+    ``outputs``: files it writes under benchmarks/results (``{mode}`` is the script's mode);
+    ``parallel``: the script takes ``--workers N`` (independent units run in N processes)."""
 
     label: str
     script: str
     paper: list
     quick: list
     outputs: list = field(default_factory=list)
+    parallel: bool = False
 
 
 @dataclass
@@ -280,6 +283,7 @@ FIGURES = {
                 ["--columns", str(c)],
                 ["--quick", "--columns", str(c)],
                 ["subspace/fig2_{mode}.csv", "subspace/fig2_{mode}.md"],
+                parallel=True,
             )
             for c in (1, 2, 3)
         ],
@@ -393,7 +397,7 @@ def _slug(label):
     return label.replace(" ", "_")
 
 
-def run(paper, figure, quick=False, fresh=False, report_only=False, only=None):
+def run(paper, figure, quick=False, fresh=False, report_only=False, only=None, workers=1):
     from tqdm import tqdm
 
     fig = FIGURES[paper, figure]
@@ -414,7 +418,9 @@ def run(paper, figure, quick=False, fresh=False, report_only=False, only=None):
         if step.label in state:
             continue
         bar.set_postfix_str(step.label)
-        args = step.quick if quick else step.paper
+        args = (step.quick if quick else step.paper) + (
+            ["--workers", str(workers)] if step.parallel and workers > 1 else []
+        )
         cmd = [sys.executable, str(HERE / step.script)] + args
         outputs = [RESULTS / out.format(mode=mode) for out in step.outputs]
         # a quick run must not overwrite (or, for resumable scripts, extend) the committed
@@ -501,7 +507,16 @@ def main():
         help="run only these steps, in this order (e.g. --steps 'column 2' "
         "'column 3'); the report still covers every finished step",
     )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes for the independent units of steps that have them "
+        "(subspace fig2's Gibbs units); one core each",
+    )
     a = p.parse_args()
+    if a.workers < 1:
+        p.error(f"--workers must be at least 1; got {a.workers}")
     if a.list or a.paper is None:
         for (paper, figure), fig in FIGURES.items():
             print(f"{paper:11s}{figure:9s}{fig.title}")
@@ -511,7 +526,7 @@ def main():
             f"unknown figure {a.figure!r} for {a.paper}; "
             f"choose from {[f for (q, f) in FIGURES if q == a.paper]}"
         )
-    run(a.paper, a.figure, a.quick, a.fresh, a.report, a.steps)
+    run(a.paper, a.figure, a.quick, a.fresh, a.report, a.steps, a.workers)
 
 
 if __name__ == "__main__":

@@ -23,9 +23,11 @@ computed from the rows by :func:`headline` (rules stated there), not typed by ha
 
 import argparse
 import csv
+import functools
 import os
 import time
 import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -93,10 +95,47 @@ class Checkpoint:
         return self.done[unit]
 
 
-def run_column(col, eps_grid, trials, n_iter, log, checkpoint=None):
+@functools.cache
+def _column(col):
+    return load_column(col, seed=100)
+
+
+@functools.cache
+def _init(col, name):
+    """The non-private SSC/LRR solution a Gibbs initialisation starts from (NOT private)."""
+    _, X, _, k, q = _column(col)
+    return init_bases(name, X, k, q, 0)
+
+
+def gibbs_unit(col, name, eps, trials, n_iter):
+    """One Gibbs unit: ``trials`` chains at ``eps`` from init ``name`` ("random", "ssc", "lrr");
+    (rows, log message). A top-level function, so that ``--workers`` can run units in processes."""
+    _, X, truth, k, q = _column(col)
+    t0 = time.time()
+    g = GibbsSubspaceClustering(
+        k,
+        q,
+        epsilon=eps,
+        n_iter=n_iter,
+        n_chains=trials,
+        init="random" if name == "random" else _init(col, name),
+        record_every=10,
+        release="all",
+        random_state=int(eps * 1000) % 2**31 + 11,
+    )
+    g.fit(X, reference=truth)
+    last = max(1, min(10, len(g.trace_["iteration"])))
+    cost = g.trace_["cost"][-last:].mean(axis=0)
+    wd = g.trace_["wasserstein"][-last:].mean(axis=0)
+    label = "exp.+random" if name == "random" else f"exp.+{name.upper()} (non-private init)"
+    message = f"  col {col} Gibbs init={name} eps={eps:g}: {time.time() - t0:.1f}s"
+    return [(label, eps, c, float(cost[c]), float(wd[c])) for c in range(trials)], message
+
+
+def run_column(col, eps_grid, trials, n_iter, log, checkpoint=None, workers=1):
     checkpoint = checkpoint or Checkpoint(None)
     rows = []  # (method, eps, trial, cost, wdist)
-    title, X, truth, k, q = load_column(col, seed=100)
+    title, X, truth, k, q = _column(col)
     Xc = clip_l2(X, 1.0)
     for trial in range(trials):
 
@@ -121,37 +160,28 @@ def run_column(col, eps_grid, trials, n_iter, log, checkpoint=None):
             return out
 
         rows += checkpoint.run(f"sa {trial}", private_and_baseline)
-    # Gibbs: trials are batched chains
-    inits = {"random": "random", "ssc": None, "lrr": None}
-    for name in inits:
-        for eps in eps_grid:
+    # Gibbs: trials are batched chains; the units are independent (each seeded by its epsilon)
+    units = [
+        (f"gibbs {name} {eps!r}", (col, name, eps, trials, n_iter))
+        for name in ("random", "ssc", "lrr")
+        for eps in eps_grid
+    ]
+    todo = [(unit, args) for unit, args in units if unit not in checkpoint.done]
+    if workers > 1 and len(todo) > 1:
+        with ProcessPoolExecutor(min(workers, len(todo))) as pool:
+            running = {pool.submit(gibbs_unit, *args): unit for unit, args in todo}
+            for done in as_completed(running):
+                unit_rows, message = done.result()
+                checkpoint.run(running[done], lambda r=unit_rows: r)
+                log(message)
+    for unit, args in units:
 
-            def gibbs(name=name, eps=eps):
-                if inits[name] is None:
-                    inits[name] = init_bases(name, X, k, q, 0)
-                t0 = time.time()
-                g = GibbsSubspaceClustering(
-                    k,
-                    q,
-                    epsilon=eps,
-                    n_iter=n_iter,
-                    n_chains=trials,
-                    init=inits[name],
-                    record_every=10,
-                    release="all",
-                    random_state=int(eps * 1000) % 2**31 + 11,
-                )
-                g.fit(X, reference=truth)
-                last = max(1, min(10, len(g.trace_["iteration"])))
-                cost = g.trace_["cost"][-last:].mean(axis=0)
-                wd = g.trace_["wasserstein"][-last:].mean(axis=0)
-                label = (
-                    "exp.+random" if name == "random" else f"exp.+{name.upper()} (non-private init)"
-                )
-                log(f"  col {col} Gibbs init={name} eps={eps:g}: {time.time() - t0:.1f}s")
-                return [(label, eps, c, float(cost[c]), float(wd[c])) for c in range(trials)]
+        def gibbs(args=args):
+            unit_rows, message = gibbs_unit(*args)
+            log(message)
+            return unit_rows
 
-            rows += checkpoint.run(f"gibbs {name} {eps!r}", gibbs)
+        rows += checkpoint.run(unit, gibbs)
     return title, rows
 
 
@@ -355,6 +385,12 @@ def main():
     ap.add_argument("--trials", type=int)
     ap.add_argument("--iterations", type=int)
     ap.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="run a column's unfinished Gibbs units in this many processes (one core each)",
+    )
+    ap.add_argument(
         "--headline-from",
         metavar="CSV",
         help="only recompute the headline section of the md next to this CSV",
@@ -385,7 +421,9 @@ def main():
             log("column 3 skipped: PRIVCLUST_DATA_DIR is not set")
             continue
         partial = OUT / f"fig2_{mode}_column{col}.partial.csv"
-        title, rows = run_column(col, eps_grid, trials, n_iter, log, Checkpoint(partial))
+        title, rows = run_column(
+            col, eps_grid, trials, n_iter, log, Checkpoint(partial), args.workers
+        )
         methods, eps_vals, table = summarise(rows)
         results.append((title, methods, eps_vals, table))
         md += markdown(title, methods, eps_vals, table)

@@ -36,6 +36,7 @@ figure. ``tests/app/test_class_server.py`` runs it with six contexts for a few s
 
 import argparse
 import asyncio
+import contextlib
 import datetime
 import json
 import os
@@ -414,19 +415,12 @@ def _is_below(pid, ancestors):
     return False
 
 
-def measure(
-    chromium,
-    n_sliders,
-    n_samplers,
-    seconds,
-    extra=(),
-    env_extra=None,
-    seed=0,
-    first_timeout=180,
-    protocol=False,
-):
-    """Start a server, drive the contexts, stop it; the raw measurements. ``first_timeout``:
-    seconds a page may take to show its first plot (and any other step) before its user fails."""
+@contextlib.contextmanager
+def served(extra=(), env_extra=None, ready_timeout=120):
+    """A ``privclust serve`` exactly as the CLI starts it (temporary ledger, ``--liveness``),
+    ready to answer: yields ``(proc, origin, log)``, where ``log()`` is the server log so far;
+    the server is stopped on exit. ``ready_timeout``: seconds the warm-up may take (seconds on
+    an idle machine, minutes on a busy one)."""
     import requests
 
     state = tempfile.mkdtemp(prefix="privclust-load-")
@@ -441,20 +435,49 @@ def measure(
         stderr=subprocess.STDOUT,
         env=env,
     )
+    text = [None]  # the whole log, read when the server has stopped
     try:
-        # the warm-up (imports, one throw-away page) takes seconds on an idle machine and
-        # minutes on a busy one
-        deadline = time.time() + max(120, first_timeout)
+        deadline = time.time() + ready_timeout
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(log_path.read_text())
             if time.time() > deadline:
-                raise RuntimeError(f"the server was not ready within {max(120, first_timeout)} s")
+                raise RuntimeError(f"the server was not ready within {ready_timeout} s")
             try:
                 if requests.get(f"{origin}/liveness", timeout=1).ok:
                     break
             except requests.RequestException:
                 time.sleep(0.1)
+        yield (
+            proc,
+            origin,
+            lambda: log_path.read_text(errors="replace") if text[0] is None else text[0],
+        )
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        text[0] = log_path.read_text(errors="replace")
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def measure(
+    chromium,
+    n_sliders,
+    n_samplers,
+    seconds,
+    extra=(),
+    env_extra=None,
+    seed=0,
+    first_timeout=180,
+    protocol=False,
+):
+    """Start a server, drive the contexts, stop it; the raw measurements. ``first_timeout``:
+    seconds a page may take to show its first plot (and any other step) before its user fails."""
+    with served(extra, env_extra, max(120, first_timeout)) as (proc, origin, server_log):
         server_cpu0, t0 = _tree_cpu(proc.pid), time.perf_counter()
         out = asyncio.run(
             run(
@@ -474,15 +497,7 @@ def measure(
         server_cpu1 = _tree_cpu(proc.pid)
         if server_cpu0 is not None and server_cpu1 is not None:
             out["server_cpu_s"] = server_cpu1 - server_cpu0
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-        text = log_path.read_text(errors="replace")
-        shutil.rmtree(state, ignore_errors=True)
+    text = server_log()
     out["server_tracebacks"] = text.count("Traceback")
     # of which: a page closed while the server was still sending to it (tornado's
     # WebSocketClosedError / StreamClosedError, logged by Panel's message dispatch) or while

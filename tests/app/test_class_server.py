@@ -145,3 +145,28 @@ def test_the_load_script_drives_sliding_users_through_the_page_protocol(
     assert raw["foreign_requests"] == [] and raw["page_errors"] == []
     assert summary["server_tracebacks"] == 0, raw.get("server_first_traceback")
     assert "speaking the page's protocol" in results.read_text()
+
+
+def test_the_page_cost_script_splits_a_page_s_cpu_by_process(tmp_path, browser_type_launch_args):
+    """``benchmarks/app/page_cost.py`` on two pages: each page's CPU is split between the server
+    and Chromium's renderer (a classification that lumped Chromium's processes together, or
+    missed the server, fails), the page's Bokeh models are counted, and the class bound it
+    reports is class size x median CPU per page / cores."""
+    results = tmp_path / "page_cost.md"
+    run = subprocess.run(
+        [sys.executable, str(LOAD.with_name("page_cost.py")), "--pages", "2", "--cores", "2"]
+        + ["--class-size", "12", "--timeout", "300", "--results", str(results)]
+        + ["--chromium", browser_type_launch_args["executable_path"]],
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    record = json.loads(results.with_suffix(".json").read_text())
+    assert len(record["records"]) == 2
+    for page in record["records"]:
+        assert page["cpu_s"]["server"] > 0 and page["cpu_s"]["renderer"] > 0, page
+        assert page["bokeh_models"] > 50 and 0 < page["renderer_script_s"], page
+    totals = sorted(sum(p["cpu_s"].values()) for p in record["records"])
+    assert record["bound_s"] == pytest.approx(12 * (totals[0] + totals[1]) / 2 / 2)
+    assert "A class of 12 opening together on 2 cores" in results.read_text()

@@ -16,7 +16,8 @@ over the steps; each finished step is recorded with its wall time in
 copied there, so an interrupted run resumes at the first unfinished step (``--fresh`` starts
 over; ``--report`` writes the report from the steps finished so far; ``--steps`` runs only the
 named steps, in the order given). Inside a step,
-``cocluster/fig2_competitors.py`` also resumes from its partial rows; ``onecluster/grid.py``
+``cocluster/fig2_competitors.py``, ``subspace/fig2.py`` (by unit) and ``sketch/figures.py`` (by
+dataset) also resume from their partial rows; ``onecluster/grid.py``
 keeps its partial rows but restarts. At the end the driver writes, in that folder, the
 CSV and PNG of the figure and ``report.md``: the settings, the time of every step and a table
 with the paper's numbers or statements beside ours.
@@ -311,6 +312,7 @@ FIGURES = {
                 ["fig1", "--paper"],
                 ["fig1", "--quick"],
                 ["sketch/fig1_{mode}.json", "sketch/fig1_{mode}.md", "sketch/fig1_{mode}.png"],
+                parallel=True,
             )
         ],
         _compare_sketch("fig1"),
@@ -324,6 +326,7 @@ FIGURES = {
                 ["fig3", "--paper"],
                 ["fig3", "--quick"],
                 ["sketch/fig3_{mode}.json", "sketch/fig3_{mode}.md", "sketch/fig3_{mode}.png"],
+                parallel=True,
             )
         ],
         _compare_sketch("fig3"),

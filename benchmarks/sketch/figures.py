@@ -3,7 +3,7 @@ Jacques & Gribonval, "Compressive k-means with differential privacy", SPARS 2019
 
     python benchmarks/sketch/figures.py fig1 --quick
     python benchmarks/sketch/figures.py fig3 --quick
-    python benchmarks/sketch/figures.py fig1 --paper   # n = 1e7, 13 eps, 50 trials
+    python benchmarks/sketch/figures.py fig1 --paper --workers 2   # n = 1e7, 13 eps, 50 trials
     python benchmarks/sketch/figures.py fig1 --paper-lite   # n = 1e7, m = 10kd, ~10 min
 
 Fig. 1: relative SSE (to KMeans with 3 replicates) versus eps for CKM with f_e and f_q, r = m and
@@ -12,11 +12,16 @@ Per trial the data, frequencies and masks are drawn once and the clean sketch is
 eps with fresh noise (the noise is the only thing eps changes).
 Fig. 3 left: relative SSE versus SNR_e (m = 10kd, f_e, alpha_r in {1/m, 0.01, 0.1, 1} x eps).
 Fig. 3 right: relative SSE over a (SNR x m/kd) grid, the SNR set through sigma_xi (Eq. (4)).
-Writes benchmarks/results/sketch/fig1_<cfg>.{json,md,png}, fig3_<cfg>.{json,md,png}.
+Writes benchmarks/results/sketch/fig1_<cfg>.{json,md,png}, fig3_<cfg>.{json,md,png}, again after
+every dataset (trial); finished trials are kept in <figure>_<cfg>.partial.jsonl until the figure
+is complete, so an interrupted run resumes at its first unfinished trial. ``--workers N`` runs
+trials in N processes.
 """
 
 import argparse
+import json
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 from _common import RESULTS, D, K, kmeans_reference, machine_note, sch19_blocks, write
@@ -68,64 +73,73 @@ def _noise(values, scale, rng):
     return values + rng.laplace(0, scale, values.shape) + 1j * rng.laplace(0, scale, values.shape)
 
 
-def fig1(cfg, name):
+def _box():
     B = 3 * 2.5 * K ** (1 / D) + 4
     bounds = (-B, B)
-    scale = default_frequency_scale(bounds, K, D)
+    return bounds, default_frequency_scale(bounds, K, D)
+
+
+def fig1_trial(cfg, trial):
+    """One dataset of Fig. 1 (its own seeds: trials are independent units): its rows and the CPU
+    seconds of its sketches."""
+    bounds, scale = _box()
     rows, timings = [], {}
-    for trial in range(cfg["trials"]):
-        ds = (
-            make_gaussian_mixture(cfg["n"], D, K, random_state=trial) if cfg["n"] <= 10**6 else None
-        )
-        X = ds.X if ds is not None else np.vstack(list(sch19_blocks(cfg["n"], 100_000, trial)))
-        ref = kmeans_reference(X, trial)
-        rng = np.random.default_rng(trial)
-        for m_factor in (10, 100):
-            m = m_factor * K * D
-            if m_factor == 100 and trial >= cfg["big_m_trials"]:
-                continue
-            reps = 3 if m_factor == 10 else cfg["big_m_replicates"]
-            for signature in ("complex_exp", "quantized"):
-                op = SketchOperator.draw(D, m, scale, signature=signature, random_state=rng)
-                for r in (m, 1):
-                    t0 = time.process_time()
-                    sk = Sketch.from_array(X, op, r, random_state=rng)
-                    timings[f"{signature} m={m} r={r}"] = time.process_time() - t0
-                    for eps in cfg["eps"]:
-                        for draw in range(cfg.get("noise_draws", 1)):
-                            s = sk.release(eps, random_state=rng)
-                            C, _, _ = clompr(s, op, K, bounds, n_replicates=reps, random_state=rng)
-                            rows.append(
-                                {
-                                    "trial": trial,
-                                    "draw": draw,
-                                    "method": f"CKM {signature} m={m_factor}kd r={'m' if r == m else 1}",
-                                    "eps": eps,
-                                    "rel_sse": relative_sse(X, C, ref),
-                                }
-                            )
-                print(trial, m, signature, timings, flush=True)
-        for init in ("uniform", "sphere_packing"):
-            for eps in cfg["eps"]:
-                for draw in range(cfg.get("noise_draws", 1)):
-                    # n_iter=5: the SPARS 2019 baselines (T = 5), not the defaults' Su et al. rule
-                    C = (
-                        DPLloyd(K, eps, bounds=bounds, init=init, n_iter=5, random_state=rng)
-                        .fit(X)
-                        .cluster_centers_
-                    )
-                    rows.append(
-                        {
-                            "trial": trial,
-                            "draw": draw,
-                            "method": f"DPLloyd {init}",
-                            "eps": eps,
-                            "rel_sse": relative_sse(X, C, ref),
-                        }
-                    )
+    ds = make_gaussian_mixture(cfg["n"], D, K, random_state=trial) if cfg["n"] <= 10**6 else None
+    X = ds.X if ds is not None else np.vstack(list(sch19_blocks(cfg["n"], 100_000, trial)))
+    ref = kmeans_reference(X, trial)
+    rng = np.random.default_rng(trial)
+    for m_factor in (10, 100):
+        m = m_factor * K * D
+        if m_factor == 100 and trial >= cfg["big_m_trials"]:
+            continue
+        reps = 3 if m_factor == 10 else cfg["big_m_replicates"]
+        for signature in ("complex_exp", "quantized"):
+            op = SketchOperator.draw(D, m, scale, signature=signature, random_state=rng)
+            for r in (m, 1):
+                t0 = time.process_time()
+                sk = Sketch.from_array(X, op, r, random_state=rng)
+                timings[f"{signature} m={m} r={r}"] = time.process_time() - t0
+                for eps in cfg["eps"]:
+                    for draw in range(cfg.get("noise_draws", 1)):
+                        s = sk.release(eps, random_state=rng)
+                        C, _, _ = clompr(s, op, K, bounds, n_replicates=reps, random_state=rng)
+                        rows.append(
+                            {
+                                "trial": trial,
+                                "draw": draw,
+                                "method": f"CKM {signature} m={m_factor}kd r={'m' if r == m else 1}",
+                                "eps": eps,
+                                "rel_sse": relative_sse(X, C, ref),
+                            }
+                        )
+    for init in ("uniform", "sphere_packing"):
+        for eps in cfg["eps"]:
+            for draw in range(cfg.get("noise_draws", 1)):
+                # n_iter=5: the SPARS 2019 baselines (T = 5), not the defaults' Su et al. rule
+                C = (
+                    DPLloyd(K, eps, bounds=bounds, init=init, n_iter=5, random_state=rng)
+                    .fit(X)
+                    .cluster_centers_
+                )
+                rows.append(
+                    {
+                        "trial": trial,
+                        "draw": draw,
+                        "method": f"DPLloyd {init}",
+                        "eps": eps,
+                        "rel_sse": relative_sse(X, C, ref),
+                    }
+                )
+    return {"rows": rows, "sketch_cpu_s": timings}
+
+
+def fig1(cfg, name, trials):
+    """Write Fig. 1's table, JSON and plot from the finished ``trials`` (``run_trials``)."""
+    rows = [r for t in trials for r in t["rows"]]
+    timings = trials[-1]["sketch_cpu_s"]
     methods = sorted({r["method"] for r in rows})
     lines = [
-        f"# [SCH19] Fig. 1 ({name}: n = {cfg['n']:.0e}, {cfg['trials']} dataset(s) x "
+        f"# [SCH19] Fig. 1 ({name}: n = {cfg['n']:.0e}, {_progress('fig1', trials, cfg)} dataset(s) x "
         f"{cfg.get('noise_draws', 1)} noise draw(s), medians; m = 100kd uses "
         f"{cfg['big_m_trials']} trial(s), {cfg['big_m_replicates']} decoder replicate(s))",
         "",
@@ -150,6 +164,8 @@ def fig1(cfg, name):
         f"fig1_{name}",
         {
             "config": cfg,
+            "trials_finished": len(trials),
+            "trial_seconds": [t["seconds"] for t in trials],
             "rows": rows,
             "medians": table,
             "sketch_cpu_s": timings,
@@ -160,60 +176,64 @@ def fig1(cfg, name):
     _plot(f"fig1_{name}", cfg["eps"], table, "epsilon", "relative SSE (median)")
 
 
-def fig3(cfg, name):
-    B = 3 * 2.5 * K ** (1 / D) + 4
-    bounds = (-B, B)
-    scale = default_frequency_scale(bounds, K, D)
+def fig3_trial(cfg, trial, name):
+    """One dataset of Fig. 3 (its own seeds: trials are independent units): its left-panel rows
+    (SNR_e vs eps and alpha_r) and right-panel rows (SNR x m/kd grid)."""
+    bounds, scale = _box()
     n = min(cfg["n"], 100_000)
-    trials = max(1, cfg["trials"] - 1)
     left, right = [], []
-    for trial in range(trials):
-        ds = make_gaussian_mixture(n, D, K, random_state=trial)
-        X, ref = ds.X, kmeans_reference(ds.X, trial)
-        rng = np.random.default_rng(100 + trial)
-        m = 10 * K * D
-        op = SketchOperator.draw(D, m, scale, random_state=rng)
-        z = gmm_true_sketch(op, ds.truth["centers"])
-        for r in sorted({1, int(0.01 * m), int(0.1 * m), m}):
-            sk = Sketch.from_array(X, op, r, random_state=rng)
-            for eps in np.logspace(-3, 1, 5 if name != "paper" else 9):
-                s = sk.release(eps, random_state=rng)
-                C, _, _ = clompr(s, op, K, bounds, random_state=rng)
-                snr = snr_complex_exp(z, n, m, r, sigma_xi(eps, n, m, r))
-                left.append(
-                    {
-                        "trial": trial,
-                        "alpha_r": r / m,
-                        "eps": eps,
-                        "snr": snr,
-                        "rel_sse": relative_sse(X, C, ref),
-                    }
-                )
-        print("fig3 left", trial, flush=True)
-        grid = {"quick": 4, "smoke": 2}.get(name, 12)
-        for mkd in np.logspace(-0.5, 1.5, grid):
-            m2 = max(K, int(round(mkd * K * D)))
-            op2 = SketchOperator.draw(D, m2, scale, random_state=rng)
-            z2 = gmm_true_sketch(op2, ds.truth["centers"])
-            clean = Sketch.from_array(X, op2).mean
-            for target in np.logspace(-1, 3, grid):
-                try:
-                    sxi = noise_std_for_snr(target, z2, n, m2, m2)
-                except ValueError:
-                    continue
-                s = _noise(clean, sxi / 2 / np.sqrt(m2 * n), rng)  # Eq. (3) with alpha_r = 1
-                C, _, _ = clompr(s, op2, K, bounds, n_replicates=1, random_state=rng)
-                right.append(
-                    {
-                        "trial": trial,
-                        "m_over_kd": m2 / (K * D),
-                        "snr": target,
-                        "rel_sse": relative_sse(X, C, ref),
-                    }
-                )
-        print("fig3 right", trial, flush=True)
+    ds = make_gaussian_mixture(n, D, K, random_state=trial)
+    X, ref = ds.X, kmeans_reference(ds.X, trial)
+    rng = np.random.default_rng(100 + trial)
+    m = 10 * K * D
+    op = SketchOperator.draw(D, m, scale, random_state=rng)
+    z = gmm_true_sketch(op, ds.truth["centers"])
+    for r in sorted({1, int(0.01 * m), int(0.1 * m), m}):
+        sk = Sketch.from_array(X, op, r, random_state=rng)
+        for eps in np.logspace(-3, 1, 5 if name != "paper" else 9):
+            s = sk.release(eps, random_state=rng)
+            C, _, _ = clompr(s, op, K, bounds, random_state=rng)
+            snr = snr_complex_exp(z, n, m, r, sigma_xi(eps, n, m, r))
+            left.append(
+                {
+                    "trial": trial,
+                    "alpha_r": r / m,
+                    "eps": eps,
+                    "snr": snr,
+                    "rel_sse": relative_sse(X, C, ref),
+                }
+            )
+    grid = {"quick": 4, "smoke": 2}.get(name, 12)
+    for mkd in np.logspace(-0.5, 1.5, grid):
+        m2 = max(K, int(round(mkd * K * D)))
+        op2 = SketchOperator.draw(D, m2, scale, random_state=rng)
+        z2 = gmm_true_sketch(op2, ds.truth["centers"])
+        clean = Sketch.from_array(X, op2).mean
+        for target in np.logspace(-1, 3, grid):
+            try:
+                sxi = noise_std_for_snr(target, z2, n, m2, m2)
+            except ValueError:
+                continue
+            s = _noise(clean, sxi / 2 / np.sqrt(m2 * n), rng)  # Eq. (3) with alpha_r = 1
+            C, _, _ = clompr(s, op2, K, bounds, n_replicates=1, random_state=rng)
+            right.append(
+                {
+                    "trial": trial,
+                    "m_over_kd": m2 / (K * D),
+                    "snr": target,
+                    "rel_sse": relative_sse(X, C, ref),
+                }
+            )
+    return {"left": left, "right": right}
+
+
+def fig3(cfg, name, trials):
+    """Write Fig. 3's tables, JSON and plot from the finished ``trials`` (``run_trials``)."""
+    n = min(cfg["n"], 100_000)
+    left = [r for t in trials for r in t["left"]]
+    right = [r for t in trials for r in t["right"]]
     lines = [
-        f"# [SCH19] Fig. 3 ({name}: n = {n:.0e}, {trials} trial(s))",
+        f"# [SCH19] Fig. 3 ({name}: n = {n:.0e}, {_progress('fig3', trials, cfg)} trial(s))",
         "",
         "## Left: relative SSE vs SNR_e (m = 10kd, f_e); medians over trials",
         "",
@@ -251,7 +271,15 @@ def fig3(cfg, name):
         lines.append(f"| {t:.3g} | " + " | ".join(cells) + " |")
     write(
         f"fig3_{name}",
-        {"left": left, "right": right, "log_correlation": rho, "machine": machine_note()},
+        {
+            "config": cfg,
+            "trials_finished": len(trials),
+            "trial_seconds": [t["seconds"] for t in trials],
+            "left": left,
+            "right": right,
+            "log_correlation": rho,
+            "machine": machine_note(),
+        },
         lines,
     )
     try:
@@ -273,6 +301,65 @@ def fig3(cfg, name):
         fig.savefig(RESULTS / f"fig3_{name}.png", dpi=110)
     except ImportError:
         pass
+
+
+def n_trials(figure, cfg):
+    """Datasets a figure draws: ``trials`` for Fig. 1, one fewer (at least one) for Fig. 3."""
+    return cfg["trials"] if figure == "fig1" else max(1, cfg["trials"] - 1)
+
+
+def _progress(figure, trials, cfg):
+    total = n_trials(figure, cfg)
+    return f"{len(trials)}" if len(trials) == total else f"{len(trials)} of {total} (unfinished)"
+
+
+def _timed_trial(figure, cfg, trial, name):
+    t0 = time.perf_counter()
+    out = fig1_trial(cfg, trial) if figure == "fig1" else fig3_trial(cfg, trial, name)
+    return dict(out, seconds=round(time.perf_counter() - t0, 1))
+
+
+def run_trials(figure, name, cfg, workers=1):
+    """Every trial of ``figure`` under configuration ``name``, in trial order; finished trials are
+    appended to ``<figure>_<name>.partial.jsonl`` (resumed on a rerun with the same
+    configuration) and the figure's files are rewritten after each one, so an interrupted run
+    leaves its figure so far. ``workers`` > 1 runs trials in that many processes (one core each;
+    each trial has its own seeds, so the rows do not depend on the order)."""
+    path = RESULTS / f"{figure}_{name}.partial.jsonl"
+    settings = {k: v for k, v in cfg.items() if k != "trials"}
+    done = {}
+    if path.exists():
+        lines = path.read_text().splitlines()
+        if json.loads(lines[0]) != json.loads(json.dumps(settings)):
+            raise SystemExit(
+                f"{path} holds trials of other settings than {settings}: "
+                "delete it to start over, or rerun with its settings"
+            )
+        done = {rec["trial"]: rec["result"] for rec in map(json.loads, lines[1:])}
+    else:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings) + "\n")
+    todo = [t for t in range(n_trials(figure, cfg)) if t not in done]
+    write_figure = fig1 if figure == "fig1" else fig3
+
+    def keep(trial, result):
+        with open(path, "a") as fh:
+            fh.write(json.dumps({"trial": trial, "result": result}, default=float) + "\n")
+        done[trial] = result
+        print(f"{figure} {name}: trial {trial} done in {result['seconds']} s", flush=True)
+        write_figure(cfg, name, [done[t] for t in sorted(done)])
+
+    if workers > 1 and len(todo) > 1:
+        with ProcessPoolExecutor(min(workers, len(todo))) as pool:
+            running = {pool.submit(_timed_trial, figure, cfg, t, name): t for t in todo}
+            for future in as_completed(running):
+                keep(running[future], future.result())
+    else:
+        for t in todo:
+            keep(t, _timed_trial(figure, cfg, t, name))
+    if not todo and done:
+        write_figure(cfg, name, [done[t] for t in sorted(done)])
+    path.unlink()  # finished: every trial is in the figure's JSON
 
 
 def _plot(stem, eps, table, xlabel, ylabel):
@@ -311,7 +398,15 @@ def main():
         default=None,
         help="override the configuration's number of datasets (Fig. 3 uses trials - 1)",
     )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="run the datasets (trials) in this many processes, one core each",
+    )
     args = p.parse_args()
+    if args.workers < 1:
+        p.error(f"--workers must be at least 1; got {args.workers}")
     name = (
         "paper"
         if args.paper
@@ -324,7 +419,7 @@ def main():
     cfg = dict(CONFIGS[name])
     if args.trials is not None:
         cfg["trials"] = args.trials
-    (fig1 if args.figure == "fig1" else fig3)(cfg, name)
+    run_trials(args.figure, name, cfg, args.workers)
 
 
 if __name__ == "__main__":

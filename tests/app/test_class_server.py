@@ -148,14 +148,16 @@ def test_the_load_script_drives_sliding_users_through_the_page_protocol(
 
 
 def test_the_page_cost_script_splits_a_page_s_cpu_by_process(tmp_path, browser_type_launch_args):
-    """``benchmarks/app/page_cost.py`` on two pages: each page's CPU is split between the server
-    and Chromium's renderer (a classification that lumped Chromium's processes together, or
-    missed the server, fails), the page's Bokeh models are counted, and the class bound it
-    reports is class size x median CPU per page / cores."""
+    """``benchmarks/app/page_cost.py`` on two pages, two slider steps each: each page's CPU is
+    split between the server and Chromium's renderer (a classification that lumped Chromium's
+    processes together, or missed the server, fails), the page's Bokeh models are counted, each
+    step reached a new plot and cost the server CPU, and the bounds it reports are class size x
+    median CPU per page / cores and sliders x CPU per step / cores - pause."""
     results = tmp_path / "page_cost.md"
     run = subprocess.run(
         [sys.executable, str(LOAD.with_name("page_cost.py")), "--pages", "2", "--cores", "2"]
-        + ["--class-size", "12", "--timeout", "300", "--results", str(results)]
+        + ["--class-size", "12", "--moves", "2", "--sliders", "10", "--timeout", "300"]
+        + ["--results", str(results)]
         + ["--chromium", browser_type_launch_args["executable_path"]],
         capture_output=True,
         text=True,
@@ -167,6 +169,10 @@ def test_the_page_cost_script_splits_a_page_s_cpu_by_process(tmp_path, browser_t
     for page in record["records"]:
         assert page["cpu_s"]["server"] > 0 and page["cpu_s"]["renderer"] > 0, page
         assert page["bokeh_models"] > 50 and 0 < page["renderer_script_s"], page
+        assert len(page["move"]["latency_s"]) == 2 and page["move"]["cpu_s"]["server"] > 0, page
     totals = sorted(sum(p["cpu_s"].values()) for p in record["records"])
     assert record["bound_s"] == pytest.approx(12 * (totals[0] + totals[1]) / 2 / 2)
+    steps = sorted(sum(p["move"]["cpu_s"].values()) for p in record["records"])
+    expected = max(0.0, 10 * (steps[0] + steps[1]) / 2 / 2 - 1.5)
+    assert record["slider_bound_s"] == pytest.approx(expected)
     assert "A class of 12 opening together on 2 cores" in results.read_text()

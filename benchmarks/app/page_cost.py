@@ -150,7 +150,10 @@ async def pages(url, server_pid, chromium, n, timeout, moves=0):
     return records
 
 
-def report(records, cores, class_size, command, git, sliders=10, pause=1.5):
+def report(records, cores, class_size, command, git, load_before, sliders=10, pause=1.5):
+    """Markdown lines and a JSON record: the pages' table, the medians and the two floors (the
+    last of ``class_size`` first results; the mean latency of ``sliders`` users who pause
+    ``pause`` s between steps) on ``cores`` cores."""
     kinds = sorted({k for r in records for k in r["cpu_s"]})
     median = {k: statistics.median(r["cpu_s"].get(k, 0.0) for r in records) for k in kinds}
     total = statistics.median(sum(r["cpu_s"].values()) for r in records)
@@ -160,8 +163,8 @@ def report(records, cores, class_size, command, git, sliders=10, pause=1.5):
         f"# What one page costs ({datetime.datetime.now(datetime.UTC).isoformat(timespec='seconds')})",
         "",
         f"Command: `{command}` (git {git}); {len(records)} pages one after the other, each in a fresh "
-        f"Chromium context, navigation -> first result + 1 s. Machine load before: "
-        f"{os.getloadavg()[0]:.2f}.",
+        f"Chromium context, navigation -> first result + 1 s. Machine load average before: "
+        f"{load_before:.2f}.",
         "",
         "| page | first result s | CPU s, all | "
         + " | ".join(kinds)
@@ -224,13 +227,16 @@ def main(argv=None):
         p.error("no chromium found (apt-get install chromium, or --chromium PATH)")
     if a.pages < 1 or a.moves < 0:
         p.error(f"--pages must be at least 1 and --moves at least 0; got {a.pages}, {a.moves}")
+    load_before = os.getloadavg()[0]
     with load.served() as (proc, origin, _):
         records = asyncio.run(
             pages(f"{origin}/page", proc.pid, a.chromium, a.pages, a.timeout, a.moves)
         )
     git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     command = " ".join(["python benchmarks/app/page_cost.py", *(argv or sys.argv[1:])])
-    lines, record = report(records, a.cores, a.class_size, command, git.stdout.strip(), a.sliders)
+    lines, record = report(
+        records, a.cores, a.class_size, command, git.stdout.strip(), load_before, a.sliders
+    )
     print("\n".join(lines))
     if a.results:
         path = Path(a.results)

@@ -24,7 +24,16 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
-from _common import RESULTS, D, K, kmeans_reference, machine_note, sch19_blocks, write
+from _common import (
+    RESULTS,
+    D,
+    K,
+    kmeans_reference,
+    machine_note,
+    sch19_blocks,
+    sch19_box,
+    write,
+)
 
 from privclust.core.data import make_gaussian_mixture
 from privclust.core.metrics import relative_sse
@@ -74,8 +83,8 @@ def _noise(values, scale, rng):
 
 
 def _box():
-    B = 3 * 2.5 * K ** (1 / D) + 4
-    bounds = (-B, B)
+    """[SCH19]'s public box (``sch19_box``) and the frequency scale it sets."""
+    bounds = (-sch19_box(), sch19_box())
     return bounds, default_frequency_scale(bounds, K, D)
 
 

@@ -1,33 +1,83 @@
 """The Clusters tab: the private result beside the non-private baseline, on the same axes."""
 
+import threading
+
 import numpy as np
 import panel as pn
 import param
 
+from ..server import session_hooks
 from ..state import evaluation
 from . import plots, teaching
 from .common import View, hidden, md, teach
+from .live_figure import LiveFigure, layout
 from .metrics import MetricsTable
 
 
 class ClustersView(View):
-    """Private result beside the non-private baseline, on the same axes: a new figure per
-    result (see CHANGELOG on the in-place redraw), the scores below it updated in place."""
+    """Private result beside the non-private baseline, on the same axes: a result drawn with
+    the same layers as the shown one (an ε step, a new seed) redraws the shown figure in place
+    (:class:`~.live_figure.LiveFigure`), any other gets a new figure; the scores below it are
+    updated in place."""
 
-    @param.depends("lab.result", "lab.settings.owner_view")
-    def _plots(self):
+    _shown = param.Parameter(default=None, precedence=-1, doc="the plot area: a text or a figure")
+
+    def __init__(self, **params):
+        # before Viewer.__init__: the lab may change (and call _update) as soon as it is set
+        self._live = None  # the LiveFigure shown, if any
+        self._lock = threading.Lock()  # outside a server, results come on the caller's thread
+        self._pending = False  # a redraw is scheduled on the session's thread
+        self._doc = pn.state.curdoc if session_hooks.in_session() else None
+        super().__init__(**params)
+        self._show()
+
+    @param.depends("lab.result", "lab.settings.owner_view", watch=True)
+    def _update(self):
+        """Show the lab's result: on a server page on the session's thread (next tick; results
+        come on the session's worker thread, see :class:`~.live_figure.LiveFigure`), once for
+        any number of results that came meanwhile; elsewhere now."""
+        if self._doc is None:
+            self._show()
+        elif not self._pending:
+            self._pending = True
+            self._doc.add_next_tick_callback(self._show)
+
+    def _show(self):
+        self._pending = False  # a result coming from now on is shown by another call
         lab, result = self.lab, self.lab.result
-        if result is None:
-            return md("No result yet." + (" Press **Release**." if lab.mode == "private" else ""))
-        if result.spec.task == "cocluster":
-            return md("Co-clustering results are in the **Co-clusters** tab.")
-        return pn.pane.HoloViews(
-            self.figure(), css_classes=["pc-clusters-plot"], sizing_mode="stretch_width"
-        )
+        with self._lock:
+            if result is None:
+                text = "No result yet." + (" Press **Release**." if lab.mode == "private" else "")
+            elif result.spec.task == "cocluster":
+                text = "Co-clustering results are in the **Co-clusters** tab."
+            else:
+                text = None
+            if text is not None:
+                self._live = None
+                self._shown = md(text)
+                return
+            frames = self._overlays()
+            if self._live is not None and self._live.redraw(frames):
+                return
+            self._live = LiveFigure(frames)
+            self._shown = pn.Column(  # the class on a Panel wrapper: the figure's own is copied
+                pn.pane.Bokeh(self._live.model, sizing_mode="stretch_width"),
+                css_classes=["pc-clusters-plot"],
+                sizing_mode="stretch_width",
+            )
+
+    @param.depends("_shown")
+    def _plots(self):
+        return self._shown
 
     def figure(self, analyst=False):
         """The HoloViews layout: the result beside the baseline; ``analyst`` (downloads of
         private results): the released result only, whatever the data owner view shows."""
+        frames = self._overlays(analyst)
+        return None if frames is None else layout(frames)
+
+    def _overlays(self, analyst=False):
+        """The (result, baseline) overlays of :meth:`figure`; None when there is none."""
         lab, result = self.lab, self.lab.result
         if result is None or result.spec.task == "cocluster":
             return None
@@ -71,7 +121,7 @@ class ClustersView(View):
             )
         else:
             right = hidden("non-private baseline")
-        return (left + right).opts(shared_axes=True)
+        return left, right
 
     @staticmethod
     def _draw(result, est, P, mean, raw, title, perm=None):

@@ -41,6 +41,15 @@ JS_SEGMENTS = """() => {
 }"""
 
 
+JS_EPS_FIGURES = """() => {
+  const ids = [];
+  for (const d of (window.Bokeh ? window.Bokeh.documents : []))
+    for (const m of d.all_models)
+      if (m.title && m.title.text !== undefined && m.title.text.includes('ε=')) ids.push(m.id);
+  return ids.sort();
+}"""
+
+
 def test_server_warmed_up_and_sessions_start_cleanly(page, server):
     """The --setup warm-up ran (its guard once never matched under panel serve) and its
     throw-away page left no hook behind that breaks the creation of real sessions."""
@@ -59,12 +68,17 @@ def test_page_loads_locally_and_epsilon_changes_the_plot(page, server):
     wait_for(page, lambda: any("ε=1" in t for t in titles(page)), what="first demo result")
     first_page_s = time.perf_counter() - t0
     before = page.evaluate(JS_SEGMENTS)
-    assert before is not None
+    figures = page.evaluate(JS_EPS_FIGURES)
+    assert before is not None and figures
     handle = page.locator(".pc-epsilon .noUi-handle").first
     handle.click()
     page.keyboard.press("ArrowRight")  # 1 -> 2 on the log grid
     wait_for(page, lambda: any("ε=2" in t for t in titles(page)), what="re-run at ε=2")
     wait_for(page, lambda: page.evaluate(JS_SEGMENTS) != before, what="plot data to change")
+    assert page.evaluate(JS_EPS_FIGURES) == figures  # the same figure, redrawn in place
+    page.keyboard.press("ArrowLeft")  # back to 1: the first result's data again
+    wait_for(page, lambda: any("ε=1" in t for t in titles(page)), what="back at ε=1")
+    wait_for(page, lambda: page.evaluate(JS_SEGMENTS) == before, what="the first data again")
     assert_local_and_clean(server, requests, msgs, errors)
     print(f"\n[timing] server ready {server['startup_s']:.2f}s, first result {first_page_s:.2f}s")
 

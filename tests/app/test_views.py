@@ -40,6 +40,13 @@ def titles(obj):
     return [t for t in found if t]
 
 
+def shown_titles(clusters):
+    """The titles of the Bokeh figure the Clusters view shows now."""
+    from bokeh.models import Title
+
+    return [t.text for t in clusters._live.model.select({"type": Title})]
+
+
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_every_view_renders_for_every_task(preset, ledger_env):
     lab = Lab(schedule=lambda fn: fn())
@@ -58,9 +65,10 @@ def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env, csv
     assert lab.do_release() is not None, lab.message
     app = create_app(lab)
     clusters = app.views["ClustersView"]
-    analyst = clusters._plots().object
+    analyst = clusters.figure()
     names = titles(analyst)
     assert not any("NOT PRIVATE" in t for t in names)
+    assert not any("NOT PRIVATE" in t for t in shown_titles(clusters))
     drawn = analyst.traverse(lambda el: (el.label, len(el)), [hv.Points])
     assert sum(n for label, n in drawn if label != "centres") == 0  # no raw record is drawn
     assert ("centres", lab.settings.n_clusters) in drawn  # the released centres are
@@ -69,8 +77,9 @@ def test_analyst_sees_only_released_results_owner_view_is_marked(ledger_env, csv
     metrics = clusters._metrics()
     assert "evaluation only" not in getattr(metrics, "object", "")
     lab.settings.owner_view = True
-    owner = clusters._plots().object
+    owner = clusters.figure()
     assert sum("NOT PRIVATE" in t for t in titles(owner)) >= 2
+    assert sum("NOT PRIVATE" in t for t in shown_titles(clusters)) >= 2
     assert sum(owner.traverse(len, [hv.Points])) >= 2 * 120
     assert "not private" in clusters._metrics().object
 

@@ -1,0 +1,215 @@
+"""A HoloViews figure on a server page, redrawn in place when only its data change.
+
+Building a new figure for every result costs the server HoloViews' ``get_plot`` and the
+serialisation of ~100 Bokeh models, and the browser their views: most of a class's CPU while
+its students move the ε slider. :class:`LiveFigure` instead keeps a second, *shadow* plot off
+the page (HoloViews ``DynamicMap`` s redrawn by one stream, in a document of its own: no
+session, no events), redraws it for the new frames, and copies only the properties that
+changed (column data, titles, ranges) into the figure on the page. Its caller runs it on the
+session's thread (a next-tick callback: Bokeh's normal path for a document change, which the
+live Gibbs view uses too). HoloViews' own in-place redraw of a figure on the page (a
+``DynamicMap`` triggered from the worker thread) lost an ε step's update under load.
+
+A figure whose layers differ (another algorithm, the data owner view), a page not served by a
+Bokeh server (notebooks) or a figure not yet on the page gets a new figure, as before.
+"""
+
+import dataclasses
+import logging
+import warnings
+
+import holoviews as hv
+import numpy as np
+from bokeh.document import Document
+from bokeh.model import Model
+from bokeh.util.warnings import BokehDeprecationWarning
+
+log = logging.getLogger(__name__)
+
+_Redraw = hv.streams.Stream.define("Redraw", version=0)
+
+
+def layers(frames):
+    """The kinds of each frame's layers: a shadow plot redraws only frames with the same."""
+    out = []
+    for frame in frames:
+        items = frame.values() if isinstance(frame, hv.Overlay) else [frame]
+        out.append(tuple((type(el).__name__, el.group, el.label) for el in items))
+    return tuple(out)
+
+
+def layout(frames):
+    """The page's layout of the frames: side by side on shared axes."""
+    return hv.Layout(list(frames)).opts(shared_axes=True)
+
+
+class LiveFigure:
+    """One figure on a page (``model``, from :func:`layout` of ``frames``) and what redraws it.
+
+    Build and redraw it on the session's thread only: HoloViews switches Bokeh's property
+    validation off process-wide while it updates column data, and a model built meanwhile on
+    another thread keeps unconverted values (a figure's title left a string)."""
+
+    def __init__(self, frames):
+        self.layers = layers(frames)
+        self.model = _Plot(frames).model
+        self._shadow = None  # a _Plot, built at the first redraw
+
+    def redraw(self, frames):
+        """Show ``frames`` in this figure; False when it cannot (then the caller builds a new
+        figure): other layers, not on a server page, or models that do not match."""
+        doc = self._page()
+        if layers(frames) != self.layers or doc is None or doc.session_context is None:
+            return False
+        try:
+            if self._shadow is None:
+                self._shadow = _Plot(frames)
+            else:
+                self._shadow.draw(frames)
+            found = changes(self.model, self._shadow.model)
+        except Exception:  # noqa: BLE001 -- a new figure shows the result all the same
+            log.warning("in-place redraw failed", exc_info=True)
+            self._shadow, found = None, None
+        if found is None:
+            return False
+        apply(found)
+        return True
+
+    def _page(self):
+        """The document of the page showing this figure (None before it is shown)."""
+        return self.model.document
+
+
+class _Plot:
+    """A HoloViews plot of ``frames`` (one ``DynamicMap`` each, redrawn by one stream): the
+    figure on the page and its shadow are built alike, so that their models correspond."""
+
+    def __init__(self, frames):
+        self._frames = list(frames)
+        self._stream = _Redraw()
+        maps = [
+            hv.DynamicMap(lambda version, i=i: self._frames[i], streams=[self._stream]).opts(
+                framewise=True
+            )
+            for i in range(len(self._frames))
+        ]
+        plot = hv.renderer("bokeh").get_plot(layout(maps))
+        # a document of its own: in a session HoloViews takes the session's (``curdoc``) and
+        # hooks the session's end, a hook that unhooks itself while Panel iterates the hooks
+        plot.document = Document()
+        self.model = plot.state
+
+    def draw(self, frames):
+        self._frames[:] = frames
+        self._stream.event(version=self._stream.version + 1)  # DynamicMaps memoize on it
+
+
+def changes(live, new):
+    """The (model, property, value) settings that make the model graph ``live`` show what
+    ``new`` shows, or None when the two graphs differ in shape (model types, lists of models,
+    shared references). Only properties set on either model are compared: both are built by
+    the same code, and a property left at its default in both is equal. Values are copied:
+    ``new`` is redrawn for the next result."""
+    pairs = {}
+    with warnings.catch_warnings():  # reading every property reads deprecated ones too
+        warnings.simplefilter("ignore", BokehDeprecationWarning)
+        if not _pair(live, new, pairs):
+            return None
+        out = []
+        for a, b in pairs.values():
+            for name in _set(a).keys() | _set(b).keys():
+                if b.lookup(name).property.readonly:  # the browser's (sizes it measured)
+                    continue
+                old, value = getattr(a, name), getattr(b, name)
+                if not (_has_model(old) or _has_model(value) or _equal(old, value)):
+                    out.append((a, name, _copy(value)))
+    return out
+
+
+def apply(found):
+    """Set what :func:`changes` found (each setting is a patch to the page)."""
+    for model, name, value in found:
+        setattr(model, name, value)
+
+
+def _set(model):
+    """The properties set on ``model`` (Bokeh's own record of them: its public
+    ``properties_with_values`` computes every default and costs ~100x more)."""
+    return model._property_values
+
+
+def _pair(a, b, pairs):
+    """Walk both graphs in step, recording each ``new`` model's live counterpart."""
+    if isinstance(b, Model):
+        if type(a) is not type(b):
+            return False
+        if id(b) in pairs:
+            return pairs[id(b)][0] is a  # a shared model stays shared
+        pairs[id(b)] = (a, b)
+        # the new graph's references only: Panel may add its own to the page's models (the
+        # design's stylesheets), which :func:`changes` leaves alone
+        return all(_pair(getattr(a, n), v, pairs) for n, v in _set(b).items() if _has_model(v))
+    if dataclasses.is_dataclass(b):  # a field spec with a transform (a colour mapper)
+        if type(a) is not type(b):
+            return False
+        for f in dataclasses.fields(b):
+            va, vb = getattr(a, f.name), getattr(b, f.name)
+            if not (_pair(va, vb, pairs) if _has_model(vb) else _equal(va, vb)):
+                return False
+        return True
+    if isinstance(b, (list, tuple)):
+        return (
+            isinstance(a, (list, tuple))
+            and len(a) == len(b)
+            and all(_pair(x, y, pairs) for x, y in zip(a, b, strict=True))
+        )
+    if isinstance(b, dict):
+        return (
+            isinstance(a, dict)
+            and a.keys() == b.keys()
+            and all(_pair(a[k], b[k], pairs) for k in b)
+        )
+    return _equal(a, b)
+
+
+def _has_model(value):
+    if isinstance(value, Model):
+        return True
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(_has_model(getattr(value, f.name)) for f in dataclasses.fields(value))
+    if isinstance(value, (list, tuple)):
+        return any(_has_model(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_model(v) for v in value.values())
+    return False
+
+
+def _equal(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and a.dtype == b.dtype
+            and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in b)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, float) and np.isnan(a) and np.isnan(b):
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _copy(value):
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value

@@ -1,0 +1,115 @@
+"""The Clusters figure redrawn in place (app/views/live_figure.py): what it copies into the page's
+figure makes that figure the new one, property for property; figures of another shape are
+refused; on a server page the view redraws on the session's thread, once for the results that
+came meanwhile."""
+
+import types
+import warnings
+
+import pytest
+from bokeh.models import Title
+from bokeh.plotting import figure
+from bokeh.util.warnings import BokehDeprecationWarning
+
+from privclust.app.state import Lab
+from privclust.app.views import ClustersView
+from privclust.app.views import live_figure as lf
+
+
+@pytest.fixture
+def demo(ledger_env):
+    lab = Lab(schedule=lambda fn: fn())
+    return lab, ClustersView(lab=lab)
+
+
+def _step(lab, eps):
+    lab.settings.epsilon = eps
+    lab.run_demo()
+    assert lab.result.settings["epsilon"] == eps
+
+
+def _all_properties_equal(live, new):
+    """Brute force: every property of every model (defaults included), not only those set."""
+    pairs = {}
+    assert lf._pair(live, new, pairs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BokehDeprecationWarning)
+        for a, b in pairs.values():
+            for name in b.properties():
+                if b.lookup(name).property.readonly:
+                    continue
+                value = getattr(b, name)
+                if not lf._has_model(value):
+                    assert lf._equal(getattr(a, name), value), (type(a).__name__, name)
+    return len(pairs)
+
+
+def test_the_changes_found_make_the_page_figure_the_new_one(demo):
+    lab, view = demo
+    live = lf.LiveFigure(view._overlays())
+    for fig in live.model.select({"type": figure}):  # what a browser reports of the page
+        fig.set_from_json("inner_width", 480)
+    _step(lab, 2.0)
+    new = lf._Plot(view._overlays()).model
+    found = lf.changes(live.model, new)
+    kinds = {(type(m).__name__, name) for m, name, _ in found}
+    assert ("Title", "text") in kinds and ("ColumnDataSource", "data") in kinds
+    titles = [t.text for t in live.model.select({"type": Title})]
+    assert not any("ε=2" in t for t in titles)
+    lf.apply(found)
+    assert any("ε=2" in t.text for t in live.model.select({"type": Title}))
+    assert _all_properties_equal(live.model, new) > 50
+    assert lf.changes(live.model, new) == []  # nothing left to copy
+
+
+def test_a_figure_of_another_shape_is_refused(demo):
+    lab, view = demo
+    live = lf.LiveFigure(view._overlays())
+    lab.settings.task = "kmeans"  # other layers: centres, no subspace directions
+    other = view._overlays()
+    assert lf.layers(other) != live.layers
+    assert lf.changes(live.model, lf._Plot(other).model) is None
+    assert not live.redraw(other)
+
+
+def test_no_redraw_in_place_outside_a_server_page(demo):
+    lab, view = demo
+    live = lf.LiveFigure(view._overlays())
+    _step(lab, 2.0)
+    assert live.model.document is None
+    assert not live.redraw(view._overlays())  # a notebook or a test: a new figure instead
+
+
+def test_on_a_server_page_the_figure_is_redrawn_in_place(demo, monkeypatch):
+    lab, view = demo
+    live = lf.LiveFigure(view._overlays())
+    page = types.SimpleNamespace(session_context=object())
+    monkeypatch.setattr(live, "_page", lambda: page)  # this figure only, not the view's
+    for eps in (2.0, 5.0):
+        _step(lab, eps)
+        assert live.redraw(view._overlays())
+        titles = [t.text for t in live.model.select({"type": Title})]
+        assert any(f"ε={eps:g}" in t for t in titles)
+    assert _all_properties_equal(live.model, lf._Plot(view._overlays()).model)
+
+
+def test_the_view_redraws_on_the_session_thread_once_for_results_that_came_meanwhile(
+    demo, monkeypatch
+):
+    lab, view = demo
+    ticks = []
+    view._doc = types.SimpleNamespace(add_next_tick_callback=ticks.append)  # a server page
+    page = types.SimpleNamespace(session_context=object())
+    monkeypatch.setattr(lf.LiveFigure, "_page", lambda self: page)
+    shown = view._plots()
+    model = shown.objects[0].object
+    _step(lab, 2.0)
+    _step(lab, 5.0)
+    assert len(ticks) == 1  # one redraw for both results, when the session's thread is free
+    assert not any("ε=5" in t.text for t in model.select({"type": Title}))
+    ticks.pop()()
+    assert view._plots() is shown  # the same figure, redrawn in place
+    assert any("ε=5" in t.text for t in model.select({"type": Title}))
+    lab.settings.task = "kmeans"  # other layers: a new figure
+    ticks.pop()()
+    assert view._plots() is not shown

@@ -204,8 +204,13 @@ def report(records, cores, class_size, command, git, load_before, sliders=10, pa
             f"the server's {server:.2f} s. {sliders} users who each step, wait for the plot "
             f"and pause {pause} s need {sliders} x {per_move:.2f} CPU s every {pause} s + L; "
             f"on {cores} cores the mean latency L is at least {sliders} x {per_move:.2f} / "
-            f"{cores} - {pause} = **{slider_bound:.1f} s** in steady state (target: 95th "
-            "percentile 3 s).",
+            f"{cores} - {pause} = **{slider_bound:.2f} s** in steady state (target: 95th "
+            "percentile 3 s)"
+            + (
+                ": the CPU count alone sets no floor above a page's own latency."
+                if slider_bound < latency
+                else "."
+            ),
         ]
     return lines, out
 

@@ -6,7 +6,7 @@ Panel still has each of them and fails when the version moves, so whoever upgrad
 this module first.
 
 - :class:`BoundedFileDropper`: ``FileDropper._process_event`` (the server-side upload limit).
-- :class:`TracePane`: ``pane.Bokeh._track_overrides`` (a served notebook's design on a figure).
+- :class:`FigurePane`: ``pane.Bokeh._track_overrides`` (a served notebook's design on a figure).
 - :func:`keep_stylesheets_local`: ``panel.io.resources.patch_stylesheet`` (no CDN stylesheet URL
   on the served page).
 - :func:`keep_text_pane_stylesheets`: ``pane.markup.HTMLBasePane._update`` (a text pane's new
@@ -73,7 +73,7 @@ class BoundedFileDropper(pn.widgets.FileDropper):
         return super()._process_event(event)
 
 
-class TracePane(pn.pane.Bokeh):
+class FigurePane(pn.pane.Bokeh):
     """A Bokeh pane that keeps Panel's ``design`` to itself. ``panel serve`` on a notebook gives
     every output object the template's design; panel 1.9.4's Bokeh pane then forwards it to the
     figure, which has no such property, and the whole page fails (AttributeError: unexpected

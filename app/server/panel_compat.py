@@ -6,7 +6,8 @@ Panel still has each of them and fails when the version moves, so whoever upgrad
 this module first.
 
 - :class:`BoundedFileDropper`: ``FileDropper._process_event`` (the server-side upload limit).
-- :class:`FigurePane`: ``pane.Bokeh._track_overrides`` (a served notebook's design on a figure).
+- :func:`keep_design_off_bokeh_models`: ``pane.Bokeh._track_overrides`` (a design forwarded to
+  a Bokeh model).
 - :func:`keep_stylesheets_local`: ``panel.io.resources.patch_stylesheet`` (no CDN stylesheet URL
   on the served page).
 - :func:`keep_text_pane_stylesheets`: ``pane.markup.HTMLBasePane._update`` (a text pane's new
@@ -73,14 +74,28 @@ class BoundedFileDropper(pn.widgets.FileDropper):
         return super()._process_event(event)
 
 
-class FigurePane(pn.pane.Bokeh):
-    """A Bokeh pane that keeps Panel's ``design`` to itself. ``panel serve`` on a notebook gives
-    every output object the template's design; panel 1.9.4's Bokeh pane then forwards it to the
-    figure, which has no such property, and the whole page fails (AttributeError: unexpected
-    attribute 'design' to figure)."""
+def keep_design_off_bokeh_models():
+    """Every Bokeh pane keeps Panel's ``design`` to itself, Panel's own inner panes of a
+    HoloViews pane included. Panel 1.9.4's Bokeh pane records a changed ``design`` among the
+    layout properties it forwards to its Bokeh model, which has no such property: the next
+    forwarded change (a HoloViews pane hidden or shown, a served notebook's template giving
+    every output its design) raised AttributeError ("unexpected attribute 'design' to figure")
+    in the middle of whatever changed it (the Plan tab's plot hidden while a new data set is
+    loaded). Installed when ``privclust.app.views`` is imported; idempotent."""
+    bokeh = pn.pane.Bokeh
+    if getattr(bokeh._track_overrides, "_privclust_design", False):
+        return
+    init, track = bokeh.__init__, bokeh._track_overrides
 
-    def _track_overrides(self, *events):
-        super()._track_overrides(*(e for e in events if e.name != "design"))
+    def __init__(self, object=None, **params):
+        init(self, object, **params)
+        self._overrides = [p for p in self._overrides if p != "design"]  # given at creation
+
+    def track_overrides(self, *events):
+        track(self, *(e for e in events if e.name != "design"))
+
+    track_overrides._privclust_design = True
+    bokeh.__init__, bokeh._track_overrides = __init__, track_overrides
 
 
 def keep_stylesheets_local():

@@ -1,6 +1,7 @@
 """The page's views, one module per tab plus the sidebar and the banner; each is a
 ``pn.viewable.Viewer`` of one session's :class:`~privclust.app.state.Lab`."""
 
+from ..server.panel_compat import keep_design_off_bokeh_models
 from .banner import Banner
 from .clusters import ClustersView
 from .coclusters import CoclustersView
@@ -13,6 +14,8 @@ from .report import ReportView
 from .sidebar import DataPanel, LedgerPanel, SettingsPanel
 from .subspaces import SubspacesView
 from .tradeoff import TradeoffView
+
+keep_design_off_bokeh_models()  # the views' Bokeh panes, and HoloViews panes' inner ones
 
 __all__ = [
     "Banner",

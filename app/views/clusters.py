@@ -7,7 +7,6 @@ import panel as pn
 import param
 
 from ..server import session_hooks
-from ..server.panel_compat import FigurePane
 from ..state import evaluation
 from . import plots, teaching
 from .common import View, hidden, md, teach
@@ -62,7 +61,7 @@ class ClustersView(View):
                 return
             self._live = LiveFigure(frames)
             self._shown = pn.Column(  # the class on a Panel wrapper: the figure's own is copied
-                FigurePane(self._live.model, sizing_mode="stretch_width"),
+                pn.pane.Bokeh(self._live.model, sizing_mode="stretch_width"),
                 css_classes=["pc-clusters-plot"],
                 sizing_mode="stretch_width",
             )

@@ -24,7 +24,6 @@ from bokeh.plotting import figure
 from .. import config
 from ..safety import escape
 from ..server import session_hooks
-from ..server.panel_compat import FigurePane
 from ..server.sampler import GibbsRunner
 from ..state import Lab, RunResult, releases
 from . import plots, teaching
@@ -145,7 +144,7 @@ class GibbsView(pn.viewable.Viewer):
         self.figures = {
             m: _trace_figure(m, self.source, self._max_chains, self.x_range) for m in METRICS
         }
-        self._panes = {m: FigurePane(self.figures[m]) for m in METRICS}
+        self._panes = {m: pn.pane.Bokeh(self.figures[m]) for m in METRICS}
         self.legend = pn.pane.HTML("", css_classes=["pc-chain-legend"], margin=(0, 10))
         self._clear_history(1)
         self.start_btn = pn.widgets.Button(

@@ -20,15 +20,15 @@ import os
 import platform
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import load
+
 from privclust.app import config
-from privclust.app.cli import serve_command
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "app"
 
@@ -103,12 +103,6 @@ def _echo_trials(page, key):
     return page.evaluate("() => window.__privclust_echo")
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait(page, fn, timeout=60.0):
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline:
@@ -139,13 +133,6 @@ TARGETS = {  # the dashboard's performance targets (seconds; Gibbs refreshes per
 }
 
 
-def _uptime():
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True, timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "load average: %.2f, %.2f, %.2f" % os.getloadavg()
-
-
 def _gibbs_updates(page):
     m = re.search(r"diagnostic updates (\d+)", page.evaluate(JS_TEXT, ".pc-gibbs-info"))
     return int(m.group(1)) if m else 0
@@ -160,25 +147,10 @@ def _slider_to(page, label, key):
 
 def tour(outdir, chromium, gibbs_seconds=8.0):
     import numpy as np
-    import requests
     from playwright.sync_api import sync_playwright
 
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    state = tempfile.mkdtemp(prefix="privclust-tour-")
-    port = _free_port()
-    origin = f"http://127.0.0.1:{port}"
-    env = dict(
-        os.environ, **{config.STATE_DIR.env: state, config.OWNER_VIEW.env: "1"}
-    )  # the tour shows the owner view
-    server_log = open(Path(state) / "server.log", "w")
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        serve_command("127.0.0.1", port, extra=["--liveness"]),
-        stdout=server_log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
     timings = {}
     seen = []  # (step, url) of every request the browser made
     shots = []
@@ -189,195 +161,192 @@ def tour(outdir, chromium, gibbs_seconds=8.0):
         shots.append(name)
         step[0] = f"after {name}"
 
-    try:
-        while True:
-            try:
-                if requests.get(f"{origin}/liveness", timeout=1).ok:
-                    break
-            except requests.RequestException:
-                time.sleep(0.05)
-            if proc.poll() is not None:
-                raise RuntimeError("panel serve exited")
+    t0 = time.perf_counter()
+    with (
+        tempfile.TemporaryDirectory(prefix="privclust-tour-") as scratch,
+        # the tour shows the owner view
+        load.served(env_extra={config.OWNER_VIEW.env: "1"}) as (_, origin, server_log),
+    ):
         timings["server_ready_s"] = time.perf_counter() - t0
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
-            timings["browser"] = browser.version
-            page = browser.new_page(viewport=VIEWPORT)
-            page.on("request", lambda r: seen.append((step[0], r.url)))
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            warnings = []
-            page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
-            # first page: navigation until Bokeh has rendered the document (first session of
-            # a fresh server: it imports HoloViews and the app)
-            t = time.perf_counter()
-            page.goto(f"{origin}/page")
-            page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
-            timings["first_page_s"] = time.perf_counter() - t
-            _wait(page, lambda: any("ε=1" in x for x in _titles(page)))
-            timings["first_result_s"] = time.perf_counter() - t
-            # a second session (warm server)
-            other = browser.new_page(viewport=VIEWPORT)
-            other.on("request", lambda r: seen.append(("second session", r.url)))
-            t = time.perf_counter()
-            other.goto(f"{origin}/page")
-            other.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
-            timings["later_page_s"] = time.perf_counter() - t
-            other.close()
-            shot(page, "clusters_subspace_demo.png")
-            lat = []  # default demo run (union of subspaces, n = 1000): slider -> new plot
-            for key in ("ArrowRight", "ArrowLeft") * 3:
-                before = _titles(page)
-                page.locator(".pc-epsilon .noUi-handle").first.click()
-                t = time.perf_counter()
-                page.keyboard.press(key)
-                _wait(
-                    page, lambda: _titles(page) != before and any("ε=" in x for x in _titles(page))
-                )
-                lat.append(time.perf_counter() - t)
-            timings["demo_update_after_slider_s"] = lat
-            _tab(page, "Data")
-            shot(page, "data_preview_demo.png")
-            _tab(page, "Subspaces")
-            shot(page, "subspaces.png")
-            # Gibbs: a long run (20000 iterations of 8 chains, as in Wang, Wang & Singh, NIPS 2015,
-            # Fig. 3, a diagnostic every 10) that outlasts the measurements (3 chains finished 20000
-            # iterations in ~15 s once the sampler's process server started with the server);
-            # Stop ends it.
-            _tab(page, "Gibbs")
-            # the same round trip with nothing running, for comparison (before the Gibbs
-            # sampler is chosen: on demo data choosing it starts a demo fit in the server)
-            idle = []
-            for _ in range(3):
-                idle.append(_switch_to(page, "Trade-off"))
-                page.wait_for_timeout(200)
-                _switch_to(page, "Gibbs")
-                page.wait_for_timeout(200)
-            timings["round_trip_idle_s"] = idle
-            page.locator(".pc-algorithm select").first.select_option(
-                label="Gibbs sampler (asymptotic)"
-            )
-            page.wait_for_timeout(1500)
-            _slider_to(page, "iterations", "End")
-            page.wait_for_timeout(500)
-            _slider_to(page, "chains", "End")
-            page.wait_for_timeout(1500)
-            start = page.get_by_role("button", name="Start sampler")
-            stop = page.get_by_role("button", name="Stop")
-            t = time.perf_counter()
-            start.click()
-            _wait(page, lambda: _gibbs_updates(page) > 0)
-            timings["gibbs_first_update_s"] = time.perf_counter() - t
-            seen_updates = []  # (time, counter shown in the page) at each change
-            t = time.perf_counter()
-            while time.perf_counter() - t < gibbs_seconds:
-                n = _gibbs_updates(page)
-                if not seen_updates or n != seen_updates[-1][1]:
-                    seen_updates.append((time.perf_counter() - t, n))
-                page.wait_for_timeout(5)
-            span = seen_updates[-1][0] - seen_updates[0][0] if len(seen_updates) > 1 else 0
-            timings["gibbs_window_s"] = span
-            timings["gibbs_updates_in_window"] = seen_updates[-1][1] - seen_updates[0][1]
-            timings["gibbs_refresh_per_s"] = (
-                timings["gibbs_updates_in_window"] / span if span else None
-            )
-            # UI round trip while the sampler runs: a tab switch is a message to the server,
-            # which renders the tab and sends it back; timed until the new tab is visible.
-            # Gibbs (live traces redrawing) -> Trade-off, and back (re-renders the traces:
-            # reported separately as the heavy case). On the Trade-off tab, a key press on a
-            # slider whose server callback rewrites a line of text: the lightest round trip.
-            rtt, back, echo = [], [], []
-            for _ in range(5):
-                rtt.append(_switch_to(page, "Trade-off"))
-                page.wait_for_timeout(200)
-                page.locator(".bk-input-group").filter(has_text="trials per").first.locator(
-                    ".noUi-handle"
-                ).first.click()  # focus the slider
-                for key in ("ArrowRight", "ArrowLeft"):
-                    page.wait_for_timeout(200)
-                    echo.append(_echo_trials(page, key))
-                page.wait_for_timeout(200)
-                back.append(_switch_to(page, "Gibbs"))
-                page.wait_for_timeout(500)
-            timings["round_trip_while_sampling_s"] = rtt
-            timings["gibbs_tab_rerender_while_sampling_s"] = back
-            timings["widget_echo_while_sampling_s"] = echo
-            timings["sampler_running_during_round_trips"] = not start.is_enabled()
-            shot(page, "gibbs.png")
-            stop.click()
-            _wait(page, start.is_enabled, timeout=120)
-            page.wait_for_timeout(1000)
-            shot(page, "gibbs_stopped.png")
-            _tab(page, "Report")
-            shot(page, "report.png")
-            for preset, name in (
-                ("Gaussian mixture (SCH19)", "clusters_kmeans_demo.png"),
-                ("Planted small ball (NSV16)", "clusters_ball_demo.png"),
-                ("Block count matrix (BP25)", "coclusters_demo.png"),
-            ):
-                page.locator("select").first.select_option(label=preset)
-                page.wait_for_timeout(2000)
-                _tab(page, "Co-clusters" if "cocl" in name else "Clusters")
-                _wait(page, lambda: any("ε=" in x or "table" in x for x in _titles(page)))
-                page.wait_for_timeout(1500)
-                shot(page, name)
-            _tab(page, "Trade-off")
-            page.get_by_role("button", name="Run sweep").click()
-            _wait(page, lambda: "Done" in page.evaluate(JS_TEXT, ".markdown"), timeout=300)
-            shot(page, "tradeoff.png")
-            page.locator("select").first.select_option(label="Gaussian mixture (SCH19)")
-            page.wait_for_timeout(2000)
-            _tab(page, "Plan")  # on the Gaussian-mixture demo data
-            page.get_by_role("button", name="Run plan").click()
-            _wait(page, lambda: "Done in" in page.evaluate(JS_TEXT, ".pc-plan-status"), timeout=300)
-            page.wait_for_timeout(1500)
-            # the curves and the recommendation, not the controls above them
-            page.locator(".pc-plan-results").first.evaluate("e => e.scrollIntoView()")
-            page.wait_for_timeout(500)
-            shot(page, "plan.png")
-            csv = Path(state) / "records.csv"
-            X = np.random.default_rng(0).normal(size=(300, 5)) / 3
-            np.savetxt(csv, X, delimiter=",", header="a,b,c,d,e", comments="")
-            page.locator("select").first.select_option(label="Union of subspaces (WWS15)")
-            page.wait_for_timeout(3000)
-            page.locator(".pc-algorithm select").first.select_option(
-                label="Sample-and-aggregate (approx)"
-            )
-            page.wait_for_timeout(1500)
-            # ε is back at 1 after the slider measurements: the default budget is 3 per dataset
-            page.get_by_role("button", name="Upload").click()
-            page.locator('.pc-dropper input[type="file"]').set_input_files(str(csv))
-            page.wait_for_timeout(3000)
-            page.get_by_role("button", name="Release").click()
-            _wait(page, lambda: "Released" in page.evaluate(JS_TEXT, ".pc-status"))
-            _tab(page, "Clusters")
-            shot(page, "private_analyst_view.png")
-            _tab(page, "Data")
-            shot(page, "private_data_hidden.png")
-            page.locator(".pc-owner input").first.check()
-            _tab(page, "Clusters")
-            page.wait_for_timeout(3000)
-            shot(page, "private_owner_view.png")
-            _tab(page, "Report")
-            shot(page, "private_report.png")
-            timings["page_errors"] = errors
-            timings["console_warnings"] = warnings
-            browser.close()
-    except BaseException:
-        step[0] = f"FAILED {step[0]}"
-        raise
-    finally:
-        proc.terminate()
         try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        server_log.close()
-        log_text = (Path(state) / "server.log").read_text(errors="replace")
-        shutil.rmtree(state, ignore_errors=True)
-        if step[0].startswith("FAILED"):  # the server's side of the story
-            print(f"tour {step[0]}; end of the server log:\n{log_text[-4000:]}", file=sys.stderr)
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+                timings["browser"] = browser.version
+                page = browser.new_page(viewport=VIEWPORT)
+                page.on("request", lambda r: seen.append((step[0], r.url)))
+                errors = []
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+                warnings = []
+                page.on(
+                    "console", lambda m: warnings.append(m.text) if m.type == "warning" else None
+                )
+                # first page: navigation until Bokeh has rendered the document (first session of
+                # a fresh server: it imports HoloViews and the app)
+                t = time.perf_counter()
+                page.goto(f"{origin}/page")
+                page.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
+                timings["first_page_s"] = time.perf_counter() - t
+                _wait(page, lambda: any("ε=1" in x for x in _titles(page)))
+                timings["first_result_s"] = time.perf_counter() - t
+                # a second session (warm server)
+                other = browser.new_page(viewport=VIEWPORT)
+                other.on("request", lambda r: seen.append(("second session", r.url)))
+                t = time.perf_counter()
+                other.goto(f"{origin}/page")
+                other.wait_for_function("() => window.Bokeh && window.Bokeh.documents.length > 0")
+                timings["later_page_s"] = time.perf_counter() - t
+                other.close()
+                shot(page, "clusters_subspace_demo.png")
+                lat = []  # default demo run (union of subspaces, n = 1000): slider -> new plot
+                for key in ("ArrowRight", "ArrowLeft") * 3:
+                    before = _titles(page)
+                    page.locator(".pc-epsilon .noUi-handle").first.click()
+                    t = time.perf_counter()
+                    page.keyboard.press(key)
+                    _wait(
+                        page,
+                        lambda: _titles(page) != before and any("ε=" in x for x in _titles(page)),
+                    )
+                    lat.append(time.perf_counter() - t)
+                timings["demo_update_after_slider_s"] = lat
+                _tab(page, "Data")
+                shot(page, "data_preview_demo.png")
+                _tab(page, "Subspaces")
+                shot(page, "subspaces.png")
+                # Gibbs: a long run (20000 iterations of 8 chains, as in Wang, Wang & Singh, NIPS 2015,
+                # Fig. 3, a diagnostic every 10) that outlasts the measurements (3 chains finished 20000
+                # iterations in ~15 s once the sampler's process server started with the server);
+                # Stop ends it.
+                _tab(page, "Gibbs")
+                # the same round trip with nothing running, for comparison (before the Gibbs
+                # sampler is chosen: on demo data choosing it starts a demo fit in the server)
+                idle = []
+                for _ in range(3):
+                    idle.append(_switch_to(page, "Trade-off"))
+                    page.wait_for_timeout(200)
+                    _switch_to(page, "Gibbs")
+                    page.wait_for_timeout(200)
+                timings["round_trip_idle_s"] = idle
+                page.locator(".pc-algorithm select").first.select_option(
+                    label="Gibbs sampler (asymptotic)"
+                )
+                page.wait_for_timeout(1500)
+                _slider_to(page, "iterations", "End")
+                page.wait_for_timeout(500)
+                _slider_to(page, "chains", "End")
+                page.wait_for_timeout(1500)
+                start = page.get_by_role("button", name="Start sampler")
+                stop = page.get_by_role("button", name="Stop")
+                t = time.perf_counter()
+                start.click()
+                _wait(page, lambda: _gibbs_updates(page) > 0)
+                timings["gibbs_first_update_s"] = time.perf_counter() - t
+                seen_updates = []  # (time, counter shown in the page) at each change
+                t = time.perf_counter()
+                while time.perf_counter() - t < gibbs_seconds:
+                    n = _gibbs_updates(page)
+                    if not seen_updates or n != seen_updates[-1][1]:
+                        seen_updates.append((time.perf_counter() - t, n))
+                    page.wait_for_timeout(5)
+                span = seen_updates[-1][0] - seen_updates[0][0] if len(seen_updates) > 1 else 0
+                timings["gibbs_window_s"] = span
+                timings["gibbs_updates_in_window"] = seen_updates[-1][1] - seen_updates[0][1]
+                timings["gibbs_refresh_per_s"] = (
+                    timings["gibbs_updates_in_window"] / span if span else None
+                )
+                # UI round trip while the sampler runs: a tab switch is a message to the server,
+                # which renders the tab and sends it back; timed until the new tab is visible.
+                # Gibbs (live traces redrawing) -> Trade-off, and back (re-renders the traces:
+                # reported separately as the heavy case). On the Trade-off tab, a key press on a
+                # slider whose server callback rewrites a line of text: the lightest round trip.
+                rtt, back, echo = [], [], []
+                for _ in range(5):
+                    rtt.append(_switch_to(page, "Trade-off"))
+                    page.wait_for_timeout(200)
+                    page.locator(".bk-input-group").filter(has_text="trials per").first.locator(
+                        ".noUi-handle"
+                    ).first.click()  # focus the slider
+                    for key in ("ArrowRight", "ArrowLeft"):
+                        page.wait_for_timeout(200)
+                        echo.append(_echo_trials(page, key))
+                    page.wait_for_timeout(200)
+                    back.append(_switch_to(page, "Gibbs"))
+                    page.wait_for_timeout(500)
+                timings["round_trip_while_sampling_s"] = rtt
+                timings["gibbs_tab_rerender_while_sampling_s"] = back
+                timings["widget_echo_while_sampling_s"] = echo
+                timings["sampler_running_during_round_trips"] = not start.is_enabled()
+                shot(page, "gibbs.png")
+                stop.click()
+                _wait(page, start.is_enabled, timeout=120)
+                page.wait_for_timeout(1000)
+                shot(page, "gibbs_stopped.png")
+                _tab(page, "Report")
+                shot(page, "report.png")
+                for preset, name in (
+                    ("Gaussian mixture (SCH19)", "clusters_kmeans_demo.png"),
+                    ("Planted small ball (NSV16)", "clusters_ball_demo.png"),
+                    ("Block count matrix (BP25)", "coclusters_demo.png"),
+                ):
+                    page.locator("select").first.select_option(label=preset)
+                    page.wait_for_timeout(2000)
+                    _tab(page, "Co-clusters" if "cocl" in name else "Clusters")
+                    _wait(page, lambda: any("ε=" in x or "table" in x for x in _titles(page)))
+                    page.wait_for_timeout(1500)
+                    shot(page, name)
+                _tab(page, "Trade-off")
+                page.get_by_role("button", name="Run sweep").click()
+                _wait(page, lambda: "Done" in page.evaluate(JS_TEXT, ".markdown"), timeout=300)
+                shot(page, "tradeoff.png")
+                page.locator("select").first.select_option(label="Gaussian mixture (SCH19)")
+                page.wait_for_timeout(2000)
+                _tab(page, "Plan")  # on the Gaussian-mixture demo data
+                page.get_by_role("button", name="Run plan").click()
+                _wait(
+                    page,
+                    lambda: "Done in" in page.evaluate(JS_TEXT, ".pc-plan-status"),
+                    timeout=300,
+                )
+                page.wait_for_timeout(1500)
+                # the curves and the recommendation, not the controls above them
+                page.locator(".pc-plan-results").first.evaluate("e => e.scrollIntoView()")
+                page.wait_for_timeout(500)
+                shot(page, "plan.png")
+                csv = Path(scratch) / "records.csv"
+                X = np.random.default_rng(0).normal(size=(300, 5)) / 3
+                np.savetxt(csv, X, delimiter=",", header="a,b,c,d,e", comments="")
+                page.locator("select").first.select_option(label="Union of subspaces (WWS15)")
+                page.wait_for_timeout(3000)
+                page.locator(".pc-algorithm select").first.select_option(
+                    label="Sample-and-aggregate (approx)"
+                )
+                page.wait_for_timeout(1500)
+                # ε is back at 1 after the slider measurements: the default budget is 3 per dataset
+                page.get_by_role("button", name="Upload").click()
+                page.locator('.pc-dropper input[type="file"]').set_input_files(str(csv))
+                page.wait_for_timeout(3000)
+                page.get_by_role("button", name="Release").click()
+                _wait(page, lambda: "Released" in page.evaluate(JS_TEXT, ".pc-status"))
+                _tab(page, "Clusters")
+                shot(page, "private_analyst_view.png")
+                _tab(page, "Data")
+                shot(page, "private_data_hidden.png")
+                page.locator(".pc-owner input").first.check()
+                _tab(page, "Clusters")
+                page.wait_for_timeout(3000)
+                shot(page, "private_owner_view.png")
+                _tab(page, "Report")
+                shot(page, "private_report.png")
+                timings["page_errors"] = errors
+                timings["console_warnings"] = warnings
+                browser.close()
+        except BaseException:
+            step[0] = f"FAILED {step[0]}"
+            tail = server_log()[-4000:]  # the server's side of the story
+            print(f"tour {step[0]}; end of the server log:\n{tail}", file=sys.stderr)
+            raise
+    log_text = server_log()
     timings["foreign_requests"] = sorted(
         {
             f"{u} ({where})"
@@ -527,9 +496,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not args.chromium:
         parser.error("no chromium found (apt-get install chromium, or --chromium PATH)")
-    before = _uptime()
+    before = load._uptime()
     timings = tour(args.outdir, args.chromium, args.gibbs_seconds)
-    after = _uptime()
+    after = load._uptime()
     print(json.dumps(timings, indent=2, default=str))
     for k, (v, t, ok) in verdict(timings).items():
         print(f"{k}: {v} (target {t}) {'met' if ok else 'NOT MET'}")

@@ -74,3 +74,23 @@ def test_a_text_pane_s_new_text_leaves_its_stylesheets_to_the_template():
     assert "new text" in model.text and list(model.stylesheets) == rendered
     tabs.active = 1
     assert list(model.stylesheets) == rendered
+
+
+def test_a_holoviews_pane_with_a_design_can_be_hidden_and_shown_again():
+    """The Plan tab's plot is hidden when a new data set clears the plan; with the page's design
+    recorded on the HoloViews pane's inner Bokeh pane, hiding it raised "unexpected attribute
+    'design' to figure" in the middle of loading the data set (a server traceback in the tour)."""
+    import holoviews as hv
+    from bokeh.document import Document
+
+    import privclust.app.views  # noqa: F401 -- installs keep_design_off_bokeh_models
+
+    given = pn.pane.HoloViews(hv.Curve([1, 2]), design=pn.theme.Material)  # at creation
+    later = pn.pane.HoloViews(hv.Curve([1, 2]), visible=False)
+    pn.Column(given, later).get_root(Document())
+    later.param.update(object=hv.Curve([1, 3]), visible=True)
+    later.design = pn.theme.Material
+    for pane in (given, later):
+        pane.param.update(object=None, visible=False)
+        pane.param.update(object=hv.Curve([2, 3]), visible=True)
+        assert pane.visible and pane.object is not None

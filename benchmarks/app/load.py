@@ -105,7 +105,7 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _uptime():
+def uptime():
     try:
         return subprocess.run(["uptime"], capture_output=True, text=True, timeout=5).stdout.strip()
     except (OSError, subprocess.SubprocessError):
@@ -670,7 +670,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not args.chromium:
         parser.error("no chromium found (apt-get install chromium, or --chromium PATH)")
-    before = _uptime()
+    before = uptime()
     out = measure(
         args.chromium,
         args.sliders,
@@ -681,7 +681,7 @@ def main(argv=None):
         first_timeout=args.first_timeout,
         protocol=args.protocol,
     )
-    after = _uptime()
+    after = uptime()
     s = summary(out)
     try:
         commit = subprocess.run(

@@ -496,9 +496,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not args.chromium:
         parser.error("no chromium found (apt-get install chromium, or --chromium PATH)")
-    before = load._uptime()
+    before = load.uptime()
     timings = tour(args.outdir, args.chromium, args.gibbs_seconds)
-    after = load._uptime()
+    after = load.uptime()
     print(json.dumps(timings, indent=2, default=str))
     for k, (v, t, ok) in verdict(timings).items():
         print(f"{k}: {v} (target {t}) {'met' if ok else 'NOT MET'}")

@@ -11,6 +11,7 @@ import zipfile
 import numpy as np
 import scipy.sparse as sp
 
+from .._npy_headers import HEADER_LOCK
 from .validation import DataFormatError
 
 _LABEL_KEYS = ("labels", "y", "target")
@@ -22,12 +23,13 @@ def _read_npy_stream(fp, nbytes_available, file, what, limits, allow_text=False)
     """Read one .npy array from fp after validating its header (no pickles, bounded size)."""
     try:
         version = np.lib.format.read_magic(fp)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
-        else:
-            raise DataFormatError(f"{what}: unsupported .npy format version {version}", file)
+        with HEADER_LOCK:
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
+            else:
+                raise DataFormatError(f"{what}: unsupported .npy format version {version}", file)
     except DataFormatError:
         raise
     except Exception as exc:  # noqa: BLE001 -- numpy raises ValueError/SyntaxError/...

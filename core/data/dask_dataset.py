@@ -30,6 +30,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from .._npy_headers import load_npz_arrays, load_sparse_npz, open_npy
 from .box import check_outer_bounds
 from .record_key import RecordKeyAccumulator
 from .validation import DataFormatError
@@ -100,7 +101,7 @@ def _numeric(frame):
 def _blocks(item, kind, name, n_features, block_rows):
     """Yield (first row, float64 block) of one partition, ``block_rows`` rows at a time."""
     if kind == "npz" or (kind == "array" and sp.issparse(item)):
-        A = sp.load_npz(item) if kind == "npz" else item
+        A = load_sparse_npz(item) if kind == "npz" else item
         if A.ndim != 2 or A.shape[1] != n_features:
             raise DataFormatError(
                 f"expected a sparse matrix with n_features={n_features} "
@@ -111,7 +112,7 @@ def _blocks(item, kind, name, n_features, block_rows):
         for start in range(0, A.shape[0], block_rows):
             yield start, A[start : start + block_rows]
     elif kind == "npy":
-        arr = np.load(item, mmap_mode="r")
+        arr = open_npy(item)
         if arr.ndim != 2 or arr.shape[1] != n_features:
             raise DataFormatError(
                 f"expected a 2-D array with n_features={n_features} columns, got shape {arr.shape}",
@@ -734,10 +735,9 @@ def _count_rows(item, kind):
     """Records in one shard from its header (.npy, .npz) or its lines (CSV, comments and blank
     lines skipped); None for a partition of a dask collection (its layout cannot change)."""
     if kind == "npy":
-        return int(np.load(item, mmap_mode="r").shape[0])
+        return int(open_npy(item).shape[0])
     if kind == "npz":
-        with np.load(item, allow_pickle=False) as z:
-            return int(z["shape"][0])
+        return int(load_npz_arrays(item, ["shape"])["shape"][0])
     if kind == "csv":
         with open(item, "rb") as f:
             return sum(1 for line in f if line.strip() and not line.startswith(b"#"))

@@ -22,8 +22,7 @@ Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task 
 import json
 import os
 
-import numpy as np
-
+from .._npy_headers import load_npz_arrays, open_npy
 from .dask_dataset import DaskDataset
 
 #: the environment setting naming the registry file of a server
@@ -60,10 +59,9 @@ def _shard_features(path):
         full = os.path.join(folder, f) if os.path.isdir(folder) else f
         low = f.lower()
         if low.endswith(".npy"):
-            return int(np.load(full, mmap_mode="r").shape[1])
+            return int(open_npy(full).shape[1])
         if low.endswith(".npz"):
-            with np.load(full, allow_pickle=False) as z:
-                return int(z["shape"][1])
+            return int(load_npz_arrays(full, ["shape"])["shape"][1])
         if low.endswith((".csv", ".tsv", ".txt")):
             sep = "\t" if low.endswith(".tsv") else ","
             with open(full) as fh:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._npy_headers import load_npz_arrays
 from . import synthetic
 from .dask_registry import registered_datasets
 from .dataset import Dataset
@@ -99,11 +100,13 @@ def _counts(key, filename, description):
 
 
 def _yaleb_arrays():
-    with np.load(_require(YALEB_FILE), allow_pickle=False) as z:
-        images = z["images"]
-        X = images.reshape(len(images), -1).astype(np.float64) / 255.0
-        meta = {k: z[k] for k in ("subject", "azimuth", "elevation", "bad")}
-        return X, z["labels"].astype(np.int64), meta
+    z = load_npz_arrays(
+        _require(YALEB_FILE), ["images", "labels", "subject", "azimuth", "elevation", "bad"]
+    )
+    images = z["images"]
+    X = images.reshape(len(images), -1).astype(np.float64) / 255.0
+    meta = {k: z[k] for k in ("subject", "azimuth", "elevation", "bad")}
+    return X, z["labels"].astype(np.int64), meta
 
 
 def _yaleb_source_key(X):

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .._npy_headers import load_npy_bytes
+
 
 def encode(value: Any, arrays: list[bytes] | None = None) -> Any:
     """A JSON-compatible structure for ``value``; :func:`decode` inverts it exactly.
@@ -97,7 +99,7 @@ def decode(obj: Any, arrays: list[bytes] | None = None) -> Any:
     if "__npy__" in obj:
         if arrays is None:
             raise ValueError("an array stored as a .npy blob needs its blobs to be decoded")
-        return _read_only(np.load(io.BytesIO(arrays[obj["__npy__"]]), allow_pickle=False))
+        return _read_only(load_npy_bytes(arrays[obj["__npy__"]]))
     if "__float__" in obj:
         return float(obj["__float__"])
     if "__complex__" in obj:

@@ -8,6 +8,7 @@ array, from chunks of a file streamed from disk, or from partitions merged by ad
 
 import numpy as np
 
+from .._npy_headers import open_npy
 from ..privacy import as_generator
 from .operator import SketchOperator
 
@@ -172,7 +173,7 @@ def iter_file_blocks(path, block_size=100_000):
     name = os.fspath(path)
     block_size = int(block_size)
     if str(name).endswith(".npy"):
-        arr = np.load(name, mmap_mode="r")
+        arr = open_npy(name)
         if arr.ndim != 2:
             raise ValueError(f"{name}: expected a 2-D array, got shape {arr.shape}")
         for start in range(0, arr.shape[0], block_size):

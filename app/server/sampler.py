@@ -17,6 +17,7 @@ charged when Start is pressed, so it is not queued: it counts against no slot.
 
 import logging
 import queue
+import signal
 import threading
 import time
 
@@ -25,6 +26,7 @@ import param
 
 from privclust.core.release.live import mp_context, stream_steps
 
+from ..state.lab import fit_steps
 from . import admission as admissions
 
 log = logging.getLogger(__name__)
@@ -33,6 +35,11 @@ YIELD_S = 0.003  # thread mode only: GIL hand-over to the IO loop after each rec
 STOP_GRACE_S = 15.0  # Stop: the child finishes its current record, else it is terminated
 CLOSE_GRACE_S = 2.0  # session end: the same, with a shorter wait
 SAMPLER_NICE = 10  # the sampler process yields the CPU to the server (and browser)
+# a demo fit this large (iterations x chains x records) runs in a child: ~1 s of one core on
+# the default demo (3000 records, 5 features), measured; smaller ones run inline
+CHILD_WORK = 25_000_000
+# a child killed by one of these was stopped with its server (panel serve's process group)
+_SHUTDOWN_EXIT_CODES = (-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP)
 COLUMNS = ["iteration", "chain", "cost", "test_statistic", "distance", "rhat"]
 
 
@@ -87,6 +94,103 @@ def start_sampler_server():
         forkserver.ensure_running()
 
 
+def run_child(estimator, X, reference, nice, on_record, should_stop, grace_s, on_start=None):
+    """``estimator.iter_fit(X, reference)`` in a child process (:func:`stream_steps`, its own
+    seed, ``ledger`` None, at niceness ``nice``): ``on_record(record)`` for each record;
+    ``should_stop()`` is polled every 0.2 s and, once true, asks the child to stop after its
+    current record; a child still running ``grace_s()`` seconds after that is terminated.
+    ``on_start(process)`` is called once the child runs. Returns ``(status, state, error)``:
+    "finished" or "stopped" (None when the child sent no end), the last state the child sent
+    (None if none) and the child's failure as a RuntimeError (None if none)."""
+    status, state, error, stop_at = None, None, None, None
+    ctx = mp_context()
+    conn, w = ctx.Pipe(duplex=False)
+    stop = ctx.Event()
+    if should_stop():
+        conn.close()
+        w.close()
+        return "stopped", None, None
+    proc = ctx.Process(
+        target=stream_steps,
+        daemon=True,
+        name="privclust-gibbs-sampler",
+        args=(estimator, X, reference, w, stop, nice),
+    )
+    try:
+        try:
+            proc.start()
+        finally:
+            w.close()  # the child holds the only write end: its exit is our EOF
+        if on_start is not None:
+            on_start(proc)
+        while True:
+            if stop_at is None and should_stop():
+                stop.set()
+                stop_at = time.monotonic()
+            if stop_at is not None and time.monotonic() - stop_at > grace_s():
+                proc.terminate()
+                break
+            if not conn.poll(0.2):
+                continue
+            try:
+                message = conn.recv()
+            except EOFError:
+                break
+            if message[0] == "record":
+                on_record(message[1])
+            elif message[0] == "state":
+                state = message[1]
+            elif message[0] == "done":
+                status = message[1]
+            elif message[0] == "error":
+                error = RuntimeError(message[2])
+        proc.join(10)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(5)
+        if error is None and status is None and stop_at is None and not should_stop():
+            if proc.exitcode in _SHUTDOWN_EXIT_CODES:
+                return "stopped", state, None  # the server's process group is shutting down
+            error = RuntimeError(
+                f"the sampler process ended unexpectedly (exit code {proc.exitcode})"
+            )
+        return status, state, error
+    finally:
+        conn.close()
+        if proc.is_alive():
+            proc.kill()
+
+
+def fit_in_child(estimator, X, superseded):
+    """A demo fit of a stepping estimator (the Gibbs sampler; public data, its own seed, no
+    ledger) in a child process at ``SAMPLER_NICE``, as :class:`privclust.app.state.Lab` runs
+    it in a server: a long demo fit (20,000 iterations x 8 chains: ~13 CPU s) would otherwise
+    take a core from the server's IO loop and every other session's page at full priority.
+    ``superseded()`` stops it (returns False); else the estimator gets the child's released
+    state and True is returned. A failure of the fit is raised as RuntimeError. A fit of less
+    than ``CHILD_WORK`` iteration x chain x record steps runs inline (:func:`fit_steps`): a
+    child's start (~0.2 s, measured) would cost more than the fit."""
+    work = int(estimator.n_iter) * int(estimator.n_chains) * int(np.shape(X)[0])
+    if work < CHILD_WORK:
+        return fit_steps(estimator, X, superseded)
+    status, state, error = run_child(
+        estimator.set_params(ledger=None),
+        X,
+        None,
+        nice=SAMPLER_NICE,
+        on_record=lambda record: None,
+        should_stop=superseded,
+        grace_s=lambda: CLOSE_GRACE_S,
+    )
+    if error is not None:
+        raise error
+    if status != "finished" or state is None:
+        return False
+    for name, value in state.items():
+        setattr(estimator, name, value)
+    return True
+
+
 class GibbsRunner(param.Parameterized):
     """Runs ``iter_fit`` in a child process (``process=True``) or a daemon thread; diagnostics
     go to ``self.queue``, one list of rows per record. On private data the run is wrapped in
@@ -110,7 +214,6 @@ class GibbsRunner(param.Parameterized):
         self._stop = threading.Event()
         self._stop_at = None
         self._closing = False
-        self._mp_stop = None
         self._proc = None
         self._thread = None
         self.estimator = None
@@ -121,7 +224,7 @@ class GibbsRunner(param.Parameterized):
         if self.running:
             raise RuntimeError("the sampler is already running")
         self._stop.clear()
-        self._stop_at, self._closing, self._mp_stop, self._proc = None, False, None, None
+        self._stop_at, self._closing, self._proc = None, False, None
         self.estimator, self.error, self.live = estimator, None, None
 
     def _launch(self, target, args=(), on_refused=None):
@@ -217,74 +320,30 @@ class GibbsRunner(param.Parameterized):
                 gen.close()
 
     def _run_process(self, estimator, X, reference):
-        """Reader thread (demo data): start the child, forward its records, set the returned
-        state on ``estimator``."""
-        status, state, proc, conn = None, None, None, None
+        """Reader thread (demo data): run the child (:func:`run_child`), forward its records,
+        set the returned state on ``estimator``."""
         try:
-            if self._stop.is_set():
-                self.status = "stopped"
-                return
-            ctx = mp_context()
-            conn, w = ctx.Pipe(duplex=False)
-            self._mp_stop = ctx.Event()
-            proc = ctx.Process(
-                target=stream_steps,
-                daemon=True,
-                name="privclust-gibbs-sampler",
-                args=(estimator.set_params(ledger=None), X, reference, w, self._mp_stop, self.nice),
+            status, state, self.error = run_child(
+                estimator.set_params(ledger=None),
+                X,
+                reference,
+                nice=self.nice,
+                on_record=self._put,
+                should_stop=self._stop.is_set,
+                grace_s=lambda: CLOSE_GRACE_S if self._closing else STOP_GRACE_S,
+                on_start=lambda proc: setattr(self, "_proc", proc),
             )
-            try:
-                proc.start()
-            finally:
-                w.close()  # the child holds the only write end: its exit is our EOF
-            self._proc = proc
-            if self._stop.is_set():
-                self._mp_stop.set()
-            while True:
-                if self._stop_at is not None and time.monotonic() - self._stop_at > (
-                    CLOSE_GRACE_S if self._closing else STOP_GRACE_S
-                ):
-                    proc.terminate()
-                    break
-                if not conn.poll(0.2):
-                    continue
-                try:
-                    message = conn.recv()
-                except EOFError:
-                    break
-                if message[0] == "record":
-                    self._put(message[1])
-                elif message[0] == "state":
-                    state = message[1]
-                elif message[0] == "done":
-                    status = message[1]
-                elif message[0] == "error":
-                    self.error = RuntimeError(message[2])
-            proc.join(10)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(5)
-            if self.error is None and status is None and not self._stop.is_set():
-                self.error = RuntimeError(
-                    f"the sampler process ended unexpectedly (exit code {proc.exitcode})"
-                )
-            if state is not None and self.error is None:
-                for name, value in state.items():  # the released state of the run
-                    setattr(self.estimator, name, value)
-            if self.error is not None:
-                log.warning("Gibbs run failed: %r", self.error)
-                self.status = f"failed ({type(self.error).__name__})"
-            else:
-                self.status = status or "stopped"
         except Exception as exc:
-            self.error = exc
+            self.error, state, status = exc, None, None
             log.warning("Gibbs run failed", exc_info=True)
-            self.status = f"failed ({type(exc).__name__})"
-            if proc is not None and proc.is_alive():
-                proc.kill()
-        finally:
-            if conn is not None:
-                conn.close()
+        if state is not None and self.error is None:
+            for name, value in state.items():  # the released state of the run
+                setattr(self.estimator, name, value)
+        if self.error is not None:
+            log.warning("Gibbs run failed: %r", self.error)
+            self.status = f"failed ({type(self.error).__name__})"
+        else:
+            self.status = status or "stopped"
 
     def stop(self):
         """Stop after the current record (the state so far is shown or, on private data,
@@ -292,8 +351,6 @@ class GibbsRunner(param.Parameterized):
         if self._stop_at is None:
             self._stop_at = time.monotonic()
         self._stop.set()
-        if self._mp_stop is not None:
-            self._mp_stop.set()
         if self.live is not None:
             self.live.stop()
 

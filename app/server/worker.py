@@ -9,6 +9,7 @@ import panel as pn
 
 from ..state import Lab, demo_cache
 from . import session_hooks
+from .sampler import fit_in_child
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +141,8 @@ def session_lab(**lab_params):
     worker = SessionWorker()
     debounce = Debouncer(worker=worker)
     lab_params.setdefault("demo_cache", demo_cache.SHARED)  # public results, all sessions
+    # a demo fit of the Gibbs sampler runs in a child process at low priority
+    lab_params.setdefault("fit_stepping", fit_in_child)
     lab = Lab(schedule=debounce, worker=worker, **lab_params)
     worker.on_error = lab.report_failure
     session_hooks.on_session_end(debounce.stop, worker.close)

@@ -63,6 +63,7 @@ class Lab(param.Parameterized):
         worker=None,
         ledger_path=None,
         demo_cache=None,
+        fit_stepping=None,
         **params,
     ):
         super().__init__(**params)
@@ -77,6 +78,9 @@ class Lab(param.Parameterized):
         # demo results only (public data; private ones live in the Curator's store): the served
         # page shares one cache between its sessions (demo_cache.SHARED), else this Lab's own
         self._cache = demo_cache if demo_cache is not None else demo_cache_module.DemoCache()
+        # fit_stepping(estimator, X, superseded) -> bool: how a demo fit of a stepping estimator
+        # (the Gibbs sampler) runs; inline by default, in a child process in a server
+        self._fit_stepping = fit_stepping or fit_steps
         self._quiet = False
         self._generation = 0  # bumped by every new demo request: a running demo fit stops
         # held while a demo result is shown: a fit of an older request that finishes on the
@@ -441,13 +445,8 @@ class Lab(param.Parameterized):
             self.n_runs += 1
             if hasattr(est, "iter_fit"):
                 token = self._generation
-                steps = est.iter_fit(ds.X)
-                try:
-                    for _ in steps:
-                        if self._generation != token:
-                            return None  # superseded: a newer request will show its result
-                finally:
-                    steps.close()
+                if not self._fit_stepping(est, ds.X, lambda: self._generation != token):
+                    return None  # superseded: a newer request will show its result
             else:
                 est.fit(ds.X)
         except Exception as exc:  # noqa: BLE001 -- logged, and told without a traceback
@@ -773,3 +772,16 @@ def _hashable(v):
     if isinstance(v, float):
         return repr(v)
     return v
+
+
+def fit_steps(estimator, X, superseded):
+    """A stepping demo fit inline: ``estimator.iter_fit(X)`` record by record; False as soon as
+    ``superseded()`` (a newer request will show its result), else True."""
+    steps = estimator.iter_fit(X)
+    try:
+        for _ in steps:
+            if superseded():
+                return False
+    finally:
+        steps.close()
+    return True

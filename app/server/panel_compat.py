@@ -18,9 +18,12 @@ this module first.
   pane's later updates as ``data:`` URLs instead of cdn.holoviz.org; holoviz/panel#7073).
 - :func:`no_web_font`: ``template.EditableTemplate._resources`` (a served notebook's page asks
   Google for its web font).
+- :func:`tolerate_lost_clients`: bokeh's ``WSHandler.on_close`` (a page whose keep-alive ping
+  already found its socket closed raised an AssertionError when the close arrived).
 """
 
 import base64
+import logging
 import os
 
 import panel as pn
@@ -168,6 +171,36 @@ def keep_text_pane_stylesheets():
 
     _update._privclust_keep_stylesheets = True
     HTMLBasePane._update = _update
+
+
+def tolerate_lost_clients():
+    """Served page only: the close of a websocket whose connection Bokeh has already dropped is
+    logged, not raised.
+
+    Bokeh 3.9's keep-alive job pings every page; a ping that finds the socket closed calls
+    ``client_lost``, which detaches the connection from its session. When tornado then reports
+    the close, ``WSHandler.on_close`` asks that connection for its session and Bokeh's own
+    ``assert self._session is not None`` fails: an "Uncaught exception GET /page/ws" traceback
+    in the server log (seen under the class load, a page closing while the server was busy).
+    Nothing is lost: the client was already counted as gone. Process-wide, idempotent.
+    """
+    from bokeh.server.views.ws import WSHandler
+
+    original = WSHandler.on_close
+    if getattr(original, "_privclust_lost_clients", False):
+        return
+
+    def on_close(self):
+        connection = getattr(self, "connection", None)
+        if connection is not None and getattr(connection, "_session", True) is None:
+            # bokeh.server.views.ws's logger, as bokeh logs every close
+            log = logging.getLogger(WSHandler.__module__)
+            log.info("WebSocket connection closed after its client was lost")
+            return
+        original(self)
+
+    on_close._privclust_lost_clients = True
+    WSHandler.on_close = on_close
 
 
 def lock_deferred_events():

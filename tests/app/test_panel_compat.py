@@ -5,6 +5,7 @@ the installed Panel is the version they were written for (an upgrade fails here 
 import inspect
 
 import panel as pn
+import pytest
 from panel.io import resources
 
 from privclust.app.server import panel_compat
@@ -94,3 +95,35 @@ def test_a_holoviews_pane_with_a_design_can_be_hidden_and_shown_again():
         pane.param.update(object=None, visible=False)
         pane.param.update(object=hv.Curve([2, 3]), visible=True)
         assert pane.visible and pane.object is not None
+
+
+class _LostClient:
+    """A websocket handler whose connection Bokeh's keep-alive has already dropped."""
+
+    close_code, close_reason = 1001, None
+
+    def __init__(self):
+        from bokeh.server.connection import ServerConnection
+
+        self.lost = []
+        self.connection = ServerConnection.__new__(ServerConnection)
+        self.connection._session = None  # what client_lost -> detach_session leaves
+        self.application = self
+
+    def client_lost(self, connection):
+        self.lost.append(connection)
+
+
+def test_the_close_of_a_lost_client_is_no_traceback(monkeypatch):
+    from bokeh.server.views.ws import WSHandler
+
+    monkeypatch.setattr(WSHandler, "on_close", WSHandler.on_close)  # undone after the test
+    handler = _LostClient()
+    if not getattr(WSHandler.on_close, "_privclust_lost_clients", False):
+        with pytest.raises(AssertionError):  # bokeh's own on_close (the guard is needed)
+            WSHandler.on_close(handler)
+    panel_compat.tolerate_lost_clients()
+    panel_compat.tolerate_lost_clients()  # idempotent
+    WSHandler.on_close(handler)  # no AssertionError
+    assert handler.lost == []
+    assert list(inspect.signature(WSHandler.on_close).parameters) == ["self"]

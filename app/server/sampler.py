@@ -336,14 +336,17 @@ class GibbsRunner(param.Parameterized):
         except Exception as exc:
             self.error, state, status = exc, None, None
             log.warning("Gibbs run failed", exc_info=True)
+        else:
+            if self.error is not None:
+                log.warning("Gibbs run failed: %r", self.error)
         if state is not None and self.error is None:
             for name, value in state.items():  # the released state of the run
                 setattr(self.estimator, name, value)
-        if self.error is not None:
-            log.warning("Gibbs run failed: %r", self.error)
-            self.status = f"failed ({type(self.error).__name__})"
-        else:
-            self.status = status or "stopped"
+        self.status = (
+            f"failed ({type(self.error).__name__})"
+            if self.error is not None
+            else status or "stopped"
+        )
 
     def stop(self):
         """Stop after the current record (the state so far is shown or, on private data,

@@ -10,6 +10,8 @@ process's GIL. A reader thread puts each record's diagnostic rows on a queue, wh
 view drains. Stop sets an Event: the child stops after its current record and returns its state;
 a demo child that has not stopped after ``STOP_GRACE_S`` (``CLOSE_GRACE_S`` at session end) is
 terminated. A private run is never terminated by the page: it is stored when it stops.
+A large demo fit of the sampler that a setting change asks for (not a Start) runs in the same
+kind of child (:func:`fit_in_child`), so it does not take a core beside the IO loop either.
 A demo run starts only when the server admits it (:mod:`.admission`: at most
 ``PRIVCLUST_MAX_SAMPLERS`` at once, the others queued in order of arrival). A private run is
 charged when Start is pressed, so it is not queued: it counts against no slot.

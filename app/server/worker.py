@@ -141,8 +141,10 @@ def session_lab(**lab_params):
     worker = SessionWorker()
     debounce = Debouncer(worker=worker)
     lab_params.setdefault("demo_cache", demo_cache.SHARED)  # public results, all sessions
-    # a demo fit of the Gibbs sampler runs in a child process at low priority
-    lab_params.setdefault("fit_stepping", fit_in_child)
+    if session_hooks.in_session():
+        # a large Gibbs demo fit runs in a low-priority child process; a script or notebook fits
+        # inline (its main module need not be importable by a child)
+        lab_params.setdefault("fit_stepping", fit_in_child)
     lab = Lab(schedule=debounce, worker=worker, **lab_params)
     worker.on_error = lab.report_failure
     session_hooks.on_session_end(debounce.stop, worker.close)

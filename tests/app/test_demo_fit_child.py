@@ -103,26 +103,34 @@ def test_a_child_stopped_with_its_server_is_no_failure_a_killed_one_is(monkeypat
         assert error is None and status == "stopped"
 
 
-def test_a_served_sessions_lab_fits_gibbs_demos_in_the_child(ledger_env, monkeypatch):
+def test_a_served_session_fits_large_gibbs_demos_in_the_child_a_script_inline(
+    ledger_env, monkeypatch
+):
+    import panel as pn
+
+    from privclust.app.server import session_hooks, worker
+
+    lab, jobs = session_lab()
+    jobs.close()
+    assert lab._fit_stepping is fit_steps  # a script's or notebook's Lab: inline
+    for name in ("onload", "add_periodic_callback", "on_session_destroyed"):
+        monkeypatch.setattr(pn.state, name, lambda *args, **kwargs: None)
+    monkeypatch.setattr(session_hooks, "in_session", lambda: True)
+    lab, jobs = worker.session_lab()
+    jobs.close()
+    assert lab._fit_stepping is sampler.fit_in_child
+
+
+def test_a_lab_fitting_in_the_child_shows_the_inline_result(ledger_env, monkeypatch):
     monkeypatch.setattr(sampler, "CHILD_WORK", 0)
     started = _children(monkeypatch)
-    lab, worker = session_lab()
-    try:
+    shown = {}
+    for how in (fit_steps, sampler.fit_in_child):
+        lab = Lab(fit_stepping=how)
         lab.data.n_samples = 200
         lab.settings.algorithm = "gibbs"
         lab.settings.algo.param.update(n_iter=100, n_chains=2)
-        deadline = time.time() + 60
-        while (lab.result is None or lab.result.spec.key != "gibbs") and time.time() < deadline:
-            time.sleep(0.1)
         assert lab.result is not None and lab.result.spec.key == "gibbs"
-        assert started and lab.result.estimator.subspaces_ is not None
-        # the same request inline (a Lab outside a server) shows the same subspaces
-        inline = Lab()
-        inline.data.n_samples = 200
-        inline.settings.algorithm = "gibbs"
-        inline.settings.algo.param.update(n_iter=100, n_chains=2)
-        np.testing.assert_array_equal(
-            inline.result.estimator.subspaces_, lab.result.estimator.subspaces_
-        )
-    finally:
-        worker.close()
+        shown[how] = lab.result.estimator.subspaces_
+    assert started  # the second Lab's fits ran in a child
+    np.testing.assert_array_equal(shown[fit_steps], shown[sampler.fit_in_child])

@@ -9,6 +9,7 @@ all read NumPy files from threads, so each read here holds :data:`HEADER_LOCK` w
 A memory-mapped ``.npy`` holds it only for the header; an ``.npz`` for its whole (bounded) read.
 """
 
+import io
 import threading
 
 import numpy as np
@@ -37,7 +38,5 @@ def load_sparse_npz(path):
 
 def load_npy_bytes(blob):
     """The array of one in-memory .npy ``blob`` (never unpickled)."""
-    import io
-
     with HEADER_LOCK:
         return np.load(io.BytesIO(blob), allow_pickle=False)

@@ -23,6 +23,7 @@ this module first.
 """
 
 import base64
+import functools
 import logging
 import os
 
@@ -190,6 +191,7 @@ def tolerate_lost_clients():
     if getattr(original, "_privclust_lost_clients", False):
         return
 
+    @functools.wraps(original)
     def on_close(self):
         connection = getattr(self, "connection", None)
         if connection is not None and getattr(connection, "_session", True) is None:

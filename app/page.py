@@ -156,4 +156,5 @@ if __name__.startswith("bokeh"):  # executed per session by `panel serve`
     panel_compat.keep_text_pane_stylesheets()
     panel_compat.lock_deferred_events()
     panel_compat.tolerate_lost_clients()
+    panel_compat.skip_unused_bundles()
     create_app().servable(title="privclust")

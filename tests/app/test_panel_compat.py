@@ -126,3 +126,37 @@ def test_the_close_of_a_lost_client_is_no_traceback(monkeypatch):
     WSHandler.on_close(handler)  # no AssertionError
     assert handler.lost == []
     assert list(inspect.signature(WSHandler.on_close).parameters) == ["self"]
+
+
+def _bundle_scripts(roots):
+    from bokeh.resources import Resources
+    from panel.io import server
+
+    bundle = server.bundle_resources(roots, Resources(mode="server"))
+    return " ".join(map(str, bundle.js_files))
+
+
+def test_a_served_page_loads_no_mathjax_or_webgl_bundle_unless_a_model_asks_for_tex(
+    monkeypatch,
+):
+    """Panel adds BokehJS's MathJax bundle to every page with a Markdown pane and always the
+    WebGL one; the page uses neither. A Bokeh model with a TeX label still gets MathJax."""
+    from bokeh.document import Document
+    from bokeh.models import Div
+    from panel.io import server
+
+    monkeypatch.setattr(server, "bundle_resources", server.bundle_resources)  # undone after
+    doc = Document()
+    markdown = pn.pane.Markdown("ε = 1, $5 and $$x$$ as a user may type them").get_root(doc)
+    assert "bokeh-mathjax" in _bundle_scripts(
+        [markdown]
+    )  # Panel's own choice: the override is needed
+    assert "bokeh-gl" in _bundle_scripts([markdown])
+    panel_compat.skip_unused_bundles()
+    panel_compat.skip_unused_bundles()  # idempotent
+    scripts = _bundle_scripts([markdown])
+    assert "bokeh-mathjax" not in scripts and "bokeh-gl" not in scripts
+    assert "bokeh.min.js" in scripts and "bokeh-widgets" in scripts and "bokeh-tables" in scripts
+    tex = Div(text=r"$$\varepsilon$$")
+    assert "bokeh-mathjax" in _bundle_scripts([markdown, tex])
+    assert list(inspect.signature(server.bundle_resources).parameters)[:2] == ["roots", "resources"]

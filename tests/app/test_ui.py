@@ -49,6 +49,20 @@ JS_EPS_FIGURES = """() => {
   return ids.sort();
 }"""
 
+# mutation records of a BokehJS position stylesheet set twice to the same text, then to another
+JS_STYLE_SETS = """() => {
+  const S = Bokeh.require('core/dom').InlineStyleSheet;
+  const sheet = new S(':host { top: 1px; }');
+  const watch = new MutationObserver(() => {});
+  watch.observe(sheet.el, {childList: true, characterData: true, subtree: true});
+  sheet.replace(':host { top: 1px; }');
+  const same = watch.takeRecords().length;
+  sheet.replace(':host { top: 2px; }');
+  const changed = watch.takeRecords().length;
+  watch.disconnect();
+  return [same, changed, sheet.css];
+}"""
+
 
 def test_server_warmed_up_and_sessions_start_cleanly(page, server):
     """The --setup warm-up ran (its guard once never matched under panel serve) and its
@@ -76,6 +90,8 @@ def test_page_loads_locally_and_epsilon_changes_the_plot(page, server):
     wait_for(page, lambda: any("ε=2" in t for t in titles(page)), what="re-run at ε=2")
     wait_for(page, lambda: page.evaluate(JS_SEGMENTS) != before, what="plot data to change")
     assert page.evaluate(JS_EPS_FIGURES) == figures  # the same figure, redrawn in place
+    # a repaint leaves an unchanged stylesheet alone (page_scripts.SKIP_UNCHANGED_STYLES)
+    assert page.evaluate(JS_STYLE_SETS) == [0, 1, ":host { top: 2px; }"]
     page.keyboard.press("ArrowLeft")  # back to 1: the first result's data again
     wait_for(page, lambda: any("ε=1" in t for t in titles(page)), what="back at ε=1")
     wait_for(page, lambda: page.evaluate(JS_SEGMENTS) == before, what="the first data again")

@@ -162,6 +162,23 @@ def test_sse_brute_force_chunked_sparse(rng):
         M.sse(np.array([[np.nan, 0.0]]), np.zeros((1, 2)))
 
 
+def test_sse_many_is_each_set_s_sse_in_one_pass(rng):
+    """Sets of different sizes (1, 5, 157 centres, one of them X itself) over chunk edges, dense
+    and sparse: each sum equals the brute-force SSE of its own set."""
+    X = rng.standard_normal((157, 4))
+    sets = [rng.standard_normal((5, 4)), X[:1] + 3.0, X]
+    brute = [cdist(X, C, "sqeuclidean").min(axis=1).sum() for C in sets]
+    for chunk in (None, 1, 13):
+        got = M.sse_many(X, sets, chunk_size=chunk)
+        assert got.shape == (3,) and got[:2] == pytest.approx(brute[:2], rel=1e-12)
+        assert 0.0 <= got[2] < 1e-10
+    sparse = M.sse_many(sp.csr_matrix(X), sets[:2], chunk_size=20)
+    assert sparse == pytest.approx(brute[:2], rel=1e-12)
+    assert M.sse_many(X, []).shape == (0,)
+    with pytest.raises(ValueError, match="features"):
+        M.sse_many(X, [sets[0], sets[0][:, :3]])
+
+
 def test_relative_sse(rng):
     X = rng.standard_normal((100, 3))
     C = rng.standard_normal((4, 3))

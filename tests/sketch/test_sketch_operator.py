@@ -86,6 +86,22 @@ def test_dense_sum_matches_contributions(rng, signature, precision):
     assert np.allclose(got, expected, atol=tol)
 
 
+def test_quantized_dense_sum_counts_exactly_what_the_signs_sum_to(rng):
+    """The quantised r = m path counts quarter turns in integer buffers over row blocks (m = 5000:
+    104 rows a block, 10 blocks here); it must give exactly the sums of the +-1 signs that
+    ``_signature_parts`` computes from the same phases, block by block."""
+    X = rng.normal(size=(1000, 3)) * 5
+    op = SketchOperator.draw(3, 5000, 1.0, signature="quantized", random_state=5)
+    rows = 104
+    expected = np.zeros(5000, dtype=complex)
+    for start in range(0, len(X), rows):
+        re, im = op._dense_sum(X[start : start + rows])
+        expected += re + 1j * im
+    re, im = op._dense_sum_quantized(X, rows)
+    assert np.array_equal(re + 1j * im, expected)
+    assert np.allclose(op.masked_sum(X, 5000, rng), op.contributions(X).sum(axis=0), atol=1e-9)
+
+
 @pytest.mark.parametrize("r", [1, 3])
 def test_masks_keep_exactly_r_entries(rng, r):
     op = SketchOperator.draw(2, 8, 1.0, precision="double", random_state=3)

@@ -63,6 +63,29 @@ JS_STYLE_SETS = """() => {
   return [same, changed, sheet.css];
 }"""
 
+# frames of FilePond's loop (its "readers" run once a frame) over ``ms`` milliseconds
+JS_DROPPER_FRAMES = """(ms) => new Promise((done) => {
+  let n = 0;
+  const readers = window.__framePainter.readers;
+  const count = () => { n += 1; };
+  readers.push(count);
+  setTimeout(() => { readers.splice(readers.indexOf(count), 1); done(n); }, ms);
+})"""
+
+
+def test_the_idle_file_dropper_draws_few_frames_and_wakes_for_a_file(page, server):
+    """FilePond's frame loop ran at 60 frames a second on every page for its whole life (0.08 of
+    a core per idle page); idle it now runs about 4 times a second, and a file dragged over the
+    page brings the full rate back (page_scripts.IDLE_FILE_DROPPER)."""
+    open_page(page, server)
+    wait_for(page, lambda: any("ε=" in t for t in titles(page)), what="first demo result")
+    page.wait_for_timeout(1000)  # the page's scripts run when its document is ready
+    idle = page.evaluate(JS_DROPPER_FRAMES, 2000)
+    page.evaluate("() => document.dispatchEvent(new DragEvent('dragenter', {bubbles: true}))")
+    awake = page.evaluate(JS_DROPPER_FRAMES, 2000)
+    assert 2 <= idle <= 14, idle  # about 8 at 4 a second; 60 a second gave ~120
+    assert awake >= 3 * idle and awake >= 30, (idle, awake)
+
 
 def test_server_warmed_up_and_sessions_start_cleanly(page, server):
     """The --setup warm-up ran (its guard once never matched under panel serve) and its

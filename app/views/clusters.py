@@ -57,7 +57,8 @@ class ClustersView(View):
                 self._shown = md(text)
                 return
             frames = self._overlays()
-            if self._live is not None and self._live.redraw(frames):
+            public = result.dataset.public and not result.private_mode
+            if self._live is not None and self._live.redraw(frames, public=public):
                 return
             self._live = LiveFigure(frames)
             self._shown = pn.Column(  # the class on a Panel wrapper: the figure's own is copied

@@ -3,6 +3,7 @@ figure makes that figure the new one, property for property; figures of another 
 refused; on a server page the view redraws on the session's thread, once for the results that
 came meanwhile."""
 
+import dataclasses
 import types
 import warnings
 
@@ -113,3 +114,68 @@ def test_the_view_redraws_on_the_session_thread_once_for_results_that_came_meanw
     lab.settings.task = "kmeans"  # other layers: a new figure
     ticks.pop()()
     assert view._plots() is not shown
+
+
+def _on_a_page(live, monkeypatch):
+    page = types.SimpleNamespace(session_context=object())
+    monkeypatch.setattr(live, "_page", lambda: page)
+    return live
+
+
+def _count_plots(monkeypatch):
+    built = []
+    real = lf._Plot.__init__
+
+    def counting(self, frames):
+        built.append(1)
+        real(self, frames)
+
+    monkeypatch.setattr(lf._Plot, "__init__", counting)
+    return built
+
+
+def test_pages_of_public_results_share_one_shadow_and_show_their_own_frames(demo, monkeypatch):
+    """A second page's first redraw of a public result builds no plot; what it shows is its own
+    result, property for property, although the shared shadow last drew another page's."""
+    lab, view = demo
+    monkeypatch.setattr(lf, "PUBLIC_SHADOWS", lf.collections.OrderedDict())
+    first = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
+    second = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
+    built = _count_plots(monkeypatch)  # the view builds figures of its own as results come
+    _step(lab, 5.0)
+    n = len(built)
+    assert first.redraw(view._overlays(), public=True) and len(built) == n + 1
+    shadow = lf.PUBLIC_SHADOWS[first.layers]
+    _step(lab, 2.0)
+    n = len(built)
+    assert second.redraw(view._overlays(), public=True) and len(built) == n  # no plot built
+    assert list(lf.PUBLIC_SHADOWS) == [second.layers] and lf.PUBLIC_SHADOWS[second.layers] is shadow
+    titles = [t.text for t in second.model.select({"type": Title})]
+    assert any("ε=2" in t for t in titles) and not any("ε=5" in t for t in titles)
+    assert _all_properties_equal(second.model, lf._Plot(view._overlays()).model)
+    assert first._shadow is None and second._shadow is None
+
+
+def test_a_private_result_s_shadow_is_its_figure_s_own(demo, monkeypatch):
+    """``public=False`` (private data, the data owner view of it) never draws on the shared
+    shadow nor leaves its frames there: each figure builds and keeps a shadow of its own."""
+    lab, view = demo
+    monkeypatch.setattr(lf, "PUBLIC_SHADOWS", lf.collections.OrderedDict())
+    first = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
+    second = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
+    built = _count_plots(monkeypatch)
+    _step(lab, 2.0)
+    n = len(built)
+    assert first.redraw(view._overlays()) and second.redraw(view._overlays())
+    assert len(built) == n + 2 and not lf.PUBLIC_SHADOWS
+    assert first._shadow is not None and first._shadow is not second._shadow
+
+
+def test_the_view_shares_shadows_for_demo_data_only(demo, monkeypatch):
+    lab, view = demo
+    calls = []
+    monkeypatch.setattr(lf.LiveFigure, "redraw", lambda self, f, public=False: calls.append(public))
+    view._live = lf.LiveFigure(view._overlays())
+    view._show()
+    lab.result = dataclasses.replace(lab.result, private_mode=True)  # shown at once (no server)
+    assert calls == [True, False]

@@ -32,13 +32,15 @@ WAIT_S = 60.0
 
 
 def wait_for(page, fn, timeout=WAIT_S, what="condition"):
+    """Poll ``fn`` until it is truthy; ``what`` (a text, or a function that describes the page
+    at the time of the failure) names what did not happen."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         value = fn()
         if value:
             return value
         page.wait_for_timeout(100)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
 
 
 def titles(page):

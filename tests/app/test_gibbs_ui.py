@@ -72,10 +72,11 @@ def test_start_streams_into_the_tab_s_figures_and_a_tab_switch_restyles_nothing(
     expect(page.get_by_role("button", name="Start sampler")).to_be_enabled(timeout=60_000)
 
 
-JS_EPSILON_LABEL = """() => {
+JS_EPSILON_LABELS = """() => {
+  const out = [];
   for (const m of Bokeh.documents[0].all_models)
-    if (typeof m.text === 'string' && m.text.includes('log scale')) return m.text;
-  return null;
+    if (typeof m.text === 'string' && m.text.includes('log scale')) out.push(m.text);
+  return out;
 }"""
 
 
@@ -130,8 +131,17 @@ def test_gibbs_sliders_set_by_keyboard_and_drag_hold_and_are_what_the_run_uses(p
     assert "iterations: 20000" in iterations.inner_text()
     assert "chains: 8" in chains.inner_text()
     # the label follows the server's answer to the second key press: waited for, not assumed
-    # to have arrived within the 1.5 s above (it had not under load)
-    wait_for(page, lambda: "<b>5</b>" in (page.evaluate(JS_EPSILON_LABEL) or ""), what="ε label 5")
+    # to have arrived within the 1.5 s above (it had not under load). What is read is the text
+    # on the page; the failure names the handle and every ε label model the page holds
+    wait_for(
+        page,
+        lambda: "log scale): 5" in text_of(page, ".pc-epsilon"),
+        what=lambda: (
+            f"ε label 5: the page shows {text_of(page, '.pc-epsilon')!r}, the handle is at index "
+            f"{eps.get_attribute('aria-valuenow')}, label models "
+            f"{page.evaluate(JS_EPSILON_LABELS)}"
+        ),
+    )
     open_tab(page, "Gibbs")
     page.get_by_role("button", name="Start sampler").click()
     wait_for(page, lambda: updates(page) >= 1, what="a diagnostic update")

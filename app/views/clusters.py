@@ -60,7 +60,7 @@ class ClustersView(View):
             public = result.dataset.public and not result.private_mode
             if self._live is not None and self._live.redraw(frames, public=public):
                 return
-            self._live = LiveFigure(frames)
+            self._live = LiveFigure(frames, public=public)
             self._shown = pn.Column(  # the class on a Panel wrapper: the figure's own is copied
                 pn.pane.Bokeh(self._live.model, sizing_mode="stretch_width"),
                 css_classes=["pc-clusters-plot"],

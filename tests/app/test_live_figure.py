@@ -141,8 +141,9 @@ def test_pages_of_public_results_share_one_shadow_and_show_their_own_frames(demo
     monkeypatch.setattr(lf, "PUBLIC_SHADOWS", lf.collections.OrderedDict())
     first = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
     second = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
-    built = _count_plots(monkeypatch)  # the view builds figures of its own as results come
+    built = _count_plots(monkeypatch)
     _step(lab, 5.0)
+    lf.PUBLIC_SHADOWS.clear()  # the view's own new figure of the result shared a shadow
     n = len(built)
     assert first.redraw(view._overlays(), public=True) and len(built) == n + 1
     shadow = lf.PUBLIC_SHADOWS[first.layers]
@@ -165,6 +166,7 @@ def test_a_private_result_s_shadow_is_its_figure_s_own(demo, monkeypatch):
     second = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
     built = _count_plots(monkeypatch)
     _step(lab, 2.0)
+    lf.PUBLIC_SHADOWS.clear()  # the view's own new figure of the (demo) result shared a shadow
     n = len(built)
     assert first.redraw(view._overlays()) and second.redraw(view._overlays())
     assert len(built) == n + 2 and not lf.PUBLIC_SHADOWS
@@ -179,3 +181,58 @@ def test_the_view_shares_shadows_for_demo_data_only(demo, monkeypatch):
     view._show()
     lab.result = dataclasses.replace(lab.result, private_mode=True)  # shown at once (no server)
     assert calls == [True, False]
+
+
+def test_a_clone_is_the_plot_model_for_model_with_models_of_its_own(demo):
+    lab, view = demo
+    plot = lf._Plot(view._overlays()).model
+    copy = lf.clone(plot)
+    originals = {m.id: m for m in plot.references()}
+    copies = list(copy.references())
+    assert len(copies) == len(originals) > 50
+    assert not originals.keys() & {m.id for m in copies}
+    assert copy.document is None
+    assert _all_properties_equal(copy, plot) > 50 and _all_properties_equal(plot, copy) > 50
+    source = next(m for m in copies if type(m).__name__ == "ColumnDataSource" and m.data)
+    column = next(v for v in source.data.values() if hasattr(v, "shape"))
+    assert not any(
+        getattr(o, "data", None) is not None and any(v is column for v in o.data.values())
+        for o in originals.values()
+    )  # data are copied, not shared: the original is redrawn for other results
+    _step(lab, 2.0)  # a redraw of the original's plot copies into the clone
+    new = lf._Plot(view._overlays()).model
+    lf.apply(lf.changes(copy, new))
+    assert any("ε=2" in t.text for t in copy.select({"type": Title}))
+    assert _all_properties_equal(copy, new)
+
+
+def test_a_clone_keeps_shared_models_shared_and_cycles_cycles():
+    from bokeh.models import CustomJS
+
+    plot = figure()
+    renderer = plot.scatter([1, 2], [3, 4])
+    plot.js_on_event("tap", CustomJS(args={"plot": plot, "r": renderer}, code=""))
+    copy = lf.clone(plot)
+    args = copy.js_event_callbacks["tap"][0].args
+    assert args["plot"] is copy and args["r"] is copy.renderers[0]
+    assert copy.renderers[0] is not renderer
+    assert len(copy.tools) == len(plot.tools) and copy.toolbar is not plot.toolbar
+
+
+def test_a_new_figure_of_a_public_result_copies_the_shared_shadow(demo, monkeypatch):
+    """A page's first figure of a public result builds no plot when another page's built the
+    shadow of its layers; the figure shows its own result, and the first page's is untouched."""
+    lab, view = demo
+    monkeypatch.setattr(lf, "PUBLIC_SHADOWS", lf.collections.OrderedDict())
+    first = lf.LiveFigure(view._overlays(), public=True)
+    assert list(lf.PUBLIC_SHADOWS) == [first.layers]
+    built = _count_plots(monkeypatch)
+    _step(lab, 2.0)
+    second = lf.LiveFigure(view._overlays(), public=True)
+    assert not built  # neither the view's new figure nor this one built a plot
+    assert any("ε=2" in t.text for t in second.model.select({"type": Title}))
+    assert not any("ε=2" in t.text for t in first.model.select({"type": Title}))
+    assert _all_properties_equal(second.model, lf._Plot(view._overlays()).model)
+    shared = lf.PUBLIC_SHADOWS[first.layers]
+    lf.LiveFigure(view._overlays())  # private: a plot of its own, the shared shadow untouched
+    assert len(built) == 2 and lf.PUBLIC_SHADOWS[first.layers] is shared

@@ -17,8 +17,9 @@ The shadow of a result on public data (the synthetic demo sets) is shared by eve
 the process that shows the same layers: a page's first in-place redraw then builds no plot (a
 HoloViews ``get_plot``, about 0.3 s of the server's one IO thread, which a class's ten first
 slider moves used to pay one after another). A new figure of a public result is a copy of that
-shadow's models (:func:`clone`: 0.08 s where a plot took 0.26-0.36 s; building each page's
-first figure was a quarter of the server's work while a class opened its pages together). A
+shadow's models (:func:`clone`): the shadow's redraw and the copy take half the CPU of the plot
+they replace (benchmarks/app/first_figure.py), the largest part of the server's work per new
+page while a class opened its pages together (py-spy on benchmarks/app/load.py). A
 result on private data always gets a shadow of its own and a figure built for it: a shadow
 keeps what it last drew wherever a redraw does not overwrite it, and that must never be another
 session's private data.

@@ -134,16 +134,25 @@ def _count_plots(monkeypatch):
     return built
 
 
-def test_pages_of_public_results_share_one_shadow_and_show_their_own_frames(demo, monkeypatch):
-    """A second page's first redraw of a public result builds no plot; what it shows is its own
-    result, property for property, although the shared shadow last drew another page's."""
+def _two_pages_after_a_step(demo, eps, monkeypatch):
+    """Two pages' figures of the demo result (each a plot of its own), then a step to ``eps``,
+    counting the plots built from then on, with no shared shadow left (the view's own new figure
+    of the step's result shares one)."""
     lab, view = demo
     monkeypatch.setattr(lf, "PUBLIC_SHADOWS", lf.collections.OrderedDict())
     first = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
     second = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
     built = _count_plots(monkeypatch)
-    _step(lab, 5.0)
-    lf.PUBLIC_SHADOWS.clear()  # the view's own new figure of the result shared a shadow
+    _step(lab, eps)
+    lf.PUBLIC_SHADOWS.clear()
+    return first, second, built
+
+
+def test_pages_of_public_results_share_one_shadow_and_show_their_own_frames(demo, monkeypatch):
+    """A second page's first redraw of a public result builds no plot; what it shows is its own
+    result, property for property, although the shared shadow last drew another page's."""
+    lab, view = demo
+    first, second, built = _two_pages_after_a_step(demo, 5.0, monkeypatch)
     n = len(built)
     assert first.redraw(view._overlays(), public=True) and len(built) == n + 1
     shadow = lf.PUBLIC_SHADOWS[first.layers]
@@ -160,13 +169,8 @@ def test_pages_of_public_results_share_one_shadow_and_show_their_own_frames(demo
 def test_a_private_result_s_shadow_is_its_figure_s_own(demo, monkeypatch):
     """``public=False`` (private data, the data owner view of it) never draws on the shared
     shadow nor leaves its frames there: each figure builds and keeps a shadow of its own."""
-    lab, view = demo
-    monkeypatch.setattr(lf, "PUBLIC_SHADOWS", lf.collections.OrderedDict())
-    first = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
-    second = _on_a_page(lf.LiveFigure(view._overlays()), monkeypatch)
-    built = _count_plots(monkeypatch)
-    _step(lab, 2.0)
-    lf.PUBLIC_SHADOWS.clear()  # the view's own new figure of the (demo) result shared a shadow
+    view = demo[1]
+    first, second, built = _two_pages_after_a_step(demo, 2.0, monkeypatch)
     n = len(built)
     assert first.redraw(view._overlays()) and second.redraw(view._overlays())
     assert len(built) == n + 2 and not lf.PUBLIC_SHADOWS

@@ -172,7 +172,10 @@ def test_session_end_stops_the_worker_the_debouncer_and_the_sampler(ledger_env, 
     assert gibbs.start()
     app.worker.submit(lambda: None)
     assert app.worker.alive and gibbs.runner.running
-    _wait_for(lambda: gibbs.runner.produced >= 1)  # the sampler process is running
+    # the sampler process is running: its first output follows an interpreter start and, with
+    # numba, the kernels' compilation; that took 52-54 s with the machine's cores oversubscribed
+    # (15 s alone), and a wait of 60 s failed once under README's two-worker run
+    _wait_for(lambda: gibbs.runner.produced >= 1, timeout=240.0)
     pid = gibbs.runner.pid
     assert pid is not None and _alive(pid)
     for cb in ended:

@@ -62,6 +62,8 @@ def layout(frames):
 
 class LiveFigure:
     """One figure on a page (``model``, from :func:`layout` of ``frames``) and what redraws it.
+    ``public``: the frames show only public data (a demo set), and the figure is a copy of the
+    process's shared shadow of their layers, redrawn for them.
 
     Build and redraw it on the session's thread only: HoloViews switches Bokeh's property
     validation off process-wide while it updates column data, and a model built meanwhile on

@@ -240,3 +240,45 @@ def test_a_new_figure_of_a_public_result_copies_the_shared_shadow(demo, monkeypa
     shared = lf.PUBLIC_SHADOWS[first.layers]
     lf.LiveFigure(view._overlays())  # private: a plot of its own, the shared shadow untouched
     assert len(built) == 2 and lf.PUBLIC_SHADOWS[first.layers] is shared
+
+
+def _count_redraws(plot, monkeypatch):
+    redrawn = []
+    real = plot._stream.event
+
+    def counting(**kwargs):
+        redrawn.append(1)
+        real(**kwargs)
+
+    monkeypatch.setattr(plot._stream, "event", counting)
+    return redrawn
+
+
+def test_a_shadow_skips_frames_it_already_shows_and_redraws_any_other(demo, monkeypatch):
+    """The pages of a class open on one demo result: a shadow asked to draw frames equal to
+    those it shows does nothing, and the copy it gives is still the plot of those frames; a
+    new ε, a layer of other data, a hook made anew or an option value of an unknown kind all
+    redraw it."""
+    lab, view = demo
+    plot = lf._Plot(view._overlays())
+    redrawn = _count_redraws(plot, monkeypatch)
+    plot.draw(view._overlays())  # equal frames, built anew
+    assert not redrawn
+    assert _all_properties_equal(lf.clone(plot.model), lf._Plot(view._overlays()).model)
+    _step(lab, 2.0)
+    plot.draw(view._overlays())
+    assert len(redrawn) == 1
+    assert any("ε=2" in t.text for t in plot.model.select({"type": Title}))
+    frames = view._overlays()
+    assert lf._equal(lf.content(frames), lf.content(view._overlays()))
+    left = frames[0]
+    points = left.get(0)
+    data = dict(points.data)
+    data["x"] = data["x"] + 1e-9
+    moved = left.clone([points.clone(data), *list(left.values())[1:]])
+    hooked = left.opts(hooks=[lambda plot, element: None], clone=True)
+    other_kind = left.opts(title=object(), clone=True)
+    for changed in (moved, hooked, other_kind):
+        assert not lf._equal(lf.content([changed, frames[1]]), lf.content(frames))
+    plot.draw([hooked, frames[1]])
+    assert len(redrawn) == 2

@@ -105,6 +105,20 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def git_head():
+    """The short commit of this checkout ('' outside git)."""
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent,
+            timeout=5,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def uptime():
     try:
         return subprocess.run(["uptime"], capture_output=True, text=True, timeout=5).stdout.strip()
@@ -683,16 +697,7 @@ def main(argv=None):
     )
     after = uptime()
     s = summary(out)
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).parent,
-            timeout=5,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
+    commit = git_head()
     record = {
         "when_utc": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "command": "python benchmarks/app/load.py " + " ".join(given),

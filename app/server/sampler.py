@@ -40,8 +40,10 @@ SAMPLER_NICE = 10  # the sampler process yields the CPU to the server (and brows
 # a demo fit this large (iterations x chains x records) runs in a child: ~1 s of one core on
 # the default demo (3000 records, 5 features), measured; smaller ones run inline
 CHILD_WORK = 25_000_000
-# a child killed by one of these was stopped with its server (panel serve's process group)
-_SHUTDOWN_EXIT_CODES = (-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP)
+# a child killed by one of these was stopped with its server (panel serve's process group);
+# 255 is multiprocessing's code for a forkserver child whose exit status was lost because the
+# forkserver itself had ended, which it does only with the server's process group
+_SHUTDOWN_EXIT_CODES = (-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP, 255)
 COLUMNS = ["iteration", "chain", "cost", "test_statistic", "distance", "rhat"]
 
 

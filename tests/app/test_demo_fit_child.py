@@ -80,12 +80,29 @@ def test_a_superseded_child_stops_and_nothing_is_set(monkeypatch):
     assert getattr(est, "subspaces_", None) is None
 
 
+def _forkserver_pid():
+    from multiprocessing import forkserver
+
+    return forkserver._forkserver._forkserver_pid  # multiprocessing has no public accessor
+
+
 @pytest.mark.parametrize(
-    ("sig", "failed"), [(signal.SIGTERM, False), (signal.SIGKILL, True)], ids=["term", "kill"]
+    ("sig", "failed", "with_forkserver"),
+    [(signal.SIGTERM, False, False), (signal.SIGTERM, False, True), (signal.SIGKILL, True, False)],
+    ids=["term", "term-with-forkserver", "kill"],
 )
-def test_a_child_stopped_with_its_server_is_no_failure_a_killed_one_is(monkeypatch, sig, failed):
+def test_a_child_stopped_with_its_server_is_no_failure_a_killed_one_is(
+    monkeypatch, sig, failed, with_forkserver
+):
+    """A server's shutdown signals its whole process group: the child, and the forkserver
+    that started it (then the child's exit status is lost: multiprocessing reports 255)."""
+    if with_forkserver and sampler.mp_context().get_start_method() != "forkserver":
+        pytest.skip("the sampler's children come from a forkserver only where it exists")
+
     def kill_soon(proc):
-        threading.Timer(0.5, os.kill, (proc.pid, sig)).start()
+        pids = [_forkserver_pid(), proc.pid] if with_forkserver else [proc.pid]
+        for pid in pids:
+            threading.Timer(0.5, os.kill, (pid, sig)).start()
 
     status, state, error = sampler.run_child(
         _gibbs(n_iter=1_000_000),

@@ -20,7 +20,6 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -390,16 +389,7 @@ def write_results(path, timings, before, after, outdir, command):
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).parent,
-            timeout=5,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
+    commit = load.git_head()
     record = {
         "when_utc": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "command": command,

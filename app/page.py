@@ -158,7 +158,7 @@ if __name__.startswith("bokeh"):  # executed per session by `panel serve`
     panel_compat.tolerate_lost_clients()
     panel_compat.skip_unused_bundles()
     # one index of the document's models when the page is built, not one per root the template
-    # adds (each walked the whole graph: server CPU per new page 1.18 -> 0.97 s, measured with
-    # sequential protocol sessions, benchmarks/app/protocol_client.py)
+    # adds (each walked the whole graph: server CPU per new page 1.18 -> 0.97 s in an A/B of
+    # sessions opened one after another, as benchmarks/app/server_per_page.py does)
     with pn.state.curdoc.models.freeze():
         create_app().servable(title="privclust")

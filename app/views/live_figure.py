@@ -145,7 +145,8 @@ class _Plot:
 
     def draw(self, frames):
         """Redraw for ``frames``; nothing to do when they show what the plot shows already (the
-        pages of a class open on one demo result: 3 ms to compare, 80 ms to redraw)."""
+        pages of a class open on one demo result: 7 ms to compare, 90 ms to redraw,
+        benchmarks/app/first_figure.py)."""
         shows = content(frames)
         if _equal(shows, self._shows):
             return

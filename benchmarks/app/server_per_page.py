@@ -4,8 +4,9 @@ per session, with each session's first result.
 
     python benchmarks/app/server_per_page.py [--sessions 8] [--rounds 3]
 
-One session at a time, so the figure is the server's own work for a page (its build, the
-document sent, the session's end), free of the queueing and of the clients' CPU that make a
+One session at a time, so the figure is the server's own work for a page (its build and the
+document sent; closed sessions live on for ``--unused-session-lifetime``, 60 s, polling the
+ledger, and end in a later round, so the figure grows over a run's rounds), free of the queueing and of the clients' CPU that make a
 class run (load.py) vary by several seconds on a shared 2-core machine. Twelve pages opening
 together cost the server's one IO thread at least twelve times this. Writes
 benchmarks/results/app/server_per_page.{json,md}.

@@ -1,12 +1,14 @@
 """The sidebar: the data panel (presets, registry, upload), the settings panel (task, algorithm,
 privacy, Release) and the ledger panel (budget, charges, stored releases)."""
 
+import json
 import re
 
 import numpy as np
 import pandas as pd
 import panel as pn
 import param
+from bokeh.models import CustomJSTickFormatter
 
 from .. import catalogue
 from ..safety import UPLOAD_EXTENSIONS, escape, max_upload_bytes
@@ -175,6 +177,30 @@ class DataPanel(View):
         )
 
 
+def epsilon_index(value):
+    """The index of the grid value nearest ``value`` on the log scale."""
+    return int(np.argmin(np.abs(np.log(EPSILON_GRID) - np.log(value))))
+
+
+def epsilon_slider(value):
+    """The ε slider: one slider over the indexes of :data:`EPSILON_GRID`, whose title shows the
+    grid value of the handle's index, formatted in the browser. Panel's ``DiscreteSlider`` is
+    three models (a slider of indexes, a text pane for its title and a link between them), and
+    its title is set both by the link in the browser and by the server; here the title is a
+    function of the handle alone, so the two can never disagree."""
+    labels = json.dumps([f"{g:g}" for g in EPSILON_GRID])
+    return pn.widgets.IntSlider(
+        name="ε (epsilon, log scale)",
+        start=0,
+        end=len(EPSILON_GRID) - 1,
+        value=epsilon_index(value),
+        format=CustomJSTickFormatter(code=f"return {labels}[tick] ?? String(tick);"),
+        tooltips=False,
+        sizing_mode="stretch_width",
+        css_classes=["pc-epsilon"],
+    )
+
+
 class SettingsPanel(View):
     """Task, algorithm (with its privacy kind), epsilon/delta, parameters, Release."""
 
@@ -193,17 +219,11 @@ class SettingsPanel(View):
         self.algorithm.param.watch(self._pick, "value")
         s.param.watch(self._sync_algorithms, ["task", "algorithm"])
         self._sync_algorithms()
-        self.epsilon = pn.widgets.DiscreteSlider(
-            label="ε (epsilon, log scale)",
-            options=EPSILON_GRID,
-            value=self._snap(s.epsilon),
-            sizing_mode="stretch_width",
-            css_classes=["pc-epsilon"],
-        )
+        self.epsilon = epsilon_slider(s.epsilon)
         # "value", not "value_throttled": a keyboard step changes only "value" (the page's
         # sliders are throttled, so a drag still sends one value on release)
-        self.epsilon.param.watch(lambda e: setattr(s, "epsilon", float(e.new)), "value")
-        s.param.watch(lambda e: setattr(self.epsilon, "value", self._snap(e.new)), "epsilon")
+        self.epsilon.param.watch(lambda e: setattr(s, "epsilon", EPSILON_GRID[e.new]), "value")
+        s.param.watch(lambda e: setattr(self.epsilon, "value", epsilon_index(e.new)), "epsilon")
         self.delta = pn.widgets.FloatInput.from_param(s.param.delta, step=1e-6, format="0.000000")
         self.seed = pn.widgets.IntInput.from_param(s.param.seed, css_classes=["pc-seed"])
         self.seed_note = md(
@@ -226,10 +246,6 @@ class SettingsPanel(View):
         self.box = self._box_panel()
         self._actions()
         self._show_privacy_inputs()
-
-    @staticmethod
-    def _snap(value):
-        return min(EPSILON_GRID, key=lambda g: abs(np.log(g) - np.log(value)))
 
     def _sync_algorithms(self, *events):
         s = self.lab.settings

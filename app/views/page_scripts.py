@@ -4,10 +4,11 @@ controls Bokeh draws without one, a guard that keeps BokehJS from re-setting unc
 stylesheets, and a slower idle frame loop for the file dropper.
 
 Bokeh gives its text inputs and selects a ``<label for>``, but a slider's handle (noUiSlider,
-``role="slider"``) has only a title ``<div>`` beside it, Panel's discrete slider puts its title
-in a separate pane, and a widget without a title has nothing. :data:`NAME_CONTROLS` names every
+``role="slider"``) has only a title ``<div>`` beside it, and a widget without a title has
+nothing. :data:`NAME_CONTROLS` names every
 such control (``aria-label``) from the title shown beside it (the text before ":", the value
-after it being read out by the slider itself), its placeholder or its widget's name. It runs
+after it being read out by the slider itself), its placeholder or its widget's name, and
+makes a slider read out the value its title shows rather than noUiSlider's raw number. It runs
 again every second: tabs are drawn when first opened and parameter widgets are replaced when
 the algorithm changes. The code is inline (a ``CustomJS``), so the page still loads nothing
 from any other host.
@@ -26,23 +27,28 @@ const ownTitle = (root) => {
   const own = root.querySelector('.bk-slider-title, label, .bk-input-group > div:first-child');
   return own ? titleOf(own) : '';
 };
-const hostTitle = (root) => {
-  // a slider's title: its own, else the pane just before it (Panel's discrete slider)
-  if (ownTitle(root)) return ownTitle(root);
-  const host = root.host;
-  const prev = host && host.previousElementSibling;
-  if (prev && prev.shadowRoot) {
-    const t = titleOf(prev.shadowRoot.querySelector('.bk-clearfix, div, p') || prev.shadowRoot);
-    if (t) return t;
-  }
-  return '';
-};
 const named = (el) => el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') ||
   (el.labels && Array.from(el.labels).some((l) => l.textContent.trim()));
+const spoken = new WeakSet();
+const speakShownValue = (h) => {
+  // noUiSlider reads out its raw number ("8.00": the grid index of the ε slider); a reader
+  // should hear the value the title shows ("5"), kept at every change the slider makes
+  // (the title's value element is replaced at each change: looked up each time)
+  const sync = () => {
+    const shown = h.getRootNode().querySelector('.bk-slider-value');
+    const text = shown && shown.textContent.trim();
+    if (text && h.getAttribute('aria-valuetext') !== text) h.setAttribute('aria-valuetext', text);
+  };
+  sync();
+  if (spoken.has(h)) return;
+  spoken.add(h);
+  new MutationObserver(sync).observe(h, { attributes: true, attributeFilter: ['aria-valuetext'] });
+};
 const label = (root) => {
   root.querySelectorAll('[role=slider]').forEach((h) => {
+    speakShownValue(h);
     if (named(h)) return;
-    const name = hostTitle(h.getRootNode());
+    const name = ownTitle(h.getRootNode());
     if (name) h.setAttribute('aria-label', name);
   });
   root.querySelectorAll('input:not([type=hidden]), select, textarea').forEach((el) => {

@@ -34,8 +34,13 @@ def test_one_banner_says_nothing_is_spent(page, server):
 def test_sliders_and_inputs_have_accessible_names(page, server):
     open_page(page, server)
     wait_for(page, lambda: any("ε=1" in t for t in titles(page)), what="first demo result")
-    # sliders: their title is a div (or, for ε, a separate pane): named by aria-label
-    expect(page.get_by_role("slider", name="ε (epsilon, log scale)")).to_be_visible()
+    # sliders: their title is a div: named by aria-label
+    epsilon = page.get_by_role("slider", name="ε (epsilon, log scale)")
+    expect(epsilon).to_be_visible()
+    # it reads out the ε its title shows, not the grid index its slider holds ("6.00")
+    expect(epsilon).to_have_attribute("aria-valuetext", "1")
+    epsilon.press("ArrowRight")
+    expect(epsilon).to_have_attribute("aria-valuetext", "2")
     expect(page.get_by_label("n (records)", exact=True).first).to_be_visible()
     expect(page.get_by_label("data seed", exact=True).first).to_be_visible()
     expect(page.get_by_label("task", exact=True).first).to_be_visible()

@@ -1,6 +1,8 @@
 """Views rendered to Bokeh models without a browser: every tab for every task, the analyst vs
 data-owner displays, the trade-off sweep and the Gibbs view's polling."""
 
+import json
+
 import holoviews as hv
 import numpy as np
 import pytest
@@ -425,3 +427,24 @@ def test_a_view_built_while_a_release_changes_the_lab_does_not_break(
     monkeypatch.undo()
     lab.ledger.param.trigger("spent")  # and the built view still follows the lab
     pn.panel(view).get_root(Document())  # and renders: either raised before the fix
+
+
+def test_the_epsilon_slider_and_the_settings_follow_each_other(ledger_env):
+    """The ε slider holds a grid index: a step sets the grid's ε, a value set elsewhere (the
+    Plan tab's Apply) moves the handle to the nearest grid point on the log scale, and the
+    title the browser formats from the index names that grid value."""
+    from privclust.app.state.settings import EPSILON_GRID
+
+    lab = Lab(schedule=lambda fn: None)
+    panel = SettingsPanel(lab=lab)
+    slider, s = panel.epsilon, lab.settings
+    assert EPSILON_GRID[slider.value] == s.epsilon == 1.0
+    slider.value += 1
+    assert s.epsilon == 2.0
+    s.epsilon = 50.0
+    assert EPSILON_GRID[slider.value] == 50.0
+    s.epsilon = 3.0  # log-nearest grid point: 2 (log 3/2 = 0.41 < log 5/3 = 0.51)
+    assert EPSILON_GRID[slider.value] == 2.0 and s.epsilon == 2.0  # snapped to the grid
+    code = slider.format.code  # `return [labels][tick] ...`: the title of index `tick`
+    labels = json.loads(code[code.index("[") : code.index("]") + 1])
+    assert [float(t) for t in labels] == EPSILON_GRID

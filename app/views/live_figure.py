@@ -26,7 +26,9 @@ session's private data.
 """
 
 import collections
+import contextlib
 import dataclasses
+import itertools
 import logging
 import warnings
 
@@ -41,10 +43,15 @@ log = logging.getLogger(__name__)
 
 _Redraw = hv.streams.Stream.define("Redraw", version=0)
 
-# layers -> the _Plot shadow of public results, shared by all sessions (most recently used last);
-# a shadow in use is taken out, so no two redraws ever draw on one
+# the _Plot shadows of public results, shared by all sessions (key: a serial number; most
+# recently used last); a shadow in use is taken out, so no two redraws ever draw on one. Several
+# per layers: a class's slider steps go back and forth over a few demo results, and a shadow
+# that shows a step's result already is compared (~7 ms), not redrawn (~90 ms, a third of the
+# server's work per step: py-spy of a served page while its epsilon slider moved)
 PUBLIC_SHADOWS = collections.OrderedDict()
-PUBLIC_SHADOWS_MAX = 8
+PUBLIC_SHADOWS_MAX = 24
+PUBLIC_SHADOWS_PER_LAYERS = 8
+_SERIAL = itertools.count()
 
 
 def layers(frames):
@@ -76,13 +83,9 @@ class LiveFigure:
         if not public:
             self.model = _Plot(frames).model
             return
-        shadow = PUBLIC_SHADOWS.pop(self.layers, None)
-        if shadow is None:
-            shadow = _Plot(frames)
-        else:
-            shadow.draw(frames)
+        shadow = _draw_public(frames)
         self.model = clone(shadow.model)
-        _share(self.layers, shadow)
+        _share(shadow)
 
     def redraw(self, frames, public=False):
         """Show ``frames`` in this figure; False when it cannot (then the caller builds a new
@@ -92,9 +95,11 @@ class LiveFigure:
         doc = self._page()
         if layers(frames) != self.layers or doc is None or doc.session_context is None:
             return False
-        shadow = PUBLIC_SHADOWS.pop(self.layers, None) if public else self._shadow
+        shadow = None if public else self._shadow
         try:
-            if shadow is None:
+            if public:
+                shadow = _draw_public(frames)
+            elif shadow is None:
                 shadow = _Plot(frames)
             else:
                 shadow.draw(frames)
@@ -105,7 +110,7 @@ class LiveFigure:
         if not public:
             self._shadow = shadow
         elif shadow is not None:
-            _share(self.layers, shadow)
+            _share(shadow)
         if found is None:
             return False
         apply(found)
@@ -116,9 +121,25 @@ class LiveFigure:
         return self.model.document
 
 
-def _share(key, shadow):
+def _draw_public(frames):
+    """A shared shadow showing ``frames`` of public data, taken out of the shared ones: one that
+    shows them already, else a new plot while its layers have fewer than
+    ``PUBLIC_SHADOWS_PER_LAYERS`` shadows, else the least recently used of them, redrawn."""
+    kind, shows = layers(frames), content(frames)
+    same = [key for key, shadow in PUBLIC_SHADOWS.items() if shadow.layers == kind]
+    showing = next((k for k in reversed(same) if _equal(PUBLIC_SHADOWS[k].shows, shows)), None)
+    if showing is not None:
+        return PUBLIC_SHADOWS.pop(showing)
+    if len(same) < PUBLIC_SHADOWS_PER_LAYERS:
+        return _Plot(frames)
+    shadow = PUBLIC_SHADOWS.pop(same[0])
+    shadow.draw(frames, shows)
+    return shadow
+
+
+def _share(shadow):
     """Put a public shadow (back) among the shared ones, most recently used last."""
-    PUBLIC_SHADOWS[key] = shadow
+    PUBLIC_SHADOWS[next(_SERIAL)] = shadow
     while len(PUBLIC_SHADOWS) > PUBLIC_SHADOWS_MAX:
         PUBLIC_SHADOWS.popitem(last=False)
 
@@ -129,7 +150,8 @@ class _Plot:
 
     def __init__(self, frames):
         self._frames = list(frames)
-        self._shows = content(frames)  # before plotting: a plot adds options to its elements
+        self.layers = layers(frames)
+        self.shows = content(frames)  # before plotting: a plot adds options to its elements
         self._stream = _Redraw()
         maps = [
             hv.DynamicMap(lambda version, i=i: self._frames[i], streams=[self._stream]).opts(
@@ -143,16 +165,16 @@ class _Plot:
         plot.document = Document()
         self.model = plot.state
 
-    def draw(self, frames):
-        """Redraw for ``frames``; nothing to do when they show what the plot shows already (the
-        pages of a class open on one demo result: 7 ms to compare, 90 ms to redraw,
-        benchmarks/app/first_figure.py)."""
-        shows = content(frames)
-        if _equal(shows, self._shows):
+    def draw(self, frames, shows=None):
+        """Redraw for ``frames`` (``shows``: their :func:`content`, when known); nothing to do
+        when they show what the plot shows already (the pages of a class open on one demo
+        result: 7 ms to compare, 90 ms to redraw, benchmarks/app/first_figure.py)."""
+        shows = content(frames) if shows is None else shows
+        if _equal(shows, self.shows):
             return
         self._frames[:] = frames
         self._stream.event(version=self._stream.version + 1)  # DynamicMaps memoize on it
-        self._shows = shows
+        self.shows = shows
 
 
 def content(frames):
@@ -212,6 +234,7 @@ def changes(live, new):
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_LEAVES = (*_SCALARS, np.generic, np.ndarray)
 
 
 def clone(root):
@@ -301,14 +324,19 @@ def _pair(a, b, pairs):
 
 
 def _has_model(value):
+    """Whether ``value`` holds a Bokeh model (in a list, dict or field spec). Scalars and arrays
+    are skipped without a call: a plot's column data are lists of thousands of them, and
+    walking each one was most of a slider step's :func:`changes` (py-spy on a served page)."""
+    if isinstance(value, _LEAVES):
+        return False
     if isinstance(value, Model):
         return True
+    if isinstance(value, (list, tuple)):
+        return any(_has_model(v) for v in value if not isinstance(v, _LEAVES))
+    if isinstance(value, dict):
+        return any(_has_model(v) for v in value.values() if not isinstance(v, _LEAVES))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return any(_has_model(getattr(value, f.name)) for f in dataclasses.fields(value))
-    if isinstance(value, (list, tuple)):
-        return any(_has_model(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_model(v) for v in value.values())
     return False
 
 
@@ -324,7 +352,12 @@ def _equal(a, b):
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in b)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+        if len(a) != len(b):
+            return False
+        with contextlib.suppress(TypeError, ValueError):  # arrays inside: compared one by one
+            if a == b:  # a column of labels in one call; NaNs only one by one, below
+                return True
+        return all(_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float) and isinstance(b, float) and np.isnan(a) and np.isnan(b):
         return True
     try:
@@ -339,5 +372,5 @@ def _copy(value):
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [v if isinstance(v, _SCALARS) else _copy(v) for v in value]
     return value

@@ -148,22 +148,53 @@ def _two_pages_after_a_step(demo, eps, monkeypatch):
     return first, second, built
 
 
+def _shadows_of(layers):
+    return [s for s in lf.PUBLIC_SHADOWS.values() if s.layers == layers]
+
+
 def test_pages_of_public_results_share_one_shadow_and_show_their_own_frames(demo, monkeypatch):
-    """A second page's first redraw of a public result builds no plot; what it shows is its own
-    result, property for property, although the shared shadow last drew another page's."""
+    """With one shadow per layers, a second page's first redraw of another public result builds
+    no plot; what it shows is its own result, property for property, although the shared shadow
+    last drew another page's."""
     lab, view = demo
+    monkeypatch.setattr(lf, "PUBLIC_SHADOWS_PER_LAYERS", 1)
     first, second, built = _two_pages_after_a_step(demo, 5.0, monkeypatch)
     n = len(built)
     assert first.redraw(view._overlays(), public=True) and len(built) == n + 1
-    shadow = lf.PUBLIC_SHADOWS[first.layers]
+    (shadow,) = lf.PUBLIC_SHADOWS.values()
     _step(lab, 2.0)
     n = len(built)
     assert second.redraw(view._overlays(), public=True) and len(built) == n  # no plot built
-    assert list(lf.PUBLIC_SHADOWS) == [second.layers] and lf.PUBLIC_SHADOWS[second.layers] is shadow
+    assert list(lf.PUBLIC_SHADOWS.values()) == [shadow]
     titles = [t.text for t in second.model.select({"type": Title})]
     assert any("ε=2" in t for t in titles) and not any("ε=5" in t for t in titles)
     assert _all_properties_equal(second.model, lf._Plot(view._overlays()).model)
     assert first._shadow is None and second._shadow is None
+
+
+def test_steps_back_to_a_public_result_reuse_the_shadow_that_shows_it(demo, monkeypatch):
+    """Slider steps back and forth over demo results: each result gets a shadow of its own (up
+    to ``PUBLIC_SHADOWS_PER_LAYERS``), a step back to one is neither a plot nor a redraw, and
+    the page shows the step's result; beyond the limit the least recently used is redrawn."""
+    lab, view = demo
+    monkeypatch.setattr(lf, "PUBLIC_SHADOWS_PER_LAYERS", 2)
+    live, _, built = _two_pages_after_a_step(demo, 5.0, monkeypatch)
+    redraws = []
+    real = lf._Plot.draw
+    monkeypatch.setattr(lf._Plot, "draw", lambda self, *a: (redraws.append(1), real(self, *a)))
+    n = len(built)
+    for eps in (2.0, 5.0, 2.0, 5.0):
+        _step(lab, eps)
+        assert live.redraw(view._overlays(), public=True)
+        assert any(f"ε={eps:g}" in t.text for t in live.model.select({"type": Title}))
+        assert _all_properties_equal(live.model, lf._Plot(view._overlays()).model)
+        n += 1  # the reference plot just built
+    assert len(built) == n + 2 and not redraws  # one shadow per result, none redrawn
+    assert len(_shadows_of(live.layers)) == 2
+    _step(lab, 10.0)
+    assert live.redraw(view._overlays(), public=True) and len(built) == n + 2
+    assert len(_shadows_of(live.layers)) == 2 and len(redraws) == 1
+    assert any("ε=10" in t.text for t in live.model.select({"type": Title}))
 
 
 def test_a_private_result_s_shadow_is_its_figure_s_own(demo, monkeypatch):
@@ -228,8 +259,9 @@ def test_a_new_figure_of_a_public_result_copies_the_shared_shadow(demo, monkeypa
     shadow of its layers; the figure shows its own result, and the first page's is untouched."""
     lab, view = demo
     monkeypatch.setattr(lf, "PUBLIC_SHADOWS", lf.collections.OrderedDict())
+    monkeypatch.setattr(lf, "PUBLIC_SHADOWS_PER_LAYERS", 1)
     first = lf.LiveFigure(view._overlays(), public=True)
-    assert list(lf.PUBLIC_SHADOWS) == [first.layers]
+    assert [s.layers for s in lf.PUBLIC_SHADOWS.values()] == [first.layers]
     built = _count_plots(monkeypatch)
     _step(lab, 2.0)
     second = lf.LiveFigure(view._overlays(), public=True)
@@ -237,9 +269,9 @@ def test_a_new_figure_of_a_public_result_copies_the_shared_shadow(demo, monkeypa
     assert any("ε=2" in t.text for t in second.model.select({"type": Title}))
     assert not any("ε=2" in t.text for t in first.model.select({"type": Title}))
     assert _all_properties_equal(second.model, lf._Plot(view._overlays()).model)
-    shared = lf.PUBLIC_SHADOWS[first.layers]
+    (shared,) = lf.PUBLIC_SHADOWS.values()
     lf.LiveFigure(view._overlays())  # private: a plot of its own, the shared shadow untouched
-    assert len(built) == 2 and lf.PUBLIC_SHADOWS[first.layers] is shared
+    assert len(built) == 2 and list(lf.PUBLIC_SHADOWS.values()) == [shared]
 
 
 def _count_redraws(plot, monkeypatch):
@@ -282,3 +314,20 @@ def test_a_shadow_skips_frames_it_already_shows_and_redraws_any_other(demo, monk
         assert not lf._equal(lf.content([changed, frames[1]]), lf.content(frames))
     plot.draw([hooked, frames[1]])
     assert len(redrawn) == 2
+
+
+def test_values_compare_and_hold_models_as_walked_one_by_one():
+    """The fast paths (a list compared in one call, scalars and arrays skipped) keep the answers
+    of a walk of every item: NaNs of different objects equal, arrays inside lists compared by
+    value, and a model found after thousands of labels."""
+    import numpy as np
+    from bokeh.models import Range1d
+
+    labels = [f"c{i}" for i in range(5000)]
+    assert lf._equal(labels + [float("nan")], list(labels) + [float("nan")])
+    assert not lf._equal(labels + ["x"], labels + ["y"])
+    assert lf._equal([np.arange(3), 1], [np.arange(3), 1])
+    assert not lf._equal([np.arange(3), 1], [np.arange(3) + 1, 1])
+    assert not lf._has_model(labels + [np.arange(4), 2.0, None])
+    assert lf._has_model(labels + [{"r": Range1d()}])
+    assert lf._has_model((1, [labels, Range1d()]))

@@ -22,6 +22,9 @@ this module first.
   already found its socket closed raised an AssertionError when the close arrived).
 - :func:`skip_unused_bundles`: ``panel.io.server.bundle_resources`` (every served page loaded
   BokehJS's MathJax and WebGL bundles, which it never uses).
+- :func:`accept_one_connection_per_wakeup`: tornado's ``netutil._DEFAULT_BACKLOG`` (with
+  ``--num-procs``, a class's pages opened together all went to one process); not Panel's, but
+  the same kind of reach into the server's stack.
 """
 
 import base64
@@ -308,3 +311,21 @@ def no_web_font():
     """Served notebooks: the notebook page template (EditableTemplate) requests the Lato font
     from Google; the page renders with the browser's own fonts instead."""
     pn.template.EditableTemplate._resources["css"].pop("lato", None)
+
+
+def accept_one_connection_per_wakeup():
+    """Each server process accepts one waiting connection each time its event loop finds the
+    listening socket readable, not up to 128.
+
+    With ``--num-procs`` every process listens on one shared socket, and tornado's accept
+    handler takes all pending connections at once (``netutil.add_accept_handler`` loops up to
+    ``_DEFAULT_BACKLOG`` times): a class's pages, opened together, were all accepted by the
+    process that woke first and built one after another on its one thread while the other
+    process idled. Taking one at a time, a process busy building a page leaves the next
+    connection to a free one. Measured with ``benchmarks/app/load.py --protocol wire -- --num-procs
+    2`` (10 sliding users + 2 samplers): first result p95 12.3 -> 8.1 s. The listen backlog
+    itself is set when the socket is bound, before this runs. Process-wide, idempotent.
+    """
+    from tornado import netutil
+
+    netutil._DEFAULT_BACKLOG = 1

@@ -48,7 +48,9 @@ def warm_up():
 # panel serve executes this file as the module "panel_setup_module" (panel 1.9), not under a
 # "bokeh..." module name, so the guard tests that name (and __main__ for a direct run)
 if __name__ in ("panel_setup_module", "__main__"):
+    from privclust.app.server.panel_compat import accept_one_connection_per_wakeup
     from privclust.app.server.parent_watch import watch_master_if_worker
 
     watch_master_if_worker()  # --num-procs: this worker ends with the panel serve master
+    accept_one_connection_per_wakeup()  # --num-procs: a class's pages spread over the workers
     print(f"privclust: warm-up done in {warm_up():.2f} s", flush=True)

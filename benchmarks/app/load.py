@@ -1,6 +1,7 @@
 """A class on one server: many browser contexts at once on one ``privclust serve``.
 
-    python benchmarks/app/load.py [--sliders 10] [--samplers 2] [--seconds 90] [--protocol]
+    python benchmarks/app/load.py [--sliders 10] [--samplers 2] [--seconds 90]
+                                  [--protocol [bokeh|wire]]
                                   [--first-timeout 180] [--chromium PATH]
                                   [--results benchmarks/results/app/load.md]
                                   [-- EXTRA panel serve OPTIONS, e.g. --num-procs 2]
@@ -19,7 +20,9 @@ concurrently (Playwright's async API):
 With ``--protocol`` the slider users are Bokeh clients of the page's own protocol
 (``protocol_client.py``, one process each), not browser pages: the server does the same work
 for them, but no browser draws their pages on this machine (a class's browsers run on the
-students' computers).
+students' computers). A Bokeh client still rebuilds every model of the page in Python (about
+1 CPU s a page); ``--protocol wire`` (``wire_client.py``) reads the same messages as JSON and
+keeps only the plot titles, so the slider users' side costs this machine almost nothing.
 
 Measured: first result (navigation -> first plot titled ``ε=``), slider -> new plot (timed
 inside the page from the key press to the first animation frame whose plot titles changed),
@@ -288,17 +291,20 @@ async def _browser_at_our_priority(server_pids, stop):
             pass
 
 
-PROTOCOL_CLIENT = Path(__file__).with_name("protocol_client.py")
+PROTOCOL_CLIENTS = {
+    "bokeh": Path(__file__).with_name("protocol_client.py"),
+    "wire": Path(__file__).with_name("wire_client.py"),
+}
 
 
-async def protocol_users(url, n, seconds, rng, first_timeout):
-    """Start ``n`` protocol clients (``protocol_client.py``) and wait until each has imported,
-    in its own process; returns one coroutine per client that sets it going and returns its
-    results (gathered, they start together)."""
+async def protocol_users(url, n, seconds, rng, first_timeout, kind="bokeh"):
+    """Start ``n`` protocol clients (``PROTOCOL_CLIENTS[kind]``) and wait until each has
+    imported, in its own process; returns one coroutine per client that sets it going and
+    returns its results (gathered, they start together)."""
     procs = [
         await asyncio.create_subprocess_exec(
             sys.executable,
-            str(PROTOCOL_CLIENT),
+            str(PROTOCOL_CLIENTS[kind]),
             url,
             str(seconds),
             str(rng.randrange(2**31)),
@@ -379,7 +385,7 @@ async def run(
             contexts.append(ctx)
         rng = random.Random(seed)
         if protocol:  # the slider users speak the page's protocol, no browser page each
-            users = await protocol_users(url, n_sliders, seconds, rng, first_timeout)
+            users = await protocol_users(url, n_sliders, seconds, rng, first_timeout, protocol)
         else:
             users = [
                 slider_user(c, url, seconds, out, random.Random(rng.random()), first_timeout)
@@ -599,7 +605,10 @@ def write(path, record):
         + (
             "users speaking the page's protocol (Bokeh clients: the server's work for each "
             "page, no browser drawing it on this machine)"
-            if record.get("protocol")
+            if record.get("protocol") in ("bokeh", True)
+            else "users speaking the page's protocol read as JSON (wire clients: the server's "
+            "work for each page, next to nothing on this machine for the client)"
+            if record.get("protocol") == "wire"
             else "contexts"
         )
         + f" + {record['samplers']} Gibbs contexts at once, "
@@ -669,9 +678,13 @@ def main(argv=None):
     )
     parser.add_argument(
         "--protocol",
-        action="store_true",
-        help="slider users are Bokeh protocol clients (benchmarks/app/protocol_client.py), "
-        "not browser pages: what the server does for a class whose browsers run elsewhere",
+        nargs="?",
+        const="bokeh",
+        choices=sorted(PROTOCOL_CLIENTS),
+        help="slider users are protocol clients, not browser pages: what the server does for "
+        "a class whose browsers run elsewhere; 'bokeh' (the default): Bokeh client sessions "
+        "(benchmarks/app/protocol_client.py); 'wire': the messages read as JSON "
+        "(benchmarks/app/wire_client.py), almost no CPU on this machine",
     )
     parser.add_argument(
         "--results",

@@ -81,6 +81,17 @@ class PageClient:
         self.call(lambda: self.session.close())
 
 
+def walk(rng):
+    """The ε slider steps of a user (-1 or +1, for ever): a random walk within three steps of the
+    default, so that a class asks for the same public demo results, as one following a teacher
+    does."""
+    pos = 0
+    while True:
+        step = rng.choice((-1, 1)) if abs(pos) < 3 else -int(pos / abs(pos))
+        pos += step
+        yield step
+
+
 def run(url, seconds, seed, first_timeout):
     from bokeh.models import Slider
 
@@ -95,10 +106,10 @@ def run(url, seconds, seed, first_timeout):
     slider = next(
         m for m in list(page.doc.models) if isinstance(m, Slider) and "pc-epsilon" in m.css_classes
     )
-    pos, end = 0, time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        step = rng.choice((-1, 1)) if abs(pos) < 3 else -int(pos / abs(pos))
-        pos += step
+    end = time.perf_counter() + seconds
+    for step in walk(rng):
+        if time.perf_counter() >= end:
+            break
         before, t0 = page.titles, time.perf_counter()
 
         def move(step=step):  # what a key press on the page's slider sends

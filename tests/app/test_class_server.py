@@ -122,14 +122,15 @@ def test_six_pages_at_once_make_no_outside_request_and_no_page_error(
 def test_the_load_script_drives_sliding_users_through_the_page_protocol(
     tmp_path, browser_type_launch_args
 ):
-    """``load.py --protocol``: sliding users are Bokeh clients of the page's own protocol (no
-    browser page each). Each shows its first result and every slider step it makes reaches a
-    new plot title (a client that stopped hearing the server would time out: inf); nothing
-    left the server and it logged no traceback. Timings are not asserted."""
+    """``load.py --protocol wire``: sliding users are protocol clients (no browser page each).
+    Each shows its first result and every slider step it makes reaches a new plot title (a
+    client that stopped hearing the server would time out: inf); nothing left the server and it
+    logged no traceback. Timings are not asserted."""
     record, results = run_load(
         tmp_path,
         browser_type_launch_args,
         "--protocol",
+        "wire",
         "--sliders",
         "2",
         "--samplers",
@@ -144,7 +145,28 @@ def test_the_load_script_drives_sliding_users_through_the_page_protocol(
     assert len(steps) >= 2 and all(s < float("inf") for s in steps), steps
     assert raw["foreign_requests"] == [] and raw["page_errors"] == []
     assert summary["server_tracebacks"] == 0, raw.get("server_first_traceback")
-    assert "speaking the page's protocol" in results.read_text()
+    assert "speaking the page's protocol read as JSON" in results.read_text()
+
+
+@pytest.mark.parametrize("client", ["protocol_client.py", "wire_client.py"])
+def test_each_protocol_client_moves_the_slider_to_new_plots_as_a_browser_does(server, client):
+    """Both kinds of load.py's protocol users, on a served page: the first result is seen, and
+    each slider step (its value and value_throttled, what the page's slider sends) reaches a new
+    plot title naming an ε within the client's limit (60 s; a step lost or a title missed: inf).
+    """
+    run = subprocess.run(
+        [sys.executable, str(LOAD.with_name(client)), server["url"], "4", "3", "120"],
+        input="go\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    ready, line = run.stdout.splitlines()[-2:]
+    out = json.loads(line)
+    assert ready == "ready" and len(out["first_result_s"]) == 1 and out["cpu_s"] > 0
+    steps = out["slider_to_plot_s"]
+    assert len(steps) >= 2 and all(s < float("inf") for s in steps), steps
 
 
 def test_the_page_cost_script_splits_a_page_s_cpu_by_process(tmp_path, browser_type_launch_args):

@@ -160,3 +160,41 @@ def test_a_served_page_loads_no_mathjax_or_webgl_bundle_unless_a_model_asks_for_
     tex = Div(text=r"$$\varepsilon$$")
     assert "bokeh-mathjax" in _bundle_scripts([markdown, tex])
     assert list(inspect.signature(server.bundle_resources).parameters)[:2] == ["roots", "resources"]
+
+
+def _accepted_at_first_wakeup(waiting):
+    """Connections a tornado accept handler takes on the first wake-up of its event loop, with
+    ``waiting`` connections already queued on the listening socket."""
+    import asyncio
+    import socket
+
+    from tornado import netutil
+
+    async def run():
+        (listener,) = netutil.bind_sockets(0, "127.0.0.1")
+        port = listener.getsockname()[1]
+        clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(waiting)]
+        accepted = []
+        remove = netutil.add_accept_handler(listener, lambda conn, addr: accepted.append(conn))
+        while not accepted:
+            await asyncio.sleep(0)
+        first = len(accepted)
+        remove()
+        for s in [*accepted, *clients, listener]:
+            s.close()
+        return first
+
+    return asyncio.run(run())
+
+
+def test_a_process_accepts_one_waiting_connection_per_wakeup(monkeypatch):
+    """With ``--num-procs`` a class's pages, opened together, all went to the process that woke
+    first (tornado took every waiting connection at once); after the override it takes one, and
+    a process busy building a page leaves the next to another."""
+    from tornado import netutil
+
+    monkeypatch.setattr(netutil, "_DEFAULT_BACKLOG", netutil._DEFAULT_BACKLOG)
+    assert "range(_DEFAULT_BACKLOG)" in inspect.getsource(netutil.add_accept_handler)
+    assert _accepted_at_first_wakeup(5) == 5  # tornado's own: all at once
+    panel_compat.accept_one_connection_per_wakeup()
+    assert _accepted_at_first_wakeup(5) == 1

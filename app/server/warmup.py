@@ -24,6 +24,7 @@ def warm_up():
     t0 = time.perf_counter()
     try:
         from bokeh.document import Document
+        from bokeh.settings import settings
 
         from privclust.app.page import create_app  # imports every estimator of the catalogue
         from privclust.app.server.sampler import start_sampler_server
@@ -33,8 +34,14 @@ def warm_up():
         # the default demo is fitted once, into the cache every session shares (public data):
         # each new page then shows its first result with the page, with no fit and no update
         page = create_app(lab=Lab(demo_cache=demo_cache.SHARED))
-        page.server_doc(Document())
-        del page
+        doc = Document()
+        page.server_doc(doc)
+        # Bokeh's integrity checks (their warnings go to the log) once, on this page, which
+        # holds every view: each session's page has the same kinds of models, and checking
+        # each was ~5 % of the server's work per new page (py-spy, sessions opened in a row)
+        doc.validate()
+        settings.perform_document_validation.set_value(False)
+        del page, doc
         # the ~300,000 objects alive now (modules, classes, caches) are never garbage: a
         # full collection scanned them all, a ~125 ms pause of the server's IO loop each time
         # (measured), every few hundred thousand allocations; frozen, collections skip them

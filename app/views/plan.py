@@ -279,8 +279,8 @@ class PlanView(pn.viewable.Viewer):
         self.eps = pn.widgets.CheckButtonGroup.from_param(
             m.param.epsilons,
             options=PLAN_GRID,
-            button_type="primary",
-            button_style="outline",
+            color="primary",
+            variant="outline",
             css_classes=["pc-plan-eps"],
         )
         self.trials = pn.widgets.IntSlider.from_param(m.param.n_trials, width=200)

@@ -138,8 +138,8 @@ class TradeoffView(View):
             name="ε grid",
             options=GRID,
             value=GRID[:5],
-            button_type="primary",
-            button_style="outline",
+            color="primary",
+            variant="outline",
             css_classes=["pc-sweep-eps"],
         )
         self.trials = pn.widgets.IntSlider.from_param(self.param.n_trials)

@@ -1,0 +1,31 @@
+"""The server's warm-up (app/server/warmup.py, ``panel serve --setup``): what it leaves the
+process with for its sessions."""
+
+import gc
+
+from bokeh.document import Document
+from bokeh.settings import settings
+
+from privclust.app.server import sampler, warmup
+
+
+def test_the_warm_up_checks_one_whole_page_and_sessions_skip_bokeh_s_checks(
+    ledger_env, monkeypatch
+):
+    """Bokeh's document checks run once, on the warm-up's page holding every view, and not again
+    for each session's page (the same kinds of models; ~5 % of a new page's server work)."""
+    checked = []
+    real = Document.validate
+    monkeypatch.setattr(Document, "validate", lambda doc: (checked.append(doc), real(doc))[1])
+    monkeypatch.setattr(sampler, "start_sampler_server", lambda: None)
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # the test process's objects stay collectable
+    settings.perform_document_validation.unset_value()
+    assert settings.perform_document_validation()
+    try:
+        warmup.warm_up()
+        assert not settings.perform_document_validation()
+        (doc,) = checked
+        names = {type(m).__name__ for m in doc.models}
+        assert {"Slider", "Tabs", "GlyphRenderer"} <= names and len(list(doc.models)) > 300
+    finally:
+        settings.perform_document_validation.unset_value()

@@ -47,7 +47,11 @@ def create_app(lab=None, **lab_params):
     together.
     Outside a session (notebooks, tests) every view is built at once.
     """
-    hv.extension("bokeh", logo=False)
+    if not (session_hooks.in_session() and "bokeh" in hv.Store.renderers):
+        # once per server process (the warm-up's page): again in every session it only rebuilt
+        # HoloViews' option builders, the same each time (3.5 % of a new page's server work,
+        # py-spy); in a notebook every call loads the notebook's extension, so it stays
+        hv.extension("bokeh", logo=False)
     pn.extension("filedropper", throttled=True, notifications=False)
     worker = None
     if lab is None:

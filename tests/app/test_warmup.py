@@ -29,3 +29,26 @@ def test_the_warm_up_checks_one_whole_page_and_sessions_skip_bokeh_s_checks(
         assert {"Slider", "Tabs", "GlyphRenderer"} <= names and len(list(doc.models)) > 300
     finally:
         settings.perform_document_validation.unset_value()
+
+
+def test_holoviews_is_loaded_once_per_server_process_and_at_every_notebook_page(
+    ledger_env, monkeypatch
+):
+    """A notebook's page loads HoloViews' extension each time (it injects the notebook's
+    JavaScript); a server session's page does not once the process has loaded it (the warm-up's
+    page), since there it only rebuilt the same option builders for every new page."""
+    import holoviews as hv
+
+    from privclust.app import page
+    from privclust.app.server import session_hooks
+    from privclust.app.state import Lab
+
+    calls = []
+    monkeypatch.setattr(hv, "extension", lambda *a, **k: calls.append(a))
+    page.create_app(lab=Lab())
+    assert calls == [("bokeh",)]
+    monkeypatch.setattr(session_hooks, "in_session", lambda: True)
+    monkeypatch.setattr(page, "_lazy_tabs", lambda *a: None)  # no session document to watch
+    assert "bokeh" in hv.Store.renderers
+    page.create_app(lab=Lab())
+    assert calls == [("bokeh",)]

@@ -323,8 +323,9 @@ def accept_one_connection_per_wakeup():
     process that woke first and built one after another on its one thread while the other
     process idled. Taking one at a time, a process busy building a page leaves the next
     connection to a free one. Measured with ``benchmarks/app/load.py --protocol wire -- --num-procs
-    2`` (10 sliding users + 2 samplers): first result p95 12.3 -> 8.1 s. The listen backlog
-    itself is set when the socket is bound, before this runs. Process-wide, idempotent.
+    2`` (10 sliding users + 2 samplers): first result p95 12.3 s before, 8.1-9.7 s in three runs
+    after. The listen backlog itself is set when the socket is bound, before this runs.
+    Process-wide, idempotent.
     """
     from tornado import netutil
 

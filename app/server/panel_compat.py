@@ -324,8 +324,12 @@ def accept_one_connection_per_wakeup():
     process idled. Taking one at a time, a process busy building a page leaves the next
     connection to a free one. Measured with ``benchmarks/app/load.py --protocol wire -- --num-procs
     2`` (10 sliding users + 2 samplers): first result p95 12.3 s before, 8.1-9.7 s in three runs
-    after. The listen backlog itself is set when the socket is bound, before this runs.
-    Process-wide, idempotent.
+    after; with twelve Chromium pages and two processes no worse (2 interleaved runs each way).
+    A single-process server gains nothing to balance and accepts a browser's many connections
+    one loop turn (possibly a page build) apart, so the warm-up calls this in ``--num-procs``
+    workers only (12 Chromium pages, one process, first result p95 21.4 / 25.0 s without,
+    25.5 / 27.3 s with). The listen backlog itself is set when the socket is bound, before this
+    runs. Process-wide, idempotent.
     """
     from tornado import netutil
 

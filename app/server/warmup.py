@@ -52,12 +52,25 @@ def warm_up():
     return time.perf_counter() - t0
 
 
-# panel serve executes this file as the module "panel_setup_module" (panel 1.9), not under a
-# "bokeh..." module name, so the guard tests that name (and __main__ for a direct run)
-if __name__ in ("panel_setup_module", "__main__"):
+def worker_setup():
+    """In a ``panel serve --num-procs`` worker (nothing in a single-process server; returns
+    whether it is one): end with the master, and accept one waiting connection at a time, so
+    that a class's pages opened together spread over the workers
+    (:func:`~privclust.app.server.panel_compat.accept_one_connection_per_wakeup`)."""
+    from tornado.process import task_id
+
     from privclust.app.server.panel_compat import accept_one_connection_per_wakeup
     from privclust.app.server.parent_watch import watch_master_if_worker
 
-    watch_master_if_worker()  # --num-procs: this worker ends with the panel serve master
-    accept_one_connection_per_wakeup()  # --num-procs: a class's pages spread over the workers
+    if task_id() is None:
+        return False
+    watch_master_if_worker()
+    accept_one_connection_per_wakeup()
+    return True
+
+
+# panel serve executes this file as the module "panel_setup_module" (panel 1.9), not under a
+# "bokeh..." module name, so the guard tests that name (and __main__ for a direct run)
+if __name__ in ("panel_setup_module", "__main__"):
+    worker_setup()
     print(f"privclust: warm-up done in {warm_up():.2f} s", flush=True)

@@ -52,3 +52,22 @@ def test_holoviews_is_loaded_once_per_server_process_and_at_every_notebook_page(
     assert "bokeh" in hv.Store.renderers
     page.create_app(lab=Lab())
     assert calls == [("bokeh",)]
+
+
+def test_only_num_procs_workers_take_one_waiting_connection_at_a_time(monkeypatch):
+    """``--num-procs`` workers share one listening socket: each takes one waiting connection at
+    a time (a class's pages spread over them) and ends with the master. A single-process server
+    keeps tornado's own accept loop (it has nothing to balance)."""
+    from tornado import netutil, process
+
+    from privclust.app.server import parent_watch
+
+    watched = []
+    monkeypatch.setattr(parent_watch, "die_with_parent", watched.append)
+    monkeypatch.setattr(netutil, "_DEFAULT_BACKLOG", 128)
+    monkeypatch.setattr(process, "task_id", lambda: None)
+    assert not warmup.worker_setup()
+    assert netutil._DEFAULT_BACKLOG == 128 and not watched
+    monkeypatch.setattr(process, "task_id", lambda: 1)
+    assert warmup.worker_setup()
+    assert netutil._DEFAULT_BACKLOG == 1 and len(watched) == 1

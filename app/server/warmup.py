@@ -9,7 +9,9 @@ forkserver, so the first Start of a server does not pay for a fresh interpreter,
 what is alive then out of the garbage collector's full passes. The throw-away page has no
 session and touches no data beyond the embedded preset generator; it fits the default demo
 (and its non-private baseline) into the shared demo cache, so that every session's first
-result is a cache hit drawn with the page.
+result is a cache hit drawn with the page. Bokeh's document checks run on that page and are then
+off for the process's sessions, and in a ``--num-procs`` worker :func:`worker_setup` spreads a
+class's connections over the workers.
 """
 
 import gc

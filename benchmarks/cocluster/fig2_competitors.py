@@ -8,8 +8,8 @@ permuted before each run, K0 = L0 = number of classes. Methods:
 - DP-KMeans: diffprivlib 0.6.6 ``KMeans`` in this process (the function of
   ``fig2_nmi_vs_eps.py``: bounds (0, max count) read from the data, which favours the baseline);
   ~11 s per fit on classic3, so a reduced grid there (``KMEANS`` below);
-- DPHD (``BalcanKMeans``, Balcan et al., ICML 2017) when privclust exports it: rows scaled to
-  unit L2 norm (public radius 1), labels = nearest released centre;
+- DPHD (``BalcanKMeans``, Balcan et al., ICML 2017): rows scaled to unit L2 norm (public
+  radius 1), labels = nearest released centre;
 - DPNMF (``DPNMF``, Saha & Imtiaz 2024): delta = 1e-5 and eps < 1 as in the paper's protocol
   (the grid's 1.0 becomes 0.99999), labels = argmax of the (non-private) coefficients.
 
@@ -34,13 +34,9 @@ from _common import RESULTS, load, permuted
 from fig2_nmi_vs_eps import dp_kmeans
 from sklearn.preprocessing import normalize
 
+from privclust.core import BalcanKMeans
 from privclust.core.cocluster import DPNMF, DPTauCoClustering
 from privclust.core.metrics import nmi
-
-try:  # DPHD arrives from another branch; run without it
-    from privclust.core import BalcanKMeans
-except (ImportError, AttributeError):
-    BalcanKMeans = None
 
 DATASETS = ("classic3", "cstr")
 EPS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.5, 2.0, 2.5, 3.0]
@@ -78,8 +74,7 @@ def tasks(runs, quick, nmf_lr=()):
         for run in range(runs):
             out += [(name, TAUCC_EVAL, eps, run) for eps in EPS]
             out += [(name, nmf_name(lr), eps, run) for lr in (None, *nmf_lr) for eps in NMF_EPS]
-            if BalcanKMeans is not None:
-                out += [(name, DPHD, eps, run) for eps in EPS]
+            out += [(name, DPHD, eps, run) for eps in EPS]
             if run < (1 if quick else km_runs):
                 out += [(name, KMEANS_NAME, eps, run) for eps in km_eps]
     return out

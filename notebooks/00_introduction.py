@@ -134,7 +134,7 @@ def laplace_view(epsilon):
     return left + right
 
 
-eps_laplace = pn.widgets.DiscreteSlider(name="ε (log scale)", options=EPSILON_GRID[:12],
+eps_laplace = pn.widgets.DiscreteSlider(label="ε (log scale)", options=EPSILON_GRID[:12],
                                         value=1.0)
 pn.Column(eps_laplace, pn.bind(laplace_view, eps_laplace))
 
@@ -172,9 +172,9 @@ def gaussian_view(epsilon, delta):
     return left + right
 
 
-eps_gauss = pn.widgets.DiscreteSlider(name="ε (log scale)", options=EPSILON_GRID[:12],
+eps_gauss = pn.widgets.DiscreteSlider(label="ε (log scale)", options=EPSILON_GRID[:12],
                                       value=0.5)
-delta_gauss = pn.widgets.DiscreteSlider(name="δ", options=[1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2],
+delta_gauss = pn.widgets.DiscreteSlider(label="δ", options=[1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2],
                                         value=1e-5)
 pn.Column(pn.Row(eps_gauss, delta_gauss), pn.bind(gaussian_view, eps_gauss, delta_gauss))
 
@@ -212,7 +212,7 @@ def exponential_view(epsilon):
     return bars + (ratio * hv.HLine(epsilon).opts(color="crimson", line_dash="dashed"))
 
 
-eps_exp = pn.widgets.DiscreteSlider(name="ε (log scale)", options=EPSILON_GRID[:12], value=0.5)
+eps_exp = pn.widgets.DiscreteSlider(label="ε (log scale)", options=EPSILON_GRID[:12], value=0.5)
 pn.Column(eps_exp, pn.bind(exponential_view, eps_exp))
 
 
@@ -238,9 +238,9 @@ def composition_view(epsilon0, delta_prime):
         title=f"total ε of k releases at ε₀ = {epsilon0:g}", show_grid=True)
 
 
-eps0 = pn.widgets.DiscreteSlider(name="ε₀ per release", options=[0.01, 0.02, 0.05, 0.1, 0.2,
+eps0 = pn.widgets.DiscreteSlider(label="ε₀ per release", options=[0.01, 0.02, 0.05, 0.1, 0.2,
                                                                   0.5, 1.0], value=0.1)
-delta_prime = pn.widgets.DiscreteSlider(name="δ′", options=[1e-8, 1e-6, 1e-4], value=1e-6)
+delta_prime = pn.widgets.DiscreteSlider(label="δ′", options=[1e-8, 1e-6, 1e-4], value=1e-6)
 pn.Column(pn.Row(eps0, delta_prime), pn.bind(composition_view, eps0, delta_prime))
 
 # %% [markdown]
@@ -279,9 +279,9 @@ class LedgerDemo:
     def __init__(self, total=1.0):
         self.ledger = privacy.Ledger(epsilon=total)
         self.rng = privacy.as_generator(1)
-        self.eps = pn.widgets.DiscreteSlider(name="ε of this release",
+        self.eps = pn.widgets.DiscreteSlider(label="ε of this release",
                                              options=[0.05, 0.1, 0.2, 0.3, 0.5], value=0.2)
-        self.button = pn.widgets.Button(name="Release", button_type="primary")
+        self.button = pn.widgets.Button(label="Release", color="primary")
         self.button.on_click(self.release)
         self.bar = pn.indicators.Progress(value=0, max=100, bar_color="danger", width=300)
         self.status = pn.pane.Alert("Nothing released yet.", alert_type="info")
@@ -394,7 +394,7 @@ from privclust.core.privacy.risk import risk_sentence, risk_table
 risk = pd.DataFrame(risk_table(priors=(0.5, 0.01))).rename(columns={
     "epsilon": "ε", "odds_factor": "odds factor e^ε",
     "max_posterior_0.5": "prior 50 % → at most", "max_posterior_0.01": "prior 1 % → at most"})
-eps_risk = pn.widgets.DiscreteSlider(name="ε", options=EPSILON_GRID[:14], value=1.0)
+eps_risk = pn.widgets.DiscreteSlider(label="ε", options=EPSILON_GRID[:14], value=1.0)
 pn.Column(eps_risk, pn.bind(lambda e: pn.pane.Markdown(risk_sentence(e)), eps_risk),
           pn.pane.DataFrame(risk.round(3), index=False))
 

@@ -193,9 +193,9 @@ def sample_aggregate_view(epsilon, solver):
     return pn.Row(plot, pn.pane.Markdown(text, width=380))
 
 
-sa_eps = pn.widgets.DiscreteSlider(name="ε", options=[0.1, 1.0, 10.0, 100.0, 1000.0],
+sa_eps = pn.widgets.DiscreteSlider(label="ε", options=[0.1, 1.0, 10.0, 100.0, 1000.0],
                                    value=10.0)
-sa_solver = pn.widgets.RadioButtonGroup(name="solver", options=["tsc", "kplanes", "lrr"],
+sa_solver = pn.widgets.RadioButtonGroup(label="solver", options=["tsc", "kplanes", "lrr"],
                                         value="tsc")
 pn.Column(pn.Row(sa_eps, sa_solver), pn.bind(sample_aggregate_view, sa_eps, sa_solver))
 

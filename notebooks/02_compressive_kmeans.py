@@ -160,9 +160,9 @@ def private_sketch_view(epsilon, n):
     return left + right
 
 
-eps_sketch = pn.widgets.DiscreteSlider(name="ε", options=[0.001, 0.003, 0.01, 0.03, 0.1,
+eps_sketch = pn.widgets.DiscreteSlider(label="ε", options=[0.001, 0.003, 0.01, 0.03, 0.1,
                                                           0.3, 1.0, 10.0], value=0.1)
-n_sketch = pn.widgets.DiscreteSlider(name="n (records sketched)",
+n_sketch = pn.widgets.DiscreteSlider(label="n (records sketched)",
                                      options=[1000, 2000, 5000, N // 2, N], value=N)
 pn.Column(pn.Row(eps_sketch, n_sketch), pn.bind(private_sketch_view, eps_sketch, n_sketch))
 
@@ -250,7 +250,7 @@ def federated_view(n_holders, epsilon=1.0):
               f"SSE / SSE(k-means) = {rel:.2f}")
 
 
-holders = pn.widgets.DiscreteSlider(name="holders L", options=[1, 2, 5, 10, 20, 50], value=5)
+holders = pn.widgets.DiscreteSlider(label="holders L", options=[1, 2, 5, 10, 20, 50], value=5)
 pn.Column(holders, pn.bind(federated_view, holders))
 
 # %% [markdown]

@@ -161,7 +161,7 @@ def good_radius_view(epsilon):
     return profile + chosen
 
 
-eps_radius = pn.widgets.DiscreteSlider(name="ε (whole 1-cluster run)",
+eps_radius = pn.widgets.DiscreteSlider(label="ε (whole 1-cluster run)",
                                        options=[0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0], value=1.0)
 pn.Column(eps_radius, pn.bind(good_radius_view, eps_radius))
 
@@ -253,8 +253,8 @@ def good_center_view(epsilon, seed=0):
     return (boxes + middle + right).opts(shared_axes=False)
 
 
-eps_center = pn.widgets.DiscreteSlider(name="ε", options=[0.5, 1.0, 2.0, 4.0, 8.0], value=1.0)
-seed_center = pn.widgets.IntSlider(name="random seed", start=0, end=9, value=0)
+eps_center = pn.widgets.DiscreteSlider(label="ε", options=[0.5, 1.0, 2.0, 4.0, 8.0], value=1.0)
+seed_center = pn.widgets.IntSlider(label="random seed", start=0, end=9, value=0)
 pn.Column(pn.Row(eps_center, seed_center), pn.bind(good_center_view, eps_center, seed_center))
 
 # %% [markdown]
@@ -327,9 +327,9 @@ def aggregate_view(m, epsilon):
     return pn.Row(view, pn.pane.Markdown(text, width=320))
 
 
-m_blocks = pn.widgets.DiscreteSlider(name="blocks m", options=[100, 200, 500, 1000, 2000, 5000],
+m_blocks = pn.widgets.DiscreteSlider(label="blocks m", options=[100, 200, 500, 1000, 2000, 5000],
                                      value=2000)
-eps_agg = pn.widgets.DiscreteSlider(name="ε", options=[0.5, 1.0, 3.0, 10.0], value=1.0)
+eps_agg = pn.widgets.DiscreteSlider(label="ε", options=[0.5, 1.0, 3.0, 10.0], value=1.0)
 pn.Column(pn.Row(m_blocks, eps_agg), pn.bind(aggregate_view, m_blocks, eps_agg))
 
 # %% [markdown]

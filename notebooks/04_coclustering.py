@@ -155,8 +155,8 @@ def cocluster_view(epsilon, seed):
     ]).cols(2)
 
 
-eps_cc = pn.widgets.DiscreteSlider(name="ε", options=[0.05, 0.1, 0.3, 1.0, 3.0, 10.0], value=1.0)
-seed_cc = pn.widgets.IntSlider(name="random seed", start=0, end=9, value=0)
+eps_cc = pn.widgets.DiscreteSlider(label="ε", options=[0.05, 0.1, 0.3, 1.0, 3.0, 10.0], value=1.0)
+seed_cc = pn.widgets.IntSlider(label="random seed", start=0, end=9, value=0)
 pn.Column(pn.Row(eps_cc, seed_cc), pn.bind(cocluster_view, eps_cc, seed_cc))
 
 # %% [markdown]

@@ -190,7 +190,7 @@ def epsilon_slider(value):
     function of the handle alone, so the two can never disagree."""
     labels = json.dumps([f"{g:g}" for g in EPSILON_GRID])
     return pn.widgets.IntSlider(
-        name="ε (epsilon, log scale)",
+        label="ε (epsilon, log scale)",
         start=0,
         end=len(EPSILON_GRID) - 1,
         value=epsilon_index(value),
@@ -375,7 +375,7 @@ class SettingsPanel(View):
             css_classes=["pc-box-table"],
         )
         self.box_paste = pn.widgets.TextAreaInput(
-            name="box per column: edit or paste one line per column",
+            label="box per column: edit or paste one line per column",
             value=self._box_lines(),
             rows=4,
             sizing_mode="stretch_width",
@@ -549,7 +549,7 @@ class LedgerPanel(View):
     def __init__(self, **params):
         super().__init__(**params)
         self.picker = pn.widgets.Select(
-            name="stored releases",
+            label="stored releases",
             options={},
             sizing_mode="stretch_width",
             css_classes=["pc-release-picker"],

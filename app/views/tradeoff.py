@@ -135,7 +135,7 @@ class TradeoffView(View):
         # buttons, not a MultiChoice: Bokeh's MultiChoice logs a deprecation warning (Choices.js
         # "allowHTML") in the browser console each time it is drawn
         self.eps = pn.widgets.CheckButtonGroup(
-            name="ε grid",
+            label="ε grid",
             options=GRID,
             value=GRID[:5],
             color="primary",

@@ -19,7 +19,7 @@ def test_a_document_without_a_dist_url_gets_local_stylesheets():
     doc = Document()  # no dist_url: as for a session built for a late socket
     assert "dist_url" not in doc._template_variables
     page = pn.template.BootstrapTemplate(
-        main=[pn.Column(pn.pane.Markdown("text"), pn.widgets.Button(name="b"))]
+        main=[pn.Column(pn.pane.Markdown("text"), pn.widgets.Button(label="b"))]
     )
     page.server_doc(doc)
     urls = _urls(doc)
